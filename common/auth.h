@@ -1,0 +1,86 @@
+/*
+ * auth.h - HMAC-SHA256 authentication (libsodium) and replay protection.
+ *
+ * Every datagram carries hdr.sender (a random id per process run) and
+ * hdr.seq (the sender's CLOCK_REALTIME in microseconds, made strictly
+ * increasing).  A receiver accepts a sequence only if it is
+ *   - newer than the last one it accepted from that sender,
+ *   - newer than the receiver's own start time (so datagrams captured before
+ *     a restart cannot be replayed to the restarted node), and
+ *   - within +-window of the receiver's clock (so a captured datagram from a
+ *     sender this receiver has not heard of cannot be replayed later).
+ */
+#ifndef DTS_AUTH_H
+#define DTS_AUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+#define AUTH_KEY_LEN     32
+#define AUTH_SENDERS_MAX 256 /* remembered senders; the oldest is forgotten */
+
+struct auth_key {
+	int     insecure;          /* no key: tags are zero and not checked */
+	uint8_t key[AUTH_KEY_LEN];
+};
+
+/*
+ * Read a key file: 64 hexadecimal digits (32 bytes), optional trailing
+ * newline.  The file must not be readable or writable by group or others.
+ * Returns 0, or -1 with a one-line reason in err.
+ */
+int auth_key_load(struct auth_key *k, const char *path, char *err, size_t errlen);
+
+/* Write a new random key file (mode 0600). Returns 0 or -1 with err. */
+int auth_key_generate(const char *path, char *err, size_t errlen);
+
+/* tag := HMAC-SHA256(key, buf[0..len)); zero if insecure. */
+void auth_sign(const struct auth_key *k, const uint8_t *buf, size_t len,
+	       uint8_t tag[PROTO_MAC_LEN]);
+
+/* Constant-time check of tag; always 0 (ok) if insecure. */
+int auth_verify(const struct auth_key *k, const uint8_t *buf, size_t len,
+		const uint8_t tag[PROTO_MAC_LEN]);
+
+struct replay_entry {
+	uint32_t sender;
+	uint64_t last_seq;
+	uint64_t seen_us;          /* when last accepted, for eviction */
+};
+
+struct replay {
+	uint64_t floor_us;         /* receiver start time (CLOCK_REALTIME µs) */
+	uint64_t window_us;
+	unsigned n;
+	struct replay_entry e[AUTH_SENDERS_MAX];
+};
+
+void replay_init(struct replay *r, uint64_t now_us, uint64_t window_us);
+
+/* 0 and remember seq if acceptable at now_us, -1 if it is a replay. */
+int replay_check(struct replay *r, uint32_t sender, uint64_t seq, uint64_t now_us);
+
+/* Sender side: a fresh random id and strictly increasing sequences. */
+struct seqgen {
+	uint32_t sender;
+	uint64_t last;
+};
+void seqgen_init(struct seqgen *g);
+uint64_t seqgen_next(struct seqgen *g, uint64_t now_us);
+
+/*
+ * Whole datagrams.  proto_seal() encodes msg, sets sender and seq from g
+ * and appends the tag; returns the datagram length or -1.
+ * proto_open() runs every receiver check in order (length, magic/version,
+ * type, payload length, MAC, replay, payload ranges) and returns 0, or -1
+ * with *why.
+ */
+int proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t now_us,
+	       struct proto_msg *msg, uint8_t *buf, size_t cap);
+int proto_open(const struct auth_key *k, struct replay *r, uint64_t now_us,
+	       const uint8_t *buf, size_t len, struct proto_msg *msg,
+	       enum proto_reject *why);
+
+#endif /* DTS_AUTH_H */

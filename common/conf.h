@@ -1,0 +1,93 @@
+/*
+ * conf.h - dts.conf, read with libconfig and checked against one schema.
+ *
+ * The schema (conf.c, conf_schema[]) gives every key its type, range,
+ * default, unit and help text; conf_load() walks it, rejects unknown keys
+ * and bad values with "file:line: key: reason", and fills struct dts_conf.
+ * dts.conf(5) documents the same table.
+ */
+#ifndef DTS_CONF_H
+#define DTS_CONF_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CONF_STR_MAX   256
+#define LOADTAB_MAX    32
+
+enum conf_backend { BACKEND_SIGNAL = 0, BACKEND_FREEZER = 1 };
+
+/* Table 2.1: ls_pct[i] applies to load <= (i+1)*step; the last one above. */
+struct load_table {
+	double step;
+	int    n;
+	int    ls_pct[LOADTAB_MAX];
+};
+
+struct dts_conf {
+	char    file[CONF_STR_MAX];   /* where it came from, "" for defaults */
+
+	/* schedule used until a console speaks */
+	int     mode;                 /* enum proto_mode */
+	int64_t ip_ns;
+	int64_t ps_ns;                /* resolved from ps_pct_milli if given as % */
+	int32_t ps_pct_milli;         /* -1 if ps was a duration */
+	int64_t si_ns;
+	int     sync;                 /* enum proto_sync */
+	int64_t silence_ns;           /* console silent this long: unsynchronized */
+
+	/* network and security */
+	int     port;
+	char    bind[CONF_STR_MAX];
+	char    key_file[CONF_STR_MAX];
+	int     insecure;
+	int64_t replay_window_ns;
+
+	/* processes */
+	char    pvmd[CONF_STR_MAX];
+	char    load_agent[CONF_STR_MAX];
+	char    user[CONF_STR_MAX];   /* "" = the invoking (real) user */
+	int     backend;              /* enum conf_backend */
+	int     rt_priority;          /* dts; pvmd gets -1, dts-load -2; 0 = max */
+
+	/* logging */
+	char    log_file[CONF_STR_MAX]; /* "" = syslog */
+	int     log_level;            /* enum log_level */
+
+	/* load agent */
+	struct {
+		int64_t sample_ns;
+		int64_t interval_ns;  /* LI */
+		int64_t window_ns;    /* W: smoothing window */
+		double  threshold;
+		int     per_cpu;
+		struct load_table table;
+	} load;
+};
+
+/* Fill c with the schema's defaults. */
+void conf_defaults(struct dts_conf *c);
+
+/*
+ * Load path over the defaults.  Returns 0, or -1 with a one-line
+ * "file:line: key: reason" (or "file: reason") in err.  If missing_ok and
+ * the file does not exist, c keeps the defaults and 0 is returned.
+ */
+int conf_load(struct dts_conf *c, const char *path, int missing_ok,
+	      char *err, size_t errlen);
+
+/* Checks across keys (PS < IP, RT budget, table); 0 or -1 with err. */
+int conf_check(const struct dts_conf *c, char *err, size_t errlen);
+
+/* Print every key with its effective value, in dts.conf syntax. */
+void conf_print(const struct dts_conf *c, FILE *out);
+
+/* Print the schema (key, type, range, default, unit, help), one per line. */
+void conf_schema_print(FILE *out);
+
+/* LS percentage of IP for a load index (RLA or Q), by the table. */
+int loadtab_ls_pct(const struct load_table *t, double load);
+
+#endif /* DTS_CONF_H */

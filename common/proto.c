@@ -1,0 +1,312 @@
+/*
+ * proto.c - encode and decode the datagrams of proto.h.
+ *
+ * Fields are copied one by one in network byte order; nothing here trusts
+ * the compiler's struct layout.  Decoding checks, in order: length bounds,
+ * magic and version, type, payload length, reserved fields.  The MAC and
+ * replay checks follow in auth.c (proto_open), the payload ranges last.
+ */
+#include <endian.h>
+#include <string.h>
+#include <strings.h>
+
+#include "proto.h"
+
+/* ---- byte helpers ---------------------------------------------------- */
+
+struct wbuf { uint8_t *p; size_t len, cap; int err; };
+struct rbuf { const uint8_t *p; size_t len, off; };
+
+static void
+put(struct wbuf *w, const void *v, size_t n)
+{
+	if (w->err || w->len + n > w->cap) {
+		w->err = 1;
+		return;
+	}
+	memcpy(w->p + w->len, v, n);
+	w->len += n;
+}
+
+static void put8(struct wbuf *w, uint8_t v) { put(w, &v, 1); }
+static void put16(struct wbuf *w, uint16_t v) { v = htobe16(v); put(w, &v, 2); }
+static void put32(struct wbuf *w, uint32_t v) { v = htobe32(v); put(w, &v, 4); }
+static void put64(struct wbuf *w, uint64_t v) { v = htobe64(v); put(w, &v, 8); }
+
+static void
+get(struct rbuf *r, void *v, size_t n)
+{
+	/* callers check lengths first; this only guards against our bugs */
+	if (r->off + n > r->len) {
+		memset(v, 0, n);
+		r->off = r->len;
+		return;
+	}
+	memcpy(v, r->p + r->off, n);
+	r->off += n;
+}
+
+static uint8_t get8(struct rbuf *r) { uint8_t v; get(r, &v, 1); return v; }
+static uint16_t get16(struct rbuf *r) { uint16_t v; get(r, &v, 2); return be16toh(v); }
+static uint32_t get32(struct rbuf *r) { uint32_t v; get(r, &v, 4); return be32toh(v); }
+static uint64_t get64(struct rbuf *r) { uint64_t v; get(r, &v, 8); return be64toh(v); }
+
+/* ---- lengths ------------------------------------------------------- */
+
+static const int payload_len[PROTO_TYPE_MAX + 1] = {
+	[PROTO_SCHEDULE]   = PROTO_SCHEDULE_LEN,
+	[PROTO_STATUS_REQ] = PROTO_STATUS_REQ_LEN,
+	[PROTO_STATUS]     = PROTO_STATUS_LEN,
+	[PROTO_LOAD]       = PROTO_LOAD_LEN,
+};
+
+int
+proto_payload_len(unsigned type)
+{
+	if (type == 0 || type > PROTO_TYPE_MAX)
+		return -1;
+	return payload_len[type];
+}
+
+/* ---- encode -------------------------------------------------------- */
+
+static void
+enc_schedule(struct wbuf *w, const struct proto_schedule *s)
+{
+	put8(w, s->mode);
+	put8(w, s->sync);
+	put8(w, s->flags);
+	put8(w, 0);
+	put32(w, s->ps_us);
+	put32(w, s->ip_us);
+	put32(w, s->si_us);
+	put64(w, s->origin_ns);
+}
+
+static void
+enc_status(struct wbuf *w, const struct proto_status *s)
+{
+	put8(w, s->mode);
+	put8(w, s->sync);
+	put8(w, s->flags);
+	put8(w, s->phase);
+	put32(w, s->ps_us);
+	put32(w, s->ip_us);
+	put32(w, s->si_us);
+	put32(w, s->load_milli);
+	put32(w, s->members);
+	put64(w, s->slices);
+	put64(w, s->overruns);
+	put64(w, s->last_ps_ns);
+	for (int i = 0; i < REJ_MAX; i++)
+		put32(w, s->rejected[i]);
+	char name[PROTO_NAME_LEN] = { 0 };
+	memcpy(name, s->name, strnlen(s->name, PROTO_NAME_LEN - 1));
+	put(w, name, PROTO_NAME_LEN);
+}
+
+int
+proto_encode(const struct proto_msg *m, uint8_t *buf, size_t cap)
+{
+	struct wbuf w = { .p = buf, .cap = cap };
+	int plen = proto_payload_len(m->hdr.type);
+	static const uint8_t zeros[PROTO_STATUS_REQ_LEN];
+
+	if (plen < 0)
+		return -1;
+	put32(&w, PROTO_MAGIC);
+	put8(&w, PROTO_VERSION);
+	put8(&w, m->hdr.type);
+	put16(&w, (uint16_t)plen);
+	put32(&w, m->hdr.sender);
+	put32(&w, 0);
+	put64(&w, m->hdr.seq);
+	switch (m->hdr.type) {
+	case PROTO_SCHEDULE:
+		enc_schedule(&w, &m->u.schedule);
+		break;
+	case PROTO_STATUS_REQ:
+		put(&w, zeros, PROTO_STATUS_REQ_LEN);
+		break;
+	case PROTO_STATUS:
+		enc_status(&w, &m->u.status);
+		break;
+	case PROTO_LOAD:
+		put32(&w, m->u.load.load_milli);
+		put32(&w, m->u.load.ncpu);
+		break;
+	}
+	if (w.err || w.len != (size_t)(PROTO_HDR_LEN + plen))
+		return -1;
+	return (int)w.len;
+}
+
+/* ---- decode -------------------------------------------------------- */
+
+static int
+dec_schedule(struct rbuf *r, struct proto_schedule *s)
+{
+	s->mode = get8(r);
+	s->sync = get8(r);
+	s->flags = get8(r);
+	s->reserved = get8(r);
+	s->ps_us = get32(r);
+	s->ip_us = get32(r);
+	s->si_us = get32(r);
+	s->origin_ns = get64(r);
+	return s->reserved == 0 ? 0 : -1;
+}
+
+static int
+dec_status(struct rbuf *r, struct proto_status *s)
+{
+	s->mode = get8(r);
+	s->sync = get8(r);
+	s->flags = get8(r);
+	s->phase = get8(r);
+	s->ps_us = get32(r);
+	s->ip_us = get32(r);
+	s->si_us = get32(r);
+	s->load_milli = get32(r);
+	s->members = get32(r);
+	s->slices = get64(r);
+	s->overruns = get64(r);
+	s->last_ps_ns = get64(r);
+	for (int i = 0; i < REJ_MAX; i++)
+		s->rejected[i] = get32(r);
+	get(r, s->name, PROTO_NAME_LEN);
+	s->name[PROTO_NAME_LEN - 1] = '\0';
+	return 0;
+}
+
+int
+proto_decode(const uint8_t *buf, size_t len, struct proto_msg *m,
+	     enum proto_reject *why)
+{
+	struct rbuf r = { .p = buf, .len = len };
+	int plen;
+
+	memset(m, 0, sizeof(*m));
+	if (len < PROTO_HDR_LEN + PROTO_MAC_LEN) {
+		*why = REJ_SHORT;
+		return -1;
+	}
+	if (len > PROTO_MAX_DGRAM) {
+		*why = REJ_LONG;
+		return -1;
+	}
+	m->hdr.magic = get32(&r);
+	m->hdr.version = get8(&r);
+	m->hdr.type = get8(&r);
+	m->hdr.length = get16(&r);
+	m->hdr.sender = get32(&r);
+	m->hdr.reserved = get32(&r);
+	m->hdr.seq = get64(&r);
+	if (m->hdr.magic != PROTO_MAGIC || m->hdr.version != PROTO_VERSION) {
+		*why = REJ_MAGIC;
+		return -1;
+	}
+	plen = proto_payload_len(m->hdr.type);
+	if (plen < 0) {
+		*why = REJ_TYPE;
+		return -1;
+	}
+	if (m->hdr.length != plen ||
+	    len != (size_t)PROTO_HDR_LEN + (size_t)plen + PROTO_MAC_LEN) {
+		*why = REJ_LENGTH;
+		return -1;
+	}
+	if (m->hdr.reserved != 0) {
+		*why = REJ_RANGE;
+		return -1;
+	}
+	switch (m->hdr.type) {
+	case PROTO_SCHEDULE:
+		if (dec_schedule(&r, &m->u.schedule) < 0) {
+			*why = REJ_RANGE;
+			return -1;
+		}
+		break;
+	case PROTO_STATUS_REQ:
+		break;	/* padding only, ignored */
+	case PROTO_STATUS:
+		dec_status(&r, &m->u.status);
+		break;
+	case PROTO_LOAD:
+		m->u.load.load_milli = get32(&r);
+		m->u.load.ncpu = get32(&r);
+		break;
+	}
+	return 0;
+}
+
+/* ---- ranges -------------------------------------------------------- */
+
+#define IP_MIN_US 1000u         /* 1 ms */
+#define IP_MAX_US 60000000u     /* 60 s */
+#define SI_MIN_US 10000u        /* 10 ms */
+#define SI_MAX_US 3600000000u   /* 1 h */
+
+int
+proto_check_schedule(const struct proto_schedule *s, const char **err)
+{
+	if (s->mode > MODE_MAX)
+		return *err = "unknown mode", -1;
+	if (s->sync > SYNC_MAX)
+		return *err = "unknown sync method", -1;
+	if (s->flags & ~SCHED_F_ALL)
+		return *err = "unknown flags", -1;
+	if (s->ip_us < IP_MIN_US || s->ip_us > IP_MAX_US)
+		return *err = "IP out of range [1ms, 60s]", -1;
+	if (s->si_us < SI_MIN_US || s->si_us > SI_MAX_US)
+		return *err = "SI out of range [10ms, 1h]", -1;
+	if (s->ps_us == 0 || s->ps_us >= s->ip_us)
+		return *err = "PS must be > 0 and < IP", -1;
+	return 0;
+}
+
+/* ---- names --------------------------------------------------------- */
+
+static const char *const mode_names[] = {
+	[MODE_OFF] = "off", [MODE_STATIC] = "static", [MODE_BALANCED] = "balanced",
+	[MODE_DISTRIBUTED] = "distributed", [MODE_HPDT] = "hpdt",
+};
+static const char *const sync_names[] = {
+	[SYNC_ARRIVAL] = "arrival", [SYNC_CLOCK] = "clock",
+};
+static const char *const phase_names[] = {
+	[PHASE_NONE] = "none", [PHASE_PS] = "PS", [PHASE_LS] = "LS",
+};
+static const char *const reject_names[REJ_MAX] = {
+	[REJ_SHORT] = "short", [REJ_LONG] = "long", [REJ_MAGIC] = "magic",
+	[REJ_TYPE] = "type", [REJ_LENGTH] = "length", [REJ_MAC] = "mac",
+	[REJ_REPLAY] = "replay", [REJ_RANGE] = "range",
+};
+
+#define NAME(tab, i) ((i) < sizeof(tab) / sizeof(tab[0]) ? tab[i] : "?")
+
+const char *proto_mode_name(unsigned m) { return NAME(mode_names, m); }
+const char *proto_sync_name(unsigned s) { return NAME(sync_names, s); }
+const char *proto_phase_name(unsigned p) { return NAME(phase_names, p); }
+const char *proto_reject_name(unsigned r) { return NAME(reject_names, r); }
+
+static int
+parse_name(const char *const *tab, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tab[i] && strcasecmp(tab[i], s) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+proto_mode_parse(const char *s)
+{
+	return parse_name(mode_names, sizeof(mode_names) / sizeof(mode_names[0]), s);
+}
+
+int
+proto_sync_parse(const char *s)
+{
+	return parse_name(sync_names, sizeof(sync_names) / sizeof(sync_names[0]), s);
+}

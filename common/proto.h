@@ -1,0 +1,209 @@
+/*
+ * proto.h - every datagram DTS sends, on the wire and between dts and dts-load.
+ *
+ * All multi-byte fields are fixed width and travel in network byte order.
+ * A wire datagram is
+ *
+ *   struct proto_hdr | payload (hdr.length bytes) | HMAC-SHA256 tag (32 bytes)
+ *
+ * and the tag covers the header and the payload.  doc/protocol.txt has the
+ * byte diagram.  The structs below describe the layout; code never sends a
+ * struct as is: proto_encode_*() and proto_decode_*() convert field by field.
+ *
+ * Version history (bump PROTO_VERSION whenever the size or meaning of any
+ * field or message changes):
+ *   1  first version: SCHEDULE, STATUS_REQ, STATUS, LOAD.
+ */
+#ifndef DTS_PROTO_H
+#define DTS_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROTO_MAGIC     0x44545331u /* "DTS1" */
+#define PROTO_VERSION   1
+#define PROTO_MAC_LEN   32          /* HMAC-SHA256 */
+#define PROTO_NAME_LEN  32          /* host name in STATUS, NUL padded */
+#define PROTO_MAX_DGRAM 512         /* nothing larger is ever valid */
+
+/* Message types. */
+enum proto_type {
+	PROTO_SCHEDULE   = 1, /* console -> node: full desired state */
+	PROTO_STATUS_REQ = 2, /* console -> node: send me your status */
+	PROTO_STATUS     = 3, /* node -> console: reply to 1 and 2 */
+	PROTO_LOAD       = 4, /* node -> console: load index crossed threshold */
+	PROTO_TYPE_MAX   = 4
+};
+
+/* Scheduling modes.  BALANCED is STATIC with PS chosen by the console. */
+enum proto_mode {
+	MODE_OFF         = 0, /* gang at normal priority, never stopped */
+	MODE_STATIC      = 1,
+	MODE_BALANCED    = 2,
+	MODE_DISTRIBUTED = 3,
+	MODE_HPDT        = 4, /* gang at RT priority, never stopped */
+	MODE_MAX         = 4
+};
+
+enum proto_sync {
+	SYNC_ARRIVAL = 0, /* PS starts when the datagram arrives */
+	SYNC_CLOCK   = 1, /* PS starts at origin + k*IP, CLOCK_REALTIME */
+	SYNC_MAX     = 1
+};
+
+enum proto_phase {
+	PHASE_NONE = 0, /* not slicing: gang runs (hpdt, off, stopped) */
+	PHASE_PS   = 1,
+	PHASE_LS   = 2
+};
+
+/* SCHEDULE flags */
+#define SCHED_F_ACTIVE 0x01 /* slice (start); clear = release the gang (stop) */
+#define SCHED_F_SYNC   0x02 /* jump to sync_point now */
+#define SCHED_F_ALL    (SCHED_F_ACTIVE | SCHED_F_SYNC)
+
+/* Why a received datagram was dropped; counted per reason in STATUS. */
+enum proto_reject {
+	REJ_SHORT = 0,   /* shorter than header + tag */
+	REJ_LONG,        /* longer than PROTO_MAX_DGRAM */
+	REJ_MAGIC,       /* bad magic or version */
+	REJ_TYPE,        /* unknown type, or not accepted by this receiver */
+	REJ_LENGTH,      /* payload length wrong for the type */
+	REJ_MAC,         /* authentication failed */
+	REJ_REPLAY,      /* sequence not newer, or outside the time window */
+	REJ_RANGE,       /* a field out of range */
+	REJ_MAX
+};
+
+/* ---- wire layout ---------------------------------------------------- */
+
+struct proto_hdr {
+	uint32_t magic;
+	uint8_t  version;
+	uint8_t  type;
+	uint16_t length;   /* payload bytes, without header and tag */
+	uint32_t sender;   /* random id chosen by the sender at start */
+	uint32_t reserved; /* must be zero */
+	uint64_t seq;      /* sender's CLOCK_REALTIME in µs, strictly increasing */
+};
+
+struct proto_schedule {
+	uint8_t  mode;       /* enum proto_mode */
+	uint8_t  sync;       /* enum proto_sync */
+	uint8_t  flags;      /* SCHED_F_* */
+	uint8_t  reserved;
+	uint32_t ps_us;      /* parallel slice */
+	uint32_t ip_us;      /* iteration period; LS = IP - PS */
+	uint32_t si_us;      /* synchronization interval (informational) */
+	uint64_t origin_ns;  /* SYNC_CLOCK: a PS start, CLOCK_REALTIME */
+};
+
+struct proto_status_req {
+	uint8_t  pad[112];   /* a request is never smaller than its reply */
+};
+
+struct proto_status {
+	uint8_t  mode;
+	uint8_t  sync;
+	uint8_t  flags;      /* SCHED_F_ACTIVE if slicing */
+	uint8_t  phase;      /* enum proto_phase */
+	uint32_t ps_us;
+	uint32_t ip_us;
+	uint32_t si_us;
+	uint32_t load_milli; /* smoothed load index Q * 1000 */
+	uint32_t members;    /* processes in the gang */
+	uint64_t slices;     /* PS starts since dts started */
+	uint64_t overruns;   /* slice edges skipped because of late wake-ups */
+	uint64_t last_ps_ns; /* last PS start, CLOCK_REALTIME */
+	uint32_t rejected[REJ_MAX];
+	char     name[PROTO_NAME_LEN];
+};
+
+struct proto_load {
+	uint32_t load_milli; /* Q * 1000 */
+	uint32_t ncpu;       /* online CPUs the index was divided by (1 if not) */
+};
+
+/* Sizes on the wire: checked so a change cannot go unnoticed. */
+#define PROTO_HDR_LEN        24
+#define PROTO_SCHEDULE_LEN   24
+#define PROTO_STATUS_LEN     112
+#define PROTO_STATUS_REQ_LEN 112
+#define PROTO_LOAD_LEN       8
+
+_Static_assert(sizeof(struct proto_hdr) == PROTO_HDR_LEN, "hdr size");
+_Static_assert(offsetof(struct proto_hdr, seq) == 16, "hdr layout");
+_Static_assert(sizeof(struct proto_schedule) == PROTO_SCHEDULE_LEN, "schedule size");
+_Static_assert(offsetof(struct proto_schedule, origin_ns) == 16, "schedule layout");
+_Static_assert(sizeof(struct proto_status) == PROTO_STATUS_LEN, "status size");
+_Static_assert(offsetof(struct proto_status, rejected) == 48, "status layout");
+_Static_assert(sizeof(struct proto_status_req) == PROTO_STATUS_REQ_LEN, "status_req size");
+_Static_assert(PROTO_STATUS_REQ_LEN >= PROTO_STATUS_LEN, "no amplification");
+_Static_assert(sizeof(struct proto_load) == PROTO_LOAD_LEN, "load size");
+_Static_assert(PROTO_HDR_LEN + PROTO_STATUS_LEN + PROTO_MAC_LEN <= PROTO_MAX_DGRAM,
+	       "largest datagram fits");
+
+/* A decoded datagram, in host order. */
+struct proto_msg {
+	struct proto_hdr hdr;
+	union {
+		struct proto_schedule   schedule;
+		struct proto_status     status;
+		struct proto_load       load;
+	} u;
+};
+
+/* Payload length a type must have, or -1 for an unknown type. */
+int proto_payload_len(unsigned type);
+
+/*
+ * Encode msg (host order; hdr.length is filled in) into buf, without the
+ * tag.  Returns the number of bytes written (header + payload), or -1 if
+ * the type is unknown or cap is too small.
+ */
+int proto_encode(const struct proto_msg *msg, uint8_t *buf, size_t cap);
+
+/*
+ * Decode the header and payload of a datagram whose tag has already been
+ * checked or is still to be checked.  len is the whole datagram, tag
+ * included.  Checks, in order: length bounds, magic/version, type, payload
+ * length, reserved fields.  Returns -1 and sets *why on failure.
+ */
+int proto_decode(const uint8_t *buf, size_t len, struct proto_msg *msg,
+		 enum proto_reject *why);
+
+/* Range checks of a decoded payload; returns 0 or -1 with *err. */
+int proto_check_schedule(const struct proto_schedule *s, const char **err);
+
+const char *proto_mode_name(unsigned mode);
+int proto_mode_parse(const char *s);      /* -1 if unknown */
+const char *proto_sync_name(unsigned sync);
+int proto_sync_parse(const char *s);
+const char *proto_phase_name(unsigned phase);
+const char *proto_reject_name(unsigned why);
+
+/* ---- dts <-> dts-load (SOCK_SEQPACKET socketpair, host order) ------- */
+
+/* dts-load -> dts: a new load index every LI. */
+struct agent_report {
+	uint32_t magic;      /* AGENT_MAGIC */
+	uint32_t load_milli; /* Q * 1000 */
+	uint32_t q_milli;    /* this interval's mean run-queue sample * 1000 */
+	uint32_t ls_pct;     /* Table 2.1 for Q (DISTRIBUTED mode) */
+	uint32_t notify;     /* 1 if |Q - Q_last_reported| >= threshold */
+	uint32_t samples;    /* samples that went into q */
+};
+#define AGENT_MAGIC 0x4c4f4144u /* "LOAD" */
+
+/*
+ * Shared page (memfd, mapped by both): dts writes, dts-load reads.  Plain
+ * stores by dts on the slice-edge path; no system call.
+ */
+struct agent_shared {
+	volatile int32_t  pgid;     /* the gang's process group, 0 until known */
+	volatile uint32_t phase;    /* enum proto_phase */
+	volatile uint32_t mode;     /* enum proto_mode */
+	volatile uint32_t active;   /* 1 while slicing */
+};
+
+#endif /* DTS_PROTO_H */

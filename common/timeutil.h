@@ -1,0 +1,55 @@
+/*
+ * timeutil.h - clocks and the duration syntax shared by config, console and
+ * daemons: "800ms", "1s", "2.5s", "250us", "1m"; a plain number is seconds.
+ * Slices may also be given as a share of IP: "80%".
+ */
+#ifndef DTS_TIMEUTIL_H
+#define DTS_TIMEUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define NS_PER_US  1000LL
+#define NS_PER_MS  1000000LL
+#define NS_PER_SEC 1000000000LL
+
+int64_t now_mono_ns(void);
+int64_t now_real_ns(void);
+static inline uint64_t now_real_us(void) { return (uint64_t)(now_real_ns() / NS_PER_US); }
+
+static inline struct timespec ns_to_ts(int64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / NS_PER_SEC, .tv_nsec = ns % NS_PER_SEC };
+	return ts;
+}
+
+/*
+ * Parse a duration into nanoseconds.  Accepts a non-negative decimal number
+ * with an optional unit ns, us, ms, s, m (default s).  Returns 0, or -1 with
+ * a one-line reason in err.
+ */
+int duration_parse(const char *s, int64_t *ns, char *err, size_t errlen);
+
+/*
+ * Parse a slice: a duration, or a percentage "80%" (0 < p < 100, decimals
+ * allowed).  On success sets exactly one of *ns (pct_milli = -1) or
+ * *pct_milli (percent * 1000, *ns = -1).
+ */
+int slice_parse(const char *s, int64_t *ns, int32_t *pct_milli, char *err, size_t errlen);
+
+/* Format a duration compactly ("1s", "800ms", "1.5ms", "250us") into buf. */
+const char *duration_format(int64_t ns, char *buf, size_t len);
+
+/*
+ * Real-time budget: the kernel throttles RT tasks to runtime/period
+ * (/proc/sys/kernel/sched_rt_{runtime,period}_us).  Returns 0 if a gang at
+ * RT priority for PS out of every IP stays inside it, or -1 with a reason.
+ * runtime_us < 0 means unlimited.
+ */
+int rt_budget_check(int64_t ps_ns, int64_t ip_ns, long runtime_us, long period_us,
+		    char *err, size_t errlen);
+/* Reads the two /proc files; on error assumes 950000/1000000. */
+void rt_budget_read(long *runtime_us, long *period_us);
+
+#endif /* DTS_TIMEUTIL_H */

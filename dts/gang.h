@@ -1,0 +1,50 @@
+/*
+ * gang.h - the gang: pvmd and every PVM task, one process group.
+ *
+ * Stopping and continuing go through a small backend interface so the
+ * slice loop does not care how: `signal` (killpg SIGSTOP/SIGCONT, the
+ * thesis) or `freezer` (cgroup v2 cgroup.freeze).  Priority changes walk
+ * the members in /proc; nothing outside the group is ever touched.
+ */
+#ifndef DTS_GANG_H
+#define DTS_GANG_H
+
+#include <sys/types.h>
+
+struct gang;
+
+struct gang_backend {
+	const char *name;
+	int  (*attach)(struct gang *g);  /* pvmd started: take the group in */
+	int  (*stop)(struct gang *g);    /* hot path: no waiting */
+	int  (*cont)(struct gang *g);    /* hot path */
+	void (*detach)(struct gang *g);  /* thaw and let go */
+};
+
+struct gang {
+	pid_t pgid;
+	int   stopped;
+	int   rt;              /* members at SCHED_RR rt_prio */
+	int   rt_prio;
+	const struct gang_backend *be;
+	char  cgroup[256];     /* freezer: the gang's cgroup directory */
+	int   freeze_fd;       /* freezer: open cgroup.freeze */
+};
+
+extern const struct gang_backend gang_signal_backend;
+extern const struct gang_backend gang_freezer_backend;
+
+/* Backend by conf enum; pvmd's process group; RR priority for the gang. */
+int  gang_attach(struct gang *g, int backend, pid_t pgid, int rt_prio);
+int  gang_stop(struct gang *g);
+int  gang_cont(struct gang *g);
+/* Members (and so every task spawned later) to SCHED_RR or SCHED_OTHER. */
+void gang_set_rt(struct gang *g, int rt);
+/* Continue, normal priority, leave the backend: nothing left stopped. */
+void gang_release(struct gang *g);
+int  gang_members(const struct gang *g);
+
+/* freezer helpers shared with the fail-safe */
+int  gang_freezer_path(char *buf, size_t len, pid_t dts_pid);
+
+#endif /* DTS_GANG_H */

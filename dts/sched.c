@@ -1,0 +1,225 @@
+/*
+ * sched.c - PS/LS loop and mode changes.  See sched.h.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sched.h"
+#include "timeutil.h"
+
+void
+sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
+	   int timerfd, int64_t silence)
+{
+	memset(s, 0, sizeof(*s));
+	s->gang = g;
+	s->shm = shm;
+	s->timerfd = timerfd;
+	s->silence = silence;
+	s->mode = -1;
+	s->dist_ls_pct = 10;
+	rt_budget_read(&s->rt_runtime_us, &s->rt_period_us);
+}
+
+static void
+arm(struct sched *s, int64_t deadline)
+{
+	struct itimerspec its = { .it_value = ns_to_ts(deadline) };
+
+	if (deadline == 0)	/* disarm */
+		memset(&its, 0, sizeof(its));
+	if (timerfd_settime(s->timerfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		log_warn("timerfd_settime");
+}
+
+static void
+publish(struct sched *s)
+{
+	if (s->shm) {
+		s->shm->phase = (uint32_t)s->phase;
+		s->shm->mode = (uint32_t)s->mode;
+		s->shm->active = (uint32_t)s->slicing;
+	}
+}
+
+/* The hot path: one gang operation, one clock read, a few stores. */
+static void
+enter_phase(struct sched *s, int phase)
+{
+	if (phase == PHASE_PS) {
+		if (s->gang->stopped && gang_cont(s->gang) < 0)
+			log_warn("continue gang %d", (int)s->gang->pgid);
+		s->slices++;
+		s->last_ps_real = now_real_ns();
+	} else if (phase == PHASE_LS) {
+		if (!s->gang->stopped && gang_stop(s->gang) < 0)
+			log_warn("stop gang %d", (int)s->gang->pgid);
+	}
+	s->phase = phase;
+	if (s->shm)
+		s->shm->phase = (uint32_t)phase;
+}
+
+static void
+stop_slicing(struct sched *s, int rt)
+{
+	arm(s, 0);
+	s->slicing = 0;
+	if (s->gang->stopped && gang_cont(s->gang) < 0)
+		log_warn("continue gang %d", (int)s->gang->pgid);
+	gang_set_rt(s->gang, rt);
+	s->phase = PHASE_NONE;
+	publish(s);
+}
+
+/*
+ * sync_point: restart the loop at origin t0.  jump: a PS starts now even
+ * if one is running (arrival sync); otherwise only a change of phase acts.
+ */
+static void
+start_slicing(struct sched *s, int64_t t0, int64_t ps, int64_t now, int jump)
+{
+	int phase;
+
+	gang_set_rt(s->gang, 1);
+	s->overruns += s->sl.overruns;
+	memset(&s->sl, 0, sizeof(s->sl));
+	s->run_ps = ps;
+	phase = slice_sync(&s->sl, t0, ps, s->ip, now);
+	s->slicing = 1;
+	if (phase != s->phase || (jump && phase == PHASE_PS))
+		enter_phase(s, phase);
+	arm(s, s->sl.deadline);
+	publish(s);
+}
+
+static int64_t
+dist_ps(const struct sched *s)
+{
+	return s->ip * (100 - s->dist_ls_pct) / 100;
+}
+
+static int
+check_budget(const struct sched *s, int mode, int64_t ps, int64_t ip,
+	     const char **err)
+{
+	static char buf[256];
+
+	if (mode == MODE_OFF || mode == MODE_HPDT)
+		return 0;
+	if (rt_budget_check(ps, ip, s->rt_runtime_us, s->rt_period_us,
+	    buf, sizeof(buf)) < 0) {
+		*err = buf;
+		return -1;
+	}
+	return 0;
+}
+
+int
+sched_apply(struct sched *s, const struct proto_schedule *p,
+	    int64_t arrival_mono, int64_t arrival_real, const char **err)
+{
+	int64_t ps = (int64_t)p->ps_us * NS_PER_US;
+	int64_t ip = (int64_t)p->ip_us * NS_PER_US;
+	int64_t now = now_mono_ns(), t0;
+	int changed, was_dist = s->mode == MODE_DISTRIBUTED && s->slicing;
+
+	if (proto_check_schedule(p, err) < 0 || check_budget(s, p->mode, ps, ip, err) < 0)
+		return -1;
+	changed = s->mode != p->mode || s->ps != ps || s->ip != ip ||
+	    s->sync != p->sync || s->active != !!(p->flags & SCHED_F_ACTIVE);
+	s->mode = p->mode;
+	s->sync = p->sync;
+	s->active = !!(p->flags & SCHED_F_ACTIVE);
+	s->ps = ps;
+	s->ip = ip;
+	s->si = (int64_t)p->si_us * NS_PER_US;
+	if (changed)
+		log_info("schedule: mode %s, PS %lld us of IP %lld us, sync %s, %s",
+		    proto_mode_name(s->mode), (long long)p->ps_us,
+		    (long long)p->ip_us, proto_sync_name(s->sync),
+		    s->active ? "active" : "stopped");
+
+	if (!s->active || s->mode == MODE_OFF) {
+		stop_slicing(s, 0);
+	} else if (s->mode == MODE_HPDT) {
+		stop_slicing(s, 1);
+	} else if (s->mode == MODE_DISTRIBUTED) {
+		/* not synchronized: keep the local origin */
+		if (!was_dist || changed)
+			start_slicing(s, was_dist ? s->sl.t0 : now, dist_ps(s), now, 0);
+	} else if (changed || (p->flags & SCHED_F_SYNC) || !s->slicing) {
+		if (s->sync == SYNC_CLOCK)
+			t0 = (int64_t)p->origin_ns - (arrival_real - arrival_mono);
+		else
+			t0 = arrival_mono;
+		if (t0 > now + s->ip)
+			t0 = now;
+		start_slicing(s, t0, ps, now, s->sync == SYNC_ARRIVAL);
+	}
+	publish(s);
+	return 0;
+}
+
+void
+sched_timer(struct sched *s)
+{
+	uint64_t expirations;
+	int crossed, phase;
+
+	if (read(s->timerfd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
+		log_warn("timerfd read");
+	if (!s->slicing)
+		return;
+	phase = slice_advance(&s->sl, now_mono_ns(), &crossed);
+	if (crossed > 0 && (phase != s->phase || crossed > 1))
+		enter_phase(s, phase);
+	arm(s, s->sl.deadline);
+}
+
+void
+sched_load(struct sched *s, uint32_t load_milli, uint32_t ls_pct)
+{
+	s->load_milli = load_milli;
+	if (ls_pct < 1 || ls_pct > 99 || (int)ls_pct == s->dist_ls_pct)
+		return;
+	s->dist_ls_pct = (int)ls_pct;
+	if (s->mode == MODE_DISTRIBUTED && s->slicing && s->active) {
+		log_info("distributed: load %.2f, LS %u%% of IP", load_milli / 1000.0, ls_pct);
+		start_slicing(s, s->sl.t0, dist_ps(s), now_mono_ns(), 0);
+	}
+}
+
+void
+sched_status(const struct sched *s, struct proto_status *st, int64_t now_mono)
+{
+	st->mode = (uint8_t)(s->mode < 0 ? 0 : s->mode);
+	st->sync = (uint8_t)s->sync;
+	st->flags = 0;
+	if (s->slicing)
+		st->flags |= SCHED_F_ACTIVE;
+	if (s->last_console && now_mono - s->last_console <= s->silence)
+		st->flags |= SCHED_F_SYNC;
+	st->phase = (uint8_t)s->phase;
+	st->ps_us = (uint32_t)((s->mode == MODE_DISTRIBUTED ? dist_ps(s) : s->ps) / NS_PER_US);
+	st->ip_us = (uint32_t)(s->ip / NS_PER_US);
+	st->si_us = (uint32_t)(s->si / NS_PER_US);
+	st->load_milli = s->load_milli;
+	st->members = (uint32_t)gang_members(s->gang);
+	st->slices = s->slices;
+	st->overruns = s->overruns + s->sl.overruns;
+	st->last_ps_ns = (uint64_t)s->last_ps_real;
+}
+
+void
+sched_release(struct sched *s)
+{
+	arm(s, 0);
+	s->slicing = 0;
+	s->phase = PHASE_NONE;
+	publish(s);
+	gang_release(s->gang);
+}

@@ -1,0 +1,68 @@
+/*
+ * sched.h - the DTS Scheduler proper (thesis Algorithms 5 and 6).
+ *
+ * Holds the desired schedule (mode, PS, IP, SI, sync method) and runs it:
+ * STATIC/BALANCED slice on absolute deadlines from a sync_point set by the
+ * console's datagrams, DISTRIBUTED slices with PS from the local Load
+ * agent, HPDT keeps the gang at RT priority and never stops it, OFF leaves
+ * it at normal priority.  Also the state behind a STATUS reply.
+ */
+#ifndef DTS_SCHED_H
+#define DTS_SCHED_H
+
+#include <stdint.h>
+
+#include "gang.h"
+#include "proto.h"
+#include "slice.h"
+
+struct sched {
+	/* desired state */
+	int      mode, sync, active;
+	int64_t  ps, ip, si;        /* ns; ps as set by console or config */
+	int      dist_ls_pct;       /* Table 2.1 for the local Q (agent) */
+
+	/* running state */
+	struct gang *gang;
+	volatile struct agent_shared *shm;  /* may be NULL */
+	int      timerfd;
+	int      slicing;           /* timer armed, phases alternate */
+	int      phase;             /* enum proto_phase */
+	struct slice sl;
+	int64_t  run_ps;            /* PS in force (differs in DISTRIBUTED) */
+
+	/* counters for STATUS */
+	uint64_t slices;
+	uint64_t overruns;
+	int64_t  last_ps_real;      /* CLOCK_REALTIME ns of the last PS start */
+	int64_t  last_console;      /* mono ns of the last console datagram */
+	int64_t  silence;
+	uint32_t load_milli;
+
+	long     rt_runtime_us, rt_period_us;
+};
+
+void sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
+		int timerfd, int64_t silence);
+
+/*
+ * Apply a schedule (from the console, or from the config at start-up).
+ * arrival_mono/arrival_real: when the datagram arrived.  Returns 0, or
+ * -1 with a reason (and nothing changed).
+ */
+int  sched_apply(struct sched *s, const struct proto_schedule *p,
+		 int64_t arrival_mono, int64_t arrival_real, const char **err);
+
+/* The slice timer fired. */
+void sched_timer(struct sched *s);
+
+/* A report from the Load agent. */
+void sched_load(struct sched *s, uint32_t load_milli, uint32_t ls_pct);
+
+/* Fill everything of a STATUS that the scheduler knows. */
+void sched_status(const struct sched *s, struct proto_status *st, int64_t now_mono);
+
+/* Stop slicing and release the gang (continued, normal priority). */
+void sched_release(struct sched *s);
+
+#endif /* DTS_SCHED_H */

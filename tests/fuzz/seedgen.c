@@ -1,0 +1,50 @@
+/*
+ * seedgen.c - write one valid datagram of each type (insecure tags) as the
+ * fuzzer's seed corpus: `seedgen DIR`.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "auth.h"
+
+static void
+emit(const char *dir, const char *name, struct proto_msg *m)
+{
+	static const struct auth_key none = { .insecure = 1 };
+	struct seqgen g = { .sender = 42, .last = 0 };
+	uint8_t buf[PROTO_MAX_DGRAM];
+	char path[512];
+	int n = proto_seal(&none, &g, 1000, m, buf, sizeof(buf));
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (n < 0 || (f = fopen(path, "wb")) == NULL)
+		return;
+	fwrite(buf, 1, (size_t)n, f);
+	fclose(f);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct proto_msg m;
+
+	if (argc != 2)
+		return 2;
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_SCHEDULE;
+	m.u.schedule = (struct proto_schedule){ .mode = MODE_STATIC, .flags = 3,
+	    .ps_us = 80000, .ip_us = 100000, .si_us = 10000000, .origin_ns = 1 };
+	emit(argv[1], "schedule", &m);
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_STATUS_REQ;
+	emit(argv[1], "status_req", &m);
+	m.hdr.type = PROTO_STATUS;
+	strcpy(m.u.status.name, "node");
+	emit(argv[1], "status", &m);
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_LOAD;
+	m.u.load.load_milli = 1500;
+	emit(argv[1], "load", &m);
+	return 0;
+}

@@ -1,0 +1,241 @@
+/*
+ * test_auth.c - HMAC tags, key files, replay protection and the full
+ * receiver path proto_seal()/proto_open().
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "auth.h"
+
+#define NOW 1763770000000000ull /* µs, CLOCK_REALTIME-like */
+#define WIN 30000000ull         /* 30 s */
+
+static char tmpdir[] = "/tmp/dts-test-auth.XXXXXX";
+
+static int
+setup(void **state)
+{
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd);
+}
+
+static const char *
+write_file(const char *name, const char *text, mode_t mode)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	unlink(path);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	chmod(path, mode);
+	return path;
+}
+
+static void
+test_key_files(void **state)
+{
+	struct auth_key k;
+	char err[256];
+	const char *hex = "000102030405060708090a0b0c0d0e0f"
+	    "101112131415161718191A1B1C1D1E1F";
+	char line[80];
+
+	snprintf(line, sizeof(line), "%s\n", hex);
+	assert_int_equal(auth_key_load(&k, write_file("good", line, 0600), err, sizeof(err)), 0);
+	assert_int_equal(k.key[0], 0x00);
+	assert_int_equal(k.key[31], 0x1f);
+	assert_int_equal(k.insecure, 0);
+
+	assert_int_equal(auth_key_load(&k, write_file("open", line, 0644), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "group or others"));
+	assert_int_equal(auth_key_load(&k, write_file("short", "abcd\n", 0600), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "64 hexadecimal digits"));
+	line[5] = 'g';
+	assert_int_equal(auth_key_load(&k, write_file("nothex", line, 0600), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a hexadecimal key"));
+	assert_int_equal(auth_key_load(&k, "/nonexistent/key", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "No such file"));
+}
+
+static void
+test_key_generate(void **state)
+{
+	struct auth_key a, b;
+	char path[256], path2[256], err[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/gen1", tmpdir);
+	snprintf(path2, sizeof(path2), "%s/gen2", tmpdir);
+	assert_int_equal(auth_key_generate(path, err, sizeof(err)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(auth_key_generate(path, err, sizeof(err)), -1); /* never overwrites */
+	assert_int_equal(auth_key_generate(path2, err, sizeof(err)), 0);
+	assert_int_equal(auth_key_load(&a, path, err, sizeof(err)), 0);
+	assert_int_equal(auth_key_load(&b, path2, err, sizeof(err)), 0);
+	assert_memory_not_equal(a.key, b.key, AUTH_KEY_LEN);
+}
+
+static void
+test_sign_verify(void **state)
+{
+	struct auth_key k = { 0 }, other = { 0 }, none = { .insecure = 1 };
+	uint8_t msg[40], tag[PROTO_MAC_LEN];
+
+	memset(k.key, 7, sizeof(k.key));
+	memset(other.key, 8, sizeof(other.key));
+	memset(msg, 'm', sizeof(msg));
+	auth_sign(&k, msg, sizeof(msg), tag);
+	assert_int_equal(auth_verify(&k, msg, sizeof(msg), tag), 0);
+	assert_int_equal(auth_verify(&other, msg, sizeof(msg), tag), -1);
+	msg[3] ^= 1;
+	assert_int_equal(auth_verify(&k, msg, sizeof(msg), tag), -1);
+	msg[3] ^= 1;
+	tag[31] ^= 1;
+	assert_int_equal(auth_verify(&k, msg, sizeof(msg), tag), -1);
+	/* insecure: zero tag, nothing checked */
+	auth_sign(&none, msg, sizeof(msg), tag);
+	for (int i = 0; i < PROTO_MAC_LEN; i++)
+		assert_int_equal(tag[i], 0);
+	assert_int_equal(auth_verify(&none, msg, sizeof(msg), tag), 0);
+}
+
+static void
+test_replay(void **state)
+{
+	static struct replay r;
+
+	replay_init(&r, NOW, WIN);
+	assert_int_equal(replay_check(&r, 1, NOW + 10, NOW + 20), 0);
+	assert_int_equal(replay_check(&r, 1, NOW + 10, NOW + 20), -1);	/* same */
+	assert_int_equal(replay_check(&r, 1, NOW + 9, NOW + 20), -1);	/* older */
+	assert_int_equal(replay_check(&r, 1, NOW + 11, NOW + 20), 0);
+	assert_int_equal(replay_check(&r, 2, NOW + 5, NOW + 20), 0);	/* other sender */
+	/* before the receiver started: captured before a restart */
+	assert_int_equal(replay_check(&r, 3, NOW - 1, NOW + 20), -1);
+	assert_int_equal(replay_check(&r, 3, NOW, NOW + 20), -1);
+	/* outside the window, both ways */
+	assert_int_equal(replay_check(&r, 4, NOW + 100, NOW + 100 + WIN + 1), -1);
+	assert_int_equal(replay_check(&r, 4, NOW + 100 + WIN + 1, NOW + 100), -1);
+	assert_int_equal(replay_check(&r, 4, NOW + 100 + WIN, NOW + 100), 0);
+}
+
+static void
+test_replay_eviction(void **state)
+{
+	static struct replay r;
+	uint64_t now = NOW + 1000;
+
+	replay_init(&r, NOW, WIN);
+	for (uint32_t s = 0; s < AUTH_SENDERS_MAX + 10; s++)
+		assert_int_equal(replay_check(&r, s, now + s, now + s), 0);
+	assert_int_equal(r.n, AUTH_SENDERS_MAX);
+	/* a remembered sender still cannot replay */
+	assert_int_equal(replay_check(&r, AUTH_SENDERS_MAX + 9,
+	    now + AUTH_SENDERS_MAX + 9, now + 400), -1);
+}
+
+static void
+test_seqgen(void **state)
+{
+	struct seqgen g, h;
+
+	seqgen_init(&g);
+	seqgen_init(&h);
+	assert_int_not_equal(g.sender, h.sender);	/* 1 in 2^32 */
+	assert_true(seqgen_next(&g, 100) == 100);
+	assert_true(seqgen_next(&g, 100) == 101);	/* same µs */
+	assert_true(seqgen_next(&g, 50) == 102);	/* clock stepped back */
+	assert_true(seqgen_next(&g, 200) == 200);
+}
+
+static struct proto_msg
+schedule(void)
+{
+	struct proto_msg m = { .hdr.type = PROTO_SCHEDULE };
+
+	m.u.schedule = (struct proto_schedule){ .mode = MODE_STATIC, .flags = SCHED_F_ACTIVE,
+	    .ps_us = 80000, .ip_us = 100000, .si_us = 10000000 };
+	return m;
+}
+
+static void
+test_seal_open(void **state)
+{
+	struct auth_key k = { 0 }, wrong = { 0 };
+	static struct replay r;
+	struct seqgen g;
+	struct proto_msg m = schedule(), out;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM];
+	int n;
+
+	memset(k.key, 1, sizeof(k.key));
+	memset(wrong.key, 2, sizeof(wrong.key));
+	replay_init(&r, NOW, WIN);
+	seqgen_init(&g);
+
+	n = proto_seal(&k, &g, NOW + 1, &m, buf, sizeof(buf));
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_SCHEDULE_LEN + PROTO_MAC_LEN);
+	assert_int_equal(proto_open(&k, &r, NOW + 2, buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(out.u.schedule.ps_us, 80000);
+	/* the same bytes again */
+	assert_int_equal(proto_open(&k, &r, NOW + 3, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(why, REJ_REPLAY);
+	/* tampered payload */
+	n = proto_seal(&k, &g, NOW + 4, &m, buf, sizeof(buf));
+	buf[PROTO_HDR_LEN + 5] ^= 0x10;
+	assert_int_equal(proto_open(&k, &r, NOW + 5, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(why, REJ_MAC);
+	/* wrong key */
+	n = proto_seal(&wrong, &g, NOW + 6, &m, buf, sizeof(buf));
+	assert_int_equal(proto_open(&k, &r, NOW + 7, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(why, REJ_MAC);
+	/* authentic but out of range: checked last */
+	m.u.schedule.ps_us = 200000;
+	n = proto_seal(&k, &g, NOW + 8, &m, buf, sizeof(buf));
+	assert_int_equal(proto_open(&k, &r, NOW + 9, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(why, REJ_RANGE);
+	/* an insecure sender is refused by a keyed receiver */
+	struct auth_key none = { .insecure = 1 };
+	m = schedule();
+	n = proto_seal(&none, &g, NOW + 10, &m, buf, sizeof(buf));
+	assert_int_equal(proto_open(&k, &r, NOW + 11, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(why, REJ_MAC);
+	assert_int_equal(proto_open(&none, &r, NOW + 11, buf, (size_t)n, &out, &why), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_key_files),
+		cmocka_unit_test(test_key_generate),
+		cmocka_unit_test(test_sign_verify),
+		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_replay_eviction),
+		cmocka_unit_test(test_seqgen),
+		cmocka_unit_test(test_seal_open),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,252 @@
+/*
+ * test_proto.c - wire encoding: round trips of every message and every
+ * malformed case proto_decode() must reject, with its reason.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "proto.h"
+
+static struct proto_msg
+sample_schedule(void)
+{
+	struct proto_msg m = { .hdr = { .type = PROTO_SCHEDULE, .sender = 0xdeadbeef,
+	    .seq = 0x0102030405060708ull } };
+
+	m.u.schedule = (struct proto_schedule){ .mode = MODE_BALANCED, .sync = SYNC_CLOCK,
+	    .flags = SCHED_F_ACTIVE | SCHED_F_SYNC, .ps_us = 80000, .ip_us = 100000,
+	    .si_us = 10000000, .origin_ns = 1763770000123456789ull };
+	return m;
+}
+
+/* encode + a dummy tag, as it travels */
+static int
+wire(const struct proto_msg *m, uint8_t *buf, size_t cap)
+{
+	int n = proto_encode(m, buf, cap);
+
+	assert_true(n > 0);
+	memset(buf + n, 0xaa, PROTO_MAC_LEN);
+	return n + PROTO_MAC_LEN;
+}
+
+static void
+test_schedule_roundtrip(void **state)
+{
+	struct proto_msg m = sample_schedule(), out;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM];
+	int n = wire(&m, buf, sizeof(buf));
+
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_SCHEDULE_LEN + PROTO_MAC_LEN);
+	/* network byte order on the wire */
+	assert_int_equal(buf[0], 'D');
+	assert_int_equal(buf[3], '1');
+	assert_int_equal(buf[16], 0x01);
+	assert_int_equal(buf[23], 0x08);
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(out.hdr.type, PROTO_SCHEDULE);
+	assert_int_equal(out.hdr.length, PROTO_SCHEDULE_LEN);
+	assert_int_equal(out.hdr.sender, 0xdeadbeef);
+	assert_true(out.hdr.seq == 0x0102030405060708ull);
+	assert_memory_equal(&out.u.schedule, &m.u.schedule, sizeof(m.u.schedule));
+}
+
+static void
+test_status_roundtrip(void **state)
+{
+	struct proto_msg m = { .hdr = { .type = PROTO_STATUS, .seq = 7 } }, out;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM];
+
+	m.u.status.mode = MODE_HPDT;
+	m.u.status.phase = PHASE_LS;
+	m.u.status.load_milli = 2500;
+	m.u.status.members = 17;
+	m.u.status.slices = 1ull << 40;
+	m.u.status.overruns = 3;
+	m.u.status.last_ps_ns = 1763770000999999999ull;
+	for (int i = 0; i < REJ_MAX; i++)
+		m.u.status.rejected[i] = (uint32_t)(i * 1000 + 1);
+	strcpy(m.u.status.name, "node-with-a-name");
+	int n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_STATUS_LEN + PROTO_MAC_LEN);
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_memory_equal(&out.u.status, &m.u.status, sizeof(m.u.status));
+}
+
+static void
+test_long_name_truncated(void **state)
+{
+	struct proto_msg m = { .hdr = { .type = PROTO_STATUS } }, out;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM];
+
+	memset(m.u.status.name, 'x', sizeof(m.u.status.name));	/* no NUL */
+	int n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(strlen(out.u.status.name), PROTO_NAME_LEN - 1);
+}
+
+static void
+test_load_and_req_roundtrip(void **state)
+{
+	struct proto_msg m = { .hdr = { .type = PROTO_LOAD } }, out;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM];
+
+	m.u.load.load_milli = 4001;
+	m.u.load.ncpu = 2;
+	int n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(out.u.load.load_milli, 4001);
+	assert_int_equal(out.u.load.ncpu, 2);
+
+	m.hdr.type = PROTO_STATUS_REQ;
+	n = wire(&m, buf, sizeof(buf));
+	/* a request is never smaller than the reply it asks for */
+	assert_true(n >= PROTO_HDR_LEN + PROTO_STATUS_LEN + PROTO_MAC_LEN);
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(out.hdr.type, PROTO_STATUS_REQ);
+}
+
+static void
+test_encode_errors(void **state)
+{
+	struct proto_msg m = sample_schedule();
+	uint8_t buf[PROTO_MAX_DGRAM];
+
+	assert_int_equal(proto_encode(&m, buf, 10), -1);	/* too small */
+	m.hdr.type = 0;
+	assert_int_equal(proto_encode(&m, buf, sizeof(buf)), -1);
+	m.hdr.type = PROTO_TYPE_MAX + 1;
+	assert_int_equal(proto_encode(&m, buf, sizeof(buf)), -1);
+}
+
+static void
+expect_reject(const uint8_t *buf, size_t len, enum proto_reject want)
+{
+	struct proto_msg out;
+	enum proto_reject why = REJ_MAX;
+
+	assert_int_equal(proto_decode(buf, len, &out, &why), -1);
+	assert_int_equal(why, want);
+}
+
+static void
+test_malformed(void **state)
+{
+	struct proto_msg m = sample_schedule();
+	uint8_t buf[PROTO_MAX_DGRAM + 64], bad[sizeof(buf)];
+	int n = wire(&m, buf, sizeof(buf));
+
+	/* every truncation shorter than header + tag */
+	for (size_t len = 0; len < PROTO_HDR_LEN + PROTO_MAC_LEN; len++)
+		expect_reject(buf, len, REJ_SHORT);
+	/* truncated payload */
+	expect_reject(buf, (size_t)n - 1, REJ_LENGTH);
+	/* trailing junk */
+	memset(buf + n, 0, 8);
+	expect_reject(buf, (size_t)n + 8, REJ_LENGTH);
+	/* oversized */
+	memset(bad, 0, sizeof(bad));
+	memcpy(bad, buf, (size_t)n);
+	expect_reject(bad, PROTO_MAX_DGRAM + 1, REJ_LONG);
+	/* magic */
+	memcpy(bad, buf, (size_t)n);
+	bad[0] ^= 0xff;
+	expect_reject(bad, (size_t)n, REJ_MAGIC);
+	/* version */
+	memcpy(bad, buf, (size_t)n);
+	bad[4] = PROTO_VERSION + 1;
+	expect_reject(bad, (size_t)n, REJ_MAGIC);
+	/* type 0, unknown type */
+	memcpy(bad, buf, (size_t)n);
+	bad[5] = 0;
+	expect_reject(bad, (size_t)n, REJ_TYPE);
+	bad[5] = 99;
+	expect_reject(bad, (size_t)n, REJ_TYPE);
+	/* header length field disagrees */
+	memcpy(bad, buf, (size_t)n);
+	bad[7] ^= 1;
+	expect_reject(bad, (size_t)n, REJ_LENGTH);
+	/* type says STATUS but the size is a SCHEDULE's */
+	memcpy(bad, buf, (size_t)n);
+	bad[5] = PROTO_STATUS;
+	expect_reject(bad, (size_t)n, REJ_LENGTH);
+	/* reserved header field */
+	memcpy(bad, buf, (size_t)n);
+	bad[12] = 1;
+	expect_reject(bad, (size_t)n, REJ_RANGE);
+	/* reserved schedule byte */
+	memcpy(bad, buf, (size_t)n);
+	bad[PROTO_HDR_LEN + 3] = 1;
+	expect_reject(bad, (size_t)n, REJ_RANGE);
+}
+
+static void
+test_schedule_ranges(void **state)
+{
+	struct proto_schedule s = sample_schedule().u.schedule, t;
+	const char *err = NULL;
+
+	assert_int_equal(proto_check_schedule(&s, &err), 0);
+	t = s; t.mode = MODE_MAX + 1;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "unknown mode");
+	t = s; t.sync = SYNC_MAX + 1;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "unknown sync method");
+	t = s; t.flags = 0x80;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "unknown flags");
+	t = s; t.ip_us = 999;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	t = s; t.ip_us = 60000001;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_non_null(strstr(err, "IP"));
+	t = s; t.ps_us = 0;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	t = s; t.ps_us = t.ip_us;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_non_null(strstr(err, "PS"));
+	t = s; t.si_us = 9999;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_non_null(strstr(err, "SI"));
+	t = s; t.ip_us = 1000; t.ps_us = 999;
+	assert_int_equal(proto_check_schedule(&t, &err), 0);
+}
+
+static void
+test_names(void **state)
+{
+	for (int m = 0; m <= MODE_MAX; m++)
+		assert_int_equal(proto_mode_parse(proto_mode_name((unsigned)m)), m);
+	assert_int_equal(proto_mode_parse("STATIC"), MODE_STATIC);
+	assert_int_equal(proto_mode_parse("fast"), -1);
+	assert_int_equal(proto_sync_parse("clock"), SYNC_CLOCK);
+	assert_int_equal(proto_sync_parse("ntp"), -1);
+	assert_string_equal(proto_mode_name(99), "?");
+	assert_string_equal(proto_reject_name(REJ_REPLAY), "replay");
+	assert_string_equal(proto_phase_name(PHASE_LS), "LS");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_schedule_roundtrip),
+		cmocka_unit_test(test_status_roundtrip),
+		cmocka_unit_test(test_long_name_truncated),
+		cmocka_unit_test(test_load_and_req_roundtrip),
+		cmocka_unit_test(test_encode_errors),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_schedule_ranges),
+		cmocka_unit_test(test_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

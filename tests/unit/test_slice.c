@@ -1,0 +1,137 @@
+/*
+ * test_slice.c - deadline arithmetic of the PS/LS loop: absolute edges,
+ * no drift, overrun skipping, clock-sync origins in the past and future.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "proto.h"
+#include "slice.h"
+
+#define MS 1000000LL
+
+static void
+test_edge_index(void **state)
+{
+	/* t0 = 1000 ms, PS 80 ms, IP 100 ms */
+	int64_t t0 = 1000 * MS, ps = 80 * MS, ip = 100 * MS;
+
+	assert_int_equal(slice_edge_index(t0, ps, ip, t0), 0);
+	assert_int_equal(slice_edge_index(t0, ps, ip, t0 + 79 * MS), 0);
+	assert_int_equal(slice_edge_index(t0, ps, ip, t0 + 80 * MS), 1);
+	assert_int_equal(slice_edge_index(t0, ps, ip, t0 + 99 * MS), 1);
+	assert_int_equal(slice_edge_index(t0, ps, ip, t0 + 100 * MS), 2);
+	/* before the origin: floor, not truncation */
+	assert_int_equal(slice_edge_index(t0, ps, ip, t0 - 1), -1);
+	assert_int_equal(slice_edge_index(t0, ps, ip, t0 - 20 * MS), -1);
+	assert_int_equal(slice_edge_index(t0, ps, ip, t0 - 21 * MS), -2);
+	for (int64_t e = -5; e < 20; e++)
+		assert_int_equal(slice_edge_index(t0, ps, ip,
+		    slice_edge_time(t0, ps, ip, e)), e);
+	assert_int_equal(slice_edge_time(t0, ps, ip, 3), t0 + 180 * MS);
+	assert_int_equal(slice_edge_time(t0, ps, ip, -1), t0 - 20 * MS);
+}
+
+static void
+test_sync_and_advance(void **state)
+{
+	struct slice s = { 0 };
+	int64_t t0 = 5000 * MS, ps = 80 * MS, ip = 100 * MS;
+	int crossed;
+
+	assert_int_equal(slice_sync(&s, t0, ps, ip, t0), PHASE_PS);
+	assert_int_equal(s.deadline, t0 + ps);
+	/* on time, 7 us late: LS, next deadline stays absolute */
+	assert_int_equal(slice_advance(&s, t0 + ps + 7000, &crossed), PHASE_LS);
+	assert_int_equal(crossed, 1);
+	assert_int_equal(s.deadline, t0 + ip);
+	assert_int_equal(slice_advance(&s, t0 + ip + 30000, &crossed), PHASE_PS);
+	assert_int_equal(s.deadline, t0 + ip + ps);
+	assert_int_equal(s.overruns, 0);
+}
+
+static void
+test_no_drift(void **state)
+{
+	struct slice s = { 0 };
+	int64_t t0 = 0, ps = 8 * MS, ip = 10 * MS;
+	int crossed;
+
+	slice_sync(&s, t0, ps, ip, t0);
+	/* 10000 edges, each woken 90 us late: deadlines do not accumulate it */
+	for (int i = 0; i < 10000; i++)
+		slice_advance(&s, s.deadline + 90000, &crossed);
+	assert_int_equal(s.deadline, t0 + 5000 * ip + ps);
+	assert_int_equal(s.overruns, 0);
+}
+
+static void
+test_overrun_skips(void **state)
+{
+	struct slice s = { 0 };
+	int64_t ps = 80 * MS, ip = 100 * MS;
+	int crossed;
+
+	slice_sync(&s, 0, ps, ip, 0);
+	/* the LS edge at 80 ms is missed until 250 ms: LS(80) PS(100) LS(180)
+	 * PS(200) passed; now in PS 2 (200..280) */
+	assert_int_equal(slice_advance(&s, 250 * MS, &crossed), PHASE_PS);
+	assert_int_equal(crossed, 4);
+	assert_int_equal(s.overruns, 3);
+	assert_int_equal(s.deadline, 280 * MS);
+	/* late exactly onto an edge */
+	assert_int_equal(slice_advance(&s, 300 * MS, &crossed), PHASE_PS);
+	assert_int_equal(crossed, 2);
+	assert_int_equal(s.overruns, 4);
+	assert_int_equal(s.deadline, 380 * MS);
+}
+
+static void
+test_spurious_early(void **state)
+{
+	struct slice s = { 0 };
+	int crossed;
+
+	slice_sync(&s, 0, 80 * MS, 100 * MS, 0);
+	assert_int_equal(slice_advance(&s, 79 * MS, &crossed), PHASE_PS);
+	assert_int_equal(crossed, 0);
+	assert_int_equal(s.deadline, 80 * MS);
+}
+
+static void
+test_clock_origin(void **state)
+{
+	struct slice s = { 0 };
+	int64_t ps = 80 * MS, ip = 100 * MS;
+
+	/* origin long ago: phase from the grid, not from now */
+	assert_int_equal(slice_sync(&s, 0, ps, ip, 123400 * MS + 85 * MS), PHASE_LS);
+	assert_int_equal(s.deadline, 123500 * MS);
+	/* origin slightly in the future: LS until it */
+	assert_int_equal(slice_sync(&s, 1000 * MS, ps, ip, 995 * MS), PHASE_LS);
+	assert_int_equal(s.deadline, 1000 * MS);
+	/* two nodes with the same origin, syncing at different moments of the
+	 * same slice, agree on the next edge */
+	struct slice a = { 0 }, b = { 0 };
+	slice_sync(&a, 7 * MS, ps, ip, 10000 * MS + 3);
+	slice_sync(&b, 7 * MS, ps, ip, 10000 * MS + 5 * MS);
+	assert_int_equal(a.deadline, b.deadline);
+	assert_int_equal(a.phase, b.phase);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_edge_index),
+		cmocka_unit_test(test_sync_and_advance),
+		cmocka_unit_test(test_no_drift),
+		cmocka_unit_test(test_overrun_skips),
+		cmocka_unit_test(test_spurious_early),
+		cmocka_unit_test(test_clock_origin),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
