@@ -24,6 +24,9 @@ int proc_pgid_set_policy(pid_t pgid, int policy, int prio);
  */
 void proc_gang_release(pid_t pgid);
 
+/* Thaw a cgroup v2 directory (write 0 to its cgroup.freeze). */
+void proc_cgroup_thaw(const char *cgroup);
+
 /* procs_running from /proc/stat, or -1. */
 int proc_procs_running(void);
 

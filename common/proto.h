@@ -204,6 +204,7 @@ struct agent_shared {
 	volatile uint32_t phase;    /* enum proto_phase */
 	volatile uint32_t mode;     /* enum proto_mode */
 	volatile uint32_t active;   /* 1 while slicing */
+	char     freezer[200];      /* freezer backend: the gang's cgroup, "" if none */
 };
 
 #endif /* DTS_PROTO_H */

@@ -27,7 +27,7 @@ struct gang {
 	int   rt;              /* members at SCHED_RR rt_prio */
 	int   rt_prio;
 	const struct gang_backend *be;
-	char  cgroup[256];     /* freezer: the gang's cgroup directory */
+	char  cgroup[192];     /* freezer: the gang's cgroup directory */
 	int   freeze_fd;       /* freezer: open cgroup.freeze */
 };
 

@@ -5,7 +5,8 @@
  *   1. config (-n: check and exit), key, log
  *   2. control socket
  *   3. SCHED_FIFO max + mlockall, child subreaper
- *   4. dts-load at FIFO max-2, pvmd leading a new group at RR max-1
+ *   4. dts-load at FIFO max-1, pvmd leading a new group at RR max-2
+ *      (the thesis has them the other way round; see start())
  *   5. keep only CAP_SYS_NICE (+CAP_KILL)
  *   6. loop; when pvmd is gone: continue the gang, end the agent, exit
  *      with pvmd's status.  SIGTERM/SIGINT/SIGHUP release the gang and exit.
@@ -38,6 +39,17 @@
 #include "timeutil.h"
 
 #define AGENT_RESTARTS_MAX 5
+
+/*
+ * Priorities.  The thesis puts pvmd at max-1 and the Load agent at max-2.
+ * But the agent is also the kill -9 fail-safe: below the gang it cannot
+ * run while as many gang members as CPUs spin in a PS, and RT throttling
+ * does not help (it throttles the agent too), so a dts killed in a PS
+ * would leave the gang at RT priority for good.  The agent sleeps almost
+ * always, so above the gang it costs the gang nothing.
+ */
+#define AGENT_PRIO(d) ((d)->rt_prio - 1)
+#define GANG_PRIO(d)  ((d)->rt_prio - 2)
 
 struct dts {
 	struct dts_conf conf;
@@ -92,7 +104,7 @@ static void
 start_agent(struct dts *d)
 {
 	if (agent_spawn(&d->agent, d->conf.load_agent, d->conf_path, &d->user,
-	    d->rt_prio - 2) < 0) {
+	    AGENT_PRIO(d)) < 0) {
 		log_warn("cannot start %s", d->conf.load_agent);
 		return;
 	}
@@ -289,18 +301,27 @@ start(struct dts *d, char **pvmd_args, int nargs)
 		fatal("agent shared page");
 	start_agent(d);
 
-	d->pvmd_first = d->pvmd = pvmd_spawn(d->conf.pvmd, argv, &d->user, d->rt_prio - 1);
+	d->pvmd_first = d->pvmd = pvmd_spawn(d->conf.pvmd, argv, &d->user, GANG_PRIO(d));
 	if (d->pvmd < 0)
 		fatal("fork pvmd");
 	free(argv);
 	release_stdio();
 	log_info("pvmd %s started, pid %d, process group %d, SCHED_RR %d, user %s",
-	    d->conf.pvmd, (int)d->pvmd, (int)d->pvmd, d->rt_prio - 1, d->user.name);
+	    d->conf.pvmd, (int)d->pvmd, (int)d->pvmd, GANG_PRIO(d), d->user.name);
 
-	if (gang_attach(&d->gang, d->conf.backend, d->pvmd, d->rt_prio - 1) < 0)
+	if (gang_attach(&d->gang, d->conf.backend, d->pvmd, GANG_PRIO(d)) < 0)
 		fatalx("gang backend %s failed",
 		    d->conf.backend == BACKEND_FREEZER ? "freezer" : "signal");
 	d->agent.shm->pgid = d->gang.pgid;
+	if (d->conf.backend == BACKEND_FREEZER) {
+		/* the agent thaws the gang if dts is killed */
+		char path[sizeof(d->gang.cgroup) + 16];
+		snprintf(path, sizeof(path), "%s/cgroup.freeze", d->gang.cgroup);
+		if (chown(path, d->user.uid, d->user.gid) < 0)
+			log_warn("chown %s", path);
+		snprintf(d->agent.shm->freezer, sizeof(d->agent.shm->freezer),
+		    "%s", d->gang.cgroup);
+	}
 
 	struct priv_user self = d->user;
 	if (d->conf.backend == BACKEND_FREEZER)
@@ -350,6 +371,7 @@ main(int argc, char **argv)
 	}
 	int tty = check || debug || isatty(STDERR_FILENO);
 	log_init("dts", debug ? LOG_TO_STDERR : LOG_TO_SYSLOG, NULL, LOG_LVL_INFO);
+	conf_defaults(&d.conf);
 	if (conf_load(&d.conf, d.conf_path, !explicit_conf, err, sizeof(err)) < 0)
 		die_early(tty, "%s", err);
 	if (!d.conf.insecure &&

@@ -48,8 +48,13 @@ priv_rt_self(int prio)
 
 	if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
 		return -1;
+#ifdef __SANITIZE_ADDRESS__
+	/* ASan reserves terabytes of shadow memory: do not try to lock it */
+	log_info("ASan build: memory not locked");
+#else
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
 		log_warn("mlockall");
+#endif
 	return 0;
 }
 

@@ -1,0 +1,549 @@
+/*
+ * main.c - dts-load, the Load agent (thesis 2.1.2, DESIGN §4).
+ *
+ * Forked and exec'd by dts, already at SCHED_FIFO max-1 and already running
+ * as the pvmd user.  It samples the local run-queue length every load.sample
+ * while the gang is stopped, folds the samples into the load index Q every
+ * load.interval (LI) and reports it to dts over a SOCK_SEQPACKET socketpair.
+ * dts publishes the gang's process group and phase in a shared page.
+ *
+ * It is also the fail-safe of the gang: when dts dies (the socket closes,
+ * even after SIGKILL) or the agent is told to stop (SIGTERM, SIGINT,
+ * SIGHUP, or the parent-death signal), it releases the gang -- SCHED_OTHER
+ * and SIGCONT for every member -- and exits.  epoll wakes it on the hang-up,
+ * so that takes milliseconds, not a polling period.
+ *
+ * It never writes to stdout; only bad arguments are reported on stderr.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+
+#include "conf.h"
+#include "log.h"
+#include "proc.h"
+#include "proto.h"
+#include "sample.h"
+#include "smooth.h"
+#include "timeutil.h"
+
+#define AGENT_NAME  "dts-load"
+#define AGENT_EXIT_USAGE 2
+
+struct agent {
+	struct dts_conf			 conf;
+	const struct agent_shared	*shm;
+	struct smooth			 sm;
+	struct sample_acc		 acc;
+	uint64_t			 ticks;		/* sample periods since start */
+	int64_t				 t_start;	/* the sample grid's origin */
+	int64_t				 period;	/* load.sample */
+	uint64_t			 ticks_per_li;
+	pid_t				 ppid;		/* dts, when we started */
+	int				 sock, shmfd, tfd, sfd, ep;
+	int				 debug;
+	int				 ncpu;
+	const char			*conf_path;
+};
+
+static void agent_usage_error(const char *, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+static void agent_failsafe(const struct agent *, const char *, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+
+static void
+agent_usage(FILE *fp)
+{
+	fprintf(fp, "usage: " AGENT_NAME " [-d] -f conf -c sockfd -s shmfd\n"
+	    "       " AGENT_NAME " -h | -V\n"
+	    "The DTS Load agent; started only by dts(8).\n");
+}
+
+/* The one place that may print: bad arguments, before anything else. */
+static void
+agent_usage_error(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	fputs(AGENT_NAME ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(AGENT_EXIT_USAGE);
+}
+
+/*
+ * Release the gang and exit 0.  The release comes first: the log line must
+ * not delay it.  Only the group dts published now is touched.
+ */
+static void
+agent_failsafe(const struct agent *a, const char *fmt, ...)
+{
+	pid_t	 pgid = a->shm->pgid;
+	char	 why[128], cgroup[sizeof(a->shm->freezer)];
+	va_list	 ap;
+
+	memcpy(cgroup, a->shm->freezer, sizeof(cgroup));
+	cgroup[sizeof(cgroup) - 1] = '\0';
+	proc_cgroup_thaw(cgroup);
+	proc_gang_release(pgid);
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (pgid > 1)
+		log_info("%s: gang %d released, exiting", why, (int)pgid);
+	else
+		log_info("%s: no gang yet, exiting", why);
+	exit(0);
+}
+
+static int
+agent_parse_fd(const char *s, char opt)
+{
+	char	*end;
+	long	 v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < 0 || v > INT32_MAX)
+		agent_usage_error("-%c %s: not a file descriptor", opt, s);
+	return (int)v;
+}
+
+static void
+agent_args(struct agent *a, int argc, char **argv)
+{
+	int	 ch;
+
+	a->sock = a->shmfd = -1;
+	opterr = 0;
+	while ((ch = getopt(argc, argv, ":c:df:hs:V")) != -1) {
+		switch (ch) {
+		case 'c':
+			a->sock = agent_parse_fd(optarg, 'c');
+			break;
+		case 'd':
+			a->debug = 1;
+			break;
+		case 'f':
+			a->conf_path = optarg;
+			break;
+		case 'h':
+			agent_usage(stderr);
+			exit(0);
+		case 's':
+			a->shmfd = agent_parse_fd(optarg, 's');
+			break;
+		case 'V':
+			fputs(AGENT_NAME " " PACKAGE_VERSION "\n", stderr);
+			exit(0);
+		case ':':
+			agent_usage_error("-%c needs an argument", optopt);
+		default:
+			agent_usage_error("unknown option -%c (see -h)", optopt);
+		}
+	}
+	if (optind != argc)
+		agent_usage_error("unexpected argument: %s", argv[optind]);
+	if (a->conf_path == NULL || a->sock == -1 || a->shmfd == -1)
+		agent_usage_error("-f, -c and -s are required (see -h)");
+	if (a->sock == a->shmfd)
+		agent_usage_error("-c and -s name the same descriptor %d",
+		    a->sock);
+}
+
+/* -c must be our end of a SOCK_SEQPACKET socketpair. */
+static void
+agent_check_sock(int fd)
+{
+	socklen_t	 len = sizeof(int);
+	int		 type;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == -1)
+		agent_usage_error("-c %d: %s", fd, errno == ENOTSOCK ?
+		    "not a socket" : strerror(errno));
+	if (type != SOCK_SEQPACKET)
+		agent_usage_error("-c %d: not a SOCK_SEQPACKET socket", fd);
+}
+
+/* -s must be a memfd (or file) holding struct agent_shared. */
+static const struct agent_shared *
+agent_map_shm(int fd)
+{
+	struct stat	 st;
+	void		*p;
+
+	if (fstat(fd, &st) == -1)
+		agent_usage_error("-s %d: %s", fd, strerror(errno));
+	if (!S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)sizeof(struct agent_shared))
+		agent_usage_error("-s %d: not a shared page of %zu bytes", fd,
+		    sizeof(struct agent_shared));
+	p = mmap(NULL, sizeof(struct agent_shared), PROT_READ, MAP_SHARED,
+	    fd, 0);
+	if (p == MAP_FAILED)
+		agent_usage_error("-s %d: mmap: %s", fd, strerror(errno));
+	return p;
+}
+
+/*
+ * Block the stop signals before anything else, so that the parent-death
+ * signal or an early SIGTERM waits in the signalfd instead of killing us
+ * before the gang is released.  Dispositions and the mask inherited from
+ * dts are reset.
+ */
+static void
+agent_signals_block(sigset_t *set)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	size_t	 i;
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		sigaddset(set, sigs[i]);
+		signal(sigs[i], SIG_DFL);
+	}
+	sigprocmask(SIG_SETMASK, set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Belt and braces to the socket: a signal when dts dies, and a check. */
+static void
+agent_watch_parent(struct agent *a)
+{
+	a->ppid = getppid();
+	(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
+
+static void
+agent_check_parent(const struct agent *a)
+{
+	if (getppid() != a->ppid)
+		agent_failsafe(a, "dts (pid %d) is gone", (int)a->ppid);
+}
+
+static void
+agent_log_start(struct agent *a)
+{
+	enum log_dest	 dest = LOG_TO_SYSLOG;
+	char		 err[512];
+
+	if (a->debug)
+		dest = LOG_TO_STDERR;
+	log_init(AGENT_NAME, dest, NULL, a->debug ? LOG_LVL_DEBUG :
+	    LOG_LVL_INFO);
+	/*
+	 * dts read the same file a moment ago.  Should it fail here anyway
+	 * (dts runs on the defaults when its default file does not exist),
+	 * the agent keeps the defaults: a config problem must not take the
+	 * gang's fail-safe away.
+	 */
+	conf_defaults(&a->conf);
+	if (conf_load(&a->conf, a->conf_path, 0, err, sizeof(err)) == -1)
+		log_warnx("%s; using the defaults", err);
+	if (a->debug)
+		return;
+	if (a->conf.log_file[0] != '\0')
+		dest = LOG_TO_FILE;
+	if (log_init(AGENT_NAME, dest, a->conf.log_file,
+	    (enum log_level)a->conf.log_level) == -1)
+		log_warn("%s", a->conf.log_file);
+}
+
+/* LI is a whole number of sample periods; the smoother uses that LI. */
+static void
+agent_load_start(struct agent *a)
+{
+	int64_t	 sample = a->conf.load.sample_ns;
+	int64_t	 li = a->conf.load.interval_ns;
+	char	 b1[32], b2[32], b3[32];
+
+	if (sample <= 0 || li <= 0)
+		fatalx("load.sample and load.interval must be positive");
+	a->ticks_per_li = (uint64_t)llround((double)li / (double)sample);
+	if (a->ticks_per_li == 0)
+		a->ticks_per_li = 1;
+	if ((int64_t)a->ticks_per_li * sample != li)
+		log_warnx("load.interval %s is not a multiple of load.sample "
+		    "%s: using %s", duration_format(li, b1, sizeof(b1)),
+		    duration_format(sample, b2, sizeof(b2)), duration_format(
+		    (int64_t)a->ticks_per_li * sample, b3, sizeof(b3)));
+	li = (int64_t)a->ticks_per_li * sample;
+	smooth_init(&a->sm, li, a->conf.load.window_ns,
+	    a->conf.load.threshold);
+	sample_reset(&a->acc);
+	a->ncpu = proc_ncpu();
+}
+
+/*
+ * Sample k is taken at a random instant of period k of an absolute grid
+ * (t_start + k*period): the grid never drifts, and the random offset keeps
+ * the samples from locking onto one phase when the sample period is a
+ * multiple of IP (with load.sample = IP every sample would otherwise fall
+ * in PS and be skipped, or always in LS).
+ */
+static void
+agent_timer_arm(struct agent *a)
+{
+	struct itimerspec	 its;
+	int64_t			 at;
+
+	memset(&its, 0, sizeof(its));
+	at = a->t_start + (int64_t)(a->ticks + 1) * a->period +
+	    (int64_t)(((uint64_t)random() << 31 ^ (uint64_t)random()) %
+	    (uint64_t)a->period);
+	its.it_value = ns_to_ts(at);
+	if (timerfd_settime(a->tfd, TFD_TIMER_ABSTIME, &its, NULL) == -1)
+		fatal("timerfd_settime");
+}
+
+static int
+agent_timer_open(struct agent *a)
+{
+	a->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (a->tfd == -1)
+		fatal("timerfd_create");
+	srandom((unsigned)(getpid() ^ now_mono_ns()));
+	a->period = a->conf.load.sample_ns;
+	a->t_start = now_mono_ns();
+	agent_timer_arm(a);
+	return a->tfd;
+}
+
+static void
+agent_epoll_add(int ep, int fd, uint32_t events)
+{
+	struct epoll_event	 ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.events = events;
+	ev.data.fd = fd;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == -1)
+		fatal("epoll_ctl");
+}
+
+static void
+agent_open(struct agent *a, const sigset_t *sigs)
+{
+	a->sfd = signalfd(-1, sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (a->sfd == -1)
+		fatal("signalfd");
+	agent_timer_open(a);
+	a->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (a->ep == -1)
+		fatal("epoll_create1");
+	agent_epoll_add(a->ep, a->sock, EPOLLIN | EPOLLRDHUP);
+	agent_epoll_add(a->ep, a->sfd, EPOLLIN);
+	agent_epoll_add(a->ep, a->tfd, EPOLLIN);
+}
+
+static uint32_t
+agent_milli(double v)
+{
+	if (!(v > 0.0))
+		return 0;
+	if (v >= UINT32_MAX / 1000.0)
+		return UINT32_MAX;
+	return (uint32_t)llround(v * 1000.0);
+}
+
+/*
+ * One report to dts.  Never blocks: if dts is not reading, the report is
+ * dropped (and a pending notification is sent with the next one).
+ */
+static void
+agent_send(struct agent *a, double q, unsigned samples)
+{
+	struct agent_report	 rep;
+	ssize_t			 n;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.magic = AGENT_MAGIC;
+	rep.load_milli = agent_milli(a->sm.q);
+	rep.q_milli = agent_milli(q);
+	rep.ls_pct = (uint32_t)loadtab_ls_pct(&a->conf.load.table, a->sm.q);
+	rep.notify = (uint32_t)smooth_should_report(&a->sm);
+	rep.samples = samples;
+	do
+		n = send(a->sock, &rep, sizeof(rep), MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n == -1 && errno == EINTR);
+	if (n == (ssize_t)sizeof(rep)) {
+		if (rep.notify)
+			smooth_mark_reported(&a->sm);
+		log_debug("Q %.3f q %.3f (%u samples) LS %u%%%s", a->sm.q, q,
+		    samples, rep.ls_pct, rep.notify ? " notify" : "");
+		return;
+	}
+	if (n == -1 && (errno == EPIPE || errno == ECONNRESET ||
+	    errno == ENOTCONN))
+		agent_failsafe(a, "dts closed the socket");
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		log_warnx("dts is not reading: report dropped");
+	else
+		log_warn("send");
+}
+
+/* One sample, if the phase allows one. */
+static void
+agent_sample(struct agent *a)
+{
+	enum sample_kind	 kind;
+	int			 runnable = 0, running;
+	pid_t			 pgid;
+	double			 v;
+
+	kind = sample_kind(a->shm->phase);
+	if (kind == SAMPLE_SKIP)
+		return;
+	pgid = a->shm->pgid;
+	if (kind == SAMPLE_GANG_RUNS && pgid > 1)
+		proc_pgid_count(pgid, &runnable);
+	running = proc_procs_running();
+	if (sample_runq(kind, running, runnable, a->ncpu,
+	    a->conf.load.per_cpu, &v))
+		sample_add(&a->acc, v);
+}
+
+/* End of a load interval: q, Q, report. */
+static void
+agent_interval(struct agent *a)
+{
+	unsigned	 n;
+	double		 q = 0.0;
+
+	n = sample_mean(&a->acc, &q);
+	if (n > 0)
+		smooth_update(&a->sm, q);
+	agent_send(a, q, n);
+	sample_reset(&a->acc);
+	a->ncpu = proc_ncpu();
+}
+
+static void
+agent_tick(struct agent *a)
+{
+	uint64_t	 exp, before, now_tick;
+	ssize_t		 n;
+
+	n = read(a->tfd, &exp, sizeof(exp));
+	if (n != (ssize_t)sizeof(exp) || exp == 0)
+		return;
+	now_tick = (uint64_t)((now_mono_ns() - a->t_start) / a->period);
+	exp = now_tick > a->ticks ? now_tick - a->ticks : 1;
+	if (exp > 1)
+		log_debug("late: %" PRIu64 " sample period(s) missed", exp - 1);
+	agent_check_parent(a);
+	agent_sample(a);
+	before = a->ticks;
+	a->ticks += exp;
+	if (a->ticks / a->ticks_per_li != before / a->ticks_per_li)
+		agent_interval(a);
+	agent_timer_arm(a);
+}
+
+/*
+ * Anything dts sends is drained and ignored; end of file is dts gone (dts
+ * never sends an empty message, which would read the same).
+ */
+static void
+agent_sock_event(struct agent *a, uint32_t events)
+{
+	char	 buf[256];
+	ssize_t	 n;
+
+	if (events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR))
+		agent_failsafe(a, "dts closed the socket");
+	for (;;) {
+		n = recv(a->sock, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0)
+			continue;
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		agent_failsafe(a, "dts closed the socket");
+	}
+}
+
+static void
+agent_signal_event(struct agent *a)
+{
+	struct signalfd_siginfo	 si;
+
+	if (read(a->sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return;
+	agent_failsafe(a, "%s", strsignal((int)si.ssi_signo));
+}
+
+static void
+agent_loop(struct agent *a)
+{
+	struct epoll_event	 ev[4];
+	int			 i, n, tick;
+
+	for (;;) {
+		n = epoll_wait(a->ep, ev, 4, -1);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			fatal("epoll_wait");
+		}
+		/* The fail-safe events first, the sample after. */
+		tick = 0;
+		for (i = 0; i < n; i++) {
+			if (ev[i].data.fd == a->sock)
+				agent_sock_event(a, ev[i].events);
+			else if (ev[i].data.fd == a->sfd)
+				agent_signal_event(a);
+			else
+				tick = 1;
+		}
+		if (tick)
+			agent_tick(a);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct agent	 a;
+	sigset_t		 sigs;
+
+	agent_signals_block(&sigs);
+	agent_watch_parent(&a);
+	agent_args(&a, argc, argv);
+	agent_check_sock(a.sock);
+	a.shm = agent_map_shm(a.shmfd);
+	agent_check_parent(&a);
+	agent_log_start(&a);
+	agent_load_start(&a);
+	agent_open(&a, &sigs);
+#ifndef __SANITIZE_ADDRESS__	/* ASan's shadow memory is terabytes */
+	if (mlockall(MCL_CURRENT) == -1)
+		log_debug("mlockall: %s", strerror(errno));
+#endif
+	log_info("started: sample %" PRId64 " ns, LI %" PRIu64 " samples, "
+	    "d %.4f, threshold %.3f, %s", a.conf.load.sample_ns,
+	    a.ticks_per_li, a.sm.d, a.sm.threshold,
+	    a.conf.load.per_cpu ? "per CPU" : "not per CPU");
+	agent_send(&a, 0.0, 0);	/* Q_0 = 0, so dts has a value at once */
+	agent_loop(&a);
+	return 0;
+}
