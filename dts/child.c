@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -167,8 +168,22 @@ stat_ids(pid_t pid, pid_t *ppid, pid_t *pgid)
 	return 0;
 }
 
+/* Does pid run the program at path (same file)? */
+static int
+same_exe(pid_t pid, const char *path)
+{
+	char link[64], exe[PATH_MAX], want[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	if ((n = readlink(link, exe, sizeof(exe) - 1)) < 0 || realpath(path, want) == NULL)
+		return 0;
+	exe[n] = '\0';
+	return strcmp(exe, want) == 0;
+}
+
 pid_t
-pvmd_find_daemon(pid_t pgid, pid_t not_this)
+pvmd_find_daemon(pid_t pgid, const char *exe)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -178,9 +193,10 @@ pvmd_find_daemon(pid_t pgid, pid_t not_this)
 		return 0;
 	while ((de = readdir(d)) != NULL) {
 		pid_t pid = (pid_t)strtol(de->d_name, NULL, 10), ppid, pg;
-		if (pid <= 0 || pid == not_this)
+		if (pid <= 0)
 			continue;
-		if (stat_ids(pid, &ppid, &pg) == 0 && ppid == me && pg == pgid) {
+		if (stat_ids(pid, &ppid, &pg) == 0 && ppid == me && pg == pgid &&
+		    same_exe(pid, exe)) {
 			found = pid;
 			break;
 		}

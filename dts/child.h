@@ -41,10 +41,10 @@ pid_t pvmd_spawn(const char *path, char *const argv[], const struct priv_user *u
 		 int prio);
 
 /*
- * After reaping the pvmd process we started (status 0): the daemon it
- * forked, now our child through the subreaper, in process group pgid; or
- * 0 if there is none.
+ * After reaping the slave pvmd process we started (status 0): the daemon
+ * it forked, now our child through the subreaper, in process group pgid
+ * and running the pvmd program exe; or 0 if there is none.
  */
-pid_t pvmd_find_daemon(pid_t pgid, pid_t not_this);
+pid_t pvmd_find_daemon(pid_t pgid, const char *exe);
 
 #endif /* DTS_CHILD_H */

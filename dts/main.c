@@ -62,6 +62,7 @@ struct dts {
 	int   epfd, sigfd, timerfd;
 	int   rt_prio;
 	pid_t pvmd_first;       /* the process we forked */
+	int   slave;            /* started with -s/-S: pvmd will fork */
 	pid_t pvmd;             /* the daemon we track */
 	int   pvmd_status;
 	int   done;
@@ -155,8 +156,9 @@ pvmd_exited(struct dts *d, pid_t pid, int status)
 {
 	pid_t daemon;
 
-	if (pid == d->pvmd_first && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-	    (daemon = pvmd_find_daemon(d->gang.pgid, d->agent.pid)) > 0) {
+	if (d->slave && pid == d->pvmd_first && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0 &&
+	    (daemon = pvmd_find_daemon(d->gang.pgid, d->conf.pvmd)) > 0) {
 		/* a slave pvmd forked: follow the daemon */
 		log_info("pvmd forked: tracking daemon pid %d", (int)daemon);
 		d->pvmd = daemon;
@@ -289,8 +291,11 @@ start(struct dts *d, char **pvmd_args, int nargs)
 	if (argv == NULL)
 		fatal("calloc");
 	argv[0] = d->conf.pvmd;
-	for (int i = 0; i < nargs; i++)
+	for (int i = 0; i < nargs; i++) {
 		argv[i + 1] = pvmd_args[i];
+		if (strcmp(pvmd_args[i], "-s") == 0 || strcmp(pvmd_args[i], "-S") == 0)
+			d->slave = 1;
+	}
 
 	d->rt_prio = priv_rt_max(d->conf.rt_priority);
 	if (priv_rt_self(d->rt_prio) < 0)

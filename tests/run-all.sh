@@ -1,0 +1,97 @@
+#!/bin/bash
+# run-all.sh BUILD - the whole test suite: unit tests (cmocka), man page
+# lint, system tests on a real pvmd, a short fuzz run, the unit and
+# system tests again under ASan/UBSan, and the unit tests under valgrind.
+# Prints one line per check and ends with "N passed, N failed, N skipped".
+set -u
+build=$(cd "${1:?usage: run-all.sh BUILD}" && pwd)
+src=$(cd "$(dirname "$0")/.." && pwd)
+out=$build/test-results
+rm -rf "$out" && mkdir -p "$out"
+pass=0 fail=0 skip=0
+
+result() {	# result NAME RC [LOG]
+	case $2 in
+	0) pass=$((pass + 1)); echo "PASS: $1" ;;
+	77) skip=$((skip + 1)); echo "SKIP: $1${3:+ ($(grep -m1 '^SKIP' "$3" 2>/dev/null | cut -d: -f3- | sed 's/^ //'))}" ;;
+	*) fail=$((fail + 1)); echo "FAIL: $1${3:+ (log: $3)}"
+	   [ -n "${3:-}" ] && tail -n 25 "$3" | sed 's/^/    /' ;;
+	esac
+}
+
+unit_tests() {	# unit_tests BUILDDIR TAG [WRAPPER...]
+	local b=$1 tag=$2; shift 2
+	for t in "$b"/tests/unit/test_*; do
+		[ -x "$t" ] || continue
+		local name; name=$(basename "$t")
+		local log="$out/$tag-$name.log"
+		"$@" "$t" > "$log" 2>&1
+		local rc=$?
+		local n; n=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+		result "$tag: $name (${n:-0} cases)" $rc "$log"
+	done
+}
+
+# 1. unit tests
+unit_tests "$build" unit
+
+# 2. man pages: lint clean
+for m in "$build"/man/*.[0-9]; do
+	log="$out/man-$(basename "$m").log"
+	{ mandoc -Tlint -W warning "$m"; groff -man -ww -z "$m"; } > "$log" 2>&1
+	[ -s "$log" ] && rc=1 || rc=0
+	result "man: $(basename "$m") lint" $rc "$log"
+done
+
+# 3. system tests, each with its own private run directory
+for t in "$src"/tests/system/t[0-9]*.sh; do
+	name=$(basename "$t" .sh)
+	log="$out/system-$name.log"
+	DTS_BUILD=$build timeout -k 10 300 bash "$t" > "$log" 2>&1
+	result "system: $name" $? "$log"
+done
+
+# 4. fuzz the datagram decoder briefly
+log="$out/fuzz.log"
+sh "$src/tests/fuzz/run.sh" "$src" "$build/fuzz" "${FUZZ_SECONDS:-20}" > "$log" 2>&1
+result "fuzz: datagram decoder (${FUZZ_SECONDS:-20} s)" $? "$log"
+
+# 5. ASan + UBSan: unit tests and the system tests that exercise dts
+san=$build/_sanitize
+log="$out/sanitize-build.log"
+if { mkdir -p "$san" && cd "$san" &&
+     { [ -f Makefile ] || "$src/configure" -q --enable-sanitizers; } &&
+     make -j2 all && make -j2 check TESTS=; } > "$log" 2>&1; then
+	cd "$src"
+	unit_tests "$san" asan
+	# dts hands its stderr to pvmd and then closes it: reports go to files
+	rep=$out/asan-reports && mkdir -p "$rep"
+	export ASAN_OPTIONS=detect_leaks=1:log_path=$rep/asan
+	export UBSAN_OPTIONS=print_stacktrace=1:log_path=$rep/ubsan
+	for t in $(ls "$src"/tests/system/t[0-9]*.sh | grep -E "${SAN_SYSTEM:-datagram|modes|failsafe}"); do
+		name=$(basename "$t" .sh)
+		log="$out/asan-system-$name.log"
+		rm -f "$rep"/*
+		DTS_BUILD=$san timeout -k 10 300 bash "$t" > "$log" 2>&1
+		rc=$?
+		for r in "$rep"/*; do
+			[ -e "$r" ] || continue
+			rc=1; { echo "--- $r"; cat "$r"; } >> "$log"
+		done
+		result "asan: system $name" $rc "$log"
+	done
+	unset ASAN_OPTIONS UBSAN_OPTIONS
+else
+	cd "$src"
+	result "asan: build" 1 "$log"
+fi
+
+# 6. valgrind over the unit tests
+if command -v valgrind > /dev/null; then
+	unit_tests "$build" valgrind valgrind -q --error-exitcode=99 --leak-check=full
+else
+	skip=$((skip + 1)); echo "SKIP: valgrind: not installed"
+fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]

@@ -1,0 +1,285 @@
+# lib.sh - shared helpers of the DTS system tests (bash; source it).
+#
+#   . "$(dirname "$0")/lib.sh"
+#   t_setup my-test            # private run dir, PVM env, cleanup trap
+#   some_daemon & t_track $!   # everything tracked is ended by t_cleanup
+#   ... t_fail "why" / t_skip "why" / t_pass
+#
+# Each test gets ${TMPDIR:-/tmp}/dts-test.$$.NAME with tmp/ (PVM_TMP),
+# home/ (HOME) and log/.  t_cleanup runs on exit and on INT/TERM: every
+# tracked process and process group is continued, put back to SCHED_OTHER,
+# terminated and, after 2 s, killed; then the run dir is removed (KEEP=1
+# keeps it).  Only processes the test tracked are ever signalled.
+#
+# Variables: SRC (source tree, or $DTS_SRC), BUILD (build tree with
+# dts/dts, load/dts-load, tests/...; $DTS_BUILD, else $SRC/_build or $SRC),
+# T_NAME, T_DIR, T_TMP, T_HOME, T_LOG.
+# Exit codes: 0 pass, 1 fail, 77 skip (automake's convention).
+
+SRC=${DTS_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+if [ -n "${DTS_BUILD:-}" ]; then
+	BUILD=$DTS_BUILD
+elif [ -x "$SRC/_build/dts/dts" ]; then
+	BUILD=$SRC/_build
+else
+	BUILD=$SRC
+fi
+export SRC BUILD
+
+T_NAME=${T_NAME:-$(basename "$0" .sh)}
+T_DIR=
+T_PIDS=()
+T_PGS=()
+T_CLEANED=0
+T_SLEEP_PID=
+
+# ---- results -------------------------------------------------------------
+
+t_log() {
+	echo "# $*" >&2
+}
+
+# Show the tail of every log of this run, so a failure explains itself.
+_t_dump_logs() {
+	local f
+	[ -n "$T_DIR" ] && [ -d "$T_DIR/log" ] || return 0
+	for f in "$T_DIR"/log/* "$T_TMP"/pvml.*; do
+		[ -f "$f" ] || continue
+		echo "# ---- ${f#"$T_DIR"/} (last 20 lines)" >&2
+		tail -n 20 "$f" | sed 's/^/#   /' >&2
+	done
+}
+
+t_fail() {
+	echo "FAIL: $T_NAME: $*"
+	_t_dump_logs
+	exit 1
+}
+
+t_pass() {
+	echo "PASS: $T_NAME"
+	exit 0
+}
+
+t_skip() {
+	echo "SKIP: $T_NAME: $*"
+	exit 77
+}
+
+# ---- setup and cleanup ---------------------------------------------------
+
+t_setup() {
+	[ -n "${1:-}" ] || { echo "t_setup: NAME missing" >&2; exit 2; }
+	T_NAME=$1
+	T_DIR=${TMPDIR:-/tmp}/dts-test.$$.$T_NAME
+	T_TMP=$T_DIR/tmp
+	T_HOME=$T_DIR/home
+	T_LOG=$T_DIR/log
+	rm -rf "$T_DIR"
+	mkdir -p "$T_TMP" "$T_HOME" "$T_LOG" || exit 1
+	export T_NAME T_DIR T_TMP T_HOME T_LOG
+	export PVM_TMP=$T_TMP HOME=$T_HOME PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1
+	unset PVM_VMID PVM_DPATH PVM_EXPORT
+	trap t_cleanup EXIT
+	trap '_t_on_signal 130' INT
+	trap '_t_on_signal 143' TERM
+}
+
+_t_on_signal() {
+	echo "FAIL: $T_NAME: interrupted" >&2
+	exit "$1" # runs the EXIT trap, which cleans up
+}
+
+_t_is_num() {
+	case "$1" in
+	'' | *[!0-9]*) return 1 ;;
+	esac
+	[ "$1" -gt 1 ]
+}
+
+t_track() {
+	if ! _t_is_num "${1:-}" || [ "$1" = $$ ]; then
+		echo "t_track: bad pid '${1:-}'" >&2
+		return 1
+	fi
+	T_PIDS+=("$1")
+}
+
+t_track_pg() {
+	if ! _t_is_num "${1:-}" || [ "$1" = "$(_t_my_pgid)" ]; then
+		echo "t_track_pg: bad or own process group '${1:-}'" >&2
+		return 1
+	fi
+	T_PGS+=("$1")
+}
+
+_t_my_pgid() {
+	local s pgid
+	s=$(cat /proc/$$/stat 2>/dev/null) || return 0
+	read -r _ _ pgid _ <<< "${s##*) }"
+	echo "$pgid"
+}
+
+# Alive and not a zombie.
+_t_alive() {
+	kill -0 "$1" 2>/dev/null && [ "$(t_proc_state "$1")" != Z ]
+}
+
+# Live members of process group $1.
+_t_pg_members() {
+	ps -eo pid=,pgid=,stat= | awk -v g="$1" '$2 == g && $3 !~ /^Z/ { print $1 }'
+}
+
+# Continue, make normal and terminate: a stopped or RT process must not
+# outlive the test or starve the cleanup.
+_t_release_pid() {
+	kill -CONT "$1" 2>/dev/null
+	chrt -o -p 0 "$1" >/dev/null 2>&1
+	kill -TERM "$1" 2>/dev/null
+}
+
+_t_release_pg() {
+	local p
+	kill -CONT -- "-$1" 2>/dev/null
+	for p in $(_t_pg_members "$1"); do
+		chrt -o -p 0 "$p" >/dev/null 2>&1
+	done
+	kill -TERM -- "-$1" 2>/dev/null
+}
+
+# Wait up to 2 s for everything tracked to end, then SIGKILL the rest.
+_t_reap() {
+	local p g left
+	for _ in $(seq 40); do
+		left=0
+		for p in "${T_PIDS[@]}"; do _t_alive "$p" && left=1; done
+		for g in "${T_PGS[@]}"; do [ -n "$(_t_pg_members "$g")" ] && left=1; done
+		[ "$left" = 0 ] && return 0
+		sleep 0.05
+	done
+	for p in "${T_PIDS[@]}"; do _t_alive "$p" && kill -KILL "$p" 2>/dev/null; done
+	for g in "${T_PGS[@]}"; do
+		[ -n "$(_t_pg_members "$g")" ] && kill -KILL -- "-$g" 2>/dev/null
+	done
+	return 0
+}
+
+t_cleanup() {
+	local rc=$? p g
+	[ "$T_CLEANED" = 1 ] && return "$rc"
+	T_CLEANED=1
+	set +e
+	[ -n "$T_SLEEP_PID" ] && kill "$T_SLEEP_PID" 2>/dev/null
+	for p in "${T_PIDS[@]}"; do _t_release_pid "$p"; done
+	for g in "${T_PGS[@]}"; do _t_release_pg "$g"; done
+	_t_reap
+	for p in "${T_PIDS[@]}"; do # reap the ones that are our children
+		_t_alive "$p" || wait "$p" 2>/dev/null
+	done
+	if [ -n "$T_DIR" ] && [ -d "$T_DIR" ]; then
+		if [ "${KEEP:-0}" = 1 ]; then
+			echo "# kept $T_DIR" >&2
+		else
+			rm -rf "$T_DIR"
+		fi
+	fi
+	return "$rc"
+}
+
+# ---- waiting and inspecting ----------------------------------------------
+
+# Microseconds since the epoch.
+_t_now_us() {
+	if [ -n "${EPOCHREALTIME:-}" ]; then
+		local t=${EPOCHREALTIME/[.,]/}
+		echo "$((10#$t))"
+	else
+		echo "$(($(date +%s%N) / 1000))"
+	fi
+}
+
+# "2", "0.5", "1.25" seconds -> microseconds.
+_t_secs_to_us() {
+	awk -v s="$1" 'BEGIN { printf "%d\n", s * 1000000 }'
+}
+
+# t_sleep SECONDS: like sleep, but INT/TERM end the test (and clean up) at
+# once; bash runs traps only after a foreground command has finished.
+t_sleep() {
+	local rc
+	sleep "$1" &
+	T_SLEEP_PID=$!
+	wait "$T_SLEEP_PID" 2>/dev/null
+	rc=$?
+	T_SLEEP_PID=
+	return "$rc"
+}
+
+# t_wait_for TIMEOUT_S CMD...: run CMD every 50 ms until it succeeds.
+t_wait_for() {
+	local end
+	end=$(($(_t_now_us) + $(_t_secs_to_us "$1")))
+	shift
+	while :; do
+		"$@" && return 0
+		[ "$(_t_now_us)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+
+# CPU time of PID in ns (first field of /proc/PID/schedstat).
+t_cpu_ns() {
+	local ns
+	read -r ns _ < "/proc/$1/schedstat" || return 1
+	echo "$ns"
+}
+
+# State letter (R, S, T, Z, ...) from /proc/PID/stat.
+t_proc_state() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*) }
+	echo "${s%% *}"
+}
+
+# Scheduling class: TS, FF, RR, ...
+t_policy() {
+	ps -o cls= -p "$1" | tr -d ' '
+}
+
+# ---- files ---------------------------------------------------------------
+
+# A DTS key file: 64 hexadecimal digits, mode 600.
+t_keygen() {
+	(umask 077 &&
+		od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > "$1" &&
+		echo >> "$1") || return 1
+	chmod 600 "$1"
+}
+
+# t_conf FILE key=value...: a libconfig file of "key = value;" lines.
+# Values are written verbatim: quote strings yourself (name='"x"').
+t_conf() {
+	local f=$1 kv k v
+	shift
+	: > "$f" || return 1
+	for kv in "$@"; do
+		case "$kv" in
+		*=*) ;;
+		*) echo "t_conf: not key=value: $kv" >&2; return 1 ;;
+		esac
+		read -r k <<< "${kv%%=*}"
+		read -r v <<< "${kv#*=}"
+		printf '%s = %s;\n' "$k" "$v" >> "$f"
+	done
+}
+
+# t_bg NAME CMD...: start CMD in the background, output to $T_LOG/NAME.log,
+# track it; sets T_BG_PID.
+t_bg() {
+	local name=$1
+	shift
+	"$@" > "$T_LOG/$name.log" 2>&1 &
+	T_BG_PID=$!
+	t_track "$T_BG_PID"
+}

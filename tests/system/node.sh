@@ -1,0 +1,124 @@
+# node.sh - helpers for system tests of one DTS node: a real dts running a
+# real master pvmd on this host.  Source after lib.sh and t_setup.
+#
+#   n_conf mode='"static"' ip='"100ms"' ps='"80%"'   # writes $N_CONF
+#   n_start [taskset -c 1]      # dts + pvmd; sets N_DTS, N_PVMD, N_AGENT
+#   n_status [FIELD]            # STATUS of the node (sendgram)
+#   n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 0
+#   n_halt                      # pvm_halt, then wait for dts to exit
+
+N_PORT=${N_PORT:-$((20000 + ($$ * 7 + RANDOM) % 20000))}
+N_CONF=
+N_KEY=
+N_DTS=
+N_PVMD=
+N_AGENT=
+
+# n_conf KEY=VALUE...: test defaults (private port, key, log, agent path)
+# plus the given keys, which override them.
+n_conf() {
+	N_CONF=$T_DIR/dts.conf
+	N_KEY=$T_DIR/dts.key
+	[ -f "$N_KEY" ] || t_keygen "$N_KEY" || t_fail "cannot write key"
+	local -A kv=(
+		[port]=$N_PORT
+		[key_file]="\"$N_KEY\""
+		[log_file]="\"$T_LOG/dts.log\""
+		[log_level]='"debug"'
+		[load_agent]="\"$BUILD/load/dts-load\""
+	)
+	local a
+	for a in "$@"; do kv[${a%%=*}]=${a#*=}; done
+	: > "$N_CONF"
+	for a in "${!kv[@]}"; do printf '%s = %s;\n' "$a" "${kv[$a]}" >> "$N_CONF"; done
+}
+
+# n_start [PREFIX...]: start dts (optionally under PREFIX, e.g. taskset)
+# with the master pvmd; wait until pvmd has printed its socket path.
+n_start() {
+	[ -n "$N_CONF" ] || n_conf
+	"$@" "$BUILD/dts/dts" -f "$N_CONF" -- > "$T_LOG/pvmd.out" 2> "$T_LOG/pvmd.err" &
+	N_DTS=$!
+	t_track "$N_DTS"
+	t_wait_for 10 grep -q pvmtmp "$T_LOG/pvmd.out" ||
+		t_fail "pvmd did not start under dts (see logs)"
+	N_PVMD=$(_n_child_named "$N_DTS" pvmd)
+	N_AGENT=$(_n_child_named "$N_DTS" dts-load)
+	[ -n "$N_PVMD" ] || t_fail "no pvmd child of dts"
+	t_track_pg "$N_PVMD"
+}
+
+_n_child_named() {
+	ps -eo pid=,ppid=,comm= | awk -v p="$1" -v c="$2" '$2 == p && $3 == c { print $1; exit }'
+}
+
+# n_status [FIELD]: the node's STATUS as key=value lines, or one value.
+n_status() {
+	local out
+	out=$("$BUILD/tests/tools/sendgram" -k "$N_KEY" -p "$N_PORT" status) || return 1
+	if [ -n "${1:-}" ]; then
+		sed -n "s/^$1=//p" <<< "$out"
+	else
+		echo "$out"
+	fi
+}
+
+# n_send ARGS...: sendgram with this node's key and port.
+n_send() {
+	"$BUILD/tests/tools/sendgram" -k "$N_KEY" -p "$N_PORT" "$@"
+}
+
+# n_pvm ARGS...: the PVM client against this node's pvmd.
+n_pvm() {
+	"$BUILD/tests/pvm/dts-pvmctl" "$@"
+}
+
+# n_pids_named NAME: PIDs in the gang whose command is NAME.
+n_gang_pids() {
+	ps -eo pid=,pgid=,comm= | awk -v g="$N_PVMD" -v c="${1:-}" \
+	    '$2 == g && (c == "" || $3 == c) { print $1 }'
+}
+
+# n_shares SECONDS PID...: CPU share (percent, 1 decimal) of each PID over
+# SECONDS of wall time, from /proc/PID/schedstat.
+n_shares() {
+	local secs=$1 p t0 t1
+	shift
+	local -a c0 c1
+	t0=$(_t_now_us)
+	for p in "$@"; do c0+=("$(t_cpu_ns "$p")"); done
+	t_sleep "$secs"
+	t1=$(_t_now_us)
+	for p in "$@"; do c1+=("$(t_cpu_ns "$p")"); done
+	local i
+	for i in "${!c0[@]}"; do
+		awk -v a="${c0[$i]}" -v b="${c1[$i]}" -v w="$((t1 - t0))" \
+		    'BEGIN { printf "%.1f\n", (b - a) / (w * 10) }'
+	done
+}
+
+# n_halt: halt the VM and wait for dts to exit; N_RC = dts's exit status.
+# (Not in a subshell: only this shell can wait for dts.)
+n_halt() {
+	n_pvm halt > /dev/null 2>&1
+	n_wait_exit
+}
+
+# n_wait_exit: wait (10 s) for dts to end; N_RC = its exit status.
+n_wait_exit() {
+	t_wait_for 10 _n_gone "$N_DTS" || return 1
+	wait "$N_DTS" 2>/dev/null
+	N_RC=$?
+}
+
+_n_gone() { ! kill -0 "$1" 2>/dev/null || [ "$(t_proc_state "$1")" = Z ]; }
+
+# n_no_leftovers: nothing of the gang is stopped or at RT priority.
+n_no_leftovers() {
+	local p bad=
+	for p in $(n_gang_pids); do
+		[ "$(t_proc_state "$p")" = T ] && bad="$bad $p(stopped)"
+		case "$(t_policy "$p")" in FF|RR) bad="$bad $p(RT)" ;; esac
+	done
+	[ -z "$bad" ] || { t_log "left over:$bad"; return 1; }
+}
