@@ -44,7 +44,4 @@ void gang_set_rt(struct gang *g, int rt);
 void gang_release(struct gang *g);
 int  gang_members(const struct gang *g);
 
-/* freezer helpers shared with the fail-safe */
-int  gang_freezer_path(char *buf, size_t len, pid_t dts_pid);
-
 #endif /* DTS_GANG_H */

@@ -5,6 +5,11 @@
  * tasks that leave the process group.  The edge path only writes; it never
  * waits for the "frozen" confirmation (its poll notification is rate
  * limited, shared/reference/limits.md §2).
+ *
+ * The cgroup is <cgroup2 mount>/dts/<pid of dts>.  The shared parent "dts"
+ * stays: the mount's root directory is r-x even for root, so removing a
+ * child of it needs CAP_DAC_OVERRIDE, which dts has dropped by the time
+ * it exits; "dts" itself is root's rwx, so its children can go.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,14 +43,14 @@ cgroup2_mount(char *buf, size_t len)
 	return found;
 }
 
-int
+static int
 gang_freezer_path(char *buf, size_t len, pid_t dts_pid)
 {
 	char mnt[PATH_MAX];
 
 	if (cgroup2_mount(mnt, sizeof(mnt)) < 0)
 		return -1;
-	if ((size_t)snprintf(buf, len, "%s/dts.%d", mnt, (int)dts_pid) >= len)
+	if ((size_t)snprintf(buf, len, "%s/dts/%d", mnt, (int)dts_pid) >= len)
 		return -1;
 	return 0;
 }
@@ -83,7 +88,10 @@ frz_attach(struct gang *g)
 		log_warnx("freezer: no cgroup2 hierarchy mounted");
 		return -1;
 	}
-	if (mkdir(g->cgroup, 0755) < 0 && errno != EEXIST) {
+	snprintf(path, sizeof(path), "%s", g->cgroup);
+	*strrchr(path, '/') = '\0';
+	if ((mkdir(path, 0755) < 0 && errno != EEXIST) ||
+	    (mkdir(g->cgroup, 0755) < 0 && errno != EEXIST)) {
 		log_warn("freezer: mkdir %s", g->cgroup);
 		return -1;
 	}
@@ -115,7 +123,7 @@ frz_cont(struct gang *g)
 	return frz_write(g, '0');
 }
 
-/* Move every process of the gang's cgroup (not only the group) out. */
+/* Move every process of the gang's cgroup (not only the group) to root. */
 static void
 move_all_back(const char *cgroup, const char *parent)
 {
@@ -134,17 +142,16 @@ move_all_back(const char *cgroup, const char *parent)
 static void
 frz_detach(struct gang *g)
 {
-	char parent[PATH_MAX], *slash;
+	char root[PATH_MAX];
 
 	if (g->freeze_fd < 0)
 		return;
 	frz_write(g, '0');
 	close(g->freeze_fd);
 	g->freeze_fd = -1;
-	snprintf(parent, sizeof(parent), "%s", g->cgroup);
-	if ((slash = strrchr(parent, '/')) != NULL)
-		*slash = '\0';
-	move_all_back(g->cgroup, parent);
+	if (cgroup2_mount(root, sizeof(root)) < 0)
+		return;
+	move_all_back(g->cgroup, root);
 	if (rmdir(g->cgroup) < 0 && errno != ENOENT)
 		log_warn("freezer: rmdir %s", g->cgroup);
 }

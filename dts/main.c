@@ -38,7 +38,9 @@
 #include "sched.h"
 #include "timeutil.h"
 
-#define AGENT_RESTARTS_MAX 5
+#define AGENT_BACKOFF_MIN (100 * NS_PER_MS)   /* first restart delay */
+#define AGENT_BACKOFF_MAX (10 * NS_PER_SEC)   /* doubling up to this */
+#define AGENT_STABLE      (10 * NS_PER_SEC)   /* lived this long: reset */
 
 /*
  * Priorities.  The thesis puts pvmd at max-1 and the Load agent at max-2.
@@ -60,6 +62,7 @@ struct dts {
 	struct sched sched;
 	struct agent agent;
 	int   epfd, sigfd, timerfd;
+	int   restart_tfd;      /* restarts dts-load after a back-off */
 	int   rt_prio;
 	pid_t pvmd_first;       /* the process we forked */
 	int   slave;            /* started with -s/-S: pvmd will fork */
@@ -76,10 +79,13 @@ usage(int rc)
 	exit(rc);
 }
 
-/* Before logging is set up: errors go to the log and, if a person started
- * us (not PVM), to stderr too. */
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die_early(int to_stderr, const char *fmt, ...)
+/*
+ * dts cannot start at all (before pvmd runs): one line to the log and to
+ * stderr.  Under PVM nothing else will use that stderr now, and pvmd'
+ * logs the line as "stderr@host", which tells the administrator why.
+ */
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die_early(const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -87,8 +93,7 @@ die_early(int to_stderr, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (to_stderr)
-		fprintf(stderr, "dts: %s\n", msg);
+	fprintf(stderr, "dts: %s\n", msg);
 	fatalx("%s", msg);
 }
 
@@ -134,9 +139,13 @@ agent_input(struct dts *d)
 		    d->conf.load.per_cpu ? (uint32_t)proc_ncpu() : 1);
 }
 
+/* dts-load ended: start a new one after a back-off (it is the fail-safe). */
 static void
 agent_exited(struct dts *d, int status)
 {
+	int64_t now = now_mono_ns(), delay = AGENT_BACKOFF_MIN;
+	struct itimerspec its = { 0 };
+
 	log_warnx("dts-load (pid %d) ended with status %d", (int)d->agent.pid, status);
 	d->agent.pid = 0;
 	if (d->agent.sock >= 0) {
@@ -144,11 +153,29 @@ agent_exited(struct dts *d, int status)
 		close(d->agent.sock);
 		d->agent.sock = -1;
 	}
-	if (d->done || ++d->agent.restarts > AGENT_RESTARTS_MAX) {
-		log_warnx("dts-load not restarted: no load index, no kill -9 fail-safe");
+	if (d->done)
 		return;
-	}
-	start_agent(d);
+	if (now - d->agent.started > AGENT_STABLE)
+		d->agent.restarts = 0;
+	for (unsigned i = 0; i < d->agent.restarts && delay < AGENT_BACKOFF_MAX; i++)
+		delay *= 2;
+	if (delay > AGENT_BACKOFF_MAX)
+		delay = AGENT_BACKOFF_MAX;
+	d->agent.restarts++;
+	its.it_value = ns_to_ts(delay);
+	if (timerfd_settime(d->restart_tfd, 0, &its, NULL) < 0)
+		log_warn("timerfd_settime");
+}
+
+static void
+agent_restart(struct dts *d)
+{
+	uint64_t n;
+
+	if (read(d->restart_tfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		log_warn("read restart timer");
+	if (d->agent.pid == 0 && !d->done)
+		start_agent(d);
 }
 
 static void
@@ -225,6 +252,8 @@ loop(struct dts *d)
 				signal_input(d);
 			else if (fd == d->agent.sock)
 				agent_input(d);
+			else if (fd == d->restart_tfd)
+				agent_restart(d);
 		}
 	}
 }
@@ -263,7 +292,8 @@ setup_fds(struct dts *d)
 	if ((d->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
 		fatal("signalfd");
 	d->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (d->timerfd < 0)
+	d->restart_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->timerfd < 0 || d->restart_tfd < 0)
 		fatal("timerfd_create");
 	if ((d->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
 		fatal("epoll_create1");
@@ -374,30 +404,29 @@ main(int argc, char **argv)
 		}
 		return 0;
 	}
-	int tty = check || debug || isatty(STDERR_FILENO);
 	log_init("dts", debug ? LOG_TO_STDERR : LOG_TO_SYSLOG, NULL, LOG_LVL_INFO);
 	conf_defaults(&d.conf);
 	if (conf_load(&d.conf, d.conf_path, !explicit_conf, err, sizeof(err)) < 0)
-		die_early(tty, "%s", err);
+		die_early("%s", err);
 	if (!d.conf.insecure &&
 	    auth_key_load(&d.ctl.key, d.conf.key_file, err, sizeof(err)) < 0)
-		die_early(tty, "%s (no key, no start; or set insecure = true)", err);
+		die_early("%s (no key, no start; or set insecure = true)", err);
 	d.ctl.key.insecure = d.conf.insecure;
 	if (priv_user_lookup(d.conf.user, &d.user, err, sizeof(err)) < 0)
-		die_early(tty, "%s", err);
+		die_early("%s", err);
 	if (check) {
 		printf("configuration OK\n");
 		return 0;
 	}
 	if (!debug && d.conf.log_file[0] &&
 	    log_init("dts", LOG_TO_FILE, d.conf.log_file, d.conf.log_level) < 0)
-		die_early(tty, "log file %s: %s", d.conf.log_file, strerror(errno));
+		die_early("log file %s: %s", d.conf.log_file, strerror(errno));
 	log_set_level(debug ? LOG_LVL_DEBUG : d.conf.log_level);
 
 	setup_fds(&d);
 	if (ctl_open(&d.ctl, d.conf.bind, d.conf.port, d.conf.replay_window_ns,
 	    err, sizeof(err)) < 0)
-		die_early(tty, "%s", err);
+		die_early("%s", err);
 	if (d.conf.insecure)
 		log_warnx("insecure = true: control datagrams are NOT authenticated");
 	start(&d, argv + optind, argc - optind);
@@ -407,6 +436,7 @@ main(int argc, char **argv)
 	epoll_add(&d, d.timerfd);
 	epoll_add(&d, d.ctl.fd);
 	epoll_add(&d, d.sigfd);
+	epoll_add(&d, d.restart_tfd);
 	reap(&d);	/* pvmd may already have failed */
 	loop(&d);
 	finish(&d);

@@ -58,7 +58,12 @@ priv_rt_self(int prio)
 	return 0;
 }
 
-/* Empty every capability set, the bounding set and the ambient set. */
+/*
+ * Empty every capability set, the bounding set and the ambient set.  A
+ * dts that already dropped CAP_SETPCAP (restarting dts-load) cannot shrink
+ * the bounding set further; it is then CAP_SYS_NICE at most, and the
+ * locked securebits keep exec from granting it.
+ */
 static int
 drop_all_caps(void)
 {
@@ -66,7 +71,8 @@ drop_all_caps(void)
 	int rc;
 
 	for (cap_value_t c = 0; c <= CAP_LAST_CAP; c++)
-		if (CAP_IS_SUPPORTED(c) && cap_drop_bound(c) < 0 && errno != EINVAL)
+		if (CAP_IS_SUPPORTED(c) && cap_drop_bound(c) < 0 &&
+		    errno != EINVAL && errno != EPERM)
 			return -1;
 	if (cap_reset_ambient() < 0 && errno != EINVAL)
 		return -1;
@@ -75,6 +81,22 @@ drop_all_caps(void)
 	rc = cap_set_proc(none);
 	cap_free(none);
 	return rc;
+}
+
+#define SECBITS_ROOT_POWERLESS (SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | \
+	SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED)
+
+/* uid 0 must not get capabilities back on exec. */
+static int
+lock_root_powerless(int extra)
+{
+	int sb = prctl(PR_GET_SECUREBITS);
+
+	if (sb < 0)
+		return -1;
+	if ((sb & (SECBITS_ROOT_POWERLESS | extra)) == (SECBITS_ROOT_POWERLESS | extra))
+		return 0;
+	return prctl(PR_SET_SECUREBITS, sb | SECBITS_ROOT_POWERLESS | extra);
 }
 
 int
@@ -86,15 +108,14 @@ priv_child_become(const struct priv_user *u, int policy, int prio)
 		return -1;
 	munlockall();
 	if (geteuid() == 0) {
-		/* uid 0 must not get capabilities back on exec */
-		if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
-		    SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED) < 0)
+		if (lock_root_powerless(0) < 0)
 			return -1;
-		if ((u->uid == 0 ? setgroups(0, NULL) : initgroups(u->name, u->gid)) < 0)
-			return -1;
-		if (setresgid(u->gid, u->gid, u->gid) < 0 ||
-		    setresuid(u->uid, u->uid, u->uid) < 0)
-			return -1;
+		if (u->uid != 0) {
+			if (initgroups(u->name, u->gid) < 0 ||
+			    setresgid(u->gid, u->gid, u->gid) < 0 ||
+			    setresuid(u->uid, u->uid, u->uid) < 0)
+				return -1;
+		}
 	}
 	return drop_all_caps();
 }
@@ -136,12 +157,8 @@ priv_drop_self(const struct priv_user *u, uid_t gang_uid)
 	/* the gang belongs to someone else: need CAP_KILL too */
 	int n = u->uid == gang_uid ? 1 : 2;
 
-	if (geteuid() == 0) {
-		if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
-		    SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
-		    SECBIT_KEEP_CAPS) < 0)
-			return -1;
-	}
+	if (geteuid() == 0 && lock_root_powerless(SECBIT_KEEP_CAPS) < 0)
+		return -1;
 	if (drop_bound_except(keep, n) < 0)
 		return -1;
 	if (geteuid() == 0) {

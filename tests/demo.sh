@@ -14,7 +14,7 @@ t_setup demo
 n_conf mode='"static"' ip='"100ms"' ps='"80%"'
 n_start taskset -c 1
 n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail "spawn failed"
-t_wait_for 5 test -n "$(n_gang_pids spin)" || t_fail "no PVM task"
+t_wait_for 5 n_has_task spin || t_fail "no PVM task"
 spin=$(n_gang_pids spin)
 "$BUILD/tests/tools/hog" -c 1 -t 0 -p "$T_DIR/hog.pid" &
 t_track $!

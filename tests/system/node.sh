@@ -111,6 +111,13 @@ n_wait_exit() {
 	N_RC=$?
 }
 
+# Predicates for t_wait_for (its arguments are expanded once, so a test
+# must not pass "$(...)": use these).
+n_is_stopped() { [ "$(t_proc_state "$1")" = T ]; }
+n_is_running() { local s; s=$(t_proc_state "$1") && [ "$s" != T ]; }
+n_has_task() { [ -n "$(n_gang_pids "$1")" ]; }
+n_phase_is() { [ "$(n_status phase)" = "$1" ]; }
+
 _n_gone() { ! kill -0 "$1" 2>/dev/null || [ "$(t_proc_state "$1")" = Z ]; }
 
 # n_no_leftovers: nothing of the gang is stopped or at RT priority.

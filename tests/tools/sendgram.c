@@ -56,6 +56,7 @@ struct ctx {
 	socklen_t       dstlen;
 	int             timeout_ms;
 	int             nowait;
+	const char     *save;   /* -o: also write each datagram sent here */
 };
 
 struct action {
@@ -203,6 +204,13 @@ sealed_schedule(struct ctx *c, int argc, char **argv, uint8_t *buf)
 static int
 send_dgram(struct ctx *c, const uint8_t *buf, size_t len)
 {
+	if (c->save) {
+		FILE *f = fopen(c->save, "wb");
+		if (f == NULL || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
+			warnmsg("%s: cannot save the datagram", c->save);
+			return -1;
+		}
+	}
 	if (sendto(c->fd, buf, len, 0, (const struct sockaddr *)&c->dst,
 		   c->dstlen) != (ssize_t)len) {
 		warnmsg("sendto: %s", strerror(errno));
@@ -516,6 +524,24 @@ act_garbage(struct ctx *c, int argc, char **argv)
 	return sent(0, what, -1);
 }
 
+/* raw FILE: send the bytes of FILE as they are (a captured datagram). */
+static int
+act_raw(struct ctx *c, int argc, char **argv)
+{
+	uint8_t buf[BUF_LEN];
+	size_t len;
+	FILE *f = fopen(argv[0], "rb");
+
+	if (f == NULL) {
+		warnmsg("%s: %s", argv[0], strerror(errno));
+		return 1;
+	}
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	return sent(send_dgram(c, buf, len), "raw: the bytes of a saved datagram",
+		    (int)len);
+}
+
 /* ---- main ------------------------------------------------------------- */
 
 #define SCHED_ARGS "[MODE PS_US IP_US [SYNC] [FLAGS]]"
@@ -534,6 +560,7 @@ static const struct action actions[] = {
 	{ "badlen", 0, 5, "badlen " SCHED_ARGS, act_badlen },
 	{ "range", 0, 5, "range " SCHED_ARGS, act_range },
 	{ "garbage", 1, 2, "garbage N [SEED]", act_garbage },
+	{ "raw", 1, 1, "raw FILE", act_raw },
 };
 #define NACTIONS (sizeof(actions) / sizeof(actions[0]))
 
@@ -547,7 +574,7 @@ usage(const struct action *a)
 		exit(2);
 	}
 	fprintf(stderr, "usage: sendgram [-k KEYFILE | -K] [-a ADDR] -p PORT "
-		"[-t TIMEOUT_MS] [-n] ACTION [ARGS]\nactions:\n");
+		"[-t TIMEOUT_MS] [-n] [-o SAVEFILE] ACTION [ARGS]\nactions:\n");
 	for (i = 0; i < NACTIONS; i++)
 		fprintf(stderr, "  %s\n", actions[i].usage);
 	exit(2);
@@ -616,8 +643,9 @@ main(int argc, char **argv)
 	int opt, insecure = 0, nargs, rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "+k:Ka:p:t:n")) != -1) {
+	while ((opt = getopt(argc, argv, "+k:Ka:p:t:no:")) != -1) {
 		switch (opt) {
+		case 'o': c.save = optarg; break;
 		case 'k': keyfile = optarg; break;
 		case 'K': insecure = 1; break;
 		case 'a': addr = optarg; break;

@@ -1,0 +1,35 @@
+#!/bin/bash
+# A CPU-bound PVM task under dts against a local hog, both on CPU 1: the
+# task gets PS/IP of the CPU and the hog the rest, at 80% and at 50%.
+# Tolerance: 4 points (host steal on this VM costs up to ~2).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/node.sh"
+t_setup share
+[ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs (pins everything to CPU 1)"
+
+n_conf mode='"static"' ip='"100ms"' ps='"80%"'
+n_start taskset -c 1
+n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail "spawn failed"
+t_wait_for 5 n_has_task spin || t_fail "no PVM task"
+spin=$(n_gang_pids spin)
+"$BUILD/tests/tools/hog" -c 1 -t 0 -p "$T_DIR/hog.pid" & t_track $!
+t_wait_for 5 test -s "$T_DIR/hog.pid" || t_fail "no hog"
+hog=$(cat "$T_DIR/hog.pid")
+
+check() {	# check PS_PCT
+	local s
+	t_sleep 1
+	s=($(n_shares 6 "$spin" "$hog"))
+	t_log "PS $1%: PVM task ${s[0]}%, local hog ${s[1]}%"
+	awk -v p="$1" -v a="${s[0]}" -v b="${s[1]}" 'BEGIN {
+		d1 = a - p; d2 = b - (100 - p)
+		exit !(d1 < 4 && d1 > -4 && d2 < 4 && d2 > -4) }' ||
+	    t_fail "PS $1%: task ${s[0]}%, hog ${s[1]}% (want $1/$((100 - $1)) +-4)"
+}
+check 80
+n_send schedule static 50000 100000 > /dev/null || t_fail "no reply to schedule"
+check 50
+[ "$(n_status overruns)" = 0 ] || t_log "overruns: $(n_status overruns)"
+n_halt || t_fail "dts did not exit after halt"
+n_no_leftovers || t_fail "left over after halt"
+t_pass

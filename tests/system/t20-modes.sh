@@ -1,0 +1,83 @@
+#!/bin/bash
+# Mode switches by datagram: HPDT never stops the gang and keeps it at RT;
+# OFF puts it back to normal priority; STATIC slices; DISTRIBUTED takes PS
+# from the local load (Table 2.1); stop releases the gang; the config's
+# mode runs before any console speaks.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/node.sh"
+t_setup modes
+
+# the configured schedule, before any datagram
+n_conf mode='"hpdt"' ip='"100ms"' ps='"50%"'
+n_start
+n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail "spawn failed"
+t_wait_for 5 n_has_task spin || t_fail "no PVM task"
+spin=$(n_gang_pids spin)
+[ "$(n_status mode)" = hpdt ] || t_fail "config mode hpdt not in force"
+
+# stopped_samples SECONDS: how many of 100 samples found spin stopped
+stopped_samples() {
+	local n=0 i
+	for i in $(seq 100); do
+		[ "$(t_proc_state "$spin")" = T ] && n=$((n + 1))
+		sleep "$(awk -v s="$1" 'BEGIN { print s / 100 }')"
+	done
+	echo "$n"
+}
+expect_policy() {	# expect_policy CLASS PID...
+	local c=$1 p
+	shift
+	for p in "$@"; do
+		[ "$(t_policy "$p")" = "$c" ] || t_fail "pid $p has class $(t_policy "$p"), want $c"
+	done
+}
+
+# HPDT: never stopped, RT
+n=$(stopped_samples 2)
+[ "$n" = 0 ] || t_fail "hpdt: gang stopped in $n of 100 samples"
+expect_policy RR "$N_PVMD" "$spin"
+[ "$(n_status phase)" = none ] || t_fail "hpdt: phase $(n_status phase)"
+
+# STATIC by datagram: slices; RR
+n_send schedule static 50000 100000 > /dev/null || t_fail "no reply"
+[ "$(n_status mode)" = static ] || t_fail "mode static not taken"
+n=$(stopped_samples 2)
+[ "$n" -ge 25 ] && [ "$n" -le 75 ] || t_fail "static 50%: stopped in $n of 100 samples"
+expect_policy RR "$N_PVMD" "$spin"
+
+# OFF: normal priority, never stopped (also tasks spawned later)
+n_send schedule off 50000 100000 > /dev/null || t_fail "no reply"
+[ "$(n_status mode)" = off ] || t_fail "mode off not taken"
+n=$(stopped_samples 1)
+[ "$n" = 0 ] || t_fail "off: gang stopped in $n of 100 samples"
+expect_policy TS "$N_PVMD" "$spin"
+n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 30 > /dev/null || t_fail "spawn failed"
+two_tasks() { [ "$(n_gang_pids spin | wc -l)" = 2 ]; }
+t_wait_for 5 two_tasks || t_fail "second task missing"
+expect_policy TS $(n_gang_pids spin)
+
+# back to HPDT: every member RT again, including the later task
+n_send schedule hpdt 50000 100000 > /dev/null || t_fail "no reply"
+expect_policy RR "$N_PVMD" $(n_gang_pids spin)
+
+# DISTRIBUTED: PS from Table 2.1 for the local Q (~0 here: LS 10%)
+n_send schedule distributed 50000 100000 > /dev/null || t_fail "no reply"
+[ "$(n_status mode)" = distributed ] || t_fail "mode distributed not taken"
+[ "$(n_status ps_us)" = 90000 ] || t_fail "distributed: PS $(n_status ps_us) us, want 90000 (Table 2.1, Q < 0.5)"
+[ "$(n_status active)" = 1 ] || t_fail "distributed: not slicing"
+
+# stop (no ACTIVE flag): released, normal priority, not slicing
+n_send schedule static 50000 100000 arrival 2 > /dev/null || t_fail "no reply"
+[ "$(n_status active)" = 0 ] || t_fail "stop: still slicing"
+n=$(stopped_samples 1)
+[ "$n" = 0 ] || t_fail "stop: gang stopped in $n of 100 samples"
+expect_policy TS "$N_PVMD" $(n_gang_pids spin)
+# and start again
+n_send schedule static 50000 100000 > /dev/null || t_fail "no reply"
+[ "$(n_status active)" = 1 ] || t_fail "start: not slicing"
+s1=$(n_status slices); t_sleep 0.5; s2=$(n_status slices)
+[ "$s2" -gt "$s1" ] || t_fail "start: PS count did not grow ($s1 -> $s2)"
+
+n_halt || t_fail "dts did not exit"
+n_no_leftovers || t_fail "left over"
+t_pass

@@ -1,0 +1,87 @@
+#!/bin/bash
+# Datagrams from anyone without the key change nothing and are counted:
+# forged, replayed (also across a restart), truncated, oversized, bad
+# magic/version/type/length, out of range, above the RT budget, garbage.
+# Every attack carries mode hpdt, so one that got through would show.
+# A process outside the gang is never signalled.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/node.sh"
+t_setup datagram
+
+n_conf mode='"static"' ip='"100ms"' ps='"50%"'
+n_start
+n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail "spawn failed"
+# a bystander, not in the gang
+"$BUILD/tests/tools/hog" -t 0 -p "$T_DIR/hog.pid" & t_track $!
+t_wait_for 5 test -s "$T_DIR/hog.pid" || t_fail "no hog"
+bystander=$(cat "$T_DIR/hog.pid")
+
+rej() { n_status "rej_$1"; }
+# attack ACTION REASON [ARGS]: sending ACTION raises the count of REASON
+# by one and nothing else changes
+attack() {
+	local before after a=$1 r=$2
+	shift 2
+	before=$(rej "$r")
+	n_send "$a" "$@" > /dev/null || t_fail "sendgram $a failed"
+	t_wait_for 2 _rej_above "$r" "$before" || t_fail "$a: rej_$r stayed at $before"
+	after=$(rej "$r")
+	[ "$after" = $((before + 1)) ] || t_fail "$a: rej_$r went $before -> $after, want +1"
+	[ "$(n_status mode)" = static ] || t_fail "$a changed the mode to $(n_status mode)"
+	[ "$(n_status ps_us)" = 50000 ] || t_fail "$a changed PS to $(n_status ps_us)"
+}
+_rej_above() { [ "$(rej "$1")" -gt "$2" ]; }
+
+for a in forge:mac replay-old:replay truncate:short oversize:long \
+    badmagic:magic badversion:magic badtype:type badlen:length; do
+	attack "${a%%:*}" "${a#*:}" hpdt 30000 100000
+done
+attack range range hpdt 200000 100000	# PS > IP, correctly signed
+
+# a replayed datagram: the first copy is authentic and applied, the second
+# is dropped as a replay
+before=$(rej replay)
+n_send replay static 40000 100000 > /dev/null || t_fail "sendgram replay failed"
+t_wait_for 2 _rej_above replay "$before" || t_fail "replay not counted"
+[ "$(n_status ps_us)" = 40000 ] || t_fail "the authentic first copy was not applied"
+
+# authentic, but above the kernel's real-time budget (95% by default)
+rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+if [ "$rt" -gt 0 ]; then
+	before=$(rej range)
+	n_send -n schedule static 990000 1000000 || t_fail "sendgram failed"
+	t_wait_for 2 _rej_above range "$before" || t_fail "PS 99% not rejected"
+	grep -q "real-time" "$T_LOG/dts.log" || t_fail "no reason logged for the RT budget"
+	[ "$(n_status ps_us)" = 40000 ] || t_fail "PS 99% was applied"
+fi
+
+# garbage: thousands of random datagrams; dts lives and counts them all
+sum_rej() { n_status | awk -F= '/^rej_/ { s += $2 } END { print s }'; }
+before=$(sum_rej)
+n_send garbage 3000 12345 > /dev/null || t_fail "sendgram garbage failed"
+kill -0 "$N_DTS" || t_fail "dts died on garbage"
+t_sleep 0.5
+after=$(sum_rej)
+[ "$((after - before))" -ge 2900 ] || t_fail "only $((after - before)) of 3000 garbage datagrams counted"
+[ "$(n_status mode)" = static ] || t_fail "garbage changed the mode"
+
+# the bystander was never stopped while the gang was
+for _ in $(seq 50); do
+	[ "$(t_proc_state "$bystander")" = T ] && t_fail "a process outside the gang was stopped"
+	sleep 0.02
+done
+
+# replay across a restart: an authentic datagram captured before dts
+# restarted (here: sent to a port nobody listens on) is refused by the new
+# dts, whose replay floor is its own start time
+"$BUILD/tests/tools/sendgram" -k "$N_KEY" -p $((N_PORT + 1)) -n -o "$T_DIR/captured" \
+    schedule hpdt 30000 100000 > /dev/null || t_fail "capture failed"
+n_halt || t_fail "dts did not exit"
+n_start
+[ "$(rej replay)" = 0 ] || t_fail "a new dts starts with replay count $(rej replay)"
+n_send raw "$T_DIR/captured" > /dev/null || t_fail "sendgram raw failed"
+t_wait_for 2 _rej_above replay 0 || t_fail "datagram from before the restart was not refused"
+[ "$(n_status mode)" = static ] || t_fail "the captured datagram changed the mode"
+n_halt || t_fail "dts did not exit"
+n_no_leftovers || t_fail "left over"
+t_pass
