@@ -81,4 +81,15 @@ s1=$(n_status slices); t_sleep 1.2; s2=$(n_status slices)
 # 5. pvmd halts: dts continues the gang, exits with pvmd's status (0)
 n_halt || t_fail "dts did not exit after pvm_halt"
 [ "$N_RC" = 0 ] || t_fail "dts exit status $N_RC after halt"
+
+# 6. pvmd killed during LS: its orphaned task is continued and normal,
+# dts exits with 128 + 9
+start_node
+t_wait_for 5 n_is_stopped "$spin" || t_fail "gang never stopped"
+kill -KILL "$N_PVMD"
+n_wait_exit || t_fail "dts did not exit when pvmd died"
+[ "$N_RC" = 137 ] || t_fail "dts exit status $N_RC, want 137"
+t_wait_for 1 n_is_running "$spin" || t_fail "orphaned task left stopped"
+[ "$(t_policy "$spin")" = TS ] || t_fail "orphaned task left at $(t_policy "$spin")"
+kill -TERM "$spin"
 t_pass

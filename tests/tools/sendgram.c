@@ -135,6 +135,8 @@ random_bytes(void *buf, size_t len)
  * defaults static 50000 100000 arrival ACTIVE|SYNC, with ps/ip overridable
  * by the caller).  Returns 0 or -1 (bad usage).
  */
+static uint64_t origin_ns;	/* -O: clock-sync origin; 0 = now */
+
 static int
 schedule_msg(struct proto_msg *m, int argc, char **argv, uint32_t ps, uint32_t ip)
 {
@@ -158,7 +160,7 @@ schedule_msg(struct proto_msg *m, int argc, char **argv, uint32_t ps, uint32_t i
 	m->u.schedule.ps_us = ps;
 	m->u.schedule.ip_us = ip;
 	m->u.schedule.si_us = SI_US;
-	m->u.schedule.origin_ns = (uint64_t)now_real_ns();
+	m->u.schedule.origin_ns = origin_ns ? origin_ns : (uint64_t)now_real_ns();
 	return 0;
 }
 
@@ -574,7 +576,8 @@ usage(const struct action *a)
 		exit(2);
 	}
 	fprintf(stderr, "usage: sendgram [-k KEYFILE | -K] [-a ADDR] -p PORT "
-		"[-t TIMEOUT_MS] [-n] [-o SAVEFILE] ACTION [ARGS]\nactions:\n");
+		"[-t TIMEOUT_MS] [-n] [-o SAVEFILE] [-O ORIGIN_NS] ACTION [ARGS]\n"
+		"actions:\n");
 	for (i = 0; i < NACTIONS; i++)
 		fprintf(stderr, "  %s\n", actions[i].usage);
 	exit(2);
@@ -643,8 +646,12 @@ main(int argc, char **argv)
 	int opt, insecure = 0, nargs, rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "+k:Ka:p:t:no:")) != -1) {
+	while ((opt = getopt(argc, argv, "+k:Ka:p:t:no:O:")) != -1) {
 		switch (opt) {
+		case 'O':
+			if (parse_u64(optarg, &origin_ns) || origin_ns == 0)
+				usage(NULL);
+			break;
 		case 'o': c.save = optarg; break;
 		case 'k': keyfile = optarg; break;
 		case 'K': insecure = 1; break;

@@ -1,0 +1,67 @@
+#!/bin/bash
+# sync_point: a schedule datagram makes the node jump to the start of a PS
+# (arrival sync), or align its PS starts to origin + k*IP of the sender's
+# CLOCK_REALTIME (clock sync) and stay aligned (absolute deadlines, no
+# drift).  Wake-ups so late that they pass edges skip them and count
+# overruns.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/node.sh"
+t_setup sync
+IP=100000000	# ns
+
+n_conf mode='"static"' ip='"100ms"' ps='"50%"'
+n_start
+n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail "spawn failed"
+t_wait_for 5 n_has_task spin || t_fail "no PVM task"
+
+field() { sed -n "s/^$1=//p" <<< "$2"; }
+
+# 1. arrival: sent during an LS, the reply already says PS, and the PS
+# started when the datagram arrived
+for i in 1 2 3; do
+	t_wait_for 2 n_phase_is LS || t_fail "no LS"
+	t0=$(date +%s%N)
+	out=$(n_send schedule static 50000 100000 arrival) || t_fail "no reply"
+	t1=$(date +%s%N)
+	[ "$(field phase "$out")" = PS ] || t_fail "arrival sync in LS: phase $(field phase "$out"), want PS"
+	ps=$(field last_ps_ns "$out")
+	[ "$ps" -ge "$t0" ] && [ "$ps" -le "$t1" ] ||
+	    t_fail "PS started at $ps, not between send $t0 and reply $t1"
+	t_log "arrival sync: PS started $(( (ps - t0) / 1000 )) us after the send"
+done
+
+# 2. clock: PS starts fall on origin + k*IP, for seconds, whatever the
+# moment the datagram arrived
+origin=$(( ($(date +%s) - 10) * 1000000000 + 12345678 ))
+n_send -O "$origin" schedule static 30000 100000 clock > /dev/null || t_fail "no reply"
+worst=0
+for i in $(seq 8); do
+	t_sleep 0.27
+	last=$(n_status last_ps_ns)
+	off=$(( (last - origin) % IP ))
+	[ "$off" -lt 3000000 ] || t_fail "clock sync: PS start $last is $off ns past origin + k*IP"
+	[ "$off" -gt "$worst" ] && worst=$off
+done
+t_log "clock sync: PS starts at most $((worst / 1000)) us after origin + k*IP"
+[ "$(n_status sync)" = clock ] || t_fail "sync method not clock"
+# the same origin again is not a jump: the PS count does not reset or leap
+s1=$(n_status slices)
+n_send -O "$origin" schedule static 30000 100000 clock > /dev/null
+t_sleep 1
+s2=$(n_status slices)
+[ $((s2 - s1)) -ge 8 ] && [ $((s2 - s1)) -le 12 ] ||
+    t_fail "re-sync with the same origin: $((s2 - s1)) PS starts in 1 s, want ~10"
+
+# 3. overruns: dts itself stopped for 350 ms misses about 7 edges
+o1=$(n_status overruns)
+kill -STOP "$N_DTS"; t_sleep 0.35; kill -CONT "$N_DTS"
+t_wait_for 2 test -n "$(n_status overruns)" || t_fail "no status after SIGCONT"
+o2=$(n_status overruns)
+[ $((o2 - o1)) -ge 4 ] || t_fail "overruns went $o1 -> $o2 after a 350 ms stall"
+t_log "350 ms stall of dts: $((o2 - o1)) edges skipped and counted"
+s1=$(n_status slices); t_sleep 0.5; s2=$(n_status slices)
+[ "$s2" -gt "$s1" ] || t_fail "no more PS after the stall"
+
+n_halt || t_fail "dts did not exit"
+n_no_leftovers || t_fail "left over"
+t_pass
