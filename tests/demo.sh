@@ -13,13 +13,9 @@ t_setup demo
 [ "$(nproc)" -ge 2 ] || echo "note: one CPU only; the numbers still hold"
 n_conf mode='"static"' ip='"100ms"' ps='"80%"'
 n_start taskset -c 1
-n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail "spawn failed"
-t_wait_for 5 n_has_task spin || t_fail "no PVM task"
-spin=$(n_gang_pids spin)
-"$BUILD/tests/tools/hog" -c 1 -t 0 -p "$T_DIR/hog.pid" &
-t_track $!
-t_wait_for 5 test -s "$T_DIR/hog.pid" || t_fail "no hog"
-hog=$(cat "$T_DIR/hog.pid")
+n_spawn_spin
+n_start_hog 1
+spin=$N_SPIN hog=$N_HOG
 
 measure() {	# measure PS_PCT
 	t_sleep 1

@@ -73,7 +73,22 @@ n_pvm() {
 	"$BUILD/tests/pvm/dts-pvmctl" "$@"
 }
 
-# n_pids_named NAME: PIDs in the gang whose command is NAME.
+# n_spawn_spin: one CPU-bound PVM task in the gang; N_SPIN = its pid.
+n_spawn_spin() {
+	n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" "${1:-0}" > /dev/null || t_fail "spawn failed"
+	t_wait_for 5 n_has_task spin || t_fail "no PVM task"
+	N_SPIN=$(n_gang_pids spin | head -n 1)
+}
+
+# n_start_hog [CPU]: a local CPU hog (pinned to CPU if given); N_HOG = pid.
+n_start_hog() {
+	"$BUILD/tests/tools/hog" ${1:+-c "$1"} -t 0 -p "$T_DIR/hog.pid" &
+	t_track $!
+	t_wait_for 5 test -s "$T_DIR/hog.pid" || t_fail "no hog"
+	N_HOG=$(cat "$T_DIR/hog.pid")
+}
+
+# n_gang_pids [NAME]: PIDs in the gang (whose command is NAME).
 n_gang_pids() {
 	ps -eo pid=,pgid=,comm= | awk -v g="$N_PVMD" -v c="${1:-}" \
 	    '$2 == g && (c == "" || $3 == c) { print $1 }'

@@ -11,8 +11,7 @@ IP=100000000	# ns
 
 n_conf mode='"static"' ip='"100ms"' ps='"50%"'
 n_start
-n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail "spawn failed"
-t_wait_for 5 n_has_task spin || t_fail "no PVM task"
+n_spawn_spin
 
 field() { sed -n "s/^$1=//p" <<< "$2"; }
 

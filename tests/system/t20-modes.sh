@@ -10,9 +10,8 @@ t_setup modes
 # the configured schedule, before any datagram
 n_conf mode='"hpdt"' ip='"100ms"' ps='"50%"'
 n_start
-n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail "spawn failed"
-t_wait_for 5 n_has_task spin || t_fail "no PVM task"
-spin=$(n_gang_pids spin)
+n_spawn_spin
+spin=$N_SPIN
 [ "$(n_status mode)" = hpdt ] || t_fail "config mode hpdt not in force"
 
 # stopped_samples SECONDS: how many of 100 samples found spin stopped

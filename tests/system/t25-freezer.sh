@@ -18,9 +18,8 @@ n_start taskset -c 1
 cg=$mnt/dts/$N_DTS
 [ -d "$cg" ] || t_fail "no cgroup $cg"
 grep -qx "$N_PVMD" "$cg/cgroup.procs" || t_fail "pvmd not in $cg"
-n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail "spawn failed"
-t_wait_for 5 n_has_task spin || t_fail "no PVM task"
-spin=$(n_gang_pids spin)
+n_spawn_spin
+spin=$N_SPIN
 grep -qx "$spin" "$cg/cgroup.procs" || t_fail "the PVM task is not in the gang's cgroup"
 
 # frozen in LS, and a stray SIGCONT does not thaw it

@@ -12,9 +12,8 @@ LIMIT_US=100000
 start_node() {
 	n_conf mode='"static"' ip='"1s"' ps='"20%"'
 	n_start
-	n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail "spawn failed"
-	t_wait_for 5 n_has_task spin || t_fail "no PVM task"
-	spin=$(n_gang_pids spin)
+	n_spawn_spin
+	spin=$N_SPIN
 }
 # end_node: the gang outlived dts; end it (pvm_halt) and check it is normal
 end_node() {

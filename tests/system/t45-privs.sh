@@ -39,8 +39,7 @@ check_node() {	# check_node UID
 # as root
 n_conf mode='"hpdt"'
 n_start
-n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail "spawn failed"
-t_wait_for 5 n_has_task spin || t_fail "no PVM task"
+n_spawn_spin
 check_node 0
 n_halt || t_fail "dts did not exit"
 
