@@ -33,6 +33,9 @@
 #ifndef PKGLIBEXECDIR
 #define PKGLIBEXECDIR "/usr/local/libexec/dts"
 #endif
+#ifndef SBINDIR
+#define SBINDIR "/usr/local/sbin"
+#endif
 
 enum conf_type {
 	CT_STRING,	/* char[CONF_STR_MAX] */
@@ -42,7 +45,8 @@ enum conf_type {
 	CT_DURATION,	/* int64_t ns */
 	CT_SLICE,	/* int64_t ns at off, int32_t percent * 1000 at off2 */
 	CT_ENUM,	/* int, index into names */
-	CT_INTLIST	/* struct load_table (n, ls_pct) */
+	CT_INTLIST,	/* struct load_table (n, ls_pct) */
+	CT_STRLIST	/* struct conf_strlist; valid() checks each entry */
 };
 
 #define CF_MIN_OPEN 0x01	/* the minimum itself is out of range */
@@ -72,6 +76,7 @@ static const char *const mode_names[] =
 static const char *const sync_names[] = { "arrival", "clock", NULL };
 static const char *const backend_names[] = { "signal", "freezer", NULL };
 static const char *const level_names[] = { "err", "warn", "info", "debug", NULL };
+static const char *const rla_names[] = { "mean", "max", NULL };
 
 _Static_assert(MODE_OFF == 0 && MODE_STATIC == 1 && MODE_BALANCED == 2 &&
     MODE_DISTRIBUTED == 3 && MODE_HPDT == 4 && MODE_MAX == 4, "mode_names");
@@ -80,11 +85,13 @@ _Static_assert(SYNC_ARRIVAL == 0 && SYNC_CLOCK == 1 && SYNC_MAX == 1,
 _Static_assert(BACKEND_SIGNAL == 0 && BACKEND_FREEZER == 1, "backend_names");
 _Static_assert(LOG_LVL_ERR == 0 && LOG_LVL_WARN == 1 && LOG_LVL_INFO == 2 &&
     LOG_LVL_DEBUG == 3, "level_names");
+_Static_assert(RLA_MEAN == 0 && RLA_MAX == 1, "rla_names");
 
 static int valid_ipv4(const void *, char *, size_t);
 static int valid_path(const void *, char *, size_t);
 static int valid_path_or_empty(const void *, char *, size_t);
 static int valid_rt_priority(const void *, char *, size_t);
+static int valid_home_path(const void *, char *, size_t);
 
 static const struct conf_key conf_schema[] = {
 	{ .path = "mode", .type = CT_ENUM, .def = "static", .off = OFF(mode),
@@ -166,11 +173,50 @@ static const struct conf_key conf_schema[] = {
 	  .def = "10,20,30,40,50,60,70,80,90", .unit = "% of ip",
 	  .off = OFF(load.table),
 	  .help = "LS as a share of IP by load (Table 2.1)" },
+	{ .path = "console.dts", .type = CT_STRING, .def = SBINDIR "/dts",
+	  .off = OFF(console.dts), .valid = valid_path,
+	  .help = "dts, started by the console when no pvmd runs" },
+	{ .path = "console.launcher", .type = CT_STRING, .def = PKGLIBEXECDIR
+	  "/pvmd", .off = OFF(console.launcher), .valid = valid_path,
+	  .help = "launch script for slaves (PVM_DPATH, dx=)" },
+	{ .path = "console.pvm_tmp", .type = CT_STRING, .def = "",
+	  .off = OFF(console.pvm_tmp), .valid = valid_path_or_empty,
+	  .help = "PVM_TMP of the master; \"\" = $PVM_TMP, else "
+	  "/tmp/dts-console.UID" },
+	{ .path = "console.history", .type = CT_STRING,
+	  .def = "~/.dts_history", .off = OFF(console.history),
+	  .valid = valid_home_path,
+	  .help = "command history file; \"\" = none" },
+	{ .path = "console.start_wait", .type = CT_DURATION, .min = MS(100),
+	  .max = SEC(600), .def = "30s", .unit = "s",
+	  .off = OFF(console.start_wait_ns),
+	  .help = "wait this long for a master pvmd started by the console" },
+	{ .path = "console.timeout", .type = CT_DURATION, .min = MS(10),
+	  .max = SEC(86400), .def = "30s", .unit = "s",
+	  .off = OFF(console.timeout_ns),
+	  .help = "a node silent this long leaves the RLA" },
+	{ .path = "console.status_wait", .type = CT_DURATION, .min = MS(1),
+	  .max = SEC(60), .def = "300ms", .unit = "s",
+	  .off = OFF(console.status_wait_ns),
+	  .help = "how long status collects replies" },
+	{ .path = "console.unicast", .type = CT_BOOL, .def = "false",
+	  .off = OFF(console.unicast),
+	  .help = "send to each PVM host instead of subnet broadcast" },
+	{ .path = "console.nodes", .type = CT_STRLIST, .def = "",
+	  .off = OFF(console.nodes), .valid = valid_ipv4,
+	  .help = "send to these IPv4 addresses only" },
+	{ .path = "console.rla", .type = CT_ENUM, .def = "mean",
+	  .off = OFF(console.rla), .names = rla_names,
+	  .help = "balanced: RLA is the mean or the max of Q/W" },
+	{ .path = "console.hysteresis", .type = CT_FLOAT, .min = 0,
+	  .max = 100, .def = "0.5", .unit = "tasks",
+	  .off = OFF(console.hysteresis),
+	  .help = "balanced: act when the RLA moved more than this" },
 };
 #define NKEYS (sizeof(conf_schema) / sizeof(conf_schema[0]))
 
 static const char *const type_names[] = { "string", "int", "bool", "float",
-    "duration", "slice", "enum", "intlist" };
+    "duration", "slice", "enum", "intlist", "strlist" };
 
 /* ---- validators ------------------------------------------------------ */
 
@@ -199,6 +245,15 @@ static int
 valid_path_or_empty(const void *p, char *why, size_t len)
 {
 	return ((const char *)p)[0] == '\0' ? 0 : valid_path(p, why, len);
+}
+
+/* "", an absolute path, or one under the home directory ("~/x"). */
+static int
+valid_home_path(const void *p, char *why, size_t len)
+{
+	if (strncmp(p, "~/", 2) == 0)
+		return 0;
+	return valid_path_or_empty(p, why, len);
 }
 
 static int
@@ -345,6 +400,26 @@ list_check(const struct conf_key *k, const struct load_table *t, char *why,
 	return 0;
 }
 
+static int
+strlist_check(const struct conf_key *k, const struct conf_strlist *l,
+    char *why, size_t len)
+{
+	char	 w[200];
+	int	 i;
+
+	if (l->n < 0 || l->n > CONF_LIST_MAX) {
+		snprintf(why, len, "has %d entries; at most %d", l->n,
+		    CONF_LIST_MAX);
+		return -1;
+	}
+	for (i = 0; i < l->n && k->valid != NULL; i++)
+		if (k->valid(l->s[i], w, sizeof(w)) == -1) {
+			snprintf(why, len, "entry %d: %s", i + 1, w);
+			return -1;
+		}
+	return 0;
+}
+
 /* Range and validity of the value stored in c; -1 with a reason. */
 static int
 key_check(const struct conf_key *k, const struct dts_conf *c, char *why,
@@ -379,6 +454,8 @@ key_check(const struct conf_key *k, const struct dts_conf *c, char *why,
 		break;
 	case CT_INTLIST:
 		return list_check(k, p, why, len);
+	case CT_STRLIST:
+		return strlist_check(k, p, why, len);
 	case CT_ENUM:
 		for (n = 0; k->names[n] != NULL; n++)
 			;
@@ -425,6 +502,26 @@ list_parse(struct load_table *t, const char *s, char *why, size_t len)
 	snprintf(why, len, "\"%s\": not a list of at most %d integers", s,
 	    LOADTAB_MAX);
 	return -1;
+}
+
+/* "a, b": only defaults are lists in text; the file uses [...]. */
+static int
+strlist_parse(struct conf_strlist *l, const char *s, char *why, size_t len)
+{
+	size_t	 n;
+
+	l->n = 0;
+	for (s += strspn(s, ", \t"); *s != '\0'; s += strspn(s, ", \t")) {
+		n = strcspn(s, ", \t");
+		if (l->n == CONF_LIST_MAX || n >= CONF_ITEM_MAX) {
+			snprintf(why, len, "too long a list");
+			return -1;
+		}
+		memcpy(l->s[l->n], s, n);
+		l->s[l->n++][n] = '\0';
+		s += n;
+	}
+	return 0;
 }
 
 static int
@@ -502,6 +599,8 @@ key_set_text(const struct conf_key *k, struct dts_conf *c, const char *s,
 		return enum_parse(k, s, p, why, len);
 	case CT_INTLIST:
 		return list_parse(p, s, why, len);
+	case CT_STRLIST:
+		return strlist_parse(p, s, why, len);
 	}
 	return -1;
 }
@@ -530,7 +629,8 @@ wrong_type(const struct conf_key *k, const config_setting_t *st, char *why,
 		"a string in quotes", "an integer", "true or false",
 		"a number", "a duration (\"800ms\", or a number of seconds)",
 		"a duration or a share of ip (\"80%\")", "a name in quotes",
-		"a list of integers ([10, 20, ...])" };
+		"a list of integers ([10, 20, ...])",
+		"a list of strings ([\"10.0.0.1\", ...])" };
 
 	snprintf(why, len, "expected %s, not %s", expect[k->type],
 	    setting_kind(st));
@@ -579,6 +679,39 @@ list_set(const struct conf_key *k, struct dts_conf *c,
 		t->ls_pct[i] = config_setting_get_int(e);
 	}
 	t->n = n;
+	return 0;
+}
+
+static int
+strlist_set(const struct conf_key *k, struct dts_conf *c,
+    const config_setting_t *st, char *why, size_t len)
+{
+	struct conf_strlist	*l = FLD(c, k->off, struct conf_strlist);
+	const config_setting_t	*e;
+	const char		*v;
+	int			 i, n = config_setting_length(st);
+
+	if (n > CONF_LIST_MAX) {
+		snprintf(why, len, "has %d entries; at most %d", n,
+		    CONF_LIST_MAX);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		e = config_setting_get_elem(st, (unsigned)i);
+		if (config_setting_type(e) != CONFIG_TYPE_STRING) {
+			snprintf(why, len, "entry %d is %s, not a string",
+			    i + 1, setting_kind(e));
+			return -1;
+		}
+		v = config_setting_get_string(e);
+		if (strlen(v) >= CONF_ITEM_MAX) {
+			snprintf(why, len, "entry %d is longer than %d bytes",
+			    i + 1, CONF_ITEM_MAX - 1);
+			return -1;
+		}
+		snprintf(l->s[i], CONF_ITEM_MAX, "%s", v);
+	}
+	l->n = n;
 	return 0;
 }
 
@@ -636,6 +769,8 @@ key_set(const struct conf_key *k, struct dts_conf *c,
 	case CONFIG_TYPE_LIST:
 		if (k->type == CT_INTLIST)
 			return list_set(k, c, st, why, len);
+		if (k->type == CT_STRLIST)
+			return strlist_set(k, c, st, why, len);
 		break;
 	}
 	return wrong_type(k, st, why, len);
@@ -876,6 +1011,7 @@ value_print(const struct conf_key *k, const struct dts_conf *c, FILE *out)
 {
 	const void		*p = CFLD(c, k->off, char);
 	const struct load_table	*t = p;
+	const struct conf_strlist *l = p;
 	char			 buf[64];
 	int32_t			 pct;
 	int			 i;
@@ -911,6 +1047,14 @@ value_print(const struct conf_key *k, const struct dts_conf *c, FILE *out)
 		fputc('[', out);
 		for (i = 0; i < t->n; i++)
 			fprintf(out, "%s%d", i > 0 ? ", " : "", t->ls_pct[i]);
+		fputc(']', out);
+		break;
+	case CT_STRLIST:
+		fputc('[', out);
+		for (i = 0; i < l->n; i++) {
+			fputs(i > 0 ? ", " : "", out);
+			string_print(l->s[i], out);
+		}
 		fputc(']', out);
 		break;
 	}
@@ -959,7 +1103,7 @@ conf_schema_print(FILE *out)
 			    r);
 		else
 			snprintf(rng, sizeof(rng), "%s", r);
-		if (k->type == CT_INTLIST)
+		if (k->type == CT_INTLIST || k->type == CT_STRLIST)
 			snprintf(def, sizeof(def), "[%s]", k->def);
 		else if (k->def[0] == '\0')
 			snprintf(def, sizeof(def), "\"\"");

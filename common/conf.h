@@ -16,8 +16,19 @@
 
 #define CONF_STR_MAX   256
 #define LOADTAB_MAX    32
+#define CONF_LIST_MAX  64	/* entries of a string list */
+#define CONF_ITEM_MAX  64	/* bytes of one entry, NUL included */
 
 enum conf_backend { BACKEND_SIGNAL = 0, BACKEND_FREEZER = 1 };
+
+/* How the console folds the nodes' Q/W into one RLA. */
+enum conf_rla { RLA_MEAN = 0, RLA_MAX = 1 };
+
+/* A list of short strings (console.nodes). */
+struct conf_strlist {
+	int     n;
+	char    s[CONF_LIST_MAX][CONF_ITEM_MAX];
+};
 
 /* Table 2.1: ls_pct[i] applies to load <= (i+1)*step; the last one above. */
 struct load_table {
@@ -65,6 +76,21 @@ struct dts_conf {
 		int     per_cpu;
 		struct load_table table;
 	} load;
+
+	/* master console (dts-console only; dts and dts-load ignore them) */
+	struct {
+		char    dts[CONF_STR_MAX];      /* dts, to start the master pvmd */
+		char    launcher[CONF_STR_MAX]; /* PVM_DPATH / dx= for slaves */
+		char    pvm_tmp[CONF_STR_MAX];  /* "" = $PVM_TMP or a private dir */
+		char    history[CONF_STR_MAX];  /* "" = no history file */
+		int64_t start_wait_ns;        /* wait for the master pvmd */
+		int64_t timeout_ns;           /* node silent: out of the RLA */
+		int64_t status_wait_ns;       /* collect STATUS replies */
+		int     unicast;              /* to each PVM host, not broadcast */
+		struct conf_strlist nodes;    /* explicit destinations */
+		int     rla;                  /* enum conf_rla */
+		double  hysteresis;           /* |RLA - RLA_prev| to act on */
+	} console;
 };
 
 /* Fill c with the schema's defaults. */

@@ -321,8 +321,10 @@ test_unknown_key(void **state)
 	    "3: unknown key \"foo\"");
 	assert_string_equal(load_err("ip = \"1s\";\nload = {\n  sample = 1;\n"
 	    "  smaple = 2;\n};\n"), "4: unknown key \"load.smaple\"");
+	assert_string_equal(load_err("# x\nconsoles = { a = 1; };\n"),
+	    "2: unknown key \"consoles\"");
 	assert_string_equal(load_err("# x\nconsole = { a = 1; };\n"),
-	    "2: unknown key \"console\"");
+	    "2: unknown key \"console.a\"");
 	assert_string_equal(load_err("load = {\n x = { y = 1; };\n};\n"),
 	    "2: unknown key \"load.x\"");
 	assert_string_equal(load_err("\n\nsample = \"1s\";\n"),
@@ -607,7 +609,7 @@ test_schema_print(void **state)
 	fclose(fp);
 	for (p = buf; *p != '\0'; p++)
 		lines += *p == '\n';
-	assert_int_equal(lines, 25);
+	assert_int_equal(lines, 36);
 	assert_contains(buf, "[1ms, 60s]");
 	assert_contains(buf, "off|static|balanced|distributed|hpdt");
 	assert_contains(buf, "load.table_step");

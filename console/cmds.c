@@ -1,0 +1,352 @@
+/*
+ * cmds.c - the command table and the scheduling commands.  The PVM
+ * commands are in pvm.c, the `set` keys in setkeys.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "console.h"
+#include "pvmcmd.h"
+#include "report.h"
+#include "setkeys.h"
+#include "timeutil.h"
+
+static void
+intervals(struct console *c)
+{
+	char	 ip[32], ps[64], ls[32], si[32];
+
+	fprintf(c->out, "ip %s, ps %s, ls %s, si %s%s\n",
+	    duration_format(c->sch.ip, ip, sizeof(ip)),
+	    sch_ps_text(&c->sch, ps, sizeof(ps)),
+	    duration_format(c->sch.ip - sch_user_ps(&c->sch), ls, sizeof(ls)),
+	    duration_format(c->sch.si, si, sizeof(si)),
+	    c->sch.spoken ? " (sent)" : "");
+}
+
+/* Set an interval with fn, or show it. */
+static int
+interval(struct console *c, int argc, char **argv,
+    int (*fn)(struct sch *, const char *, char *, size_t), int rebase)
+{
+	if (argc == 1) {
+		char	 b[64];
+
+		if (strcmp(argv[0], "ip") == 0)
+			duration_format(c->sch.ip, b, sizeof(b));
+		else if (strcmp(argv[0], "ps") == 0)
+			sch_ps_text(&c->sch, b, sizeof(b));
+		else if (strcmp(argv[0], "ls") == 0)
+			duration_format(c->sch.ip - sch_user_ps(&c->sch), b,
+			    sizeof(b));
+		else
+			duration_format(c->sch.si, b, sizeof(b));
+		fprintf(c->out, "%s %s\n", argv[0], b);
+		if (c->sch.mode == MODE_BALANCED && c->sch.bal_ls_pct >= 0 &&
+		    strcmp(argv[0], "si") != 0)
+			fprintf(c->out, "(balanced: PS is %s now, LS %d%% "
+			    "from the RLA)\n", duration_format(sch_ps(&c->sch),
+			    b, sizeof(b)), c->sch.bal_ls_pct);
+		return 0;
+	}
+	if (fn(&c->sch, argv[1], c->err, sizeof(c->err)) == -1)
+		return -1;
+	master_changed(c, rebase, now_mono_ns());
+	intervals(c);
+	return 0;
+}
+
+static int
+cmd_ip(struct console *c, int argc, char **argv)
+{
+	return interval(c, argc, argv, sch_set_ip, 1);
+}
+
+static int
+cmd_ps(struct console *c, int argc, char **argv)
+{
+	return interval(c, argc, argv, sch_set_ps, 1);
+}
+
+static int
+cmd_ls(struct console *c, int argc, char **argv)
+{
+	return interval(c, argc, argv, sch_set_ls, 1);
+}
+
+static int
+cmd_si(struct console *c, int argc, char **argv)
+{
+	return interval(c, argc, argv, sch_set_si, 0);
+}
+
+static int
+cmd_mode(struct console *c, int argc, char **argv)
+{
+	int	 old = c->sch.mode;
+
+	if (argc == 2) {
+		if (sch_set_mode(&c->sch, argv[1], c->err,
+		    sizeof(c->err)) == -1)
+			return -1;
+		if (c->sch.mode != old) {
+			master_mode_changed(c, now_mono_ns());
+			master_changed(c, 1, now_mono_ns());
+		}
+	}
+	fprintf(c->out, "mode %s%s\n", proto_mode_name((unsigned)c->sch.mode),
+	    argc == 2 && c->sch.spoken ? " (sent)" : "");
+	return 0;
+}
+
+static int
+cmd_start(struct console *c, int argc, char **argv)
+{
+	struct sch	 old = c->sch;
+	char		 ps[32], ip[32], si[32];
+	int		 n;
+
+	if (sch_check(&c->sch, "start", c->err, sizeof(c->err)) == -1)
+		return -1;
+	sch_start(&c->sch, now_real_ns());
+	if ((n = master_send(c, now_mono_ns())) < 0) {
+		c->sch = old;
+		return con_prefix(c, "start");
+	}
+	fprintf(c->out, "started: mode %s, PS %s of IP %s, SI %s, sync %s; "
+	    "sent to %d destination%s\n", proto_mode_name((unsigned)
+	    c->sch.mode), duration_format(sch_ps(&c->sch), ps, sizeof(ps)),
+	    duration_format(c->sch.ip, ip, sizeof(ip)),
+	    duration_format(c->sch.si, si, sizeof(si)),
+	    proto_sync_name((unsigned)c->sch.sync), n, n == 1 ? "" : "s");
+	return 0;
+}
+
+static int
+cmd_stop(struct console *c, int argc, char **argv)
+{
+	struct sch	 old = c->sch;
+	int		 n;
+
+	sch_stop(&c->sch);
+	if ((n = master_send(c, now_mono_ns())) < 0) {
+		c->sch = old;
+		return con_prefix(c, "stop");
+	}
+	fprintf(c->out, "stopped: the nodes release their gangs (continued, "
+	    "normal priority); sent to %d destination%s\n", n,
+	    n == 1 ? "" : "s");
+	return 0;
+}
+
+static int
+cmd_sync(struct console *c, int argc, char **argv)
+{
+	int	 n;
+
+	if (!c->sch.started)
+		return con_err(c, "sync: not started (start first)");
+	if ((n = master_send(c, now_mono_ns())) < 0)
+		return con_prefix(c, "sync");
+	fprintf(c->out, "sync sent to %d destination%s\n", n,
+	    n == 1 ? "" : "s");
+	return 0;
+}
+
+static int
+cmd_status(struct console *c, int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "-v") != 0)
+		return con_err(c, "status: unknown option \"%s\" (usage: "
+		    "status [-v])", argv[1]);
+	return master_status(c, 0, argc == 2, now_mono_ns());
+}
+
+static int
+cmd_load(struct console *c, int argc, char **argv)
+{
+	return master_status(c, 1, 0, now_mono_ns());
+}
+
+static int
+cmd_show(struct console *c, int argc, char **argv)
+{
+	report_show(c);
+	return 0;
+}
+
+static int
+cmd_help(struct console *c, int argc, char **argv)
+{
+	return cmd_help_print(&cmds_table, c->out, argc > 1 ? argv[1] : NULL,
+	    c->err, sizeof(c->err));
+}
+
+static int
+cmd_quit(struct console *c, int argc, char **argv)
+{
+	c->quit = 1;
+	return 0;
+}
+
+#define DUR "DUR is a duration: 800ms, 1s, 2.5s, 250us (a plain number " \
+	"is seconds).\n"
+
+static const struct cmd_entry table[] = {
+	{ "help", "[CMD]", 0, 1, CMD_C_COMMAND, cmd_help,
+	  "list the commands, or explain one", NULL },
+	{ "mode", "[static|balanced|distributed|hpdt|off]", 0, 1, CMD_C_MODE,
+	  cmd_mode, "show or set the scheduling mode",
+	  "  static: fixed PS/LS, synchronized every SI; balanced: PS/LS from "
+	  "the\n  cluster's RLA through Table 2.1; distributed: each node "
+	  "from its own\n  load; hpdt: PVM tasks always at RT priority; off: "
+	  "plain Linux.\n" },
+	{ "ip", "[DUR]", 0, 1, CMD_C_NONE, cmd_ip,
+	  "show or set the iteration period IP = PS + LS",
+	  "  IP within [1ms, 60s] and at most SI.  A PS given as a share "
+	  "follows IP.\n" DUR },
+	{ "ps", "[DUR|PCT]", 0, 1, CMD_C_NONE, cmd_ps,
+	  "show or set the parallel slice",
+	  "  0 < PS < IP, inside the kernel's real-time budget.  \"ps 80%\" "
+	  "keeps PS\n  at 80% of IP when IP changes later.\n" DUR },
+	{ "ls", "[DUR|PCT]", 0, 1, CMD_C_NONE, cmd_ls,
+	  "show or set the local slice (PS = IP - LS)",
+	  "  \"ls 20ms\" sets PS = IP - 20ms; \"ls 20%\" sets PS to 80% of "
+	  "IP.\n" DUR },
+	{ "si", "[DUR]", 0, 1, CMD_C_NONE, cmd_si,
+	  "show or set the synchronization interval",
+	  "  SI within [10ms, 1h] and at least IP.  The schedule goes to "
+	  "the nodes\n  every SI once started, and at once when it changes.\n"
+	  DUR },
+	{ "start", "", 0, 0, CMD_C_NONE, cmd_start,
+	  "begin coscheduling on every node", NULL },
+	{ "stop", "", 0, 0, CMD_C_NONE, cmd_stop,
+	  "stop slicing: every node continues its gang at normal priority",
+	  NULL },
+	{ "sync", "", 0, 0, CMD_C_NONE, cmd_sync,
+	  "send a synchronization now", NULL },
+	{ "status", "[-v]", 0, 1, CMD_C_NONE, cmd_status,
+	  "one row per node: mode, PS/LS, phase, Q, slices, skew, ...",
+	  "  Asks every node and prints the replies that arrive within\n"
+	  "  console.status_wait.  Skew: the node's last PS start against "
+	  "the node\n  with the lowest address, modulo IP.  -v adds the "
+	  "rejected datagrams by\n  reason and more.\n" },
+	{ "load", "", 0, 0, CMD_C_NONE, cmd_load,
+	  "per node Q, weight W and Q/W; the RLA (mean and max)", NULL },
+	{ "set", "KEY VALUE | weight HOST W", 2, 3, CMD_C_SETKEY, setkeys_cmd,
+	  "set a tunable (see show; help set lists them)", SETKEYS_HELP },
+	{ "show", "", 0, 0, CMD_C_NONE, cmd_show,
+	  "show every tunable and where the datagrams go", NULL },
+	{ "conf", "", 0, 0, CMD_C_NONE, cpvm_cmd_conf,
+	  "list the hosts of the PVM virtual machine", NULL },
+	{ "add", "HOST...", 1, -1, CMD_C_HOST, cpvm_cmd_add,
+	  "add hosts to the VM; their pvmd starts under dts (dx=)", NULL },
+	{ "delete", "HOST...", 1, -1, CMD_C_HOST, cpvm_cmd_delete,
+	  "delete hosts from the VM", NULL },
+	{ "tasks", "", 0, 0, CMD_C_NONE, cpvm_cmd_tasks,
+	  "list the PVM tasks", NULL },
+	{ "spawn", "[-n N] [-w HOST] PROG [ARG...]", 1, -1, CMD_C_HOST,
+	  cpvm_cmd_spawn, "start N (1) copies of a PVM program",
+	  "  -w HOST starts them there; otherwise PVM chooses.\n" },
+	{ "halt", "", 0, 0, CMD_C_NONE, cpvm_cmd_halt,
+	  "halt the VM: every pvmd ends, and every dts with it", NULL },
+	{ "quit", "", 0, 0, CMD_C_NONE, cmd_quit,
+	  "leave the console; the nodes keep their last schedule", NULL },
+};
+
+const struct cmd_table cmds_table = { table, sizeof(table) /
+    sizeof(table[0]) };
+
+int
+cmds_exec(struct console *c, const char *line)
+{
+	const struct cmd_entry	*e;
+	char			*buf, *argv[CMD_ARGS_MAX + 1];
+	int			 argc, rc = -1;
+
+	c->err[0] = '\0';
+	if ((buf = strdup(line)) == NULL)
+		return con_err(c, "out of memory");
+	if ((argc = cmd_split(buf, argv, CMD_ARGS_MAX, c->err,
+	    sizeof(c->err))) == -1)
+		goto out;
+	argv[argc] = NULL;	/* spawn hands argv to pvm_spawn */
+	rc = 0;
+	if (argc == 0)
+		goto out;
+	rc = -1;
+	if ((e = cmd_find(&cmds_table, argv[0], c->err,
+	    sizeof(c->err))) == NULL ||
+	    cmd_check_args(e, argc, c->err, sizeof(c->err)) == -1)
+		goto out;
+	argv[0] = (char *)e->name;
+	rc = e->fn(c, argc, argv);
+out:
+	free(buf);
+	return rc;
+}
+
+static const char *
+nth(const char *const *names, const char *text, int i)
+{
+	size_t	 len = strlen(text);
+
+	for (; *names != NULL; names++)
+		if (strncmp(*names, text, len) == 0 && i-- == 0)
+			return *names;
+	return NULL;
+}
+
+static const char *
+host_nth(struct console *c, const char *text, int i)
+{
+	size_t	 len = strlen(text);
+	int	 k;
+
+	for (k = 0; k < c->hosts.n; k++)
+		if (strncmp(c->hosts.v[k].name, text, len) == 0 && i-- == 0)
+			return c->hosts.v[k].name;
+	return NULL;
+}
+
+const char *
+cmds_complete(struct console *c, const char *line, int start,
+    const char *text, int i)
+{
+	static const char *const modes[] = { "static", "balanced",
+	    "distributed", "hpdt", "off", NULL };
+	const struct cmd_entry	*e;
+	char			 first[64], err[CMD_ERR_MAX];
+	int			 nwords = 0, k = 0, inword = 0;
+
+	for (k = 0; k < start; k++) {
+		if (line[k] != ' ' && line[k] != '\t' && !inword)
+			nwords++;
+		inword = line[k] != ' ' && line[k] != '\t';
+	}
+	if (nwords == 0)
+		return cmd_complete_name(&cmds_table, text, i);
+	k = (int)strspn(line, " \t");
+	snprintf(first, sizeof(first), "%.*s", (int)strcspn(line + k, " \t"),
+	    line + k);
+	if ((e = cmd_find(&cmds_table, first, err, sizeof(err))) == NULL)
+		return NULL;
+	switch (e->complete) {
+	case CMD_C_COMMAND:
+		return nwords == 1 ? cmd_complete_name(&cmds_table, text, i) :
+		    NULL;
+	case CMD_C_MODE:
+		return nwords == 1 ? nth(modes, text, i) : NULL;
+	case CMD_C_HOST:
+		return host_nth(c, text, i);
+	case CMD_C_SETKEY:
+		if (nwords == 1)
+			return nth(setkeys_names, text, i);
+		return setkeys_complete(line + k, nwords, text, i, c);
+	case CMD_C_NONE:
+		break;
+	}
+	return NULL;
+}

@@ -1,0 +1,378 @@
+/*
+ * main.c - dts-console, the master console of DTS.
+ *
+ *   1. options, configuration, key, UDP socket
+ *   2. --daemon: fork; the parent waits until the commands have run and
+ *      exits with their status, the child goes on in a new session
+ *   3. PVM: connect to the local pvmd, or start dts to start it
+ *   4. one event loop (poll): stdin (readline or queued commands), the
+ *      UDP socket, a timerfd for the master's deadlines, a signalfd
+ *   5. on quit the nodes keep their last schedule: a console that starts
+ *      later takes over
+ */
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "console.h"
+#include "log.h"
+#include "script.h"
+#include "shell.h"
+#include "timeutil.h"
+
+struct opts {
+	const char	*conf;
+	int		 explicit_conf;
+	int		 daemon;
+	int		 no_pvm;
+	int		 stop_on_error;
+	int		 scripted;	/* -c or -s given */
+};
+
+static struct {
+	struct console	 c;
+	struct script	 s;
+	int		 sigfd, timerfd;
+	int		 use_stdin;	/* commands from a non-terminal stdin */
+	int		 daemon_fd;	/* pipe to the waiting parent, or -1 */
+	int		 detached;	/* --daemon, commands done */
+} g;
+
+static void __attribute__((noreturn))
+usage(int rc)
+{
+	fprintf(rc ? stderr : stdout, "usage: dts-console [-ehnV] [-f conf] "
+	    "[-c commands] [-s file] [--daemon]\n");
+	exit(rc);
+}
+
+static void
+parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "daemon", no_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char	 err[512];
+	int	 ch;
+
+	o->conf = SYSCONFDIR "/dts/dts.conf";
+	while ((ch = getopt_long(argc, argv, "c:ef:hns:V", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			if (script_add_string(&g.s, optarg) == -1)
+				fatalx("out of memory");
+			o->scripted = 1;
+			break;
+		case 'e': o->stop_on_error = 1; break;
+		case 'f': o->conf = optarg; o->explicit_conf = 1; break;
+		case 'n': o->no_pvm = 1; break;
+		case 's':
+			if (script_add_file(&g.s, optarg, err,
+			    sizeof(err)) == -1) {
+				fprintf(stderr, "dts-console: %s\n", err);
+				exit(1);
+			}
+			o->scripted = 1;
+			break;
+		case 'D': o->daemon = 1; break;
+		case 'V': printf("dts-console %s\n", PACKAGE_VERSION); exit(0);
+		case 'h': usage(0);
+		default: usage(2);
+		}
+	}
+	if (optind != argc)
+		usage(2);
+	g.s.stop_on_error = o->stop_on_error;
+}
+
+/* The parent of --daemon: exit with the child's status byte. */
+static void
+daemon_fork(void)
+{
+	int	 p[2];
+	char	 st = 1;
+	pid_t	 pid;
+
+	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1)
+		fatal("--daemon");
+	if (pid > 0) {
+		close(p[1]);
+		while (read(p[0], &st, 1) == -1 && errno == EINTR)
+			;
+		_exit(st);
+	}
+	close(p[0]);
+	g.daemon_fd = p[1];
+	setsid();
+}
+
+/*
+ * The commands have run: release the waiting parent with their status and,
+ * if we stay (not quitting), leave the terminal.
+ */
+static void
+daemon_detach(int staying)
+{
+	char	 st = g.s.failures > 0;
+	int	 null;
+
+	if (g.daemon_fd == -1)
+		return;
+	if (!staying) {
+		if (write(g.daemon_fd, &st, 1) != 1)
+			log_warn("daemon pipe");
+		close(g.daemon_fd);
+		g.daemon_fd = -1;
+		return;
+	}
+	printf("dts-console: running in the background, pid %d\n",
+	    (int)getpid());
+	fflush(stdout);
+	if ((null = open("/dev/null", O_RDWR)) != -1) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		if (null > STDERR_FILENO)
+			close(null);
+	}
+	log_init("dts-console", LOG_TO_SYSLOG, NULL, LOG_LVL_INFO);
+	if (write(g.daemon_fd, &st, 1) != 1)
+		log_warn("daemon pipe");
+	close(g.daemon_fd);
+	g.daemon_fd = -1;
+	g.detached = 1;
+}
+
+/* Messages nobody asked for, without a prompt to protect. */
+static void
+plain_notice(struct console *c, const char *msg)
+{
+	if (g.detached)
+		log_info("%s", msg);
+	else
+		fprintf(stderr, "dts-console: %s\n", msg);
+}
+
+static void
+setup_fds(void)
+{
+	sigset_t	 mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGWINCH);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if ((g.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
+		fatal("signalfd");
+	g.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
+	    TFD_CLOEXEC);
+	if (g.timerfd == -1)
+		fatal("timerfd_create");
+}
+
+static void
+signals(struct console *c)
+{
+	struct signalfd_siginfo	 si;
+
+	while (read(g.sigfd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGCHLD:
+			cpvm_reap(c);
+			break;
+		case SIGWINCH:
+			if (c->interactive)
+				shell_winch();
+			break;
+		case SIGINT:
+			if (c->interactive && master_busy(c)) {
+				c->m.status_until = 0;	/* give up waiting */
+				printf("interrupted\n");
+				shell_resume();
+			} else if (c->interactive)
+				shell_interrupt();
+			else
+				c->quit = 1;
+			break;
+		case SIGTERM:
+			if (cpvm_halt_signal(c, (pid_t)si.ssi_pid,
+			    now_mono_ns()))
+				break;	/* pvmd ends its tasks: the VM halts */
+			/* FALLTHROUGH */
+		default:
+			c->quit = 1;
+		}
+	}
+}
+
+static void
+arm_timer(struct console *c)
+{
+	struct itimerspec	 its = { { 0, 0 }, { 0, 0 } };
+	int64_t			 t = master_deadline(c);
+
+	if (t != 0)
+		its.it_value = ns_to_ts(t > 0 ? t : 1);
+	if (timerfd_settime(g.timerfd, TFD_TIMER_ABSTIME, &its, NULL) == -1)
+		log_warn("timerfd_settime");
+}
+
+static void
+after_async(struct console *c)
+{
+	if (!c->m.async_done)
+		return;
+	c->m.async_done = 0;
+	if (c->interactive) {
+		if (c->m.async_rc == -1)
+			fprintf(stderr, "%s\n", c->err);
+		fflush(stdout);
+		shell_resume();
+	} else
+		script_finished(&g.s, c, c->m.async_rc);
+}
+
+static void
+loop(struct console *c, int daemon)
+{
+	struct pollfd	 p[4];
+	uint64_t	 exp;
+	int		 stdin_on;
+
+	for (;;) {
+		if (!c->interactive)
+			script_run(&g.s, c);
+		if (c->quit)
+			break;
+		if (!c->interactive && script_done(&g.s) &&
+		    !master_busy(c)) {
+			daemon_detach(daemon);
+			if (!daemon)
+				break;
+		}
+		arm_timer(c);
+		stdin_on = c->interactive ? !master_busy(c) : g.s.reading;
+		p[0] = (struct pollfd){ stdin_on ? STDIN_FILENO : -1, POLLIN,
+		    0 };
+		p[1] = (struct pollfd){ c->net.fd, POLLIN, 0 };
+		p[2] = (struct pollfd){ g.timerfd, POLLIN, 0 };
+		p[3] = (struct pollfd){ g.sigfd, POLLIN, 0 };
+		if (poll(p, 4, -1) == -1 && errno != EINTR)
+			fatal("poll");
+		if (p[3].revents & POLLIN)
+			signals(c);
+		if (p[1].revents & POLLIN)
+			master_input(c, now_mono_ns());
+		if (p[2].revents & POLLIN) {
+			if (read(g.timerfd, &exp, sizeof(exp)) == -1 &&
+			    errno != EAGAIN)
+				log_warn("timerfd");
+		}
+		master_timer(c, now_mono_ns());
+		after_async(c);
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			if (c->interactive)
+				shell_input();
+			else
+				script_read(&g.s, STDIN_FILENO);
+		}
+	}
+}
+
+static void
+goodbye(struct console *c)
+{
+	char	 msg[256], ps[32], ip[32];
+
+	if (c->sch.started && (c->sch.mode == MODE_STATIC ||
+	    c->sch.mode == MODE_BALANCED))
+		snprintf(msg, sizeof(msg), "the nodes keep their last schedule "
+		    "(%s, PS %s of IP %s) and go on slicing; a console started "
+		    "later takes over", proto_mode_name((unsigned)c->sch.mode),
+		    duration_format(sch_ps(&c->sch), ps, sizeof(ps)),
+		    duration_format(c->sch.ip, ip, sizeof(ip)));
+	else if (c->sch.started)
+		snprintf(msg, sizeof(msg), "the nodes keep their last schedule "
+		    "(%s); a console started later takes over",
+		    proto_mode_name((unsigned)c->sch.mode));
+	else if (c->sch.spoken)
+		snprintf(msg, sizeof(msg), "the nodes stay stopped (gangs "
+		    "released)");
+	else
+		return;
+	if (g.detached)
+		log_info("%s", msg);
+	else
+		fprintf(c->interactive ? stdout : stderr, "dts-console: %s\n",
+		    msg);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct console	*c = &g.c;
+	struct dts_conf	 conf;
+	struct opts	 o = { 0 };
+	char		 err[512];
+	int		 rc;
+
+	g.daemon_fd = -1;
+	script_init(&g.s, 0);
+	log_init("dts-console", LOG_TO_STDERR, NULL, LOG_LVL_WARN);
+	parse(argc, argv, &o);
+	conf_defaults(&conf);
+	if (conf_load(&conf, o.conf, !o.explicit_conf, err, sizeof(err)) == -1) {
+		fprintf(stderr, "dts-console: %s\n", err);
+		return 1;
+	}
+	con_init(c, &conf, stdout);
+	c->conf_path = o.conf;
+	c->explicit_conf = o.explicit_conf;
+	c->no_pvm = o.no_pvm;
+	c->interactive = !o.scripted && !o.daemon && isatty(STDIN_FILENO);
+	g.use_stdin = !o.scripted && !o.daemon && !c->interactive;
+	g.s.reading = g.use_stdin;
+	if (net_init(&c->net, &conf, 1, err, sizeof(err)) == -1) {
+		fprintf(stderr, "dts-console: %s (no key, no console; or set "
+		    "insecure = true)\n", err);
+		return 1;
+	}
+	if (o.daemon)
+		daemon_fork();
+	setup_fds();
+	c->notice = plain_notice;
+	if (!c->no_pvm && (cpvm_setup(c) == -1 || cpvm_connect(c, 1) == -1))
+		fprintf(stderr, "dts-console: PVM: %s\n", c->err);
+	if (c->interactive) {
+		printf("dts-console %s: type help for the commands\n",
+		    PACKAGE_VERSION);
+		shell_init(c);
+	}
+	loop(c, o.daemon);
+	if (c->interactive)
+		shell_fini();
+	goodbye(c);
+	daemon_detach(0);
+	cpvm_fini(c);
+	net_close(&c->net);
+	rc = g.s.failures > 0 ? 1 : 0;
+	script_fini(&g.s);
+	return rc;
+}

@@ -1,0 +1,76 @@
+/*
+ * master.h - the master loop of the console (thesis Algorithm 2, Console).
+ *
+ * Once started (or stopped), the schedule goes to the nodes every SI as a
+ * SCHEDULE with SCHED_F_SYNC, and at once whenever it changes.  In
+ * BALANCED mode every STATUS or LOAD updates the node's Q; the RLA is
+ * recomputed and, past the hysteresis, Table 2.1 gives a new PS that is
+ * sent at once.  A node silent for console.timeout leaves the RLA.
+ * `status` is asynchronous: the request goes out, replies are collected
+ * for console.status_wait, then the table is printed; meanwhile the loop
+ * goes on.  Nothing here blocks; all times are CLOCK_MONOTONIC ns.
+ */
+#ifndef DTS_CONSOLE_MASTER_H
+#define DTS_CONSOLE_MASTER_H
+
+#include <stdint.h>
+
+#include "balance.h"
+
+struct console;
+
+struct master {
+	int64_t		 next_si;	/* next SI broadcast, 0 = none */
+	int64_t		 status_until;	/* status window closes, 0 = none */
+	int64_t		 status_since;	/* status request sent */
+	int		 status_verbose;
+	int		 status_load;	/* print the load table, not status */
+	int		 async_done;	/* an asynchronous command finished */
+	int		 async_rc;	/* ... with this result */
+	int64_t		 expiry;	/* next node timeout to look at */
+	struct rla	 rla;		/* last computed */
+};
+
+void master_init(struct console *c);
+
+/*
+ * Send the schedule now (SCHED_F_SYNC), with SCHED_F_ACTIVE if started.
+ * Returns the destinations reached, or -1 with c->err.
+ */
+int master_send(struct console *c, int64_t now);
+
+/*
+ * The schedule changed (rebase: IP or PS did, so a started schedule gets
+ * a new clock origin); if the nodes have been spoken to, send it now.
+ */
+void master_changed(struct console *c, int rebase, int64_t now);
+
+/*
+ * Begin a status round (STATUS_REQ to every destination), to end with the
+ * status table, or the load table if load is set: 0, or -1 with c->err.
+ */
+int master_status(struct console *c, int load, int verbose, int64_t now);
+
+/* An asynchronous command is waiting for replies. */
+int master_busy(const struct console *c);
+
+/* Datagrams are waiting on the socket. */
+void master_input(struct console *c, int64_t now);
+
+/* Handle one datagram (also for tests). */
+void master_datagram(struct console *c, const struct proto_msg *m,
+    struct in_addr from, int64_t now);
+
+/* Timers that are due at now. */
+void master_timer(struct console *c, int64_t now);
+
+/* The next moment master_timer has something to do, 0 if never. */
+int64_t master_deadline(const struct console *c);
+
+/* BALANCED: recompute the RLA and act on it. */
+void master_balance(struct console *c, int64_t now);
+
+/* The mode changed: balanced starts from a fresh RLA. */
+void master_mode_changed(struct console *c, int64_t now);
+
+#endif /* DTS_CONSOLE_MASTER_H */

@@ -1,0 +1,229 @@
+/*
+ * net.c - the console's datagrams.  See net.h.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "net.h"
+#include "timeutil.h"
+
+int
+net_init(struct net *n, const struct dts_conf *c, int open_socket,
+    char *err, size_t errlen)
+{
+	struct sockaddr_in	 sin = { .sin_family = AF_INET };
+	int			 i, on = 1;
+
+	memset(n, 0, sizeof(*n));
+	n->fd = -1;
+	n->port = c->port;
+	n->key.insecure = c->insecure;
+	if (!c->insecure && auth_key_load(&n->key, c->key_file, err,
+	    errlen) == -1)
+		return -1;
+	seqgen_init(&n->seq);
+	replay_init(&n->replay, now_real_us(),
+	    (uint64_t)(c->replay_window_ns / NS_PER_US));
+	if (c->console.nodes.n > 0) {
+		n->how = NET_LIST;
+		for (i = 0; i < c->console.nodes.n && i < NET_DST_MAX; i++)
+			inet_pton(AF_INET, c->console.nodes.s[i],
+			    &n->list[n->nlist++]);
+	} else
+		n->how = c->console.unicast ? NET_UNICAST : NET_BROADCAST;
+	if (!open_socket)
+		return 0;
+	n->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (n->fd == -1 || setsockopt(n->fd, SOL_SOCKET, SO_BROADCAST, &on,
+	    sizeof(on)) == -1 || bind(n->fd, (struct sockaddr *)&sin,
+	    sizeof(sin)) == -1) {
+		snprintf(err, errlen, "UDP socket: %s", strerror(errno));
+		net_close(n);
+		return -1;
+	}
+	return 0;
+}
+
+void
+net_set_hosts(struct net *n, const struct vm_hosts *h)
+{
+	int	 i;
+
+	if (n->how != NET_UNICAST)
+		return;
+	n->nlist = 0;
+	for (i = 0; i < h->n && n->nlist < NET_DST_MAX; i++)
+		if (h->v[i].have_addr)
+			n->list[n->nlist++] = h->v[i].addr;
+}
+
+static int
+broadcast_addrs(struct in_addr *out, int cap)
+{
+	struct ifaddrs	*ifs, *i;
+	int		 k, n = 0;
+
+	if (getifaddrs(&ifs) == -1)
+		return 0;
+	for (i = ifs; i != NULL && n < cap; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET ||
+		    !(i->ifa_flags & IFF_UP) || (i->ifa_flags & IFF_LOOPBACK) ||
+		    !(i->ifa_flags & IFF_BROADCAST) ||
+		    i->ifa_broadaddr == NULL)
+			continue;
+		out[n] = ((struct sockaddr_in *)(void *)i->ifa_broadaddr)->
+		    sin_addr;
+		for (k = 0; k < n; k++)	/* two addresses on one subnet */
+			if (out[k].s_addr == out[n].s_addr)
+				break;
+		if (k == n)
+			n++;
+	}
+	freeifaddrs(ifs);
+	return n;
+}
+
+int
+net_destinations(const struct net *n, struct in_addr *out, int cap)
+{
+	int	 i, k;
+
+	if (n->how != NET_BROADCAST) {
+		k = n->nlist < cap ? n->nlist : cap;
+		for (i = 0; i < k; i++)
+			out[i] = n->list[i];
+		return k;
+	}
+	if ((k = broadcast_addrs(out, cap)) == 0 && cap > 0) {
+		out[0].s_addr = htonl(INADDR_LOOPBACK);
+		k = 1;
+	}
+	return k;
+}
+
+int
+net_send(struct net *n, struct proto_msg *msg)
+{
+	struct in_addr		 dst[NET_DST_MAX];
+	struct sockaddr_in	 to = { .sin_family = AF_INET };
+	uint8_t			 buf[PROTO_MAX_DGRAM];
+	int			 i, len, nd, ok = 0;
+
+	len = proto_seal(&n->key, &n->seq, now_real_us(), msg, buf,
+	    sizeof(buf));
+	nd = net_destinations(n, dst, NET_DST_MAX);
+	if (len < 0 || nd == 0)
+		return -1;
+	to.sin_port = htons((uint16_t)n->port);
+	for (i = 0; i < nd; i++) {
+		to.sin_addr = dst[i];
+		n->sent++;
+		if (n->fd == -1) {
+			ok++;
+			continue;
+		}
+		if (sendto(n->fd, buf, (size_t)len, 0,
+		    (struct sockaddr *)&to, sizeof(to)) == -1) {
+			n->send_errors++;
+			log_debug("sendto %s: %s", inet_ntoa(dst[i]),
+			    strerror(errno));
+		} else
+			ok++;
+	}
+	return ok > 0 ? ok : -1;
+}
+
+int
+net_accept(struct net *n, const uint8_t *buf, size_t len,
+    struct proto_msg *msg)
+{
+	enum proto_reject	 why;
+
+	if (proto_open(&n->key, &n->replay, now_real_us(), buf, len, msg,
+	    &why) == -1) {
+		n->dropped[why]++;
+		return -1;
+	}
+	if (msg->hdr.sender == n->seq.sender) {
+		n->own++;
+		return -1;
+	}
+	if (msg->hdr.type != PROTO_STATUS && msg->hdr.type != PROTO_LOAD) {
+		n->dropped[REJ_TYPE]++;
+		return -1;
+	}
+	n->received++;
+	return 0;
+}
+
+int
+net_recv(struct net *n, struct proto_msg *msg, struct sockaddr_in *from)
+{
+	uint8_t		 buf[PROTO_MAX_DGRAM + 1];
+	socklen_t	 flen = sizeof(*from);
+	ssize_t		 len;
+
+	if (n->fd == -1)
+		return 0;
+	len = recvfrom(n->fd, buf, sizeof(buf), MSG_TRUNC,
+	    (struct sockaddr *)from, &flen);
+	if (len < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			log_warn("recvfrom");
+		return 0;
+	}
+	if ((size_t)len > PROTO_MAX_DGRAM) {
+		n->dropped[REJ_LONG]++;
+		return 2;
+	}
+	return net_accept(n, buf, (size_t)len, msg) == 0 ? 1 : 2;
+}
+
+const char *
+net_describe(const struct net *n, char *buf, size_t len)
+{
+	struct in_addr	 dst[NET_DST_MAX];
+	char		 a[INET_ADDRSTRLEN];
+	size_t		 off;
+	int		 i, nd = net_destinations(n, dst, NET_DST_MAX);
+
+	off = (size_t)snprintf(buf, len, "%s", n->how == NET_LIST ?
+	    "console.nodes" : n->how == NET_UNICAST ? "unicast to the PVM "
+	    "hosts" : "broadcast");
+	if (nd == 0)
+		snprintf(buf + off, len - off, " (no destination yet)");
+	for (i = 0; i < nd && off < len; i++) {
+		inet_ntop(AF_INET, &dst[i], a, sizeof(a));
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+		    i == 0 ? ": " : ", ", a);
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, ", port %d", n->port);
+	return buf;
+}
+
+uint64_t
+net_dropped_total(const struct net *n)
+{
+	uint64_t	 t = 0;
+	int		 i;
+
+	for (i = 0; i < REJ_MAX; i++)
+		t += n->dropped[i];
+	return t;
+}
+
+void
+net_close(struct net *n)
+{
+	if (n->fd != -1)
+		close(n->fd);
+	n->fd = -1;
+}

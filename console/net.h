@@ -1,0 +1,76 @@
+/*
+ * net.h - the console's UDP socket: sealed datagrams out to the nodes,
+ * checked datagrams in.
+ *
+ * Destinations, first that applies: the addresses of console.nodes; with
+ * console.unicast, the address of every PVM host; otherwise the broadcast
+ * address of every up, non-loopback IPv4 interface that has one (or
+ * 127.0.0.1 if there is none).  The port is the nodes' `port`.
+ * Incoming datagrams go through proto_open() (length, magic/version, type,
+ * payload length, MAC, replay, ranges) with the console's own replay
+ * state; anything wrong is dropped and counted by reason, as are
+ * datagrams of a type a console does not take and our own broadcasts.
+ */
+#ifndef DTS_CONSOLE_NET_H
+#define DTS_CONSOLE_NET_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+#include "auth.h"
+#include "conf.h"
+#include "nodes.h"
+
+#define NET_DST_MAX NODES_MAX
+
+enum net_how { NET_BROADCAST = 0, NET_UNICAST, NET_LIST };
+
+struct net {
+	int		 fd;		/* -1: closed (sends are only counted) */
+	int		 port;
+	enum net_how	 how;
+	struct auth_key	 key;
+	struct seqgen	 seq;
+	struct replay	 replay;
+	struct in_addr	 list[NET_DST_MAX];	/* NET_LIST, NET_UNICAST */
+	int		 nlist;
+	uint64_t	 sent, send_errors, received;
+	uint64_t	 dropped[REJ_MAX];
+	uint64_t	 own;		/* our own datagrams heard back */
+};
+
+/*
+ * Set up from the configuration: key (unless insecure), destinations,
+ * socket.  0, or -1 with err.  open_socket = 0 (tests) leaves fd = -1.
+ */
+int net_init(struct net *n, const struct dts_conf *c, int open_socket,
+    char *err, size_t errlen);
+
+/* NET_UNICAST: the PVM hosts' addresses. */
+void net_set_hosts(struct net *n, const struct vm_hosts *h);
+
+/* The destinations of the next send; returns how many (max cap). */
+int net_destinations(const struct net *n, struct in_addr *out, int cap);
+
+/* Seal msg and send it to every destination; returns destinations
+ * reached, -1 if none. */
+int net_send(struct net *n, struct proto_msg *msg);
+
+/*
+ * Receive one datagram: 1 with msg and from, 0 if nothing is waiting,
+ * 2 if one was dropped (counted).
+ */
+int net_recv(struct net *n, struct proto_msg *msg, struct sockaddr_in *from);
+
+/* Check one datagram as net_recv does (for tests); 0 or -1 (counted). */
+int net_accept(struct net *n, const uint8_t *buf, size_t len,
+    struct proto_msg *msg);
+
+/* "broadcast 10.0.0.255", "unicast to 3 PVM hosts", "list 127.0.0.1" */
+const char *net_describe(const struct net *n, char *buf, size_t len);
+
+uint64_t net_dropped_total(const struct net *n);
+
+void net_close(struct net *n);
+
+#endif /* DTS_CONSOLE_NET_H */

@@ -1,0 +1,137 @@
+/*
+ * nodes.c - the console's node table.  See nodes.h.
+ */
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "nodes.h"
+
+struct node *
+nodes_get(struct nodes *ns, struct in_addr addr)
+{
+	uint32_t	 a = ntohl(addr.s_addr);
+	int		 i;
+
+	for (i = 0; i < ns->n; i++) {
+		uint32_t b = ntohl(ns->v[i].addr.s_addr);
+
+		if (b == a)
+			return &ns->v[i];
+		if (b > a)
+			break;
+	}
+	if (ns->n == NODES_MAX)
+		return NULL;
+	memmove(&ns->v[i + 1], &ns->v[i], (size_t)(ns->n - i) *
+	    sizeof(ns->v[0]));
+	ns->n++;
+	memset(&ns->v[i], 0, sizeof(ns->v[i]));
+	ns->v[i].addr = addr;
+	return &ns->v[i];
+}
+
+struct node *
+nodes_status(struct nodes *ns, struct in_addr addr,
+    const struct proto_status *st, int64_t now)
+{
+	struct node	*n = nodes_get(ns, addr);
+
+	if (n == NULL)
+		return NULL;
+	n->st = *st;
+	n->st.name[PROTO_NAME_LEN - 1] = '\0';
+	memcpy(n->name, n->st.name, sizeof(n->name));
+	n->have_status = 1;
+	n->q = st->load_milli / 1000.0;
+	n->have_q = 1;
+	n->heard = now;
+	n->status_at = now;
+	return n;
+}
+
+struct node *
+nodes_load(struct nodes *ns, struct in_addr addr, const struct proto_load *l,
+    int64_t now)
+{
+	struct node	*n = nodes_get(ns, addr);
+
+	if (n == NULL)
+		return NULL;
+	n->q = l->load_milli / 1000.0;
+	n->have_q = 1;
+	n->heard = now;
+	return n;
+}
+
+int
+nodes_live(const struct node *n, int64_t now, int64_t timeout)
+{
+	return n->heard != 0 && now - n->heard <= timeout;
+}
+
+int64_t
+nodes_next_expiry(const struct nodes *ns, int64_t now, int64_t timeout)
+{
+	int64_t	 t, best = 0;
+	int	 i;
+
+	for (i = 0; i < ns->n; i++) {
+		if (!nodes_live(&ns->v[i], now, timeout))
+			continue;
+		t = ns->v[i].heard + timeout + 1;
+		if (best == 0 || t < best)
+			best = t;
+	}
+	return best;
+}
+
+int64_t
+nodes_skew(int64_t t, int64_t ref, int64_t ip)
+{
+	int64_t	 d;
+
+	if (ip <= 0)
+		return 0;
+	d = (t - ref) % ip;
+	if (d < 0)
+		d += ip;
+	if (2 * d > ip)
+		d -= ip;
+	return d;
+}
+
+const struct node *
+nodes_reference(const struct nodes *ns, int64_t since)
+{
+	int	 i;
+
+	for (i = 0; i < ns->n; i++)
+		if (ns->v[i].have_status && ns->v[i].status_at >= since &&
+		    ns->v[i].st.last_ps_ns != 0)
+			return &ns->v[i];
+	return NULL;
+}
+
+int
+nodes_name_match(const char *a, const char *b)
+{
+	size_t	 la = strcspn(a, "."), lb = strcspn(b, ".");
+
+	if (a[0] == '\0' || b[0] == '\0')
+		return 0;
+	if (strcmp(a, b) == 0)
+		return 1;
+	/* numeric addresses are not names: 10.0.0.1 is not 10.0.0.2 */
+	if (a[0] >= '0' && a[0] <= '9')
+		return 0;
+	return la == lb && strncmp(a, b, la) == 0 &&
+	    (a[la] == '\0' || b[lb] == '\0');
+}
+
+int
+nodes_host_match(const struct node *n, const struct vm_host *h)
+{
+	if (h->have_addr && h->addr.s_addr == n->addr.s_addr)
+		return 1;
+	return nodes_name_match(n->name, h->name);
+}

@@ -1,0 +1,86 @@
+/*
+ * nodes.h - what the console knows about every node (a dts that has
+ * answered), keyed by IPv4 address, and the cached PVM host table.
+ *
+ * A node is live while it was heard within the timeout; a silent node
+ * stays in the table (status shows when it was last heard) but leaves the
+ * RLA until it is heard again.  Times are CLOCK_MONOTONIC ns passed in by
+ * the caller, so tests can inject them.
+ */
+#ifndef DTS_CONSOLE_NODES_H
+#define DTS_CONSOLE_NODES_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+#define NODES_MAX      256
+#define HOST_NAME_MAX_ 64
+
+struct node {
+	struct in_addr	 addr;
+	char		 name[PROTO_NAME_LEN];	/* from STATUS, "" until then */
+	struct proto_status st;			/* last STATUS */
+	int		 have_status;
+	double		 q;			/* latest load index */
+	int		 have_q;
+	int64_t		 heard;			/* last datagram */
+	int64_t		 status_at;		/* last STATUS */
+};
+
+struct nodes {
+	int		 n;
+	struct node	 v[NODES_MAX];		/* sorted by address */
+};
+
+/* A host of the PVM virtual machine, as pvm_config gave it. */
+struct vm_host {
+	char		 name[HOST_NAME_MAX_];
+	char		 arch[16];
+	int		 tid;
+	int		 speed;
+	struct in_addr	 addr;
+	int		 have_addr;
+};
+
+struct vm_hosts {
+	int		 n;
+	struct vm_host	 v[NODES_MAX];
+};
+
+/* The node at addr, added if new (NULL if the table is full). */
+struct node *nodes_get(struct nodes *ns, struct in_addr addr);
+
+/* Record a STATUS or a LOAD from addr at now. */
+struct node *nodes_status(struct nodes *ns, struct in_addr addr,
+    const struct proto_status *st, int64_t now);
+struct node *nodes_load(struct nodes *ns, struct in_addr addr,
+    const struct proto_load *l, int64_t now);
+
+/* Heard within timeout of now. */
+int nodes_live(const struct node *n, int64_t now, int64_t timeout);
+
+/* The earliest moment after now at which a live node times out, or 0. */
+int64_t nodes_next_expiry(const struct nodes *ns, int64_t now,
+    int64_t timeout);
+
+/*
+ * Skew of a PS start t against a reference PS start ref on a grid of ip:
+ * (t - ref) modulo ip, mapped into (-ip/2, ip/2].
+ */
+int64_t nodes_skew(int64_t t, int64_t ref, int64_t ip);
+
+/*
+ * The reference for skews among the nodes that answered since `since`:
+ * the lowest address with a PS start; NULL if none.
+ */
+const struct node *nodes_reference(const struct nodes *ns, int64_t since);
+
+/* Does the PVM host h stand for node n (same name, short name or address)? */
+int nodes_host_match(const struct node *n, const struct vm_host *h);
+
+/* "vm.example.org" and "vm" are the same host. */
+int nodes_name_match(const char *a, const char *b);
+
+#endif /* DTS_CONSOLE_NODES_H */

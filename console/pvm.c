@@ -1,0 +1,413 @@
+/*
+ * pvm.c - connecting to PVM, starting the master pvmd under dts, the
+ * cached host table.  See pvm.h.
+ */
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pvm3.h>
+
+#include "console.h"
+#include "log.h"
+#include "timeutil.h"
+
+#define HALT_GRACE (5 * NS_PER_SEC)	/* pvmd's SIGTERM after our halt */
+
+static const struct {
+	int		 code;
+	const char	*msg;
+} pvm_errors[] = {
+	{ PvmBadParam, "bad parameter" }, { PvmMismatch, "parameter mismatch" },
+	{ PvmOverflow, "value too large" }, { PvmNoData, "end of buffer" },
+	{ PvmNoHost, "no such host" }, { PvmNoFile, "no such file" },
+	{ PvmDenied, "permission denied" }, { PvmNoMem, "out of memory" },
+	{ PvmBadMsg, "cannot decode message" },
+	{ PvmSysErr, "cannot contact the local pvmd" },
+	{ PvmHostFail, "host failed" }, { PvmNotImpl, "not implemented" },
+	{ PvmDSysErr, "pvmd system error" },
+	{ PvmBadVersion, "PVM version mismatch" },
+	{ PvmOutOfRes, "out of resources" },
+	{ PvmDupHost, "duplicate host (already in the VM)" },
+	{ PvmCantStart, "cannot start pvmd there" },
+	{ PvmAlready, "already in progress" }, { PvmNoTask, "no such task" },
+	{ PvmNotFound, "not found" }, { PvmExists, "already exists" },
+	{ PvmHostrNMstr, "hoster run on a non-master host" },
+	{ PvmIPLoopback, "the master host's address is loopback (127.x: "
+	  "give the master a resolvable name or address)" },
+};
+
+const char *
+cpvm_strerror(int code)
+{
+	static char	 buf[32];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(pvm_errors) / sizeof(pvm_errors[0]); i++)
+		if (pvm_errors[i].code == code)
+			return pvm_errors[i].msg;
+	snprintf(buf, sizeof(buf), "PVM error %d", code);
+	return buf;
+}
+
+static int
+private_dir(struct console *c, const char *dir)
+{
+	struct stat	 st;
+
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		return con_err(c, "PVM_TMP %s: %s", dir, strerror(errno));
+	if (lstat(dir, &st) == -1)
+		return con_err(c, "PVM_TMP %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022) != 0)
+		return con_err(c, "PVM_TMP %s: not a directory of ours that "
+		    "only we can write (set console.pvm_tmp)", dir);
+	return 0;
+}
+
+int
+cpvm_setup(struct console *c)
+{
+	const char	*env = getenv("PVM_TMP");
+	char		 dir[CONF_STR_MAX];
+
+	if (c->conf.console.pvm_tmp[0] != '\0')
+		snprintf(dir, sizeof(dir), "%s", c->conf.console.pvm_tmp);
+	else if (env != NULL && env[0] != '\0')
+		snprintf(dir, sizeof(dir), "%s", env);
+	else {
+		snprintf(dir, sizeof(dir), "/tmp/dts-console.%u",
+		    (unsigned)geteuid());
+		if (private_dir(c, dir) == -1)
+			return -1;
+	}
+	snprintf(c->pvm.tmp, sizeof(c->pvm.tmp), "%s", dir);
+	if (setenv("PVM_TMP", dir, 1) == -1)
+		return con_err(c, "setenv PVM_TMP: %s", strerror(errno));
+	return 0;
+}
+
+/* libpvm3 exits the process when run as root without PVM_ALLOW_ROOT. */
+static int
+root_check(struct console *c)
+{
+	if (geteuid() != 0 || getenv("PVM_ALLOW_ROOT") != NULL)
+		return 0;
+	return con_err(c, "running as root: PVM refuses to run as root "
+	    "unless PVM_ALLOW_ROOT is set (export PVM_ALLOW_ROOT=1, or run "
+	    "as a regular user)");
+}
+
+/* fn() without libpvm's complaints on stderr. */
+static int
+quietly(int (*fn)(void))
+{
+	int	 saved = dup(STDERR_FILENO), null, rc;
+
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved != -1 && null != -1)
+		dup2(null, STDERR_FILENO);
+	pvm_setopt(PvmAutoErr, 0);
+	rc = fn();
+	if (saved != -1 && null != -1)
+		dup2(saved, STDERR_FILENO);
+	if (saved != -1)
+		close(saved);
+	if (null != -1)
+		close(null);
+	return rc;
+}
+
+void
+cpvm_drop(struct console *c)
+{
+	if (c->pvm.connected)
+		quietly(pvm_exit);	/* libpvm forgets the dead pvmd */
+	c->pvm.connected = 0;
+	c->hosts.n = 0;
+}
+
+static void __attribute__((noreturn))
+exec_dts(struct console *c, int out)
+{
+	const char	*argv[6];
+	sigset_t	 none;
+	int		 null, i = 0;
+
+	setsid();	/* no terminal signals; outlives the console */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	if ((null = open("/dev/null", O_RDONLY)) != -1)
+		dup2(null, STDIN_FILENO);
+	dup2(out, STDOUT_FILENO);
+	setenv("PVM_DPATH", c->conf.console.launcher, 1);
+	if (c->explicit_conf)
+		setenv("DTS_CONF", c->conf_path, 1);
+	argv[i++] = "dts";
+	if (c->explicit_conf) {
+		argv[i++] = "-f";
+		argv[i++] = c->conf_path;
+	}
+	argv[i++] = "--";
+	argv[i] = NULL;
+	execv(c->conf.console.dts, (char *const *)argv);
+	fprintf(stderr, "dts-console: cannot run %s: %s\n",
+	    c->conf.console.dts, strerror(errno));
+	_exit(127);
+}
+
+/* The child of ppid whose command is name, or 0. */
+static pid_t
+child_named(pid_t ppid, const char *name)
+{
+	char		 path[300], buf[512], *open_, *close_;
+	struct dirent	*de;
+	DIR		*d;
+	FILE		*fp;
+	int		 parent;
+	pid_t		 found = 0;
+
+	if ((d = opendir("/proc")) == NULL)
+		return 0;
+	while (found == 0 && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((fp = fopen(path, "re")) == NULL)
+			continue;
+		if (fgets(buf, sizeof(buf), fp) != NULL &&
+		    (open_ = strchr(buf, '(')) != NULL &&
+		    (close_ = strrchr(buf, ')')) != NULL &&
+		    sscanf(close_ + 1, " %*c %d", &parent) == 1 &&
+		    parent == ppid && (size_t)(close_ - open_ - 1) ==
+		    strlen(name) && strncmp(open_ + 1, name, strlen(name)) == 0)
+			found = (pid_t)atoi(de->d_name);
+		fclose(fp);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Read pvmd's first line (its task socket) within the start-up wait. */
+static int
+read_line(int fd, int64_t deadline, char *buf, size_t len)
+{
+	struct pollfd	 p = { .fd = fd, .events = POLLIN };
+	size_t		 n = 0;
+	ssize_t		 r;
+	int64_t		 left;
+
+	while (n + 1 < len) {
+		if ((left = deadline - now_mono_ns()) <= 0)
+			return -1;
+		if (poll(&p, 1, (int)(left / NS_PER_MS) + 1) <= 0)
+			continue;
+		if ((r = read(fd, buf + n, 1)) <= 0)
+			return r == 0 ? 0 : -1;
+		if (buf[n] == '\n')
+			break;
+		n++;
+	}
+	buf[n] = '\0';
+	return 1;
+}
+
+static int
+start_dts(struct console *c)
+{
+	char	 line[256];
+	int	 pfd[2], rc, st;
+	pid_t	 pid;
+
+	if (access(c->conf.console.dts, X_OK) == -1)
+		return con_err(c, "cannot start the master pvmd: %s: %s "
+		    "(console.dts)", c->conf.console.dts, strerror(errno));
+	if (access(c->conf.console.launcher, X_OK) == -1)
+		log_warnx("%s: %s: slaves added later will not run under dts "
+		    "(console.launcher)", c->conf.console.launcher,
+		    strerror(errno));
+	if (pipe2(pfd, O_CLOEXEC) == -1)
+		return con_err(c, "pipe: %s", strerror(errno));
+	if ((pid = fork()) == -1) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return con_err(c, "fork: %s", strerror(errno));
+	}
+	if (pid == 0)
+		exec_dts(c, pfd[1]);
+	close(pfd[1]);
+	c->pvm.dts_pid = pid;
+	rc = read_line(pfd[0], now_mono_ns() + c->conf.console.start_wait_ns,
+	    line, sizeof(line));
+	close(pfd[0]);
+	if (rc == 1) {
+		c->pvm.pvmd_pid = child_named(pid, "pvmd");
+		return 0;
+	}
+	if (rc == 0 && waitpid(pid, &st, 0) == pid) {
+		c->pvm.dts_pid = 0;
+		return con_err(c, "%s ended (%s %d) before pvmd was up; see its "
+		    "log (log_file, or syslog)%s", c->conf.console.dts,
+		    WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ?
+		    WEXITSTATUS(st) : WTERMSIG(st), geteuid() != 0 ?
+		    "; dts needs root or CAP_SYS_NICE" : "");
+	}
+	kill(pid, SIGTERM);	/* our child: it releases its gang and ends */
+	return con_err(c, "pvmd did not come up under %s within %.1fs "
+	    "(console.start_wait); stopped it", c->conf.console.dts,
+	    (double)c->conf.console.start_wait_ns / NS_PER_SEC);
+}
+
+/* Is there a pvmd for our PVM_TMP (its pvmd.UID file)? */
+static int
+pvmd_file(const struct console *c)
+{
+	char	 path[CONF_STR_MAX + 32];
+
+	snprintf(path, sizeof(path), "%s/pvmd.%u", c->pvm.tmp,
+	    (unsigned)getuid());
+	return access(path, F_OK) == 0;
+}
+
+int
+cpvm_connect(struct console *c, int start)
+{
+	int	 tid;
+
+	if (c->no_pvm)
+		return con_err(c, "PVM is off (-n)");
+	if (c->pvm.connected)
+		return 0;
+	if (root_check(c) == -1)
+		return -1;
+	if (!pvmd_file(c) || (tid = quietly(pvm_mytid)) < 0) {
+		if (!start)
+			return con_err(c, "no pvmd runs with PVM_TMP %s",
+			    c->pvm.tmp);
+		if (start_dts(c) == -1)
+			return -1;
+		if ((tid = quietly(pvm_mytid)) < 0)
+			return con_err(c, "cannot connect to the pvmd just "
+			    "started: %s", cpvm_strerror(tid));
+		con_notice(c, "started the master pvmd under %s (PVM_TMP %s)",
+		    c->conf.console.dts, c->pvm.tmp);
+	}
+	c->pvm.connected = 1;
+	c->pvm.tid = tid;
+	return cpvm_refresh(c);
+}
+
+static void
+resolve(struct vm_host *h)
+{
+	struct addrinfo	 hints = { .ai_family = AF_INET }, *ai;
+
+	h->have_addr = 0;
+	if (inet_pton(AF_INET, h->name, &h->addr) == 1) {
+		h->have_addr = 1;
+		return;
+	}
+	if (getaddrinfo(h->name, NULL, &hints, &ai) != 0)
+		return;
+	h->addr = ((struct sockaddr_in *)(void *)ai->ai_addr)->sin_addr;
+	h->have_addr = 1;
+	freeaddrinfo(ai);
+}
+
+int
+cpvm_refresh(struct console *c)
+{
+	struct pvmhostinfo	*hi;
+	int			 i, rc, nhost, narch;
+
+	if ((rc = pvm_config(&nhost, &narch, &hi)) < 0) {
+		if (rc == PvmSysErr)
+			cpvm_drop(c);
+		return con_err(c, "pvm_config: %s", cpvm_strerror(rc));
+	}
+	c->hosts.n = 0;
+	for (i = 0; i < nhost && i < NODES_MAX; i++) {
+		struct vm_host *h = &c->hosts.v[c->hosts.n++];
+
+		snprintf(h->name, sizeof(h->name), "%s", hi[i].hi_name);
+		snprintf(h->arch, sizeof(h->arch), "%s", hi[i].hi_arch);
+		h->tid = hi[i].hi_tid;
+		h->speed = hi[i].hi_speed;
+		resolve(h);
+	}
+	net_set_hosts(&c->net, &c->hosts);
+	return 0;
+}
+
+void
+cpvm_reap(struct console *c)
+{
+	int	 st;
+
+	if (c->pvm.dts_pid <= 0 || waitpid(c->pvm.dts_pid, &st, WNOHANG) !=
+	    c->pvm.dts_pid)
+		return;
+	con_notice(c, "dts (pid %d) ended with %s %d", (int)c->pvm.dts_pid,
+	    WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ?
+	    WEXITSTATUS(st) : WTERMSIG(st));
+	c->pvm.dts_pid = 0;
+	c->pvm.pvmd_pid = 0;
+	cpvm_drop(c);
+}
+
+void
+cpvm_wait_dts(struct console *c, int64_t max)
+{
+	struct timespec	 tick = { 0, 20 * NS_PER_MS };
+	int64_t		 end = now_mono_ns() + max;
+
+	while (c->pvm.dts_pid > 0 && now_mono_ns() < end) {
+		cpvm_reap(c);
+		if (c->pvm.dts_pid > 0)
+			nanosleep(&tick, NULL);
+	}
+}
+
+int
+cpvm_halt_signal(struct console *c, pid_t sender, int64_t now)
+{
+	char	 path[64], comm[32] = "";
+	FILE	*fp;
+
+	if (c->pvm.halt_at != 0 && now - c->pvm.halt_at < HALT_GRACE)
+		return 1;
+	if (sender > 0 && sender == c->pvm.pvmd_pid)
+		goto halted;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)sender);
+	if (sender <= 0 || (fp = fopen(path, "re")) == NULL)
+		return 0;
+	if (fgets(comm, sizeof(comm), fp) == NULL)
+		comm[0] = '\0';
+	fclose(fp);
+	if (strcmp(comm, "pvmd\n") != 0)
+		return 0;
+halted:
+	cpvm_drop(c);
+	con_notice(c, "the PVM virtual machine was halted");
+	return 1;
+}
+
+void
+cpvm_fini(struct console *c)
+{
+	cpvm_drop(c);
+}

@@ -1,0 +1,70 @@
+/*
+ * pvm.h - the PVM side of the console, through libpvm3.
+ *
+ * At start-up the console connects to the local pvmd; if none runs it
+ * starts the local dts (console.dts), which starts the master pvmd:
+ * fork+exec "dts [-f CONF] --" in a new session with PVM_TMP (a private
+ * one unless configured) and PVM_DPATH = console.launcher, so that slaves
+ * added later also start under dts; the first line of pvmd's stdout (its
+ * task socket) says it is up.  `add` passes "HOST dx=LAUNCHER" to
+ * pvm_addhosts for the same reason.
+ *
+ * The host table (pvm_config) is cached in c->hosts and refreshed only on
+ * start-up and when a PVM command runs; pvm_hostsync is never called.
+ * libpvm3 calls block while the local pvmd is stopped in its LS (up to
+ * LS): the PVM commands are synchronous, the master loop's timers wait
+ * for them.  This header does not include pvm3.h.
+ */
+#ifndef DTS_CONSOLE_PVM_H
+#define DTS_CONSOLE_PVM_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "conf.h"
+
+struct console;
+
+struct cpvm {
+	int	 connected;
+	int	 tid;
+	pid_t	 dts_pid;		/* the dts we started, 0 if none */
+	pid_t	 pvmd_pid;		/* its pvmd, 0 if unknown */
+	char	 tmp[CONF_STR_MAX];	/* PVM_TMP */
+	int64_t	 halt_at;		/* our own halt: pvmd's SIGTERM follows */
+};
+
+/*
+ * Choose PVM_TMP (console.pvm_tmp, $PVM_TMP, else /tmp/dts-console.UID,
+ * created 0700) and put it in our environment.  0, or -1 with c->err.
+ */
+int cpvm_setup(struct console *c);
+
+/* Connect to the local pvmd, starting dts if none runs (start = 1). */
+int cpvm_connect(struct console *c, int start);
+
+/* Refresh the cached host table (and the unicast destinations). */
+int cpvm_refresh(struct console *c);
+
+/* SIGCHLD: reap the dts we started. */
+void cpvm_reap(struct console *c);
+
+/* After a halt: wait up to max ns for the dts we started to end. */
+void cpvm_wait_dts(struct console *c, int64_t max);
+
+/*
+ * A SIGTERM from sender at now: is it pvmd ending its tasks because the
+ * VM halts (then the console stays, disconnected from PVM)?
+ */
+int cpvm_halt_signal(struct console *c, pid_t sender, int64_t now);
+
+/* The pvmd is gone or going: leave PVM (pvm_exit) and forget it. */
+void cpvm_drop(struct console *c);
+
+/* Leave PVM (pvm_exit) if connected. */
+void cpvm_fini(struct console *c);
+
+/* "No such host" for a PVM error code. */
+const char *cpvm_strerror(int code);
+
+#endif /* DTS_CONSOLE_PVM_H */

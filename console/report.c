@@ -1,0 +1,239 @@
+/*
+ * report.c - status, load and show tables.  See report.h.
+ */
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "console.h"
+#include "report.h"
+#include "timeutil.h"
+
+const char *
+report_ago(int64_t then, int64_t now, char *buf, size_t len)
+{
+	if (then == 0)
+		snprintf(buf, len, "never");
+	else
+		snprintf(buf, len, "%.1fs ago", (double)(now - then) /
+		    NS_PER_SEC);
+	return buf;
+}
+
+static uint64_t
+rejected_sum(const struct proto_status *st)
+{
+	uint64_t	 t = 0;
+	int		 i;
+
+	for (i = 0; i < REJ_MAX; i++)
+		t += st->rejected[i];
+	return t;
+}
+
+/* Skew of n's last PS start against ref, "-" if it has none. */
+static const char *
+skew_text(const struct node *n, const struct node *ref, char *buf,
+    size_t len)
+{
+	int64_t	 ip = (int64_t)ref->st.ip_us * NS_PER_US;
+
+	if (n->st.last_ps_ns == 0 || n->st.ip_us != ref->st.ip_us ||
+	    !(n->st.flags & SCHED_F_ACTIVE) || ip == 0) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	snprintf(buf, len, "%+.1f", (double)nodes_skew(
+	    (int64_t)n->st.last_ps_ns, (int64_t)ref->st.last_ps_ns, ip) /
+	    NS_PER_US);
+	return buf;
+}
+
+static void
+status_verbose(struct console *c, const struct node *n)
+{
+	const struct proto_status *st = &n->st;
+	char	 ip[32], si[32];
+	int	 i;
+
+	fprintf(c->out, "    sync %s, IP %s, SI %s, gang %" PRIu32 " "
+	    "process%s, %s\n    rejected:", proto_sync_name(st->sync),
+	    duration_format((int64_t)st->ip_us * NS_PER_US, ip, sizeof(ip)),
+	    duration_format((int64_t)st->si_us * NS_PER_US, si, sizeof(si)),
+	    st->members, st->members == 1 ? "" : "es",
+	    st->flags & SCHED_F_SYNC ? "synchronized by a console" :
+	    "unsynchronized (no console heard within its silence)");
+	for (i = 0; i < REJ_MAX; i++)
+		fprintf(c->out, " %s %" PRIu32 "%s", proto_reject_name(
+		    (unsigned)i), st->rejected[i], i + 1 < REJ_MAX ? "," : "\n");
+}
+
+static void
+status_row(struct console *c, const struct node *n, const struct node *ref,
+    int answered, int verbose, int64_t now)
+{
+	const struct proto_status *st = &n->st;
+	char	 a[INET_ADDRSTRLEN], ago[32], sk[32];
+
+	inet_ntop(AF_INET, &n->addr, a, sizeof(a));
+	report_ago(n->heard, now, ago, sizeof(ago));
+	if (!answered || !n->have_status) {
+		fprintf(c->out, "%-16s %-15s %-11s %s, last heard %s\n",
+		    n->name[0] != '\0' ? n->name : "?", a, "-", "no reply",
+		    ago);
+		return;
+	}
+	fprintf(c->out, "%-16s %-15s %-11s %-7s %8" PRIu32 " %8" PRIu32
+	    " %-5s %6.2f %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9s %s\n",
+	    n->name, a, proto_mode_name(st->mode), st->flags & SCHED_F_ACTIVE ?
+	    "slicing" : "idle", st->ps_us, st->ip_us > st->ps_us ?
+	    st->ip_us - st->ps_us : 0, proto_phase_name(st->phase),
+	    st->load_milli / 1000.0, st->slices, st->overruns,
+	    rejected_sum(st), ref != NULL ? skew_text(n, ref, sk, sizeof(sk)) :
+	    "-", ago);
+	if (verbose)
+		status_verbose(c, n);
+}
+
+int
+report_status(struct console *c, int64_t since, int verbose, int64_t now)
+{
+	const struct node	*ref = nodes_reference(&c->nodes, since);
+	char			 w[32];
+	int			 i, answered = 0;
+
+	fprintf(c->out, "%-16s %-15s %-11s %-7s %8s %8s %-5s %6s %9s %8s %8s "
+	    "%9s %s\n", "HOST", "ADDRESS", "MODE", "STATE", "PS_US", "LS_US",
+	    "PHASE", "Q", "SLICES", "OVERRUNS", "REJECTED", "SKEW_US",
+	    "HEARD");
+	for (i = 0; i < c->nodes.n; i++) {
+		const struct node *n = &c->nodes.v[i];
+		int ok = n->have_status && n->status_at >= since;
+
+		answered += ok;
+		status_row(c, n, ref, ok, verbose, now);
+	}
+	fprintf(c->out, "%d node%s answered within %s", answered,
+	    answered == 1 ? "" : "s", duration_format(
+	    c->conf.console.status_wait_ns, w, sizeof(w)));
+	if (ref != NULL) {
+		char a[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &ref->addr, a, sizeof(a));
+		fprintf(c->out, "; skew against %s", a);
+	}
+	fprintf(c->out, "; console dropped %" PRIu64 " datagram%s",
+	    net_dropped_total(&c->net), net_dropped_total(&c->net) == 1 ? "" :
+	    "s");
+	if (verbose)
+		for (i = 0; i < REJ_MAX; i++)
+			fprintf(c->out, "%s%s %" PRIu64, i == 0 ? " (" : ", ",
+			    proto_reject_name((unsigned)i), c->net.dropped[i]);
+	fprintf(c->out, "%s\n", verbose ? ")" : "");
+	fflush(c->out);
+	if (answered == 0)
+		return con_err(c, "status: no node answered within %s", w);
+	return 0;
+}
+
+void
+report_load(struct console *c, int64_t now)
+{
+	const char	*src;
+	char		 a[INET_ADDRSTRLEN], ago[32], ps[32];
+	double		 w;
+	int		 i, live;
+
+	bal_rla(&c->nodes, &c->weights, &c->hosts, now,
+	    c->conf.console.timeout_ns, &c->m.rla);
+	fprintf(c->out, "%-16s %-15s %7s %7s %-4s %7s %-4s %s\n", "HOST",
+	    "ADDRESS", "Q", "W", "FROM", "Q/W", "LIVE", "HEARD");
+	for (i = 0; i < c->nodes.n; i++) {
+		const struct node *n = &c->nodes.v[i];
+
+		inet_ntop(AF_INET, &n->addr, a, sizeof(a));
+		w = bal_weight(&c->weights, &c->hosts, n, &src);
+		live = nodes_live(n, now, c->conf.console.timeout_ns);
+		fprintf(c->out, "%-16s %-15s %7.3f %7.3f %-4s %7.3f %-4s %s\n",
+		    n->name[0] != '\0' ? n->name : "?", a, n->q, w, src,
+		    n->q / w, live ? "yes" : "no",
+		    report_ago(n->heard, now, ago, sizeof(ago)));
+	}
+	if (c->m.rla.nlive == 0) {
+		fprintf(c->out, "RLA: no live node with a load index\n");
+		return;
+	}
+	fprintf(c->out, "RLA mean %.3f, max %.3f over %d live node%s",
+	    c->m.rla.mean, c->m.rla.max, c->m.rla.nlive,
+	    c->m.rla.nlive == 1 ? "" : "s");
+	if (c->sch.mode == MODE_BALANCED && c->sch.bal_ls_pct >= 0)
+		fprintf(c->out, "; balanced uses the %s: LS %d%%, PS %s\n",
+		    c->conf.console.rla == RLA_MAX ? "max" : "mean",
+		    c->sch.bal_ls_pct, duration_format(sch_ps(&c->sch), ps,
+		    sizeof(ps)));
+	else
+		fprintf(c->out, "; mode %s does not use it\n",
+		    proto_mode_name((unsigned)c->sch.mode));
+}
+
+static void
+show_weights(struct console *c)
+{
+	int	 i;
+
+	fprintf(c->out, "%-12s ", "weight");
+	if (c->weights.n == 0)
+		fprintf(c->out, "from the PVM host speed (or 1)");
+	for (i = 0; i < c->weights.n; i++)
+		fprintf(c->out, "%s%s %g", i > 0 ? ", " : "",
+		    c->weights.v[i].host, c->weights.v[i].w);
+	fprintf(c->out, "%s\n", c->weights.n > 0 ? "; others from the PVM "
+	    "host speed" : "");
+}
+
+void
+report_show(struct console *c)
+{
+	const struct sch	*s = &c->sch;
+	char			 a[32], b[300];
+	int			 i;
+
+	fprintf(c->out, "%-12s %s\n", "mode", proto_mode_name((unsigned)
+	    s->mode));
+	fprintf(c->out, "%-12s %s\n", "ip", duration_format(s->ip, a,
+	    sizeof(a)));
+	fprintf(c->out, "%-12s %s\n", "ps", sch_ps_text(s, b, sizeof(b)));
+	fprintf(c->out, "%-12s %s\n", "ls", duration_format(s->ip -
+	    sch_user_ps(s), a, sizeof(a)));
+	if (s->mode == MODE_BALANCED)
+		fprintf(c->out, "%-12s %s\n", "balanced", s->bal_ls_pct < 0 ?
+		    "no RLA yet: ps applies" : (snprintf(b, sizeof(b),
+		    "LS %d%% from the RLA, PS %s", s->bal_ls_pct,
+		    duration_format(sch_ps(s), a, sizeof(a))), b));
+	fprintf(c->out, "%-12s %s\n", "si", duration_format(s->si, a,
+	    sizeof(a)));
+	fprintf(c->out, "%-12s %s\n", "sync", proto_sync_name((unsigned)
+	    s->sync));
+	fprintf(c->out, "%-12s %s\n", "rla", c->conf.console.rla == RLA_MAX ?
+	    "max" : "mean");
+	fprintf(c->out, "%-12s %g\n", "hysteresis",
+	    c->conf.console.hysteresis);
+	fprintf(c->out, "%-12s %s\n", "timeout", duration_format(
+	    c->conf.console.timeout_ns, a, sizeof(a)));
+	fprintf(c->out, "%-12s %s\n", "status_wait", duration_format(
+	    c->conf.console.status_wait_ns, a, sizeof(a)));
+	show_weights(c);
+	fprintf(c->out, "%-12s LS", "table");
+	for (i = 0; i < s->table.n; i++)
+		fprintf(c->out, "%s%d%%", i == 0 ? " " : ", ",
+		    s->table.ls_pct[i]);
+	fprintf(c->out, " per %g of load (load.table, show only)\n",
+	    s->table.step);
+	fprintf(c->out, "%-12s %s\n", "nodes", net_describe(&c->net, b,
+	    sizeof(b)));
+	fprintf(c->out, "%-12s %s\n", "key", c->conf.insecure ?
+	    "none (insecure = true)" : c->conf.key_file);
+	fprintf(c->out, "%-12s %s\n", "state", s->started ? "started" :
+	    s->spoken ? "stopped (nodes released)" : "not started");
+}

@@ -1,0 +1,343 @@
+/*
+ * schedule.c - the console's desired schedule and its checks.  See
+ * schedule.h.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "schedule.h"
+#include "timeutil.h"
+
+#define IP_MIN  NS_PER_MS
+#define IP_MAX  (60 * NS_PER_SEC)
+#define SI_MIN  (10 * NS_PER_MS)
+#define SI_MAX  (3600 * NS_PER_SEC)
+
+void
+sch_init(struct sch *s, const struct dts_conf *c)
+{
+	memset(s, 0, sizeof(*s));
+	s->mode = c->mode;
+	s->sync = c->sync;
+	s->ip = c->ip_ns;
+	s->ps = c->ps_ns;
+	s->ps_pct = c->ps_pct_milli;
+	s->si = c->si_ns;
+	s->bal_ls_pct = -1;
+	s->table = c->load.table;
+	rt_budget_read(&s->rt_runtime_us, &s->rt_period_us);
+}
+
+static int64_t
+whole_us(int64_t ns)
+{
+	return ns / NS_PER_US * NS_PER_US;
+}
+
+int64_t
+sch_user_ps(const struct sch *s)
+{
+	if (s->ps_pct >= 0)
+		return whole_us(s->ip * s->ps_pct / 100000);
+	return whole_us(s->ps);
+}
+
+static int64_t
+table_ps(const struct sch *s, int ls_pct)
+{
+	return whole_us(s->ip * (100 - ls_pct) / 100);
+}
+
+int64_t
+sch_ps(const struct sch *s)
+{
+	if (s->mode == MODE_BALANCED && s->bal_ls_pct >= 0)
+		return table_ps(s, s->bal_ls_pct);
+	return sch_user_ps(s);
+}
+
+/* "" when the command is the key itself, else "key " */
+static const char *
+key_of(const char *what, const char *key, char *buf, size_t len)
+{
+	if (strcmp(what, key) == 0)
+		return "";
+	snprintf(buf, len, "%s ", key);
+	return buf;
+}
+
+static int
+range_check(const char *what, const char *key, int64_t v, int64_t lo,
+    int64_t hi, const char *rng, char *err, size_t len)
+{
+	char	 b[32], k[16];
+
+	if (v >= lo && v <= hi)
+		return 0;
+	snprintf(err, len, "%s: %s%s is out of range %s", what,
+	    key_of(what, key, k, sizeof(k)), duration_format(v, b, sizeof(b)),
+	    rng);
+	return -1;
+}
+
+/* The RT budget for Table 2.1 (balanced and distributed). */
+static int
+table_check(const struct sch *s, const char *what, char *err, size_t len)
+{
+	char	 why[400], b[32];
+	int	 i;
+
+	for (i = 0; i < s->table.n; i++)
+		if (rt_budget_check(table_ps(s, s->table.ls_pct[i]), s->ip,
+		    s->rt_runtime_us, s->rt_period_us, why,
+		    sizeof(why)) == -1) {
+			snprintf(err, len, "%s: with ip %s, load.table entry "
+			    "%d (LS %d%%) fails: %s", what,
+			    duration_format(s->ip, b, sizeof(b)), i + 1,
+			    s->table.ls_pct[i], why);
+			return -1;
+		}
+	return 0;
+}
+
+int
+sch_check(const struct sch *s, const char *what, char *err, size_t len)
+{
+	char	 a[32], b[32], k[16], why[400];
+	int64_t	 ps = sch_user_ps(s);
+
+	if (range_check(what, "ip", s->ip, IP_MIN, IP_MAX, "[1ms, 60s]",
+	    err, len) == -1 ||
+	    range_check(what, "si", s->si, SI_MIN, SI_MAX, "[10ms, 1h]",
+	    err, len) == -1)
+		return -1;
+	if (s->si < s->ip) {
+		snprintf(err, len, "%s: %s%s is shorter than ip %s (SI must "
+		    "be at least IP)", what, key_of(what, "si", k, sizeof(k)),
+		    duration_format(s->si, a,
+		    sizeof(a)), duration_format(s->ip, b, sizeof(b)));
+		return -1;
+	}
+	if (ps < NS_PER_US) {
+		snprintf(err, len, "%s: %s%s is too short (PS must be at "
+		    "least 1us)", what, key_of(what, "ps", k, sizeof(k)),
+		    duration_format(ps, a, sizeof(a)));
+		return -1;
+	}
+	if (ps >= s->ip) {
+		snprintf(err, len, "%s: %s%s is not shorter than ip %s (IP = "
+		    "PS + LS, and LS cannot be empty)", what,
+		    key_of(what, "ps", k, sizeof(k)),
+		    duration_format(ps, a, sizeof(a)),
+		    duration_format(s->ip, b, sizeof(b)));
+		return -1;
+	}
+	if (s->mode == MODE_OFF || s->mode == MODE_HPDT)
+		return 0;
+	if (s->mode == MODE_BALANCED || s->mode == MODE_DISTRIBUTED)
+		return table_check(s, what, err, len);
+	if (rt_budget_check(ps, s->ip, s->rt_runtime_us, s->rt_period_us,
+	    why, sizeof(why)) == -1) {
+		snprintf(err, len, "%s: %s", what, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Commit t into s if it checks out. */
+static int
+commit(struct sch *s, const struct sch *t, const char *what, char *err,
+    size_t len)
+{
+	if (sch_check(t, what, err, len) == -1)
+		return -1;
+	*s = *t;
+	return 0;
+}
+
+static int
+duration_arg(const char *what, const char *arg, int64_t *ns, char *err,
+    size_t len)
+{
+	char	 why[256];
+
+	if (duration_parse(arg, ns, why, sizeof(why)) == -1) {
+		snprintf(err, len, "%s: %s", what, why);
+		return -1;
+	}
+	if (*ns % NS_PER_US != 0) {
+		snprintf(err, len, "%s: \"%s\" is not a whole number of "
+		    "microseconds", what, arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+slice_arg(const char *what, const char *arg, int64_t *ns, int32_t *pct,
+    char *err, size_t len)
+{
+	char	 why[256];
+
+	if (slice_parse(arg, ns, pct, why, sizeof(why)) == -1) {
+		snprintf(err, len, "%s: %s", what, why);
+		return -1;
+	}
+	if (*pct < 0 && *ns % NS_PER_US != 0) {
+		snprintf(err, len, "%s: \"%s\" is not a whole number of "
+		    "microseconds", what, arg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+sch_set_mode(struct sch *s, const char *arg, char *err, size_t len)
+{
+	struct sch	 t = *s;
+	int		 m = proto_mode_parse(arg);
+
+	if (m < 0) {
+		snprintf(err, len, "mode: \"%s\" is not one of static, "
+		    "balanced, distributed, hpdt or off", arg);
+		return -1;
+	}
+	t.mode = m;
+	if (m != s->mode)
+		t.bal_ls_pct = -1;	/* balanced starts from a fresh RLA */
+	return commit(s, &t, "mode", err, len);
+}
+
+int
+sch_set_ip(struct sch *s, const char *arg, char *err, size_t len)
+{
+	struct sch	 t = *s;
+
+	if (duration_arg("ip", arg, &t.ip, err, len) == -1)
+		return -1;
+	return commit(s, &t, "ip", err, len);
+}
+
+int
+sch_set_ps(struct sch *s, const char *arg, char *err, size_t len)
+{
+	struct sch	 t = *s;
+
+	if (slice_arg("ps", arg, &t.ps, &t.ps_pct, err, len) == -1)
+		return -1;
+	if (t.ps_pct >= 0)
+		t.ps = -1;
+	return commit(s, &t, "ps", err, len);
+}
+
+int
+sch_set_ls(struct sch *s, const char *arg, char *err, size_t len)
+{
+	struct sch	 t = *s;
+	int64_t		 ls;
+	int32_t		 pct;
+	char		 a[32], b[32];
+
+	if (slice_arg("ls", arg, &ls, &pct, err, len) == -1)
+		return -1;
+	if (pct >= 0) {
+		t.ps_pct = 100000 - pct;
+		t.ps = -1;
+	} else {
+		if (ls >= t.ip) {
+			snprintf(err, len, "ls: %s is not shorter than ip "
+			    "%s (IP = PS + LS, and PS cannot be empty)",
+			    duration_format(ls, a, sizeof(a)),
+			    duration_format(t.ip, b, sizeof(b)));
+			return -1;
+		}
+		t.ps = t.ip - ls;
+		t.ps_pct = -1;
+	}
+	return commit(s, &t, "ls", err, len);
+}
+
+int
+sch_set_si(struct sch *s, const char *arg, char *err, size_t len)
+{
+	struct sch	 t = *s;
+
+	if (duration_arg("si", arg, &t.si, err, len) == -1)
+		return -1;
+	return commit(s, &t, "si", err, len);
+}
+
+int
+sch_set_sync(struct sch *s, const char *arg, char *err, size_t len)
+{
+	int	 v = proto_sync_parse(arg);
+
+	if (v < 0) {
+		snprintf(err, len, "sync: \"%s\" is not arrival or clock", arg);
+		return -1;
+	}
+	s->sync = v;
+	return 0;
+}
+
+int
+sch_set_balanced_ls(struct sch *s, int ls_pct, char *err, size_t len)
+{
+	struct sch	 t = *s;
+
+	t.bal_ls_pct = ls_pct;
+	return commit(s, &t, "balanced", err, len);
+}
+
+void
+sch_start(struct sch *s, int64_t now_real)
+{
+	s->started = 1;
+	s->spoken = 1;
+	s->origin_ns = now_real;
+}
+
+void
+sch_stop(struct sch *s)
+{
+	s->started = 0;
+	s->spoken = 1;
+}
+
+void
+sch_rebase(struct sch *s, int64_t now_real)
+{
+	if (s->started)
+		s->origin_ns = now_real;
+}
+
+void
+sch_message(const struct sch *s, int flags, struct proto_schedule *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->mode = (uint8_t)s->mode;
+	p->sync = (uint8_t)s->sync;
+	p->flags = (uint8_t)((flags & SCHED_F_SYNC) |
+	    (s->started ? SCHED_F_ACTIVE : 0));
+	p->ps_us = (uint32_t)(sch_ps(s) / NS_PER_US);
+	p->ip_us = (uint32_t)(s->ip / NS_PER_US);
+	p->si_us = (uint32_t)(s->si / NS_PER_US);
+	p->origin_ns = (uint64_t)s->origin_ns;
+}
+
+const char *
+sch_ps_text(const struct sch *s, char *buf, size_t len)
+{
+	char	 d[32];
+	int32_t	 p = s->ps_pct;
+
+	duration_format(sch_user_ps(s), d, sizeof(d));
+	if (p < 0)
+		snprintf(buf, len, "%s", d);
+	else if (p % 1000 == 0)
+		snprintf(buf, len, "%s (%d%% of ip)", d, (int)(p / 1000));
+	else
+		snprintf(buf, len, "%s (%d.%03d%% of ip)", d, (int)(p / 1000),
+		    (int)(p % 1000));
+	return buf;
+}

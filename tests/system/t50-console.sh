@@ -1,0 +1,297 @@
+#!/bin/bash
+# dts-console on one host, non-interactively, against the real dts and
+# master pvmd that the console starts itself: every command (mode with
+# each value, ip/ps/ls/si good and bad, start/stop/sync/status/load/
+# set/show/help, conf/add/delete/tasks/spawn/halt), scripts from -c, -s
+# and stdin, -e, --daemon, and that nothing is left stopped or at RT
+# priority at the end.  add/delete are checked against a host that fails
+# (multi-host runs are t60's business).
+. "$(dirname "$0")/lib.sh"
+t_setup console
+
+CON=$BUILD/console/dts-console
+[ -x "$CON" ] || t_skip "no $CON (build it first)"
+[ "$(id -u)" = 0 ] || t_skip "needs root: dts runs at real-time priority"
+
+PORT=$((17800 + $$ % 100))
+KEY=$T_DIR/dts.key
+CONF=$T_DIR/dts.conf
+"$BUILD/dts/dts" -k "$KEY" || t_fail "dts -k failed"
+cat > "$CONF" <<EOF
+port = $PORT;
+key_file = "$KEY";
+insecure = false;
+log_file = "$T_LOG/dts.log";
+log_level = "debug";
+load_agent = "$BUILD/load/dts-load";
+mode = "static";
+ip = "100ms";
+ps = "50%";
+si = "2s";
+load = { sample = "20ms"; interval = "200ms"; window = "1s"; threshold = 0.1; };
+console = {
+	nodes = ["127.0.0.1"];
+	dts = "$BUILD/dts/dts";
+	launcher = "$BUILD/dts/pvmd";
+	history = "";
+	status_wait = "300ms";
+};
+EOF
+
+OUT=$T_DIR/out
+ERR=$T_DIR/err
+# con ARGS...: run the console; output in $OUT and $ERR, status in $RC.
+con() {
+	"$CON" -f "$CONF" "$@" > "$OUT" 2> "$ERR" < /dev/null
+	RC=$?
+	{ echo "\$ dts-console $*"; cat "$OUT" "$ERR"; } >> "$T_LOG/console.log"
+}
+ok() { con "$@"; [ "$RC" = 0 ] || t_fail "dts-console $*: status $RC: $(cat "$ERR")"; }
+bad() {	# bad CMDS MESSAGE: fails with exactly this message
+	con -c "$1"
+	[ "$RC" = 1 ] || t_fail "\"$1\" did not fail (status $RC)"
+	grep -qxF "dts-console: $2" "$ERR" || t_fail "\"$1\": want \"$2\", got: $(cat "$ERR")"
+}
+has() { grep -qF -- "$1" "$OUT" || t_fail "no \"$1\" in the output of $2: $(cat "$OUT")"; }
+# row FIELD: a column of the status row of 127.0.0.1
+row() {
+	awk -v f="$1" '$2 == "127.0.0.1" {
+		split("host addr mode state ps_us ls_us phase q slices overruns rejected skew", n, " ")
+		for (i in n) if (n[i] == f) { print $i; exit } }' "$OUT"
+}
+expect_row() {	# expect_row CONTEXT FIELD=VALUE...
+	local ctx=$1 kv
+	shift
+	for kv in "$@"; do
+		[ "$(row "${kv%%=*}")" = "${kv#*=}" ] ||
+		    t_fail "$ctx: ${kv%%=*} is '$(row "${kv%%=*}")', want '${kv#*=}': $(cat "$OUT")"
+	done
+}
+
+# ---- the console starts dts, which starts the master pvmd ----------------
+ok -c "conf"
+has "1 host (PVM_TMP $T_TMP)" conf
+grep -q "started the master pvmd under $BUILD/dts/dts" "$ERR" || t_fail "no start message: $(cat "$ERR")"
+DTS=$(ps -eo pid=,args= | awk -v c="$CONF" '$2 == "dts" && $4 == c { print $1; exit }')
+[ -n "$DTS" ] || t_fail "no dts -f $CONF running"
+t_track "$DTS"
+PVMD=$(ps -eo pid=,ppid=,comm= | awk -v p="$DTS" '$2 == p && $3 == "pvmd" { print $1; exit }')
+[ -n "$PVMD" ] || t_fail "no pvmd under dts $DTS"
+t_track_pg "$PVMD"
+[ "$(ps -o sid= -p "$DTS" | tr -d ' ')" = "$DTS" ] || t_fail "dts is not in a session of its own"
+tr '\0' '\n' < "/proc/$PVMD/environ" | grep -qx "PVM_DPATH=$BUILD/dts/pvmd" ||
+    t_fail "pvmd has no PVM_DPATH=$BUILD/dts/pvmd"
+ok -c "conf"	# connects to the running pvmd this time
+grep -q "started" "$ERR" && t_fail "a second pvmd was started"
+
+# ---- static, ps 80% -------------------------------------------------------
+ok -c "mode static; ps 80%; start; status"
+has "started: mode static, PS 80ms of IP 100ms, SI 2s, sync arrival; sent to 1 destination" start
+expect_row "static 80%" mode=static state=slicing ps_us=80000 ls_us=20000 skew=+0.0
+has "1 node answered within 300ms" status
+# every console starts from the configuration (ps 50%); changes reach the
+# nodes once this console has started them
+ok -c "ps 80%; ip 200ms; status"
+expect_row "not started" ps_us=80000
+ok -c "ps 80%; ip 200ms; start; status"	# the share follows IP
+has "ip 200ms, ps 160ms (80% of ip), ls 40ms, si 2s" ip
+expect_row "ip 200ms" ps_us=160000 ls_us=40000
+ok -c "ip 100ms; ls 30ms; start; status"
+expect_row "ls 30ms" ps_us=70000 ls_us=30000
+ok -c "ls 25%; start; status -v"
+expect_row "ls 25%" ps_us=75000 ls_us=25000
+has "sync arrival, IP 100ms, SI 2s" "status -v"
+has "synchronized by a console" "status -v"
+has "rejected: short 0, long 0, magic 0, type 0, length 0, mac 0, replay 0, range 0" "status -v"
+ok -c "si 5s; start; status -v"
+has "SI 5s" "si 5s"
+
+# the gang really slices: pvmd is RT and is stopped part of the time
+stops=0
+for _ in $(seq 60); do
+	[ "$(t_proc_state "$PVMD")" = T ] && stops=$((stops + 1))
+	sleep 0.01
+done
+[ "$stops" -gt 0 ] || t_fail "pvmd never seen stopped while slicing"
+[ "$(t_policy "$PVMD")" = RR ] || t_fail "pvmd class $(t_policy "$PVMD"), want RR"
+
+# ---- bad values: one line each, nothing changes --------------------------
+bad "ip 0" "ip: 0s is out of range [1ms, 60s]"
+bad "ip 61s" "ip: 61s is out of range [1ms, 60s]"
+bad "ip soon" 'ip: "soon": not a duration (e.g. 800ms, 1s, 2.5s; a plain number is seconds)'
+bad "ps 0" "ps: 0s is too short (PS must be at least 1us)"
+bad "ps 100ms" "ps: 100ms is not shorter than ip 100ms (IP = PS + LS, and LS cannot be empty)"
+bad "ps 100%" 'ps: "100%": a share of IP must be more than 0% and less than 100%'
+bad "ps 99%" "ps: PS 99ms of IP 100ms is 99% but the kernel allows real-time tasks only 95% (sched_rt_runtime_us=950000 of sched_rt_period_us=1000000)"
+bad "ls 100ms" "ls: 100ms is not shorter than ip 100ms (IP = PS + LS, and PS cannot be empty)"
+bad "si 5ms" "si: 5ms is out of range [10ms, 1h]"
+bad "si 50ms" "si: 50ms is shorter than ip 100ms (SI must be at least IP)"
+bad "mode fast" 'mode: "fast" is not one of static, balanced, distributed, hpdt or off'
+bad "st" 'ambiguous command "st": start, stop, status'
+bad "frobnicate" 'unknown command "frobnicate" (type help for a list)'
+bad "start now" "start: too many arguments (usage: start)"
+bad "set colour blue" 'set: unknown key "colour" (one of sync, rla, hysteresis, timeout, status_wait, weight)'
+bad "set weight vm 0" "set weight: 0 is out of range (0, 1000]"
+bad "status -x" 'status: unknown option "-x" (usage: status [-v])'
+# in one session: the bad ones change nothing, the rest still runs
+con -c "ps 70%; start; ps 100ms; ip 61s; si 5ms; ls 100ms; status"
+[ "$RC" = 1 ] || t_fail "a session with bad values exited $RC"
+[ "$(grep -v "keep their last schedule" "$ERR" | grep -c '^dts-console: ')" = 4 ] ||
+    t_fail "want 4 errors: $(cat "$ERR")"
+expect_row "after bad values" ps_us=70000 ls_us=30000
+# -e stops at the first failure
+con -e -c "mode static; ip 0; mode hpdt; start"
+[ "$RC" = 1 ] || t_fail "-e: status $RC"
+grep -q "started" "$OUT" && t_fail "-e ran past the failure"
+
+# ---- every mode ------------------------------------------------------------
+for m in hpdt off distributed balanced static; do
+	ok -c "mode $m; ps 80%; start; status"
+	expect_row "mode $m" mode=$m
+done
+ok -c "mode hpdt; start; status"
+expect_row hpdt phase=none state=idle
+for _ in $(seq 20); do
+	[ "$(t_proc_state "$PVMD")" = T ] && t_fail "hpdt: pvmd stopped"
+	sleep 0.01
+done
+[ "$(t_policy "$PVMD")" = RR ] || t_fail "hpdt: pvmd class $(t_policy "$PVMD"), want RR"
+ok -c "mode off; start; status"
+[ "$(t_policy "$PVMD")" = TS ] || t_fail "off: pvmd class $(t_policy "$PVMD"), want TS"
+ok -c "mode distributed; start; status"
+expect_row distributed state=slicing
+# balanced: PS from Table 2.1 (LS 10% .. 90% of IP)
+ok -c "mode balanced; ip 100ms; start; status; load"
+expect_row balanced mode=balanced state=slicing
+ps=$(row ps_us) ls=$(row ls_us)
+[ $((ps + ls)) = 100000 ] && [ $((ls % 10000)) = 0 ] || t_fail "balanced: PS $ps LS $ls not from Table 2.1"
+has "RLA mean" load
+has "balanced uses the mean" load
+
+# ---- set, show, sync, help -------------------------------------------------
+ok -c "set sync clock; mode static; ps 80%; start; sync; status -v"
+has "sync sent to 1 destination" sync
+has "sync clock, IP 100ms" "set sync clock"
+expect_row "clock sync" ps_us=80000 state=slicing
+ok -c "set rla max; set hysteresis 1; set timeout 5s; set status_wait 200ms; set weight 127.0.0.1 0.5; show; load"
+has "rla          max" show
+has "hysteresis   1" show
+has "timeout      5s" show
+has "status_wait  200ms" show
+has "weight       127.0.0.1 0.5" show
+has "nodes        console.nodes: 127.0.0.1, port $PORT" show
+has "key          $KEY" show
+has "table        LS 10%, 20%, 30%, 40%, 50%, 60%, 70%, 80%, 90% per 0.5 of load" show
+awk '$2 == "127.0.0.1" && $4 == "0.500" && $5 == "set" { f = 1 } END { exit !f }' "$OUT" ||
+    t_fail "load: weight 0.5 (set) not shown: $(cat "$OUT")"
+ok -c "help"
+has "spawn [-n N] [-w HOST] PROG [ARG...]" help
+ok -c "help stat"
+has "usage: status [-v]" "help stat"
+
+# ---- scripts: -s with line numbers, stdin ------------------------------
+printf 'mode static\n# a comment\nps 80%%; ip 0\nshow\n' > "$T_DIR/script"
+con -s "$T_DIR/script"
+[ "$RC" = 1 ] || t_fail "-s: status $RC"
+grep -qxF "dts-console: $T_DIR/script:3: ip: 0s is out of range [1ms, 60s]" "$ERR" ||
+    t_fail "-s: no located error: $(cat "$ERR")"
+has "mode         static" "-s show"
+printf 'ps 75%%\nstart\nstatus\n' | "$CON" -f "$CONF" > "$OUT" 2> "$ERR"
+[ $? = 0 ] || t_fail "stdin script failed: $(cat "$ERR")"
+expect_row stdin ps_us=75000
+grep -q "keep their last schedule (static, PS 75ms of IP 100ms)" "$ERR" || t_fail "no goodbye line: $(cat "$ERR")"
+
+# ---- PVM: tasks, spawn, add/delete of a host that fails ---------------
+ok -c "mode static; ps 50%; start; spawn -n 2 $BUILD/tests/pvm/spin 0; tasks"
+has "spawned 2 of 2:" spawn
+[ "$(grep -c "$BUILD/tests/pvm/spin\|spin" "$OUT")" -ge 2 ] || t_fail "tasks: no spin: $(cat "$OUT")"
+spins=$(ps -eo pid=,pgid=,comm= | awk -v g="$PVMD" '$2 == g && $3 == "spin" { print $1 }')
+[ "$(echo "$spins" | wc -w)" = 2 ] || t_fail "spawned tasks are not in the gang: '$spins'"
+for p in $spins; do
+	[ "$(t_policy "$p")" = RR ] || t_fail "task $p class $(t_policy "$p"), want RR"
+done
+bad "spawn -n 0 x" 'spawn: -n "0" is not a count from 1 to 1024'
+con -c "spawn $T_DIR/no-such-program"
+[ "$RC" = 1 ] || t_fail "spawn of a missing program succeeded"
+con -c "add nosuchhost.invalid"
+[ "$RC" = 1 ] || t_fail "add of a bad host succeeded"
+grep -q "^nosuchhost.invalid: " "$OUT" || t_fail "add: no per-host line: $(cat "$OUT")"
+grep -qxF "dts-console: add: 1 of 1 host failed" "$ERR" || t_fail "add: $(cat "$ERR")"
+con -c "delete nosuchhost.invalid"
+[ "$RC" = 1 ] || t_fail "delete of a bad host succeeded"
+grep -qxF "dts-console: delete: 1 of 1 host failed" "$ERR" || t_fail "delete: $(cat "$ERR")"
+ok -c "conf"
+has "1 host" "conf after add/delete"
+
+# ---- --daemon: keeps the master loop (SI broadcasts) going -------------
+"$CON" -f "$CONF" --daemon -c "mode static; ps 60%; si 500ms; start" > "$OUT" 2> "$ERR"
+[ $? = 0 ] || t_fail "--daemon: $(cat "$ERR")"
+DPID=$(sed -n 's/^dts-console: running in the background, pid \([0-9]*\)$/\1/p' "$OUT")
+[ -n "$DPID" ] || t_fail "--daemon printed no pid: $(cat "$OUT")"
+t_track "$DPID"
+kill -0 "$DPID" || t_fail "the daemon is gone"
+ok -c "status"
+expect_row daemon ps_us=60000
+# a node that forgets its schedule (another console stops it) is put back
+# by the daemon's next SI broadcast
+ok -c "stop"
+t_sleep 1.2
+ok -c "status"
+expect_row "daemon SI" state=slicing ps_us=60000
+kill -TERM "$DPID"
+t_wait_for 5 sh -c "! kill -0 $DPID 2>/dev/null" || t_fail "the daemon did not end on SIGTERM"
+
+# ---- balanced under local load: the RLA moves PS at once ---------------
+"$CON" -f "$CONF" --daemon -c "mode balanced; ip 100ms; si 1s; start" > "$OUT" 2> "$ERR"
+[ $? = 0 ] || t_fail "--daemon balanced: $(cat "$ERR")"
+DPID=$(sed -n 's/^dts-console: running in the background, pid \([0-9]*\)$/\1/p' "$OUT")
+[ -n "$DPID" ] || t_fail "--daemon printed no pid: $(cat "$OUT")"
+t_track "$DPID"
+ls_of() { ok -c "status"; row ls_us; }
+# the machine may be busy with something else: measure against a baseline
+t_sleep 2
+base=$(ls_of)
+expect_row "balanced daemon" mode=balanced state=slicing
+if [ "$base" -gt 50000 ]; then
+	t_log "balanced: LS is already $base us here; the load check is skipped"
+else
+	hogs=
+	for i in $(seq $((2 * $(nproc)))); do	# 2 more tasks per CPU
+		"$BUILD/tests/tools/hog" -t 0 -p "$T_DIR/hog.$i" &
+		t_track $!
+		hogs="$hogs $!"
+	done
+	loaded() { [ "$(ls_of)" -ge $((base + 20000)) ]; }
+	t_wait_for 15 loaded || t_fail "balanced: LS $(row ls_us) us under a load of 2 per CPU (it was $base us)"
+	high=$(row ls_us)
+	kill $hogs
+	eased() { [ "$(ls_of)" -le $((high - 20000)) ]; }
+	t_wait_for 15 eased || t_fail "balanced: LS stayed $(row ls_us) us after the load went (was $high us)"
+fi
+kill -TERM "$DPID"
+t_wait_for 5 sh -c "! kill -0 $DPID 2>/dev/null" || t_fail "the daemon did not end on SIGTERM"
+
+# ---- stop: released, nothing stopped or RT -----------------------------
+ok -c "stop; status"
+expect_row stop state=idle phase=none
+for p in $PVMD $spins; do
+	[ "$(t_proc_state "$p")" = T ] && t_fail "stop: $p left stopped"
+	[ "$(t_policy "$p")" = TS ] || t_fail "stop: $p class $(t_policy "$p")"
+done
+
+# ---- halt: every pvmd and its dts end; the console stays ----------------
+con -c "mode static; start; halt; halt; mode"
+[ "$RC" = 1 ] || t_fail "halt; halt: status $RC"
+has "halted the virtual machine" halt
+has "mode static" "mode after halt"
+grep -qxF "dts-console: halt: no virtual machine to halt (no pvmd runs with PVM_TMP $T_TMP)" "$ERR" ||
+    t_fail "second halt: $(cat "$ERR")"
+t_wait_for 10 sh -c "! kill -0 $DTS 2>/dev/null" || t_fail "dts still runs after halt"
+left=$(ps -eo pid=,pgid=,stat=,cls= | awk -v g="$PVMD" '$2 == g')
+[ -z "$left" ] || t_fail "left over in the gang: $left"
+for p in $spins; do
+	kill -0 "$p" 2>/dev/null && t_fail "task $p survived the halt"
+done
+con -n -c "conf"
+grep -qxF "dts-console: conf: PVM is off (-n)" "$ERR" || t_fail "-n: $(cat "$ERR")"
+t_pass

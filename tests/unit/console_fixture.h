@@ -1,0 +1,74 @@
+/*
+ * console_fixture.h - a console for unit tests: default configuration,
+ * insecure, one explicit node (127.0.0.1), no socket (sends are only
+ * counted), the kernel's default RT budget, output captured in memory.
+ * Header-only so that every console test shares it.
+ */
+#ifndef DTS_TEST_CONSOLE_FIXTURE_H
+#define DTS_TEST_CONSOLE_FIXTURE_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "console.h"
+
+struct fixture {
+	struct console	 c;
+	char		*buf;
+	size_t		 len;
+};
+
+static __attribute__((unused)) struct fixture *
+fixture_new(void)
+{
+	struct fixture	*f = calloc(1, sizeof(*f));
+	struct dts_conf	 conf;
+	char		 err[256];
+
+	if (f == NULL)
+		abort();
+	conf_defaults(&conf);
+	conf.insecure = 1;
+	conf.console.nodes.n = 1;
+	snprintf(conf.console.nodes.s[0], CONF_ITEM_MAX, "127.0.0.1");
+	con_init(&f->c, &conf, NULL);
+	f->c.sch.rt_runtime_us = 950000;
+	f->c.sch.rt_period_us = 1000000;
+	if (net_init(&f->c.net, &conf, 0, err, sizeof(err)) == -1 ||
+	    (f->c.out = open_memstream(&f->buf, &f->len)) == NULL)
+		abort();
+	return f;
+}
+
+/* Everything printed since the last call. */
+static __attribute__((unused)) const char *
+fixture_output(struct fixture *f)
+{
+	static char	 copy[16384];
+
+	fflush(f->c.out);
+	snprintf(copy, sizeof(copy), "%s", f->buf != NULL ? f->buf : "");
+	fclose(f->c.out);
+	free(f->buf);
+	f->buf = NULL;
+	f->len = 0;
+	if ((f->c.out = open_memstream(&f->buf, &f->len)) == NULL)
+		abort();
+	return copy;
+}
+
+static __attribute__((unused)) void
+fixture_free(struct fixture *f)
+{
+	fclose(f->c.out);
+	free(f->buf);
+	free(f);
+}
+
+#define assert_contains(hay, needle) do {				\
+	if (strstr((hay), (needle)) == NULL)				\
+		fail_msg("\"%s\" not in:\n%s", (needle), (hay));	\
+} while (0)
+
+#endif /* DTS_TEST_CONSOLE_FIXTURE_H */

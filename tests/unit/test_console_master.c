@@ -1,0 +1,301 @@
+/*
+ * test_console_master.c - the master loop on injected time: SI
+ * broadcasts, BALANCED reacting to STATUS/LOAD with hysteresis, nodes
+ * timing out of the RLA, status rounds and their table (skew), and the
+ * checks on incoming datagrams (bad MAC, replay, own, wrong type, junk).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "auth.h"
+#include "cmds.h"
+#include "console_fixture.h"
+#include "report.h"
+#include "timeutil.h"
+
+#define SEC NS_PER_SEC
+#define MS(x) ((int64_t)(x) * NS_PER_MS)
+
+static int
+setup(void **state)
+{
+	*state = fixture_new();
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	fixture_free(*state);
+	return 0;
+}
+
+static struct in_addr
+ip4(const char *s)
+{
+	struct in_addr	 a;
+
+	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
+	return a;
+}
+
+static void
+status_from(struct fixture *f, const char *addr, const char *name, double q,
+    uint64_t last_ps, int64_t now)
+{
+	struct proto_msg	 m;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_STATUS;
+	m.u.status.mode = MODE_STATIC;
+	m.u.status.flags = SCHED_F_ACTIVE | SCHED_F_SYNC;
+	m.u.status.phase = PHASE_PS;
+	m.u.status.ps_us = 80000;
+	m.u.status.ip_us = 100000;
+	m.u.status.si_us = 10000000;
+	m.u.status.load_milli = (uint32_t)(q * 1000 + 0.5);
+	m.u.status.last_ps_ns = last_ps;
+	m.u.status.slices = 42;
+	m.u.status.rejected[REJ_MAC] = 2;
+	snprintf(m.u.status.name, sizeof(m.u.status.name), "%s", name);
+	master_datagram(&f->c, &m, ip4(addr), now);
+}
+
+static void
+test_si_broadcasts(void **state)
+{
+	struct fixture	*f = *state;
+	int64_t		 t;
+
+	assert_int_equal(master_deadline(&f->c), 0);	/* silent */
+	assert_int_equal(cmds_exec(&f->c, "si 1s"), 0);
+	assert_int_equal(f->c.net.sent, 0);
+	assert_int_equal(cmds_exec(&f->c, "start"), 0);
+	assert_int_equal(f->c.net.sent, 1);
+	t = master_deadline(&f->c);
+	assert_int_equal(t, f->c.m.next_si);
+	master_timer(&f->c, t - 1);
+	assert_int_equal(f->c.net.sent, 1);
+	master_timer(&f->c, t);
+	assert_int_equal(f->c.net.sent, 2);
+	assert_int_equal(master_deadline(&f->c), t + SEC);
+	master_timer(&f->c, t + 3 * SEC);	/* late: one send, not three */
+	assert_int_equal(f->c.net.sent, 3);
+	assert_int_equal(master_deadline(&f->c), t + 4 * SEC);
+	/* a change goes out at once and the SI counts from there */
+	assert_int_equal(cmds_exec(&f->c, "stop"), 0);
+	assert_int_equal(f->c.net.sent, 4);
+	assert_false(f->c.sch.started);
+	master_timer(&f->c, master_deadline(&f->c));	/* still every SI */
+	assert_int_equal(f->c.net.sent, 5);
+}
+
+static void
+test_balanced(void **state)
+{
+	struct fixture	*f = *state;
+	int64_t		 t = now_mono_ns();	/* commands read the clock */
+	int		 sent;
+
+	assert_int_equal(cmds_exec(&f->c, "mode balanced"), 0);
+	assert_int_equal(cmds_exec(&f->c, "start"), 0);
+	assert_int_equal(sch_ps(&f->c.sch), MS(80));	/* no RLA yet */
+	sent = (int)f->c.net.sent;
+	status_from(f, "10.0.0.1", "a", 0.3, 0, t);
+	assert_int_equal(f->c.sch.bal_ls_pct, 10);
+	assert_int_equal(sch_ps(&f->c.sch), MS(90));
+	assert_int_equal((int)f->c.net.sent, sent + 1);	/* at once */
+	status_from(f, "10.0.0.1", "a", 0.8, 0, t);	/* +0.5: no */
+	assert_int_equal(f->c.sch.bal_ls_pct, 10);
+	assert_int_equal((int)f->c.net.sent, sent + 1);
+	status_from(f, "10.0.0.1", "a", 1.2, 0, t);	/* +0.9 */
+	assert_int_equal(f->c.sch.bal_ls_pct, 30);
+	assert_int_equal(sch_ps(&f->c.sch), MS(70));
+	assert_int_equal((int)f->c.net.sent, sent + 2);
+	/* a second node: mean (1.2 + 3.2) / 2 = 2.2 */
+	status_from(f, "10.0.0.2", "b", 3.2, 0, t);
+	assert_int_equal(f->c.sch.bal_ls_pct, 50);
+	assert_true(fabs(f->c.m.rla.mean - 2.2) < 1e-9);
+	/* max: 3.2 */
+	assert_int_equal(cmds_exec(&f->c, "set rla max"), 0);
+	assert_int_equal(f->c.sch.bal_ls_pct, 70);
+	/* weights: b counts half as much load per unit of Q */
+	assert_int_equal(cmds_exec(&f->c, "set weight b 2"), 0);
+	assert_true(fabs(f->c.m.rla.max - 1.6) < 1e-9);
+	assert_int_equal(f->c.sch.bal_ls_pct, 40);
+	/* a LOAD datagram counts like a STATUS */
+	struct proto_msg m = { .hdr.type = PROTO_LOAD };
+	m.u.load.load_milli = 5000;
+	master_datagram(&f->c, &m, ip4("10.0.0.1"), t);
+	assert_int_equal(f->c.sch.bal_ls_pct, 90);
+	assert_int_equal(sch_ps(&f->c.sch), MS(10));
+	/* leaving balanced mode: PS is the user's again */
+	assert_int_equal(cmds_exec(&f->c, "mode static"), 0);
+	assert_int_equal(f->c.sch.bal_ls_pct, -1);
+	assert_int_equal(sch_ps(&f->c.sch), MS(80));
+}
+
+static void
+test_node_timeout(void **state)
+{
+	struct fixture	*f = *state;
+	int64_t		 t = now_mono_ns();
+	int		 sent;
+
+	assert_int_equal(cmds_exec(&f->c, "set timeout 30s"), 0);
+	assert_int_equal(cmds_exec(&f->c, "si 60m"), 0);	/* no SI sends */
+	assert_int_equal(cmds_exec(&f->c, "mode balanced"), 0);
+	assert_int_equal(cmds_exec(&f->c, "start"), 0);
+	status_from(f, "10.0.0.1", "a", 4.0, 0, t);
+	status_from(f, "10.0.0.2", "b", 0.0, 0, t + 20 * SEC);
+	assert_true(f->c.m.rla.mean == 2.0);
+	assert_int_equal(f->c.sch.bal_ls_pct, 40);
+	sent = (int)f->c.net.sent;
+	/* the timer wakes up when "a" goes silent past the timeout */
+	assert_int_equal(f->c.m.expiry, t + 30 * SEC + 1);
+	master_timer(&f->c, t + 30 * SEC);
+	assert_int_equal(f->c.sch.bal_ls_pct, 40);
+	master_timer(&f->c, t + 30 * SEC + 1);
+	assert_int_equal(f->c.m.rla.nlive, 1);
+	assert_int_equal(f->c.sch.bal_ls_pct, 10);	/* RLA 0 */
+	assert_int_equal((int)f->c.net.sent, sent + 1);
+	/* heard again: back in the RLA */
+	status_from(f, "10.0.0.1", "a", 4.0, 0, t + 40 * SEC);
+	assert_int_equal(f->c.m.rla.nlive, 2);
+	assert_int_equal(f->c.sch.bal_ls_pct, 40);
+	master_timer(&f->c, t + 71 * SEC);	/* both silent */
+	assert_int_equal(f->c.m.rla.nlive, 0);
+	assert_int_equal(f->c.sch.bal_ls_pct, 40);	/* kept */
+}
+
+static void
+test_status_round(void **state)
+{
+	struct fixture	*f = *state;
+	const char	*out;
+	int64_t		 t = 1000 * SEC;
+	uint64_t	 ps0 = 1700000000000000000ULL;
+
+	assert_int_equal(master_status(&f->c, 0, 1, t), 0);
+	assert_true(master_busy(&f->c));
+	assert_int_equal(master_deadline(&f->c), t + MS(300));
+	status_from(f, "10.0.0.2", "b", 0.25, ps0 + 350 * 1000 + 100000000,
+	    t + MS(1));
+	status_from(f, "10.0.0.1", "a", 1.5, ps0, t + MS(2));
+	master_timer(&f->c, t + MS(299));
+	assert_true(master_busy(&f->c));
+	master_timer(&f->c, t + MS(300));
+	assert_false(master_busy(&f->c));
+	assert_true(f->c.m.async_done);
+	assert_int_equal(f->c.m.async_rc, 0);
+	out = fixture_output(f);
+	assert_contains(out, "HOST             ADDRESS         MODE        "
+	    "STATE      PS_US    LS_US PHASE      Q    SLICES OVERRUNS "
+	    "REJECTED   SKEW_US HEARD\n");
+	assert_contains(out, "a                10.0.0.1        static      "
+	    "slicing    80000    20000 PS      1.50        42        0        "
+	    "2      +0.0 0.3s ago\n");
+	assert_contains(out, "b                10.0.0.2        static      "
+	    "slicing    80000    20000 PS      0.25        42        0        "
+	    "2    +350.0 0.3s ago\n");
+	assert_contains(out, "rejected: short 0, long 0, magic 0, type 0, "
+	    "length 0, mac 2, replay 0, range 0\n");
+	assert_contains(out, "2 nodes answered within 300ms; skew against "
+	    "10.0.0.1; console dropped 0 datagrams (short 0,");
+	/* nobody answers: a failure, with the known nodes listed */
+	f->c.m.async_done = 0;
+	assert_int_equal(cmds_exec(&f->c, "status"), 0);
+	master_timer(&f->c, now_mono_ns() + SEC);
+	assert_int_equal(f->c.m.async_rc, -1);
+	assert_string_equal(f->c.err, "status: no node answered within "
+	    "300ms");
+	out = fixture_output(f);
+	assert_contains(out, "a                10.0.0.1        -           "
+	    "no reply, last heard");
+	/* load: the same round, then Q, W and the RLA */
+	assert_int_equal(master_status(&f->c, 1, 0, t + SEC), 0);
+	status_from(f, "10.0.0.1", "a", 1.5, ps0, t + SEC);
+	master_timer(&f->c, t + 2 * SEC);
+	out = fixture_output(f);
+	assert_contains(out, "a                10.0.0.1          1.500   "
+	    "1.000 1      1.500 yes");
+	assert_contains(out, "RLA mean 0.875, max 1.500 over 2 live nodes; "
+	    "mode static does not use it\n");
+}
+
+static int
+seal(struct auth_key *k, struct seqgen *g, struct proto_msg *m,
+    uint8_t *buf)
+{
+	return proto_seal(k, g, now_real_us(), m, buf, PROTO_MAX_DGRAM);
+}
+
+static void
+test_incoming(void **state)
+{
+	struct fixture	*f = *state;
+	struct auth_key	 k = { .insecure = 0 }, wrong = { .insecure = 0 };
+	struct seqgen	 node;
+	struct proto_msg m, out;
+	uint8_t		 buf[PROTO_MAX_DGRAM], junk[PROTO_MAX_DGRAM];
+	int		 n, i;
+
+	memset(k.key, 7, sizeof(k.key));
+	memset(wrong.key, 8, sizeof(wrong.key));
+	f->c.net.key = k;
+	seqgen_init(&node);
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_STATUS;
+	n = seal(&k, &node, &m, buf);
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, &out), 0);
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, &out), -1);
+	assert_int_equal(f->c.net.dropped[REJ_REPLAY], 1);
+	n = seal(&wrong, &node, &m, buf);
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, &out), -1);
+	assert_int_equal(f->c.net.dropped[REJ_MAC], 1);
+	m.hdr.type = PROTO_SCHEDULE;	/* another console's */
+	m.u.schedule.ip_us = 100000;
+	m.u.schedule.ps_us = 80000;
+	m.u.schedule.si_us = 1000000;
+	n = seal(&k, &node, &m, buf);
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, &out), -1);
+	assert_int_equal(f->c.net.dropped[REJ_TYPE], 1);
+	n = seal(&k, &f->c.net.seq, &m, buf);	/* our own broadcast */
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, &out), -1);
+	assert_int_equal(f->c.net.own, 1);
+	assert_int_equal(net_accept(&f->c.net, buf, 10, &out), -1);
+	assert_int_equal(f->c.net.dropped[REJ_SHORT], 1);
+	/* random bytes never crash and are always counted */
+	srand(1);
+	for (i = 0; i < 2000; i++) {
+		size_t len = (size_t)rand() % sizeof(junk);
+		for (size_t j = 0; j < len; j++)
+			junk[j] = (uint8_t)rand();
+		if (i % 2 == 0 && len >= 8)
+			memcpy(junk, buf, 8);	/* valid magic/type */
+		assert_int_equal(net_accept(&f->c.net, junk, len, &out), -1);
+	}
+	assert_int_equal(net_dropped_total(&f->c.net), 2000 + 4);
+	assert_int_equal(f->c.net.received, 1);
+}
+
+int
+main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_si_broadcasts),
+		T(test_balanced),
+		T(test_node_timeout),
+		T(test_status_round),
+		T(test_incoming),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
