@@ -9,6 +9,7 @@
 #include "log.h"
 #include "sched.h"
 #include "timeutil.h"
+#include "trace.h"
 
 void
 sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
@@ -45,18 +46,27 @@ publish(struct sched *s)
 	}
 }
 
-/* The hot path: one gang operation, one clock read, a few stores. */
+/*
+ * The hot path: one gang operation, two clock reads, a few stores.
+ * deadline and wake (monotonic) only go into the trace.
+ */
 static void
-enter_phase(struct sched *s, int phase)
+enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 {
+	int64_t real;
+
 	if (phase == PHASE_PS) {
 		if (s->gang->stopped && gang_cont(s->gang) < 0)
 			log_warn("continue gang %d", (int)s->gang->pgid);
-		s->slices++;
-		s->last_ps_real = now_real_ns();
 	} else if (phase == PHASE_LS) {
 		if (!s->gang->stopped && gang_stop(s->gang) < 0)
 			log_warn("stop gang %d", (int)s->gang->pgid);
+	}
+	real = now_real_ns();
+	trace_record(phase, deadline, wake, now_mono_ns(), real);
+	if (phase == PHASE_PS) {
+		s->slices++;
+		s->last_ps_real = real;
 	}
 	s->phase = phase;
 	if (s->shm)
@@ -91,7 +101,7 @@ start_slicing(struct sched *s, int64_t t0, int64_t ps, int64_t now, int jump)
 	phase = slice_sync(&s->sl, t0, ps, s->ip, now);
 	s->slicing = 1;
 	if (phase != s->phase || (jump && phase == PHASE_PS))
-		enter_phase(s, phase);
+		enter_phase(s, phase, now, now);
 	arm(s, s->sl.deadline);
 	publish(s);
 }
@@ -168,15 +178,16 @@ void
 sched_timer(struct sched *s)
 {
 	uint64_t expirations;
+	int64_t wake = now_mono_ns(), deadline = s->sl.deadline;
 	int crossed, phase;
 
 	if (read(s->timerfd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
 		log_warn("timerfd read");
 	if (!s->slicing)
 		return;
-	phase = slice_advance(&s->sl, now_mono_ns(), &crossed);
+	phase = slice_advance(&s->sl, wake, &crossed);
 	if (crossed > 0 && (phase != s->phase || crossed > 1))
-		enter_phase(s, phase);
+		enter_phase(s, phase, deadline, wake);
 	arm(s, s->sl.deadline);
 }
 
