@@ -58,6 +58,8 @@ static const int payload_len[PROTO_TYPE_MAX + 1] = {
 	[PROTO_STATUS_REQ] = PROTO_STATUS_REQ_LEN,
 	[PROTO_STATUS]     = PROTO_STATUS_LEN,
 	[PROTO_LOAD]       = PROTO_LOAD_LEN,
+	[PROTO_TRACE_REQ]  = PROTO_TRACE_REQ_LEN,
+	[PROTO_TRACE]      = PROTO_TRACE_LEN,
 };
 
 int
@@ -105,12 +107,33 @@ enc_status(struct wbuf *w, const struct proto_status *s)
 	put(w, name, PROTO_NAME_LEN);
 }
 
+static void
+enc_trace(struct wbuf *w, const struct proto_trace *t)
+{
+	static const uint8_t zero[PROTO_EDGE_LEN];
+	unsigned n = t->count < PROTO_TRACE_MAX ? t->count : PROTO_TRACE_MAX;
+
+	put32(w, n);
+	put32(w, t->more);
+	for (unsigned i = 0; i < PROTO_TRACE_MAX; i++) {
+		if (i >= n) {
+			put(w, zero, PROTO_EDGE_LEN);
+			continue;
+		}
+		put64(w, t->edge[i].real_ns);
+		put32(w, t->edge[i].late_ns);
+		put32(w, t->edge[i].op_ns);
+		put8(w, t->edge[i].phase);
+		put(w, zero, 3);
+	}
+}
+
 int
 proto_encode(const struct proto_msg *m, uint8_t *buf, size_t cap)
 {
 	struct wbuf w = { .p = buf, .cap = cap };
 	int plen = proto_payload_len(m->hdr.type);
-	static const uint8_t zeros[PROTO_STATUS_REQ_LEN];
+	static const uint8_t zeros[PROTO_TRACE_REQ_LEN];
 
 	if (plen < 0)
 		return -1;
@@ -134,6 +157,13 @@ proto_encode(const struct proto_msg *m, uint8_t *buf, size_t cap)
 	case PROTO_LOAD:
 		put32(&w, m->u.load.load_milli);
 		put32(&w, m->u.load.ncpu);
+		break;
+	case PROTO_TRACE_REQ:
+		put64(&w, m->u.trace_req.since_ns);
+		put(&w, zeros, PROTO_TRACE_REQ_LEN - 8);
+		break;
+	case PROTO_TRACE:
+		enc_trace(&w, &m->u.trace);
 		break;
 	}
 	if (w.err || w.len != (size_t)(PROTO_HDR_LEN + plen))
@@ -177,6 +207,23 @@ dec_status(struct rbuf *r, struct proto_status *s)
 	get(r, s->name, PROTO_NAME_LEN);
 	s->name[PROTO_NAME_LEN - 1] = '\0';
 	return 0;
+}
+
+static int
+dec_trace(struct rbuf *r, struct proto_trace *t)
+{
+	uint8_t pad[3];
+
+	t->count = get32(r);
+	t->more = get32(r);
+	for (unsigned i = 0; i < PROTO_TRACE_MAX; i++) {
+		t->edge[i].real_ns = get64(r);
+		t->edge[i].late_ns = get32(r);
+		t->edge[i].op_ns = get32(r);
+		t->edge[i].phase = get8(r);
+		get(r, pad, sizeof(pad));
+	}
+	return t->count <= PROTO_TRACE_MAX && t->more <= 1 ? 0 : -1;
 }
 
 int
@@ -235,6 +282,15 @@ proto_decode(const uint8_t *buf, size_t len, struct proto_msg *m,
 	case PROTO_LOAD:
 		m->u.load.load_milli = get32(&r);
 		m->u.load.ncpu = get32(&r);
+		break;
+	case PROTO_TRACE_REQ:
+		m->u.trace_req.since_ns = get64(&r);
+		break;	/* the rest is padding */
+	case PROTO_TRACE:
+		if (dec_trace(&r, &m->u.trace) < 0) {
+			*why = REJ_RANGE;
+			return -1;
+		}
 		break;
 	}
 	return 0;

@@ -13,6 +13,7 @@
  * Version history (bump PROTO_VERSION whenever the size or meaning of any
  * field or message changes):
  *   1  first version: SCHEDULE, STATUS_REQ, STATUS, LOAD.
+ *   2  TRACE_REQ and TRACE: a node's slice edges, for Gantt charts.
  */
 #ifndef DTS_PROTO_H
 #define DTS_PROTO_H
@@ -21,7 +22,7 @@
 #include <stdint.h>
 
 #define PROTO_MAGIC     0x44545331u /* "DTS1" */
-#define PROTO_VERSION   1
+#define PROTO_VERSION   2
 #define PROTO_MAC_LEN   32          /* HMAC-SHA256 */
 #define PROTO_NAME_LEN  32          /* host name in STATUS, NUL padded */
 #define PROTO_MAX_DGRAM 512         /* nothing larger is ever valid */
@@ -32,7 +33,9 @@ enum proto_type {
 	PROTO_STATUS_REQ = 2, /* console -> node: send me your status */
 	PROTO_STATUS     = 3, /* node -> console: reply to 1 and 2 */
 	PROTO_LOAD       = 4, /* node -> console: load index crossed threshold */
-	PROTO_TYPE_MAX   = 4
+	PROTO_TRACE_REQ  = 5, /* console -> node: your slice edges after T */
+	PROTO_TRACE      = 6, /* node -> console: up to PROTO_TRACE_MAX edges */
+	PROTO_TYPE_MAX   = 6
 };
 
 /* Scheduling modes.  BALANCED is STATIC with PS chosen by the console. */
@@ -124,12 +127,36 @@ struct proto_load {
 	uint32_t ncpu;       /* online CPUs the index was divided by (1 if not) */
 };
 
+#define PROTO_TRACE_MAX 16   /* edges per TRACE datagram */
+
+struct proto_edge {
+	uint64_t real_ns;    /* CLOCK_REALTIME when the gang op was done */
+	uint32_t late_ns;    /* wake-up after the deadline (saturated) */
+	uint32_t op_ns;      /* the gang operation (saturated) */
+	uint8_t  phase;      /* PHASE_PS or PHASE_LS: what began */
+	uint8_t  pad[3];
+};
+
+struct proto_trace_req {
+	uint64_t since_ns;   /* edges after this CLOCK_REALTIME instant */
+	uint8_t  pad[8 + 20 * PROTO_TRACE_MAX - 8]; /* never smaller than TRACE */
+};
+
+struct proto_trace {
+	uint32_t count;      /* edges that follow, <= PROTO_TRACE_MAX */
+	uint32_t more;       /* 1 if the node has more after these */
+	struct proto_edge edge[PROTO_TRACE_MAX];
+};
+
 /* Sizes on the wire: checked so a change cannot go unnoticed. */
 #define PROTO_HDR_LEN        24
 #define PROTO_SCHEDULE_LEN   24
 #define PROTO_STATUS_LEN     112
 #define PROTO_STATUS_REQ_LEN 112
 #define PROTO_LOAD_LEN       8
+#define PROTO_EDGE_LEN       20   /* on the wire: no padding after pad[3] */
+#define PROTO_TRACE_LEN      (8 + PROTO_EDGE_LEN * PROTO_TRACE_MAX)
+#define PROTO_TRACE_REQ_LEN  PROTO_TRACE_LEN
 
 _Static_assert(sizeof(struct proto_hdr) == PROTO_HDR_LEN, "hdr size");
 _Static_assert(offsetof(struct proto_hdr, seq) == 16, "hdr layout");
@@ -140,8 +167,12 @@ _Static_assert(offsetof(struct proto_status, rejected) == 48, "status layout");
 _Static_assert(sizeof(struct proto_status_req) == PROTO_STATUS_REQ_LEN, "status_req size");
 _Static_assert(PROTO_STATUS_REQ_LEN >= PROTO_STATUS_LEN, "no amplification");
 _Static_assert(sizeof(struct proto_load) == PROTO_LOAD_LEN, "load size");
+_Static_assert(sizeof(struct proto_trace_req) == PROTO_TRACE_REQ_LEN, "trace_req size");
+_Static_assert(PROTO_TRACE_REQ_LEN >= PROTO_TRACE_LEN, "no amplification");
 _Static_assert(PROTO_HDR_LEN + PROTO_STATUS_LEN + PROTO_MAC_LEN <= PROTO_MAX_DGRAM,
 	       "largest datagram fits");
+_Static_assert(PROTO_HDR_LEN + PROTO_TRACE_LEN + PROTO_MAC_LEN <= PROTO_MAX_DGRAM,
+	       "a full TRACE fits");
 
 /* A decoded datagram, in host order. */
 struct proto_msg {
@@ -150,6 +181,8 @@ struct proto_msg {
 		struct proto_schedule   schedule;
 		struct proto_status     status;
 		struct proto_load       load;
+		struct proto_trace_req  trace_req;
+		struct proto_trace      trace;
 	} u;
 };
 

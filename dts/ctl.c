@@ -11,6 +11,7 @@
 #include "ctl.h"
 #include "log.h"
 #include "timeutil.h"
+#include "trace.h"
 
 int
 ctl_open(struct ctl *c, const char *addr, int port, int64_t replay_window,
@@ -65,6 +66,31 @@ send_status(struct ctl *c, struct sched *s, const struct sockaddr_in *to)
 	reply(c, &m, to);
 }
 
+static uint32_t
+sat32(int64_t v)
+{
+	return v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* The slice edges after since, as many as one datagram holds. */
+static void
+send_trace(struct ctl *c, uint64_t since, const struct sockaddr_in *to)
+{
+	struct proto_msg m = { .hdr.type = PROTO_TRACE };
+	struct trace_edge e[PROTO_TRACE_MAX];
+	int more, n = trace_since((int64_t)since, e, PROTO_TRACE_MAX, &more);
+
+	m.u.trace.count = (uint32_t)n;
+	m.u.trace.more = (uint32_t)more;
+	for (int i = 0; i < n; i++) {
+		m.u.trace.edge[i].real_ns = (uint64_t)e[i].real;
+		m.u.trace.edge[i].late_ns = sat32(e[i].late);
+		m.u.trace.edge[i].op_ns = sat32(e[i].op);
+		m.u.trace.edge[i].phase = e[i].phase;
+	}
+	reply(c, &m, to);
+}
+
 /* Kernel receive time (SO_TIMESTAMPNS, CLOCK_REALTIME), or now. */
 static int64_t
 rx_time(struct msghdr *mh)
@@ -108,7 +134,10 @@ handle(struct ctl *c, struct sched *s, const uint8_t *buf, size_t len,
 		break;
 	case PROTO_STATUS_REQ:
 		break;
-	default:	/* STATUS and LOAD are for consoles */
+	case PROTO_TRACE_REQ:	/* answered with TRACE only */
+		send_trace(c, m.u.trace_req.since_ns, from);
+		return;
+	default:	/* STATUS, LOAD and TRACE are for consoles */
 		c->rejected[REJ_TYPE]++;
 		return;
 	}

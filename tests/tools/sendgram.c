@@ -246,18 +246,20 @@ print_status(const struct proto_status *s)
 
 /* Wait up to the timeout for a valid STATUS and print it. */
 static int
-wait_status(struct ctx *c)
+wait_reply(struct ctx *c, unsigned type, struct proto_msg *out)
 {
 	int64_t deadline = now_mono_ns() + (int64_t)c->timeout_ms * NS_PER_MS;
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 	uint8_t buf[BUF_LEN];
-	struct replay r;
+	static struct replay r;
+	static int r_init;
 	struct proto_msg m;
 	enum proto_reject why;
 	int64_t left;
 	ssize_t n;
 
-	replay_init(&r, now_real_us() - REPLY_WINDOW, REPLY_WINDOW);
+	if (!r_init++)
+		replay_init(&r, now_real_us() - REPLY_WINDOW, REPLY_WINDOW);
 	while ((left = deadline - now_mono_ns()) > 0) {
 		if (poll(&pfd, 1, (int)((left + NS_PER_MS - 1) / NS_PER_MS)) <= 0)
 			continue;
@@ -268,13 +270,24 @@ wait_status(struct ctx *c)
 			warnmsg("dropped a reply: %s", proto_reject_name(why));
 			continue;
 		}
-		if (m.hdr.type != PROTO_STATUS)
+		if (m.hdr.type != type)
 			continue;
-		print_status(&m.u.status);
+		*out = m;
 		return 0;
 	}
 	warnmsg("no reply within %d ms", c->timeout_ms);
 	return 1;
+}
+
+static int
+wait_status(struct ctx *c)
+{
+	struct proto_msg m;
+
+	if (wait_reply(c, PROTO_STATUS, &m) != 0)
+		return 1;
+	print_status(&m.u.status);
+	return 0;
 }
 
 /* ---- actions ---------------------------------------------------------- */
@@ -526,6 +539,38 @@ act_garbage(struct ctx *c, int argc, char **argv)
 	return sent(0, what, -1);
 }
 
+/*
+ * trace [SINCE_NS]: every slice edge the node recorded after SINCE_NS
+ * (CLOCK_REALTIME), as CSV lines phase,real_ns,late_ns,op_ns.
+ */
+static int
+act_trace(struct ctx *c, int argc, char **argv)
+{
+	uint64_t since = 0;
+	struct proto_msg m;
+	uint8_t buf[BUF_LEN];
+
+	if (argc > 0 && parse_u64(argv[0], &since))
+		return 2;
+	printf("phase,real_ns,late_ns,op_ns\n");
+	for (;;) {
+		memset(&m, 0, sizeof(m));
+		m.hdr.type = PROTO_TRACE_REQ;
+		m.u.trace_req.since_ns = since;
+		if (send_dgram(c, buf, (size_t)seal(c, &m, buf)) < 0 ||
+		    wait_reply(c, PROTO_TRACE, &m) != 0)
+			return 1;
+		for (uint32_t i = 0; i < m.u.trace.count; i++) {
+			const struct proto_edge *e = &m.u.trace.edge[i];
+			printf("%s,%" PRIu64 ",%" PRIu32 ",%" PRIu32 "\n",
+			       proto_phase_name(e->phase), e->real_ns, e->late_ns, e->op_ns);
+			since = e->real_ns;
+		}
+		if (!m.u.trace.more || m.u.trace.count == 0)
+			return 0;
+	}
+}
+
 /* raw FILE: send the bytes of FILE as they are (a captured datagram). */
 static int
 act_raw(struct ctx *c, int argc, char **argv)
@@ -563,6 +608,7 @@ static const struct action actions[] = {
 	{ "range", 0, 5, "range " SCHED_ARGS, act_range },
 	{ "garbage", 1, 2, "garbage N [SEED]", act_garbage },
 	{ "raw", 1, 1, "raw FILE", act_raw },
+	{ "trace", 0, 1, "trace [SINCE_NS]", act_trace },
 };
 #define NACTIONS (sizeof(actions) / sizeof(actions[0]))
 

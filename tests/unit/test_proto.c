@@ -115,6 +115,46 @@ test_load_and_req_roundtrip(void **state)
 }
 
 static void
+test_trace_roundtrip(void **state)
+{
+	struct proto_msg m = { .hdr = { .type = PROTO_TRACE } }, out;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM];
+
+	m.u.trace.count = 3;
+	m.u.trace.more = 1;
+	for (int i = 0; i < 3; i++) {
+		m.u.trace.edge[i].real_ns = 1763770000000000000ull + (uint64_t)i * 50000000;
+		m.u.trace.edge[i].late_ns = 20000u + (uint32_t)i;
+		m.u.trace.edge[i].op_ns = 7000u + (uint32_t)i;
+		m.u.trace.edge[i].phase = i & 1 ? PHASE_LS : PHASE_PS;
+	}
+	int n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_TRACE_LEN + PROTO_MAC_LEN);
+	assert_true(n <= PROTO_MAX_DGRAM);
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(out.u.trace.count, 3);
+	assert_int_equal(out.u.trace.more, 1);
+	for (int i = 0; i < 3; i++) {
+		assert_true(out.u.trace.edge[i].real_ns == m.u.trace.edge[i].real_ns);
+		assert_int_equal(out.u.trace.edge[i].late_ns, m.u.trace.edge[i].late_ns);
+		assert_int_equal(out.u.trace.edge[i].op_ns, m.u.trace.edge[i].op_ns);
+		assert_int_equal(out.u.trace.edge[i].phase, m.u.trace.edge[i].phase);
+	}
+	/* a count beyond what a datagram holds is out of range */
+	buf[PROTO_HDR_LEN + 3] = PROTO_TRACE_MAX + 1;
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(why, REJ_RANGE);
+
+	/* the request is never smaller than the reply */
+	m.hdr.type = PROTO_TRACE_REQ;
+	m.u.trace_req.since_ns = 123456789;
+	assert_true(wire(&m, buf, sizeof(buf)) >= n);
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_true(out.u.trace_req.since_ns == 123456789);
+}
+
+static void
 test_encode_errors(void **state)
 {
 	struct proto_msg m = sample_schedule();
@@ -243,6 +283,7 @@ main(void)
 		cmocka_unit_test(test_status_roundtrip),
 		cmocka_unit_test(test_long_name_truncated),
 		cmocka_unit_test(test_load_and_req_roundtrip),
+		cmocka_unit_test(test_trace_roundtrip),
 		cmocka_unit_test(test_encode_errors),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_schedule_ranges),
