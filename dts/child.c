@@ -119,9 +119,24 @@ agent_stop(struct agent *a)
 	}
 }
 
+/* Child side: move the calling process into cgroup directory dir. */
+static int
+join_cgroup(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	ok = write(fd, "0\n", 2) == 2;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
 pid_t
 pvmd_spawn(const char *path, char *const argv[], const struct priv_user *u,
-	   int prio)
+	   int prio, const char *join)
 {
 	sigset_t all, old;
 	pid_t pid;
@@ -133,6 +148,8 @@ pvmd_spawn(const char *path, char *const argv[], const struct priv_user *u,
 		child_reset_signals();
 		/* a session leader (setsid'd master) already leads its group */
 		if (setpgid(0, 0) < 0 && getsid(0) != getpid())
+			_exit(127);
+		if (join != NULL && join_cgroup(join) < 0)
 			_exit(127);
 		if (priv_child_become(u, SCHED_RR, prio) < 0)
 			_exit(127);

@@ -35,10 +35,11 @@ void  agent_stop(struct agent *a);
 
 /*
  * fork+exec pvmd with argv (argv[0] = path) as leader of a new process
- * group at SCHED_RR prio, as u.  Returns the pid (= pgid) or -1.
+ * group at SCHED_RR prio, as u, inside the cgroup directory join if not
+ * NULL.  Returns the pid (= pgid) or -1.
  */
 pid_t pvmd_spawn(const char *path, char *const argv[], const struct priv_user *u,
-		 int prio);
+		 int prio, const char *join);
 
 /*
  * After reaping the slave pvmd process we started (status 0): the daemon

@@ -11,17 +11,29 @@
 #include "proc.h"
 
 int
-gang_attach(struct gang *g, int backend, pid_t pgid, int rt_prio)
+gang_prepare(struct gang *g, int backend, int rt_prio)
 {
 	memset(g, 0, sizeof(*g));
 	g->freeze_fd = -1;
-	g->pgid = pgid;
-	g->rt = 1;	/* pvmd was started at SCHED_RR */
+	g->rt = 1;	/* pvmd is started at SCHED_RR */
 	g->rt_prio = rt_prio;
 	g->be = backend == BACKEND_FREEZER ? &gang_freezer_backend
 	    : &gang_signal_backend;
+	return g->be->prepare(g);
+}
+
+const char *
+gang_join_dir(const struct gang *g)
+{
+	return g->cgroup[0] ? g->cgroup : NULL;
+}
+
+int
+gang_attach(struct gang *g, pid_t pgid)
+{
 	if (pgid <= 1)
 		return -1;
+	g->pgid = pgid;
 	return g->be->attach(g);
 }
 

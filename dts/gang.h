@@ -15,6 +15,7 @@ struct gang;
 
 struct gang_backend {
 	const char *name;
+	int  (*prepare)(struct gang *g); /* before pvmd is forked */
 	int  (*attach)(struct gang *g);  /* pvmd started: take the group in */
 	int  (*stop)(struct gang *g);    /* hot path: no waiting */
 	int  (*cont)(struct gang *g);    /* hot path */
@@ -34,8 +35,16 @@ struct gang {
 extern const struct gang_backend gang_signal_backend;
 extern const struct gang_backend gang_freezer_backend;
 
-/* Backend by conf enum; pvmd's process group; RR priority for the gang. */
-int  gang_attach(struct gang *g, int backend, pid_t pgid, int rt_prio);
+/*
+ * Before pvmd is forked: the backend (conf enum) and the gang's RR
+ * priority.  The freezer backend creates the gang's cgroup here, and the
+ * pvmd child enters it itself (gang_join_dir) before it execs, so nothing
+ * pvmd forks can be born outside it.
+ */
+int  gang_prepare(struct gang *g, int backend, int rt_prio);
+const char *gang_join_dir(const struct gang *g);	/* NULL: nothing to join */
+/* pvmd runs: its process group is the gang.  Again after a slave forks. */
+int  gang_attach(struct gang *g, pid_t pgid);
 int  gang_stop(struct gang *g);
 int  gang_cont(struct gang *g);
 /* Members (and so every task spawned later) to SCHED_RR or SCHED_OTHER. */

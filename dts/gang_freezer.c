@@ -80,7 +80,7 @@ move_member(pid_t pid, void *arg)
 }
 
 static int
-frz_attach(struct gang *g)
+frz_prepare(struct gang *g)
 {
 	char path[PATH_MAX];
 
@@ -93,15 +93,24 @@ frz_attach(struct gang *g)
 	if ((mkdir(path, 0755) < 0 && errno != EEXIST) ||
 	    (mkdir(g->cgroup, 0755) < 0 && errno != EEXIST)) {
 		log_warn("freezer: mkdir %s", g->cgroup);
+		g->cgroup[0] = '\0';
 		return -1;
 	}
-	proc_pgid_foreach(g->pgid, move_member, g->cgroup);
 	snprintf(path, sizeof(path), "%s/cgroup.freeze", g->cgroup);
 	if ((g->freeze_fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) {
 		log_warn("freezer: %s", path);
 		rmdir(g->cgroup);
+		g->cgroup[0] = '\0';
 		return -1;
 	}
+	return 0;
+}
+
+/* pvmd entered the cgroup itself; members that did not (none should) too. */
+static int
+frz_attach(struct gang *g)
+{
+	proc_pgid_foreach(g->pgid, move_member, g->cgroup);
 	return 0;
 }
 
@@ -158,6 +167,7 @@ frz_detach(struct gang *g)
 
 const struct gang_backend gang_freezer_backend = {
 	.name = "freezer",
+	.prepare = frz_prepare,
 	.attach = frz_attach,
 	.stop = frz_stop,
 	.cont = frz_cont,

@@ -8,7 +8,7 @@
 #include "gang.h"
 
 static int
-sig_attach(struct gang *g)
+sig_nothing(struct gang *g)
 {
 	return 0;
 }
@@ -33,7 +33,8 @@ sig_detach(struct gang *g)
 
 const struct gang_backend gang_signal_backend = {
 	.name = "signal",
-	.attach = sig_attach,
+	.prepare = sig_nothing,
+	.attach = sig_nothing,
 	.stop = sig_stop,
 	.cont = sig_cont,
 	.detach = sig_detach,

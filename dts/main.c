@@ -189,6 +189,7 @@ pvmd_exited(struct dts *d, pid_t pid, int status)
 		/* a slave pvmd forked: follow the daemon */
 		log_info("pvmd forked: tracking daemon pid %d", (int)daemon);
 		d->pvmd = daemon;
+		gang_attach(&d->gang, d->gang.pgid);	/* the daemon too */
 		return;
 	}
 	if (WIFSIGNALED(status))
@@ -336,7 +337,11 @@ start(struct dts *d, char **pvmd_args, int nargs)
 		fatal("agent shared page");
 	start_agent(d);
 
-	d->pvmd_first = d->pvmd = pvmd_spawn(d->conf.pvmd, argv, &d->user, GANG_PRIO(d));
+	if (gang_prepare(&d->gang, d->conf.backend, GANG_PRIO(d)) < 0)
+		fatalx("gang backend %s failed",
+		    d->conf.backend == BACKEND_FREEZER ? "freezer" : "signal");
+	d->pvmd_first = d->pvmd = pvmd_spawn(d->conf.pvmd, argv, &d->user,
+	    GANG_PRIO(d), gang_join_dir(&d->gang));
 	if (d->pvmd < 0)
 		fatal("fork pvmd");
 	free(argv);
@@ -344,9 +349,8 @@ start(struct dts *d, char **pvmd_args, int nargs)
 	log_info("pvmd %s started, pid %d, process group %d, SCHED_RR %d, user %s",
 	    d->conf.pvmd, (int)d->pvmd, (int)d->pvmd, GANG_PRIO(d), d->user.name);
 
-	if (gang_attach(&d->gang, d->conf.backend, d->pvmd, GANG_PRIO(d)) < 0)
-		fatalx("gang backend %s failed",
-		    d->conf.backend == BACKEND_FREEZER ? "freezer" : "signal");
+	if (gang_attach(&d->gang, d->pvmd) < 0)
+		fatalx("gang backend %s failed to attach", d->gang.be->name);
 	d->agent.shm->pgid = d->gang.pgid;
 	if (d->conf.backend == BACKEND_FREEZER) {
 		/* the agent thaws the gang if dts is killed */

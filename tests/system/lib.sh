@@ -75,14 +75,15 @@ t_setup() {
 	T_TMP=$T_DIR/tmp
 	T_HOME=$T_DIR/home
 	T_LOG=$T_DIR/log
+	# the traps first: a signal right after mkdir must still clean up
+	trap t_cleanup EXIT
+	trap '_t_on_signal 130' INT
+	trap '_t_on_signal 143' TERM
 	rm -rf "$T_DIR"
 	mkdir -p "$T_TMP" "$T_HOME" "$T_LOG" || exit 1
 	export T_NAME T_DIR T_TMP T_HOME T_LOG
 	export PVM_TMP=$T_TMP HOME=$T_HOME PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1
 	unset PVM_VMID PVM_DPATH PVM_EXPORT
-	trap t_cleanup EXIT
-	trap '_t_on_signal 130' INT
-	trap '_t_on_signal 143' TERM
 }
 
 _t_on_signal() {
@@ -103,6 +104,14 @@ t_track() {
 		return 1
 	fi
 	T_PIDS+=("$1")
+}
+
+# t_untrack PID: forget a process the test has reaped itself (wait), so
+# that cleanup never signals a PID the kernel may have given to another.
+t_untrack() {
+	local p keep=()
+	for p in "${T_PIDS[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
+	T_PIDS=("${keep[@]}")
 }
 
 t_track_pg() {

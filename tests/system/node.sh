@@ -124,6 +124,7 @@ n_wait_exit() {
 	t_wait_for 10 _n_gone "$N_DTS" || return 1
 	wait "$N_DTS" 2>/dev/null
 	N_RC=$?
+	t_untrack "$N_DTS"
 }
 
 # Predicates for t_wait_for (its arguments are expanded once, so a test

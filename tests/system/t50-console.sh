@@ -265,7 +265,9 @@ else
 	t_wait_for 15 loaded || t_fail "balanced: LS $(row ls_us) us under a load of 2 per CPU (it was $base us)"
 	high=$(row ls_us)
 	kill $hogs
-	eased() { [ "$(ls_of)" -le $((high - 20000)) ]; }
+	# down by at least one step of Table 2.1 (the 0.5 hysteresis and
+	# other load on the machine may keep it from going further)
+	eased() { [ "$(ls_of)" -le $((high - 10000)) ]; }
 	t_wait_for 15 eased || t_fail "balanced: LS stayed $(row ls_us) us after the load went (was $high us)"
 fi
 kill -TERM "$DPID"

@@ -1,0 +1,181 @@
+#!/bin/bash
+# t60-cluster-harness.sh - self test of tests/cluster/cluster.sh: a real
+# 3-host PVM virtual machine in network namespaces, every pvmd under dts.
+#
+#  1. c_up 3: the master (dts + pvmd) on h0 starts h1 and h2 through the
+#     rsh shim and the dx= launcher; conf lists h0 h1 h2.  No link appears
+#     in the root network namespace and /etc/hosts is untouched.
+#  2. Every host has its own name, PVM_TMP and pvmd, and that pvmd is a
+#     child of the host's dts (a slave's daemon after its fork: dts is a
+#     child subreaper), leads its own process group (the gang), SCHED_RR.
+#     The rsh shim passes its stdin and stdout to the remote command.
+#  3. master1 (pvm-examples) spawns slave1 on every host and gets every
+#     result; spin spawned on h2 with -w runs there, in h2's gang; 3 tasks
+#     spawned without -w land one on every host, each in its host's gang.
+#  4. Every dts answers STATUS over the network with mode static and its
+#     host name; one broadcast SCHEDULE to C_BCAST reaches every host.
+#  5. c_down: no namespace, process or file of the run is left.
+#  6. A second run, killed with SIGTERM in the middle of a foreground
+#     c_exec while h1's dts and gang are stopped, cleans up after itself
+#     just as well.
+set -u
+. "$(dirname "$0")/lib.sh"
+. "$SRC/tests/cluster/cluster.sh"
+t_setup t60-cluster-harness
+
+_links() { ip -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | sort; }
+links0=$(_links)
+hosts0=$(md5sum < /etc/hosts)
+N=3
+c_up "$N"
+t_log "c_up $N: ${C_UP_S} s"
+# nothing of ours in the root network namespace or in /etc
+new=$(comm -13 <(echo "$links0") <(_links) | grep -E '^(h[0-9]+|br0|eth0)$')
+[ -z "$new" ] || t_fail "links in the root netns: $new"
+[ "$(md5sum < /etc/hosts)" = "$hosts0" ] || t_fail "/etc/hosts changed"
+
+# ---- 1. the virtual machine ------------------------------------------------
+conf=$(c_pvm h0 conf) || t_fail "dts-pvmctl conf failed"
+[ "$(awk '{ print $1 }' <<< "$conf" | sort | paste -sd' ')" = "h0 h1 h2" ] ||
+    t_fail "conf does not list h0 h1 h2: $(paste -sd';' <<< "$conf")"
+
+# ---- 2. every host: name, PVM_TMP, pvmd under dts --------------------------
+declare -a DTS PVMD
+for k in 0 1 2; do
+	h=h$k
+	[ "$(c_exec $h hostname)" = "$h" ] || t_fail "$h: hostname is not $h"
+	[ "$(c_exec $h sh -c 'echo $PVM_TMP')" = "$T_DIR/$h/tmp" ] ||
+	    t_fail "$h: PVM_TMP is not its own"
+	[ "$(c_exec $h getent hosts h2 | awk '{ print $1 }')" = "${C_ADDR[2]}" ] ||
+	    t_fail "$h: h2 does not resolve to ${C_ADDR[2]}"
+	[ -f "$T_DIR/$h/tmp/pvml.0" ] && [ -f "$T_DIR/$h/tmp/pvmd.0" ] ||
+	    t_fail "$h: no pvmd files in its own PVM_TMP"
+	d=$(c_dts_pid $h) || t_fail "$h: no dts"
+	p=$(c_pvmd_pid $h) || t_fail "$h: no pvmd child of dts $d"
+	c_agent_pid $h > /dev/null || t_fail "$h: no dts-load child of dts $d"
+	[ "$(_c_ppid "$p")" = "$d" ] || t_fail "$h: pvmd $p is not a child of dts $d"
+	g=$(_c_pgid "$p")
+	[ "$g" != "$(_c_pgid "$d")" ] || t_fail "$h: pvmd $p is in dts's group"
+	[ "$(t_policy "$p")" = RR ] || t_fail "$h: pvmd $p is $(t_policy "$p"), not RR"
+	args=$(tr '\0' ' ' < "/proc/$p/cmdline")
+	if [ $k = 0 ]; then
+		case $args in *" $C_HOSTFILE "*) ;; *) t_fail "h0: pvmd is not the master: $args" ;; esac
+	else
+		# a slave's daemon: forked from the pvmd dts started (its group)
+		case $args in *" -s "*" -n$h "*) ;; *) t_fail "$h: not a slave pvmd: $args" ;; esac
+		[ "$g" != "$p" ] || t_fail "$h: pvmd $p did not fork (expected a slave daemon)"
+		grep -q "pvmd forked: tracking daemon pid $p" "$T_LOG/dts-$h.log" ||
+		    t_fail "$h: dts did not log that it tracks the daemon $p"
+	fi
+	DTS[k]=$d PVMD[k]=$p
+done
+t_log "dts ${DTS[*]}, pvmd ${PVMD[*]}"
+# the rsh shim hands pvmd's own stdin/stdout to the remote command
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	out=$(echo "in$i" | c_exec h0 rsh h2 'hostname; cat')
+	[ "$out" = "h2
+in$i" ] || t_fail "rsh h2: got '$out' (try $i), not h2 and in$i"
+done
+
+# ---- 3. PVM programs across hosts ------------------------------------------
+out=$(c_exec h0 timeout 60 master1 2>&1) || t_fail "master1 failed: $out"
+want=$((3 * N))
+grep -q "^Spawning $want worker tasks ... SUCCESSFUL" <<< "$out" ||
+    t_fail "master1 did not spawn $want slaves: $(head -n 2 <<< "$out")"
+# "I got 700.000000 from 4; (expecting 700.000000)", one line per slave
+got=$(awk '/^I got / { gsub(/[;()]/, ""); n++; if ($3 == $7) ok++ }
+    END { printf "%d %d\n", n, ok }' <<< "$out")
+[ "$got" = "$want $want" ] ||
+    t_fail "master1: got/right results '$got', want $want: $(paste -sd'|' <<< "$out")"
+
+tid=$(c_pvm h0 spawn -w h2 "$BUILD/tests/pvm/spin" 60) || t_fail "spawn -w h2 failed"
+tasks=$(c_pvm h0 tasks) || t_fail "tasks failed"
+awk -v t="$tid" '$1 == t && $4 == "h2" { f = 1 } END { exit !f }' <<< "$tasks" ||
+    t_fail "task $tid not listed on h2: $(paste -sd';' <<< "$tasks")"
+t_wait_for 10 test -n "$(c_gang_pids h2 spin)" || t_fail "spin is not in h2's gang"
+[ -z "$(c_gang_pids h1 spin)$(c_gang_pids h0 spin)" ] || t_fail "spin ran elsewhere too"
+
+# 3 tasks without -w: one per host (sleep, not spin: the 2 CPUs stay free)
+tids=$(c_pvm h0 spawn -n 3 /bin/sleep 60) || t_fail "spawn -n 3 failed"
+tasks=$(c_pvm h1 tasks) || t_fail "tasks (asked on h1) failed"
+hosts=$(awk -v l="$(paste -sd' ' <<< "$tids")" 'BEGIN { split(l, a, " "); for (i in a) w[a[i]] = 1 }
+    $1 in w { print $4 }' <<< "$tasks" | sort | paste -sd' ')
+[ "$hosts" = "h0 h1 h2" ] || t_fail "3 spawned tasks are on '$hosts', not h0 h1 h2"
+for k in 0 1 2; do
+	[ -n "$(c_gang_pids h$k sleep)" ] || t_fail "h$k: the spawned sleep is not in its gang"
+done
+
+# ---- 4. dts on every host answers over the network -------------------------
+for k in 0 1 2; do
+	st=$(c_status h$k) || t_fail "h$k: no STATUS reply from ${C_ADDR[$k]}"
+	[ "$(sed -n 's/^mode=//p' <<< "$st")" = static ] ||
+	    t_fail "h$k: mode is not static: $(paste -sd' ' <<< "$st")"
+	[ "$(sed -n 's/^name=//p' <<< "$st")" = "h$k" ] ||
+	    t_fail "h$k: STATUS came from '$(sed -n 's/^name=//p' <<< "$st")'"
+done
+[ "$(c_status h2 members)" -ge 2 ] || t_fail "h2: gang has < 2 members (pvmd + spin)"
+c_exec h0 sendgram -k "$C_KEY" -a "$C_BCAST" -p "$C_PORT" \
+    schedule static 50000 100000 > /dev/null || t_fail "broadcast SCHEDULE: no reply"
+for k in 0 1 2; do
+	t_wait_for 5 test "$(c_status h$k ps_us)" = 50000 ||
+	    t_fail "h$k: broadcast to $C_BCAST did not arrive (ps_us $(c_status h$k ps_us))"
+done
+
+# ---- 5. teardown ------------------------------------------------------------
+prefix=$C_PREFIX dir=$T_DIR
+pids=$(_c_all_pids | paste -sd' ')
+[ -n "$pids" ] || t_fail "no processes in our namespaces?"
+c_down
+t_log "c_down: ${C_DOWN_S} s"
+c_down || t_fail "a second c_down failed"
+ns=$(ip netns list | awk -v p="$prefix" 'index($1, p) == 1 { print $1 }' | paste -sd' ')
+[ -z "$ns" ] || t_fail "namespaces left after c_down: $ns"
+for p in $pids; do
+	_t_alive "$p" && t_fail "process $p ($(_c_comm "$p")) survived c_down"
+done
+if [ "${KEEP:-0}" != 1 ] && [ -e "$dir" ]; then
+	t_fail "run dir $dir left after c_down"
+fi
+
+# ---- 6. killed midway -------------------------------------------------------
+# A child run: 2 hosts, a spin on h1, h1's dts and gang stopped (as if dts
+# hung in a local slice), then a long foreground c_exec.  SIGTERM must end
+# it at once and leave nothing behind.
+mkdir -p "$T_LOG" || t_fail "cannot make $T_LOG"  # c_down removed $T_DIR
+ready=$T_DIR/child.ready clog=$T_LOG/child.log
+KEEP=0 READY=$ready bash -c '
+	set -u
+	. "$SRC/tests/system/lib.sh"
+	. "$SRC/tests/cluster/cluster.sh"
+	t_setup t60-child
+	c_up 2
+	c_pvm h0 spawn -w h1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail spawn
+	t_wait_for 10 test -n "$(c_gang_pids h1 spin)" || t_fail "no spin"
+	pv=$(c_pvmd_pid h1)
+	kill -STOP "$(c_dts_pid h1)"
+	kill -STOP -- "-$(_c_pgid "$pv")"
+	echo "$C_PREFIX $T_DIR $(_c_all_pids | paste -sd" ")" > "$READY.tmp"
+	mv "$READY.tmp" "$READY"
+	c_exec h1 sleep 300
+	t_pass' > "$clog" 2>&1 &
+child=$!
+t_track "$child"
+t_wait_for 120 test -s "$ready" || t_fail "the child run did not come up"
+read -r cprefix cdir cpids < "$ready"
+t_sleep 0.5
+t0=$(_t_now_us)
+kill -TERM "$child"
+t_wait_for 60 eval '! kill -0 "$child" 2>/dev/null || [ "$(t_proc_state "$child")" = Z ]' ||
+    t_fail "the child run did not end within 60 s of SIGTERM"
+wait "$child"
+crc=$?
+t_untrack "$child"	# reaped: cleanup must not signal this PID again
+t_log "killed run ended in $(awk -v d="$(($(_t_now_us) - t0))" 'BEGIN { printf "%.2f", d / 1e6 }') s, status $crc"
+[ "$crc" = 143 ] || t_fail "killed run: status $crc, not 143 (see log/child.log)"
+ns=$(ip netns list | awk -v p="$cprefix" 'index($1, p) == 1 { print $1 }' | paste -sd' ')
+[ -z "$ns" ] || t_fail "killed run left namespaces: $ns"
+for p in $cpids; do
+	_t_alive "$p" && t_fail "killed run left process $p ($(_c_comm "$p"))"
+done
+[ ! -e "$cdir" ] || t_fail "killed run left $cdir"
+t_pass
