@@ -12,6 +12,7 @@
 #include "report.h"
 #include "setkeys.h"
 #include "timeutil.h"
+#include "trace.h"
 
 static void
 intervals(struct console *c)
@@ -235,6 +236,15 @@ static const struct cmd_entry table[] = {
 	  "rejected datagrams by\n  reason and more.\n" },
 	{ "load", "", 0, 0, CMD_C_NONE, cmd_load,
 	  "per node Q, weight W and Q/W; the RLA (mean and max)", NULL },
+	{ "trace", "FILE [DUR]", 1, 2, CMD_C_NONE, trace_cmd,
+	  "record every node's slice edges for DUR (5s) into FILE (CSV)",
+	  "  Each node keeps its last 4096 edges; afterwards the console "
+	  "asks each\n  for those of the window and writes "
+	  "host,addr,phase,real_ns,late_ns,op_ns:\n  real_ns is "
+	  "CLOCK_REALTIME when the gang was continued (PS) or stopped\n"
+	  "  (LS), late_ns the wake-up after the deadline, op_ns the gang "
+	  "operation.\n  tests/bench/svg.py gantt FILE OUT.svg draws the "
+	  "Gantt chart.\n" },
 	{ "set", "KEY VALUE | weight HOST W", 2, 3, CMD_C_SETKEY, setkeys_cmd,
 	  "set a tunable (see show; help set lists them)", SETKEYS_HELP },
 	{ "show", "", 0, 0, CMD_C_NONE, cmd_show,

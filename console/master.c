@@ -56,7 +56,7 @@ master_status(struct console *c, int load, int verbose, int64_t now)
 int
 master_busy(const struct console *c)
 {
-	return c->m.status_until != 0;
+	return c->m.status_until != 0 || c->m.trace.state != TRACE_IDLE;
 }
 
 void
@@ -70,6 +70,9 @@ master_datagram(struct console *c, const struct proto_msg *m,
 	case PROTO_LOAD:
 		nodes_load(&c->nodes, from, &m->u.load, now);
 		break;
+	case PROTO_TRACE:
+		trace_datagram(c, &m->u.trace, from, now);
+		return;
 	default:
 		return;
 	}
@@ -149,6 +152,7 @@ master_timer(struct console *c, int64_t now)
 		log_warnx("%s", c->err);
 	if (c->m.expiry != 0 && now >= c->m.expiry)
 		master_balance(c, now);
+	trace_timer(c, now);
 }
 
 static int64_t
@@ -169,5 +173,6 @@ master_deadline(const struct console *c)
 	if (c->sch.spoken)
 		t = earliest(t, c->m.next_si);
 	t = earliest(t, c->m.status_until);
+	t = earliest(t, trace_deadline(c));
 	return earliest(t, c->m.expiry);
 }

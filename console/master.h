@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "balance.h"
+#include "trace.h"
 
 struct console;
 
@@ -29,6 +30,7 @@ struct master {
 	int		 async_rc;	/* ... with this result */
 	int64_t		 expiry;	/* next node timeout to look at */
 	struct rla	 rla;		/* last computed */
+	struct trace_run trace;		/* the `trace` command */
 };
 
 void master_init(struct console *c);

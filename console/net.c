@@ -109,6 +109,30 @@ net_destinations(const struct net *n, struct in_addr *out, int cap)
 }
 
 int
+net_send_to(struct net *n, struct in_addr dst, struct proto_msg *msg)
+{
+	struct sockaddr_in	 to = { .sin_family = AF_INET, .sin_addr = dst };
+	uint8_t			 buf[PROTO_MAX_DGRAM];
+	int			 len;
+
+	len = proto_seal(&n->key, &n->seq, now_real_us(), msg, buf,
+	    sizeof(buf));
+	if (len < 0)
+		return -1;
+	to.sin_port = htons((uint16_t)n->port);
+	n->sent++;
+	if (n->fd == -1)
+		return 0;
+	if (sendto(n->fd, buf, (size_t)len, 0, (struct sockaddr *)&to,
+	    sizeof(to)) == -1) {
+		n->send_errors++;
+		log_debug("sendto %s: %s", inet_ntoa(dst), strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
 net_send(struct net *n, struct proto_msg *msg)
 {
 	struct in_addr		 dst[NET_DST_MAX];
@@ -155,7 +179,8 @@ net_accept(struct net *n, const uint8_t *buf, size_t len,
 		n->own++;
 		return -1;
 	}
-	if (msg->hdr.type != PROTO_STATUS && msg->hdr.type != PROTO_LOAD) {
+	if (msg->hdr.type != PROTO_STATUS && msg->hdr.type != PROTO_LOAD &&
+	    msg->hdr.type != PROTO_TRACE) {
 		n->dropped[REJ_TYPE]++;
 		return -1;
 	}

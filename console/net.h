@@ -9,7 +9,8 @@
  * Incoming datagrams go through proto_open() (length, magic/version, type,
  * payload length, MAC, replay, ranges) with the console's own replay
  * state; anything wrong is dropped and counted by reason, as are
- * datagrams of a type a console does not take and our own broadcasts.
+ * datagrams of a type a console does not take (it takes STATUS, LOAD and
+ * TRACE) and our own broadcasts.
  */
 #ifndef DTS_CONSOLE_NET_H
 #define DTS_CONSOLE_NET_H
@@ -55,6 +56,9 @@ int net_destinations(const struct net *n, struct in_addr *out, int cap);
 /* Seal msg and send it to every destination; returns destinations
  * reached, -1 if none. */
 int net_send(struct net *n, struct proto_msg *msg);
+
+/* Seal msg and send it to one node; 0 or -1. */
+int net_send_to(struct net *n, struct in_addr dst, struct proto_msg *msg);
 
 /*
  * Receive one datagram: 1 with msg and from, 0 if nothing is waiting,

@@ -184,6 +184,23 @@ has "key          $KEY" show
 has "table        LS 10%, 20%, 30%, 40%, 50%, 60%, 70%, 80%, 90% per 0.5 of load" show
 awk '$2 == "127.0.0.1" && $4 == "0.500" && $5 == "set" { f = 1 } END { exit !f }' "$OUT" ||
     t_fail "load: weight 0.5 (set) not shown: $(cat "$OUT")"
+# ---- trace: the node's own slice edges into a CSV file -----------------------
+ok -c "mode static; ip 20ms; ps 50%; start; trace $T_DIR/trace.csv 1s"
+has "edges from 1 node" trace
+[ "$(head -n 1 "$T_DIR/trace.csv")" = "host,addr,phase,real_ns,late_ns,op_ns" ] ||
+    t_fail "trace: bad CSV header"
+edges=$(($(wc -l < "$T_DIR/trace.csv") - 1))
+[ "$edges" -ge 80 ] && [ "$edges" -le 110 ] || t_fail "trace: $edges edges in 1 s at IP 20 ms, want ~100"
+awk -F, 'NR > 1 && ($3 != "PS" && $3 != "LS" || $2 != "127.0.0.1") { exit 1 }' "$T_DIR/trace.csv" ||
+    t_fail "trace: a bad row in the CSV"
+# PS and LS alternate, 10 ms apart (PS 50% of 20 ms)
+awk -F, 'NR > 2 { d = ($4 - t) / 1e6; if ($3 == p || d < 8 || d > 12) bad++ }
+	NR > 1 { t = $4; p = $3 } END { exit bad > 3 }' "$T_DIR/trace.csv" ||
+    t_fail "trace: edges do not alternate 10 ms apart"
+bad "trace $T_DIR/x.csv 2m" "trace: 120s is out of range (0, 60s]"
+bad "trace /nonexistent/x.csv" "trace: /nonexistent/x.csv: No such file or directory"
+ok -c "ip 100ms; ps 80%; start"
+
 ok -c "help"
 has "spawn [-n N] [-w HOST] PROG [ARG...]" help
 ok -c "help stat"
