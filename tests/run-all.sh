@@ -56,6 +56,13 @@ log="$out/fuzz.log"
 sh "$src/tests/fuzz/run.sh" "$src" "$build/fuzz" "${FUZZ_SECONDS:-20}" > "$log" 2>&1
 result "fuzz: datagram decoder (${FUZZ_SECONDS:-20} s)" $? "$log"
 
+# 4b. every benchmark once in its --quick form: they still work
+log="$out/bench-quick.log"
+bash "$src/tests/bench/run.sh" --quick "$build" "$build/bench-quick" > "$log" 2>&1
+grep -E '^(PASS|FAIL): bench' "$log"
+pass=$((pass + $(grep -c '^PASS: bench' "$log")))
+fail=$((fail + $(grep -c '^FAIL: bench' "$log")))
+
 # 5. ASan + UBSan: unit tests and the system tests that exercise dts
 san=$build/_sanitize
 log="$out/sanitize-build.log"
