@@ -97,7 +97,6 @@ start_slicing(struct sched *s, int64_t t0, int64_t ps, int64_t now, int jump)
 	gang_set_rt(s->gang, 1);
 	s->overruns += s->sl.overruns;
 	memset(&s->sl, 0, sizeof(s->sl));
-	s->run_ps = ps;
 	phase = slice_sync(&s->sl, t0, ps, s->ip, now);
 	s->slicing = 1;
 	if (phase != s->phase || (jump && phase == PHASE_PS))
@@ -138,6 +137,10 @@ sched_apply(struct sched *s, const struct proto_schedule *p,
 	int changed, was_dist = s->mode == MODE_DISTRIBUTED && s->slicing;
 
 	if (proto_check_schedule(p, err) < 0 || check_budget(s, p->mode, ps, ip, err) < 0)
+		return -1;
+	/* DISTRIBUTED runs its own PS (Table 2.1): that must fit too */
+	if (p->mode == MODE_DISTRIBUTED && check_budget(s, p->mode,
+	    ip * (100 - s->dist_ls_pct) / 100, ip, err) < 0)
 		return -1;
 	changed = s->mode != p->mode || s->ps != ps || s->ip != ip ||
 	    s->sync != p->sync || s->active != !!(p->flags & SCHED_F_ACTIVE);
@@ -194,9 +197,16 @@ sched_timer(struct sched *s)
 void
 sched_load(struct sched *s, uint32_t load_milli, uint32_t ls_pct)
 {
+	const char *err;
+
 	s->load_milli = load_milli;
 	if (ls_pct < 1 || ls_pct > 99 || (int)ls_pct == s->dist_ls_pct)
 		return;
+	if (s->mode == MODE_DISTRIBUTED && check_budget(s, s->mode,
+	    s->ip * (100 - (int64_t)ls_pct) / 100, s->ip, &err) < 0) {
+		log_warnx("distributed: LS %u%% of IP not applied: %s", ls_pct, err);
+		return;
+	}
 	s->dist_ls_pct = (int)ls_pct;
 	if (s->mode == MODE_DISTRIBUTED && s->slicing && s->active) {
 		log_info("distributed: load %.2f, LS %u%% of IP", load_milli / 1000.0, ls_pct);

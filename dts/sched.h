@@ -29,7 +29,6 @@ struct sched {
 	int      slicing;           /* timer armed, phases alternate */
 	int      phase;             /* enum proto_phase */
 	struct slice sl;
-	int64_t  run_ps;            /* PS in force (differs in DISTRIBUTED) */
 
 	/* counters for STATUS */
 	uint64_t slices;
