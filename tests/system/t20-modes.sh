@@ -62,7 +62,12 @@ expect_policy RR "$N_PVMD" $(n_gang_pids spin)
 # DISTRIBUTED: PS from Table 2.1 for the local Q (~0 here: LS 10%)
 n_send schedule distributed 50000 100000 > /dev/null || t_fail "no reply"
 [ "$(n_status mode)" = distributed ] || t_fail "mode distributed not taken"
-[ "$(n_status ps_us)" = 90000 ] || t_fail "distributed: PS $(n_status ps_us) us, want 90000 (Table 2.1, Q < 0.5)"
+# PS = IP - LS, LS from the default Table 2.1 for the Q in the same reply
+st=$(n_status)
+q=$(sed -n 's/^load=//p' <<< "$st") ps=$(sed -n 's/^ps_us=//p' <<< "$st")
+want=$(awk -v q="$q" 'BEGIN { i = 0; while (i < 8 && q > (i + 1) * 0.5) i++; print 100000 - (i + 1) * 10000 }')
+[ "$ps" = "$want" ] || t_fail "distributed: PS $ps us with Q $q, want $want (Table 2.1)"
+t_log "distributed: Q $q -> PS $ps us of 100 ms"
 [ "$(n_status active)" = 1 ] || t_fail "distributed: not slicing"
 
 # stop (no ACTIVE flag): released, normal priority, not slicing
