@@ -1,7 +1,7 @@
 /*
  * conf.h - dts.conf, read with libconfig and checked against one schema.
  *
- * The schema (conf.c, conf_schema[]) gives every key its type, range,
+ * The schema (conf_schema.c, confkey_schema[]) gives every key its type, range,
  * default, unit and help text; conf_load() walks it, rejects unknown keys
  * and bad values with "file:line: key: reason", and fills struct dts_conf.
  * dts.conf(5) documents the same table.

@@ -1,0 +1,356 @@
+/*
+ * conf_schema.c - the dts.conf schema: every key with its type, range,
+ * default, unit and help text, and what each key accepts (range, lists,
+ * validators).
+ *
+ * To add a key: one entry in confkey_schema[], a field in struct dts_conf,
+ * a paragraph in dts.conf(5).  A new group ("console.timeout") needs nothing
+ * more: groups are the prefixes of the paths in the table, and conf_print()
+ * writes consecutive keys of one group as one "group = { ... };" block.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "conf_priv.h"
+#include "log.h"
+#include "proto.h"
+#include "timeutil.h"
+
+#ifndef SYSCONFDIR
+#define SYSCONFDIR "/usr/local/etc"
+#endif
+#ifndef PVMD_PATH
+#define PVMD_PATH "/usr/bin/pvmd"
+#endif
+#ifndef PKGLIBEXECDIR
+#define PKGLIBEXECDIR "/usr/local/libexec/dts"
+#endif
+#ifndef SBINDIR
+#define SBINDIR "/usr/local/sbin"
+#endif
+
+#define OFF(f)	offsetof(struct dts_conf, f)
+#define US(x)	((double)(x) * NS_PER_US)
+#define MS(x)	((double)(x) * NS_PER_MS)
+#define SEC(x)	((double)(x) * NS_PER_SEC)
+
+static const char *const mode_names[] =
+    { "off", "static", "balanced", "distributed", "hpdt", NULL };
+static const char *const sync_names[] = { "arrival", "clock", NULL };
+static const char *const backend_names[] = { "signal", "freezer", NULL };
+static const char *const level_names[] = { "err", "warn", "info", "debug", NULL };
+static const char *const rla_names[] = { "mean", "max", NULL };
+
+_Static_assert(MODE_OFF == 0 && MODE_STATIC == 1 && MODE_BALANCED == 2 &&
+    MODE_DISTRIBUTED == 3 && MODE_HPDT == 4 && MODE_MAX == 4, "mode_names");
+_Static_assert(SYNC_ARRIVAL == 0 && SYNC_CLOCK == 1 && SYNC_MAX == 1,
+    "sync_names");
+_Static_assert(BACKEND_SIGNAL == 0 && BACKEND_FREEZER == 1, "backend_names");
+_Static_assert(LOG_LVL_ERR == 0 && LOG_LVL_WARN == 1 && LOG_LVL_INFO == 2 &&
+    LOG_LVL_DEBUG == 3, "level_names");
+_Static_assert(RLA_MEAN == 0 && RLA_MAX == 1, "rla_names");
+
+static int valid_ipv4(const void *, char *, size_t);
+static int valid_path(const void *, char *, size_t);
+static int valid_path_or_empty(const void *, char *, size_t);
+static int valid_rt_priority(const void *, char *, size_t);
+static int valid_home_path(const void *, char *, size_t);
+
+const struct conf_key confkey_schema[] = {
+	{ .path = "mode", .type = CT_ENUM, .def = "static", .off = OFF(mode),
+	  .names = mode_names,
+	  .help = "schedule used until a console speaks" },
+	{ .path = "ip", .type = CT_DURATION, .min = MS(1), .max = SEC(60),
+	  .def = "100ms", .unit = "s", .off = OFF(ip_ns),
+	  .help = "iteration period IP = PS + LS" },
+	{ .path = "ps", .type = CT_SLICE, .min = US(1), .max = SEC(60),
+	  .def = "80%", .unit = "s or %", .off = OFF(ps_ns),
+	  .off2 = OFF(ps_pct_milli),
+	  .help = "parallel slice: a duration, or a share of ip" },
+	{ .path = "si", .type = CT_DURATION, .min = MS(10), .max = SEC(3600),
+	  .def = "10s", .unit = "s", .off = OFF(si_ns),
+	  .help = "synchronization interval (console)" },
+	{ .path = "sync", .type = CT_ENUM, .def = "arrival", .off = OFF(sync),
+	  .names = sync_names,
+	  .help = "PS starts when a datagram arrives, or on the clock" },
+	{ .path = "silence", .type = CT_DURATION, .min = MS(10),
+	  .max = SEC(3600), .def = "30s", .unit = "s", .off = OFF(silence_ns),
+	  .help = "console silent this long: node reports itself "
+	  "unsynchronized and keeps its last schedule" },
+	{ .path = "port", .type = CT_INT, .min = 1, .max = 65535,
+	  .def = "7746", .off = OFF(port), .help = "UDP control port" },
+	{ .path = "bind", .type = CT_STRING, .def = "0.0.0.0", .off = OFF(bind),
+	  .valid = valid_ipv4, .help = "IPv4 address of the control socket" },
+	{ .path = "key_file", .type = CT_STRING, .def = SYSCONFDIR
+	  "/dts/dts.key", .off = OFF(key_file), .valid = valid_path,
+	  .help = "shared key, 64 hex digits, mode 0600 (dts -k FILE)" },
+	{ .path = "insecure", .type = CT_BOOL, .def = "false",
+	  .off = OFF(insecure),
+	  .help = "run without a key (datagrams unauthenticated)" },
+	{ .path = "replay_window", .type = CT_DURATION, .min = SEC(1),
+	  .max = SEC(3600), .def = "30s", .unit = "s",
+	  .off = OFF(replay_window_ns),
+	  .help = "accept datagrams stamped at most this far from our clock" },
+	{ .path = "pvmd", .type = CT_STRING, .def = PVMD_PATH, .off = OFF(pvmd),
+	  .valid = valid_path, .help = "the real pvmd" },
+	{ .path = "load_agent", .type = CT_STRING, .def = PKGLIBEXECDIR
+	  "/dts-load", .off = OFF(load_agent), .valid = valid_path,
+	  .help = "the Load agent" },
+	{ .path = "user", .type = CT_STRING, .def = "", .off = OFF(user),
+	  .help = "user pvmd and dts-load run as; \"\" = the invoking user" },
+	{ .path = "backend", .type = CT_ENUM, .def = "signal",
+	  .off = OFF(backend), .names = backend_names,
+	  .help = "how the gang is stopped: killpg, or the cgroup freezer" },
+	{ .path = "rt_priority", .type = CT_INT, .min = 0, .max = 99,
+	  .def = "0", .off = OFF(rt_priority), .valid = valid_rt_priority,
+	  .help = "SCHED_FIFO priority of dts (0 = the maximum); dts-load "
+	  "runs at this-1, pvmd and the PVM tasks at this-2" },
+	{ .path = "log_file", .type = CT_STRING, .def = "",
+	  .off = OFF(log_file), .valid = valid_path_or_empty,
+	  .help = "log to this file; \"\" = syslog" },
+	{ .path = "log_level", .type = CT_ENUM, .def = "info",
+	  .off = OFF(log_level), .names = level_names,
+	  .help = "least important messages logged" },
+	{ .path = "load.sample", .type = CT_DURATION, .min = MS(1),
+	  .max = SEC(60), .def = "1s", .unit = "s", .off = OFF(load.sample_ns),
+	  .help = "run-queue sampling period" },
+	{ .path = "load.interval", .type = CT_DURATION, .min = MS(1),
+	  .max = SEC(3600), .def = "10s", .unit = "s",
+	  .off = OFF(load.interval_ns),
+	  .help = "LI: a new load index every LI" },
+	{ .path = "load.window", .type = CT_DURATION, .min = MS(1),
+	  .max = SEC(86400), .def = "60s", .unit = "s",
+	  .off = OFF(load.window_ns),
+	  .help = "W of the smoothing, d = exp(-LI/W)" },
+	{ .path = "load.threshold", .type = CT_FLOAT, .min = 0, .max = 1000,
+	  .def = "1", .unit = "tasks", .off = OFF(load.threshold),
+	  .help = "report when the index moved this much" },
+	{ .path = "load.per_cpu", .type = CT_BOOL, .def = "true",
+	  .off = OFF(load.per_cpu),
+	  .help = "divide the run-queue length by the online CPUs" },
+	{ .path = "load.table_step", .type = CT_FLOAT, .min = 0, .max = 100,
+	  .flags = CF_MIN_OPEN, .def = "0.5", .unit = "tasks",
+	  .off = OFF(load.table.step),
+	  .help = "load covered by each entry of load.table" },
+	{ .path = "load.table", .type = CT_INTLIST, .min = 1, .max = 99,
+	  .def = "10,20,30,40,50,60,70,80,90", .unit = "% of ip",
+	  .off = OFF(load.table),
+	  .help = "LS as a share of IP by load (Table 2.1)" },
+	{ .path = "console.dts", .type = CT_STRING, .def = SBINDIR "/dts",
+	  .off = OFF(console.dts), .valid = valid_path,
+	  .help = "dts, started by the console when no pvmd runs" },
+	{ .path = "console.launcher", .type = CT_STRING, .def = PKGLIBEXECDIR
+	  "/pvmd", .off = OFF(console.launcher), .valid = valid_path,
+	  .help = "launch script for slaves (PVM_DPATH, dx=)" },
+	{ .path = "console.pvm_tmp", .type = CT_STRING, .def = "",
+	  .off = OFF(console.pvm_tmp), .valid = valid_path_or_empty,
+	  .help = "PVM_TMP of the master; \"\" = $PVM_TMP, else "
+	  "/tmp/dts-console.UID" },
+	{ .path = "console.history", .type = CT_STRING,
+	  .def = "~/.dts_history", .off = OFF(console.history),
+	  .valid = valid_home_path,
+	  .help = "command history file; \"\" = none" },
+	{ .path = "console.start_wait", .type = CT_DURATION, .min = MS(100),
+	  .max = SEC(600), .def = "30s", .unit = "s",
+	  .off = OFF(console.start_wait_ns),
+	  .help = "wait this long for a master pvmd started by the console" },
+	{ .path = "console.timeout", .type = CT_DURATION, .min = MS(10),
+	  .max = SEC(86400), .def = "30s", .unit = "s",
+	  .off = OFF(console.timeout_ns),
+	  .help = "a node silent this long leaves the RLA" },
+	{ .path = "console.status_wait", .type = CT_DURATION, .min = MS(1),
+	  .max = SEC(60), .def = "300ms", .unit = "s",
+	  .off = OFF(console.status_wait_ns),
+	  .help = "how long status collects replies" },
+	{ .path = "console.unicast", .type = CT_BOOL, .def = "false",
+	  .off = OFF(console.unicast),
+	  .help = "send to each PVM host instead of subnet broadcast" },
+	{ .path = "console.nodes", .type = CT_STRLIST, .def = "",
+	  .off = OFF(console.nodes), .valid = valid_ipv4,
+	  .help = "send to these IPv4 addresses only" },
+	{ .path = "console.rla", .type = CT_ENUM, .def = "mean",
+	  .off = OFF(console.rla), .names = rla_names,
+	  .help = "balanced: RLA is the mean or the max of Q/W" },
+	{ .path = "console.hysteresis", .type = CT_FLOAT, .min = 0,
+	  .max = 100, .def = "0.5", .unit = "tasks",
+	  .off = OFF(console.hysteresis),
+	  .help = "balanced: act when the RLA moved more than this" },
+};
+const size_t confkey_nkeys = sizeof(confkey_schema) /
+    sizeof(confkey_schema[0]);
+
+/* ---- validators ------------------------------------------------------ */
+
+static int
+valid_ipv4(const void *p, char *why, size_t len)
+{
+	struct in_addr	 a;
+
+	if (inet_pton(AF_INET, p, &a) == 1)
+		return 0;
+	snprintf(why, len, "\"%s\" is not an IPv4 address (e.g. 0.0.0.0)",
+	    (const char *)p);
+	return -1;
+}
+
+static int
+valid_path(const void *p, char *why, size_t len)
+{
+	if (((const char *)p)[0] == '/')
+		return 0;
+	snprintf(why, len, "\"%s\" is not an absolute path", (const char *)p);
+	return -1;
+}
+
+static int
+valid_path_or_empty(const void *p, char *why, size_t len)
+{
+	return ((const char *)p)[0] == '\0' ? 0 : valid_path(p, why, len);
+}
+
+/* "", an absolute path, or one under the home directory ("~/x"). */
+static int
+valid_home_path(const void *p, char *why, size_t len)
+{
+	if (strncmp(p, "~/", 2) == 0)
+		return 0;
+	return valid_path_or_empty(p, why, len);
+}
+
+static int
+valid_rt_priority(const void *p, char *why, size_t len)
+{
+	int	 v = *(const int *)p;
+
+	if (v != 1 && v != 2)
+		return 0;
+	snprintf(why, len, "%d is too low: dts-load runs at rt_priority-1 and "
+	    "pvmd at rt_priority-2, so use 0 (the maximum) or 3..99", v);
+	return -1;
+}
+
+/* ---- lookup -------------------------------------------------------------- */
+
+const struct conf_key *
+confkey_find(const char *path)
+{
+	size_t	 i;
+
+	for (i = 0; i < confkey_nkeys; i++)
+		if (strcmp(confkey_schema[i].path, path) == 0)
+			return &confkey_schema[i];
+	return NULL;
+}
+
+/* ---- checks of one key ------------------------------------------------- */
+
+int
+confkey_out_of_range(const struct conf_key *k, double v, char *why,
+    size_t len)
+{
+	char	 val[32], rng[80];
+
+	if (v <= k->max && (v > k->min || (v == k->min &&
+	    !(k->flags & CF_MIN_OPEN))))
+		return 0;
+	snprintf(why, len, "%s is out of range %s",
+	    conffmt_bound(k, v, val, sizeof(val)),
+	    conffmt_range(k, rng, sizeof(rng)));
+	return -1;
+}
+
+static int
+list_check(const struct conf_key *k, const struct load_table *t, char *why,
+    size_t len)
+{
+	char	 rng[80];
+	int	 i;
+
+	if (t->n < 1 || t->n > LOADTAB_MAX) {
+		snprintf(why, len, "has %d entries; it needs 1 to %d", t->n,
+		    LOADTAB_MAX);
+		return -1;
+	}
+	for (i = 0; i < t->n; i++)
+		if (t->ls_pct[i] < k->min || t->ls_pct[i] > k->max) {
+			snprintf(why, len, "entry %d is %d, out of range %s",
+			    i + 1, t->ls_pct[i],
+			    conffmt_range(k, rng, sizeof(rng)));
+			return -1;
+		}
+	return 0;
+}
+
+static int
+strlist_check(const struct conf_key *k, const struct conf_strlist *l,
+    char *why, size_t len)
+{
+	char	 w[200];
+	int	 i;
+
+	if (l->n < 0 || l->n > CONF_LIST_MAX) {
+		snprintf(why, len, "has %d entries; at most %d", l->n,
+		    CONF_LIST_MAX);
+		return -1;
+	}
+	for (i = 0; i < l->n && k->valid != NULL; i++)
+		if (k->valid(l->s[i], w, sizeof(w)) == -1) {
+			snprintf(why, len, "entry %d: %s", i + 1, w);
+			return -1;
+		}
+	return 0;
+}
+
+/* Range and validity of the value stored in c; -1 with a reason. */
+int
+confkey_check(const struct conf_key *k, const struct dts_conf *c, char *why,
+    size_t len)
+{
+	const void	*p = CFLD(c, k->off, char);
+	char		 buf[32];
+	int32_t		 pct;
+	int		 n;
+
+	switch (k->type) {
+	case CT_INT:
+		if (confkey_out_of_range(k, *(const int *)p, why, len) == -1)
+			return -1;
+		break;
+	case CT_FLOAT:
+		if (confkey_out_of_range(k, *(const double *)p, why, len) == -1)
+			return -1;	/* NaN too */
+		break;
+	case CT_DURATION:
+		return confkey_out_of_range(k, (double)*(const int64_t *)p,
+		    why, len);
+	case CT_SLICE:
+		pct = *CFLD(c, k->off2, int32_t);
+		if (pct < 0)
+			return confkey_out_of_range(k,
+			    (double)*(const int64_t *)p, why, len);
+		if (pct == 0 || pct >= 100000) {
+			snprintf(why, len, "%s is not between 0%% and 100%%",
+			    conffmt_pct(pct, buf, sizeof(buf)));
+			return -1;
+		}
+		break;
+	case CT_INTLIST:
+		return list_check(k, p, why, len);
+	case CT_STRLIST:
+		return strlist_check(k, p, why, len);
+	case CT_ENUM:
+		for (n = 0; k->names[n] != NULL; n++)
+			;
+		if (*(const int *)p < 0 || *(const int *)p >= n) {
+			snprintf(why, len, "%d is not a valid value",
+			    *(const int *)p);
+			return -1;
+		}
+		break;
+	case CT_BOOL:
+	case CT_STRING:
+		break;
+	}
+	return k->valid != NULL ? k->valid(p, why, len) : 0;
+}
