@@ -153,10 +153,13 @@ replay_slot(struct replay *r, uint32_t sender)
 	}
 	if (r->n < AUTH_SENDERS_MAX)
 		oldest = &r->e[r->n++];
-	/*
-	 * Forgetting the oldest sender is safe: its next datagram still has
-	 * to be newer than floor_us and inside the window.
-	 */
+	else if (oldest->last_seq > r->floor_us)
+		/*
+		 * The table is full: forget the sender heard longest ago, but
+		 * raise the floor to its last sequence, so that nothing it
+		 * sent (nor anything older from anyone) can be replayed.
+		 */
+		r->floor_us = oldest->last_seq;
 	oldest->sender = sender;
 	oldest->last_seq = 0;
 	return oldest;
@@ -172,7 +175,7 @@ replay_check(struct replay *r, uint32_t sender, uint64_t seq, uint64_t now_us)
 	if (seq + r->window_us < now_us || seq > now_us + r->window_us)
 		return -1;
 	e = replay_slot(r, sender);
-	if (seq <= e->last_seq)
+	if (seq <= e->last_seq || seq <= r->floor_us)
 		return -1;
 	e->last_seq = seq;
 	e->seen_us = now_us;

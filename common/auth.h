@@ -9,6 +9,9 @@
  *     a restart cannot be replayed to the restarted node), and
  *   - within +-window of the receiver's clock (so a captured datagram from a
  *     sender this receiver has not heard of cannot be replayed later).
+ * When the table of senders is full, the one heard longest ago is
+ * forgotten and the floor rises to its last sequence: what it sent stays
+ * refused.
  */
 #ifndef DTS_AUTH_H
 #define DTS_AUTH_H

@@ -3,6 +3,7 @@
  * cached host table.  See pvm.h.
  */
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <arpa/inet.h>
@@ -283,6 +284,24 @@ pvmd_file(const struct console *c)
 	return access(path, F_OK) == 0;
 }
 
+/*
+ * The pid of the pvmd we are connected to, from the peer of libpvm3's
+ * socket: pvm_halt() makes pvmd SIGTERM its tasks (us too), and by the
+ * time we look, that pvmd may be gone from /proc.  0 if unknown.
+ */
+static pid_t
+pvmd_peer(void)
+{
+	struct ucred	 cr;
+	socklen_t	 len = sizeof(cr);
+	int		*fds = NULL;
+
+	if (pvm_getfds(&fds) < 1 || fds == NULL ||
+	    getsockopt(fds[0], SOL_SOCKET, SO_PEERCRED, &cr, &len) == -1)
+		return 0;
+	return cr.pid;
+}
+
 int
 cpvm_connect(struct console *c, int start)
 {
@@ -308,6 +327,8 @@ cpvm_connect(struct console *c, int start)
 	}
 	c->pvm.connected = 1;
 	c->pvm.tid = tid;
+	if (c->pvm.pvmd_pid == 0)
+		c->pvm.pvmd_pid = pvmd_peer();
 	return cpvm_refresh(c);
 }
 

@@ -34,6 +34,7 @@ trace_cmd(struct console *c, int argc, char **argv)
 	}
 	t->state = TRACE_RECORDING;
 	t->since_real = now_real_ns();
+	t->end_real = t->since_real + dur;	/* exact, however late we wake */
 	t->until = now + dur;
 	t->edges = 0;
 	fprintf(c->out, "trace: recording the slice edges of every node for "
@@ -73,7 +74,6 @@ start_fetch(struct console *c, int64_t now)
 {
 	struct trace_run *t = &c->m.trace;
 
-	t->end_real = now_real_ns();
 	t->n = 0;
 	for (int i = 0; i < c->nodes.n && t->n < NODES_MAX; i++) {
 		const struct node *nd = &c->nodes.v[i];

@@ -131,6 +131,7 @@ handle(struct ctl *c, struct sched *s, const uint8_t *buf, size_t len,
 			    inet_ntoa(from->sin_addr), err);
 			return;
 		}
+		s->last_console = now_mono;	/* a console synchronized us */
 		break;
 	case PROTO_STATUS_REQ:
 		break;
@@ -143,7 +144,6 @@ handle(struct ctl *c, struct sched *s, const uint8_t *buf, size_t len,
 	}
 	c->console = *from;
 	c->have_console = 1;
-	s->last_console = now_mono;
 	send_status(c, s, from);
 }
 

@@ -184,10 +184,13 @@ sched_timer(struct sched *s)
 	int64_t wake = now_mono_ns(), deadline = s->sl.deadline;
 	int crossed, phase;
 
-	if (read(s->timerfd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
-		log_warn("timerfd read");
-	if (!s->slicing)
+	if (!s->slicing) {	/* a stale expiry: drain it */
+		if (read(s->timerfd, &expirations, sizeof(expirations)) < 0 &&
+		    errno != EAGAIN)
+			log_warn("timerfd read");
 		return;
+	}
+	/* no read(2) on the edge path: re-arming resets the expiry count */
 	phase = slice_advance(&s->sl, wake, &crossed);
 	if (crossed > 0 && (phase != s->phase || crossed > 1))
 		enter_phase(s, phase, deadline, wake);

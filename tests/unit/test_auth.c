@@ -153,6 +153,11 @@ test_replay_eviction(void **state)
 	/* a remembered sender still cannot replay */
 	assert_int_equal(replay_check(&r, AUTH_SENDERS_MAX + 9,
 	    now + AUTH_SENDERS_MAX + 9, now + 400), -1);
+	/* a forgotten one cannot either: sender 0 was evicted first */
+	assert_int_equal(replay_check(&r, 0, now + 0, now + 500), -1);
+	assert_int_equal(replay_check(&r, 5, now + 5, now + 500), -1);
+	/* and a sender speaking now is still heard */
+	assert_int_equal(replay_check(&r, 0, now + 501, now + 501), 0);
 }
 
 static void
