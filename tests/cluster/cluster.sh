@@ -727,3 +727,308 @@ c_down() {
 	eval "$saved"
 	return "$bad"
 }
+
+# ---- the console as the master (scenario tests t70-t74) ---------------------
+#
+#   c_up 3 --no-dts
+#   c_start_console_master      # dts-console on h0 starts dts + master pvmd
+#   c_sc_add 3                  # `add h1 h2` from the console; wait for 3 hosts
+#   c_sc_console "mode static; start; status"    # one dts-console -c run
+#   c_sc_open                   # a console that stays, reading commands
+#   c_sc_cmd "load"             # one command in it; output in C_SC_OUT
+#   c_sc_close                  # end of its input: it exits (nodes keep
+#                               # their last schedule)
+#
+# The console reads $T_DIR/h0/console.conf (C_SC_CONF): h0's dts.conf and,
+# unless that already has a console group, one with console.dts = our
+# dts, console.launcher = $C_LAUNCHER, console.pvm_tmp = h0's PVM_TMP,
+# history "" and the keys in C_SC_CONSOLE_EXTRA ('timeout = "2s";').
+# The dts it starts (C_MASTER_PID; not our child) reads the same file.
+# Output of every console run goes to files, never to a pipe: the dts the
+# console starts inherits its stderr and keeps it open.
+C_SC_CONF=
+C_SC_CONSOLE_EXTRA=${C_SC_CONSOLE_EXTRA:-}
+C_SC_OUT=
+C_SC_ERR=
+C_SC_RC=
+C_SC_PID=
+C_SC_FD=
+_C_SC_OFF=0
+_C_SC_EOFF=0
+
+# c_sc_write_console_conf: $T_DIR/h0/console.conf (C_SC_CONF).
+c_sc_write_console_conf() {
+	local src=$T_DIR/h0/dts.conf
+	C_SC_CONF=$T_DIR/h0/console.conf
+	{
+		cat "$src" || return 1
+		grep -qE '^[[:space:]]*console[[:space:]]*[=:]' "$src" || cat <<-EOC
+		console = {
+		    dts = "$BUILD/dts/dts";
+		    launcher = "$C_LAUNCHER";
+		    pvm_tmp = "$T_DIR/h0/tmp";
+		    history = "";
+		    $C_SC_CONSOLE_EXTRA
+		};
+		EOC
+	} > "$C_SC_CONF"
+}
+
+# c_start_console_master: after c_up N --no-dts, `dts-console -f
+# console.conf -c conf` on h0: the console finds no pvmd for h0's PVM_TMP
+# and starts dts, which starts the master pvmd (PVM_DPATH = the launcher).
+c_start_console_master() {
+	local k f
+	[ -n "$C_LAUNCHER" ] || _c_die "c_start_console_master: c_up first"
+	_c_daemon_on 0 pvmd && _c_die "c_start_console_master: h0 runs a pvmd"
+	for k in "${!C_HOSTS[@]}"; do	# as c_start_master: pvmd's O_EXCL log
+		_c_daemon_on "$k" pvmd && continue
+		for f in "$T_DIR/${C_HOSTS[$k]}"/tmp/pvml.[0-9]*; do
+			case $f in *.old.*) continue ;; esac
+			[ -f "$f" ] && mv "$f" "$f.old.$(_c_now)"
+		done
+	done
+	c_sc_write_console_conf || _c_die "cannot write $T_DIR/h0/console.conf"
+	c_sc_console conf ||
+	    _c_die "dts-console conf failed ($C_SC_RC): $C_SC_ERR"
+	grep -q "started the master pvmd under $BUILD/dts/dts" <<< "$C_SC_ERR" ||
+	    _c_die "the console did not start the master: $C_SC_ERR"
+	C_MASTER_PID=$(c_dts_pid h0) || _c_die "no dts on h0 after the console"
+	c_pvmd_pid h0 > /dev/null || _c_die "no pvmd under dts $C_MASTER_PID on h0"
+}
+
+# c_sc_console CMDS [ARGS...]: one `dts-console -f C_SC_CONF [ARGS] -c
+# CMDS` on h0; its stdout in C_SC_OUT, stderr in C_SC_ERR, status in
+# C_SC_RC (returned).  Every run is logged to $T_LOG/console.log.
+c_sc_console() {
+	local cmds=$1 o=$T_LOG/console.1.out e=$T_LOG/console.1.err
+	shift
+	[ -n "$C_SC_CONF" ] || c_sc_write_console_conf || return 2
+	c_exec h0 "$BUILD/console/dts-console" -f "$C_SC_CONF" "$@" -c "$cmds" \
+	    > "$o" 2> "$e" < /dev/null
+	C_SC_RC=$?
+	C_SC_OUT=$(cat "$o") C_SC_ERR=$(cat "$e")
+	{ echo "\$ dts-console $* -c \"$cmds\"   # status $C_SC_RC"
+	  cat "$o" "$e"; } >> "$T_LOG/console.log"
+	return "$C_SC_RC"
+}
+
+# c_sc_add N [SECS]: `add h1 .. h(N-1)` from the console, then wait until
+# the VM has N hosts.
+c_sc_add() {
+	local n=$1 k hosts=
+	for ((k = 1; k < n; k++)); do hosts="$hosts h$k"; done
+	c_sc_console "add$hosts" || _c_die "console add$hosts: $C_SC_OUT $C_SC_ERR"
+	for ((k = 1; k < n; k++)); do
+		grep -q "^h$k: added" <<< "$C_SC_OUT" ||
+		    _c_die "console add: no 'h$k: added' in: $C_SC_OUT"
+	done
+	c_wait_hosts "$n" "${2:-60}" || _c_die "the VM did not reach $n hosts"
+}
+
+# c_sc_open: a console on h0 that stays, reading commands from a fifo
+# (stdin, not a terminal), stdout in $T_LOG/console.out and stderr (its
+# notices, such as balanced's new PS) in $T_LOG/console.err.
+c_sc_open() {
+	local -a _c
+	local fifo=$T_DIR/run/console.fifo
+	[ -z "$C_SC_PID" ] || _c_die "c_sc_open: a console is open"
+	[ -n "$C_SC_CONF" ] || c_sc_write_console_conf || return 2
+	_c_cmd _c h0 || return 2
+	rm -f "$fifo"
+	mkfifo -m 600 "$fifo" || return 1
+	: > "$T_LOG/console.out"
+	: > "$T_LOG/console.err"
+	_C_SC_OFF=0 _C_SC_EOFF=0
+	"${_c[@]}" "$BUILD/console/dts-console" -f "$C_SC_CONF" < "$fifo" \
+	    > "$T_LOG/console.out" 2> "$T_LOG/console.err" &
+	C_SC_PID=$!
+	t_track "$C_SC_PID"
+	exec {C_SC_FD}> "$fifo"
+}
+
+_c_sc_size() { stat -c %s "$1" 2>/dev/null || echo 0; }
+
+# Lines "help sync" prints ("usage: sync", ...): the end of a command's output.
+_c_sc_mark() { grep -c '^usage: sync$' "$T_LOG/console.out"; }
+
+# c_sc_cmd CMD [SECS]: run CMD in the open console and wait (default 30 s)
+# until it is done; its output in C_SC_OUT, what it wrote on stderr since
+# the last c_sc_cmd (errors, notices) in C_SC_ERR.  Fails if the console
+# ended or did not finish in time.
+c_sc_cmd() {
+	local n0 end
+	[ -n "$C_SC_PID" ] || _c_die "c_sc_cmd: no console open"
+	n0=$(_c_sc_mark)
+	printf '%s\nhelp sync\n' "$1" >&"$C_SC_FD" || return 1
+	end=$(($(_t_now_us) + $(_t_secs_to_us "${2:-30}")))
+	while [ "$(_c_sc_mark)" -le "$n0" ]; do
+		_t_alive "$C_SC_PID" || { C_SC_OUT= C_SC_ERR="console ended"; return 1; }
+		[ "$(_t_now_us)" -lt "$end" ] || { C_SC_ERR="timeout"; return 1; }
+		sleep 0.02
+	done
+	C_SC_OUT=$(tail -c +"$((_C_SC_OFF + 1))" "$T_LOG/console.out" |
+	    sed '/^usage: sync$/,$d')
+	_C_SC_OFF=$(_c_sc_size "$T_LOG/console.out")
+	C_SC_ERR=$(tail -c +"$((_C_SC_EOFF + 1))" "$T_LOG/console.err")
+	_C_SC_EOFF=$(_c_sc_size "$T_LOG/console.err")
+	{ echo "> $1"; echo "$C_SC_OUT"; [ -z "$C_SC_ERR" ] || echo "$C_SC_ERR"; } \
+	    >> "$T_LOG/console.log"
+	return 0
+}
+
+# c_sc_close: end the open console (EOF on its input) and wait for it.
+c_sc_close() {
+	[ -n "$C_SC_PID" ] || return 0
+	exec {C_SC_FD}>&-
+	t_wait_for 10 eval '! _t_alive "$C_SC_PID"' || kill "$C_SC_PID" 2>/dev/null
+	wait "$C_SC_PID" 2>/dev/null
+	C_SC_RC=$?
+	t_untrack "$C_SC_PID"
+	C_SC_PID= C_SC_FD=
+	return "$C_SC_RC"
+}
+
+# c_sc_link_progs PROG...: link each program (a path, or a name found in
+# $BUILD/tests/pvm, $BUILD/tests/tools or PATH) into ~/pvm3/bin/$PVM_ARCH
+# of every host, PVM's default ep= (a VM started by the console has no
+# host file, so no ep= option).
+c_sc_link_progs() {
+	local arch k p f d
+	arch=$(/usr/lib/pvm3/lib/pvmgetarch 2>/dev/null) || arch=LINUX64
+	for p in "$@"; do
+		case $p in
+		/*) f=$p ;;
+		*) f=$(PATH="$BUILD/tests/pvm:$BUILD/tests/tools:$PATH" command -v "$p") ||
+		    _c_die "c_sc_link_progs: no program $p" ;;
+		esac
+		for k in "${!C_HOSTS[@]}"; do
+			d=$T_DIR/${C_HOSTS[$k]}/home/pvm3/bin/$arch
+			mkdir -p "$d" && ln -sf "$f" "$d/${p##*/}" || return 1
+		done
+	done
+}
+
+# ---- faults and attacks (t76, t78) ------------------------------------------
+#
+#   c_up 3 --no-dts
+#   c_ft_con -c "conf; add h1 h2"     # dts-console on h0: it starts dts,
+#                                     # which starts the master pvmd
+#   c_ft_con_daemon "mode static; ip 1s; ps 20%; start"   # C_FT_CON_PID
+#   c_ft_con -n -c "status -v"; c_ft_con_rej h1   # h1's rejected datagrams
+#   c_ft_rej h1                       # the same from h1's own STATUS
+#   c_ft_daemons h2                   # dts, pvmd, dts-load left on h2
+#   c_ft_leftovers h2                 # stopped or real-time processes on h2
+#
+# The console reads $T_DIR/h0/ft-console.conf (C_FT_CONF, written by
+# c_ft_write_conf on first use): h0's dts.conf plus a console group with
+# console.dts = our dts, console.launcher = $C_LAUNCHER, console.pvm_tmp
+# = h0's PVM_TMP, no history, status_wait $C_FT_STATUS_WAIT (500ms) and
+# the keys in C_FT_CONSOLE_EXTRA.  The dts the console starts reads the
+# same file.  Console output always goes to files, never to a pipe: that
+# dts inherits the console's stderr and keeps it open.
+C_FT_CONF=
+C_FT_CONSOLE_EXTRA=${C_FT_CONSOLE_EXTRA:-}
+C_FT_STATUS_WAIT=${C_FT_STATUS_WAIT:-500ms}
+C_FT_OUT=
+C_FT_ERR=
+C_FT_RC=
+C_FT_CON_PID=
+
+# c_ft_write_conf: (re)write C_FT_CONF from h0's dts.conf.
+c_ft_write_conf() {
+	[ -n "$C_LAUNCHER" ] || { echo "c_ft_write_conf: c_up first" >&2; return 2; }
+	C_FT_CONF=$T_DIR/h0/ft-console.conf
+	{
+		cat "$T_DIR/h0/dts.conf" || return 1
+		cat <<-EOC
+		console = {
+		    dts = "$BUILD/dts/dts";
+		    launcher = "$C_LAUNCHER";
+		    pvm_tmp = "$T_DIR/h0/tmp";
+		    history = "";
+		    status_wait = "$C_FT_STATUS_WAIT";
+		    $C_FT_CONSOLE_EXTRA
+		};
+		EOC
+	} > "$C_FT_CONF"
+}
+
+# c_ft_con ARGS...: `dts-console -f C_FT_CONF ARGS` on h0 with stdin
+# /dev/null; stdout in C_FT_OUT, stderr in C_FT_ERR, status in C_FT_RC
+# (also returned).  Every run is logged to $T_LOG/ft-console.log.
+c_ft_con() {
+	local o=$T_LOG/ft-con.out e=$T_LOG/ft-con.err
+	[ -n "$C_FT_CONF" ] || c_ft_write_conf || return 2
+	c_exec h0 "$BUILD/console/dts-console" -f "$C_FT_CONF" "$@" \
+	    > "$o" 2> "$e" < /dev/null
+	C_FT_RC=$?
+	C_FT_OUT=$(cat "$o") C_FT_ERR=$(cat "$e")
+	{ echo "\$ dts-console $*   # status $C_FT_RC"; cat "$o" "$e"; } \
+	    >> "$T_LOG/ft-console.log"
+	return "$C_FT_RC"
+}
+
+# c_ft_con_daemon CMDS: `dts-console --daemon -c CMDS` on h0; sets
+# C_FT_CON_PID to the console left running in the background (tracked;
+# c_down ends it with everything else in h0's namespace).
+c_ft_con_daemon() {
+	C_FT_CON_PID=
+	c_ft_con --daemon -c "$1" || return 1
+	C_FT_CON_PID=$(sed -n 's/^dts-console: running in the background, pid \([0-9][0-9]*\)$/\1/p' \
+	    <<< "$C_FT_OUT")
+	[ -n "$C_FT_CON_PID" ] || return 1
+	t_track "$C_FT_CON_PID"
+}
+
+# c_ft_rej K: K's rejected datagrams by reason from its STATUS, one line
+# "short=N long=N magic=N type=N length=N mac=N replay=N range=N".
+c_ft_rej() {
+	local out
+	out=$(c_status "$1") || return 1
+	awk -F= '/^rej_/ { sub(/^rej_/, "", $1); printf "%s%s=%s", (n++ ? " " : ""), $1, $2 }
+	    END { if (n) print ""; else exit 1 }' <<< "$out"
+}
+
+# c_ft_con_rej K: the same, from the "rejected:" line under K's row in
+# the output of the last c_ft_con (a `status -v`); fails if K has none.
+c_ft_con_rej() {
+	local h
+	h=$(c_host "$1") || return 1
+	awk -v h="$h" '
+	    /^[^ ]/ { f = ($1 == h && $4 != "no") }
+	    f && /^ +rejected:/ {
+		sub(/^ +rejected: */, ""); gsub(/,/, "")
+		for (i = 1; i < NF; i += 2) printf "%s%s=%s", (i > 1 ? " " : ""), $i, $(i + 1)
+		print ""; found = 1; exit
+	    }
+	    END { exit !found }' <<< "$C_FT_OUT"
+}
+
+# c_ft_daemons K: "COMM:PID" of every dts, pvmd and dts-load (not a
+# zombie) in K's namespace; nothing if none is left.
+c_ft_daemons() {
+	local p c s out=
+	for p in $(c_pids "$1"); do
+		c=$(_c_comm "$p")
+		case $c in dts | pvmd | dts-load) ;; *) continue ;; esac
+		s=$(t_proc_state "$p") || continue
+		[ "$s" = Z ] || out="$out $c:$p"
+	done
+	echo "${out# }"
+}
+
+# c_ft_leftovers K: "PID:COMM:STATE:CLASS" of every process in K's
+# namespace that is stopped (T, t) or real-time (FF, RR); nothing if none.
+c_ft_leftovers() {
+	local p s c out=
+	for p in $(c_pids "$1"); do
+		s=$(t_proc_state "$p") || continue
+		[ "$s" = Z ] && continue
+		c=$(t_policy "$p")
+		case "$s:$c" in
+		T:* | t:* | *:FF | *:RR) out="$out $p:$(_c_comm "$p"):$s:$c" ;;
+		esac
+	done
+	echo "${out# }"
+}
