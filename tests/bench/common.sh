@@ -1,0 +1,103 @@
+# common.sh - shared helpers of the DTS benchmarks (bash; source it).
+#
+#   . "$(dirname "$0")/common.sh"
+#   b_init NAME "$@"     # BUILD OUTDIR [--quick]; sources lib.sh + node.sh,
+#                        # private PVM_TMP, cleanup traps; sets B_BUILD,
+#                        # B_OUT, B_QUICK (0/1), B_NAME
+#   b_cc floor           # gcc -O2 tests/bench/floor.c -> $B_OUT/floor
+#   ... | b_stats        # numbers, one a line -> "n p50 p99 max mean"
+#
+# Percentiles are nearest-rank (p99 of 200 samples = the 2nd largest).
+
+B_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+b_usage() {
+	echo "usage: $0 BUILD OUTDIR [--quick]" >&2
+	exit 2
+}
+
+b_init() {
+	B_NAME=$1
+	shift
+	[ $# -ge 2 ] || b_usage
+	B_BUILD=$(cd "$1" 2>/dev/null && pwd) || b_usage
+	B_OUT=$2
+	B_QUICK=0
+	[ "${3:-}" = --quick ] && B_QUICK=1
+	[ -n "${3:-}" ] && [ "$3" != --quick ] && b_usage
+	mkdir -p "$B_OUT" || exit 1
+	B_OUT=$(cd "$B_OUT" && pwd)
+	local f
+	for f in dts/dts load/dts-load tests/pvm/spin tests/pvm/dts-pvmctl \
+	    tests/tools/hog tests/tools/sendgram; do
+		[ -x "$B_BUILD/$f" ] || { echo "$0: $B_BUILD/$f missing (build first)" >&2; exit 1; }
+	done
+	export DTS_BUILD=$B_BUILD DTS_SRC=$B_SRC
+	. "$B_SRC/tests/system/lib.sh"
+	. "$B_SRC/tests/system/node.sh"
+	t_setup "bench-$B_NAME"
+	B_T0=$(_t_now_us)
+}
+
+# b_cc NAME: compile tests/bench/NAME.c into $B_OUT/NAME.
+b_cc() {
+	gcc -O2 -Wall -o "$B_OUT/$1" "$B_SRC/tests/bench/$1.c" ||
+	    t_fail "cannot compile $1.c"
+}
+
+# b_stats: numbers on stdin -> "n p50 p99 max mean" (same unit).
+b_stats() {
+	sort -g | awk '{ v[NR] = $1; s += $1 }
+	END {
+		if (NR == 0) { print "0 nan nan nan nan"; exit }
+		i50 = int(NR * 0.50); if (i50 < NR * 0.50) i50++
+		i99 = int(NR * 0.99); if (i99 < NR * 0.99) i99++
+		printf "%d %.6g %.6g %.6g %.6g\n", NR, v[i50], v[i99], v[NR], s / NR
+	}'
+}
+
+# b_snap PID...: B_SNAP=(wall_us cpu_ns_of_each_PID), read with bash
+# builtins only (no fork between the reads: under load a subshell can take
+# tens of ms, which would skew a share measured over a few seconds).
+b_snap() {
+	local p ns t
+	t=${EPOCHREALTIME/[.,]/}
+	B_SNAP=("$((10#$t))")
+	for p in "$@"; do
+		read -r ns _ < "/proc/$p/schedstat" || ns=0
+		B_SNAP+=("$ns")
+	done
+}
+
+# b_steal_ticks CPU: host steal of cpuCPU so far, in USER_HZ ticks.
+b_steal_ticks() {
+	awk -v c="cpu$1" '$1 == c { print $9 }' /proc/stat
+}
+
+# b_busy_pct SECONDS: how busy the whole machine is (percent of all CPUs)
+# over SECONDS (for the notes: this VM is shared).
+b_busy_pct() {
+	local a b
+	a=$(awk '$1 == "cpu" { print $2+$3+$4+$7+$8, $5+$6 }' /proc/stat)
+	sleep "$1"
+	b=$(awk '$1 == "cpu" { print $2+$3+$4+$7+$8, $5+$6 }' /proc/stat)
+	awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " ");
+		bu = y[1] - x[1]; id = y[2] - x[2];
+		printf "%.0f\n", (bu + id) ? 100 * bu / (bu + id) : 0 }'
+}
+
+# b_elapsed: seconds since b_init.
+b_elapsed() {
+	awk -v a="$B_T0" -v b="$(_t_now_us)" 'BEGIN { printf "%.0f\n", (b - a) / 1e6 }'
+}
+
+# b_env_note: a Markdown paragraph about where the numbers come from.
+b_env_note() {
+	echo "Machine: $(nproc) CPUs, kernel $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end of the run."
+	echo "These numbers come from a **shared, noisy VM**: other engineers ran CPU-heavy tests on it at the same time,"
+	echo "and the host steals time from the guest. Compare figures measured in the same run, not across runs."
+	local rt
+	rt=$(ps -eo cls=,pid=,ppid= | awk '($1 == "FF" || $1 == "RR") && $2 != 2 && $3 != 2' | wc -l)
+	echo "When this run ended, $rt real-time (FIFO/RR) user processes of other sessions were running on the VM"
+	echo "(their own dts nodes and gangs): they preempt the processes measured here whenever they are runnable."
+}
