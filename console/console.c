@@ -54,3 +54,12 @@ con_notice(struct console *c, const char *fmt, ...)
 	else
 		log_info("%s", msg);
 }
+
+int64_t
+con_node_timeout(const struct console *c)
+{
+	int64_t floor = 2 * c->sch.si + c->conf.console.status_wait_ns;
+
+	return c->conf.console.timeout_ns > floor ? c->conf.console.timeout_ns :
+	    floor;
+}

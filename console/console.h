@@ -47,6 +47,13 @@ struct console {
 /* Defaults from conf; no socket, no PVM (main opens those). */
 void con_init(struct console *c, const struct dts_conf *conf, FILE *out);
 
+/*
+ * How long a node may be silent before it leaves the RLA: console.timeout,
+ * but never less than two SIs (plus status_wait), since a node whose load
+ * does not move is heard only in its replies to the SI broadcasts.
+ */
+int64_t con_node_timeout(const struct console *c);
+
 /* Keep a one-line error in c->err; returns -1. */
 int con_err(struct console *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -103,9 +103,8 @@ master_balance(struct console *c, int64_t now)
 	int	 old = c->sch.bal_ls_pct;
 
 	bal_rla(&c->nodes, &c->weights, &c->hosts, now,
-	    c->conf.console.timeout_ns, &c->m.rla);
-	c->m.expiry = nodes_next_expiry(&c->nodes, now,
-	    c->conf.console.timeout_ns);
+	    con_node_timeout(c), &c->m.rla);
+	c->m.expiry = nodes_next_expiry(&c->nodes, now, con_node_timeout(c));
 	if (c->sch.mode != MODE_BALANCED || c->m.rla.nlive == 0)
 		return;
 	x = c->conf.console.rla == RLA_MAX ? c->m.rla.max : c->m.rla.mean;

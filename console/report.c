@@ -146,7 +146,7 @@ report_load(struct console *c, int64_t now)
 	int		 i, live;
 
 	bal_rla(&c->nodes, &c->weights, &c->hosts, now,
-	    c->conf.console.timeout_ns, &c->m.rla);
+	    con_node_timeout(c), &c->m.rla);
 	fprintf(c->out, "%-16s %-15s %7s %7s %-4s %7s %-4s %s\n", "HOST",
 	    "ADDRESS", "Q", "W", "FROM", "Q/W", "LIVE", "HEARD");
 	for (i = 0; i < c->nodes.n; i++) {
@@ -154,7 +154,7 @@ report_load(struct console *c, int64_t now)
 
 		inet_ntop(AF_INET, &n->addr, a, sizeof(a));
 		w = bal_weight(&c->weights, &c->hosts, n, &src);
-		live = nodes_live(n, now, c->conf.console.timeout_ns);
+		live = nodes_live(n, now, con_node_timeout(c));
 		fprintf(c->out, "%-16s %-15s %7.3f %7.3f %-4s %7.3f %-4s %s\n",
 		    n->name[0] != '\0' ? n->name : "?", a, n->q, w, src,
 		    n->q / w, live ? "yes" : "no",
@@ -219,8 +219,12 @@ report_show(struct console *c)
 	    "max" : "mean");
 	fprintf(c->out, "%-12s %g\n", "hysteresis",
 	    c->conf.console.hysteresis);
-	fprintf(c->out, "%-12s %s\n", "timeout", duration_format(
+	fprintf(c->out, "%-12s %s", "timeout", duration_format(
 	    c->conf.console.timeout_ns, a, sizeof(a)));
+	if (con_node_timeout(c) != c->conf.console.timeout_ns)
+		fprintf(c->out, " (in force: %s, two SIs)", duration_format(
+		    con_node_timeout(c), a, sizeof(a)));
+	fputc('\n', c->out);
 	fprintf(c->out, "%-12s %s\n", "status_wait", duration_format(
 	    c->conf.console.status_wait_ns, a, sizeof(a)));
 	show_weights(c);

@@ -132,6 +132,8 @@ handle(struct ctl *c, struct sched *s, const uint8_t *buf, size_t len,
 			return;
 		}
 		s->last_console = now_mono;	/* a console synchronized us */
+		c->console = *from;	/* load reports go to the master */
+		c->have_console = 1;
 		break;
 	case PROTO_STATUS_REQ:
 		break;
@@ -142,8 +144,6 @@ handle(struct ctl *c, struct sched *s, const uint8_t *buf, size_t len,
 		c->rejected[REJ_TYPE]++;
 		return;
 	}
-	c->console = *from;
-	c->have_console = 1;
 	send_status(c, s, from);
 }
 

@@ -149,18 +149,18 @@ test_node_timeout(void **state)
 	int		 sent;
 
 	assert_int_equal(cmds_exec(&f->c, "set timeout 30s"), 0);
-	assert_int_equal(cmds_exec(&f->c, "si 60m"), 0);	/* no SI sends */
+	assert_int_equal(cmds_exec(&f->c, "si 12s"), 0);	/* 2 SIs < 30s */
 	assert_int_equal(cmds_exec(&f->c, "mode balanced"), 0);
 	assert_int_equal(cmds_exec(&f->c, "start"), 0);
 	status_from(f, "10.0.0.1", "a", 4.0, 0, t);
 	status_from(f, "10.0.0.2", "b", 0.0, 0, t + 20 * SEC);
 	assert_true(f->c.m.rla.mean == 2.0);
 	assert_int_equal(f->c.sch.bal_ls_pct, 40);
-	sent = (int)f->c.net.sent;
 	/* the timer wakes up when "a" goes silent past the timeout */
 	assert_int_equal(f->c.m.expiry, t + 30 * SEC + 1);
-	master_timer(&f->c, t + 30 * SEC);
+	master_timer(&f->c, t + 30 * SEC);	/* (an SI send, too) */
 	assert_int_equal(f->c.sch.bal_ls_pct, 40);
+	sent = (int)f->c.net.sent;
 	master_timer(&f->c, t + 30 * SEC + 1);
 	assert_int_equal(f->c.m.rla.nlive, 1);
 	assert_int_equal(f->c.sch.bal_ls_pct, 10);	/* RLA 0 */
@@ -172,6 +172,27 @@ test_node_timeout(void **state)
 	master_timer(&f->c, t + 71 * SEC);	/* both silent */
 	assert_int_equal(f->c.m.rla.nlive, 0);
 	assert_int_equal(f->c.sch.bal_ls_pct, 40);	/* kept */
+}
+
+static void
+test_timeout_at_least_two_si(void **state)
+{
+	struct fixture	*f = *state;
+	int64_t		 t = now_mono_ns();
+
+	/* a node is heard only in its replies to the SI broadcasts, so a
+	 * timeout shorter than two SIs would drop healthy nodes */
+	assert_int_equal(cmds_exec(&f->c, "set timeout 2s"), 0);
+	assert_int_equal(cmds_exec(&f->c, "si 60s"), 0);
+	assert_int_equal(cmds_exec(&f->c, "mode balanced"), 0);
+	assert_int_equal(cmds_exec(&f->c, "start"), 0);
+	status_from(f, "10.0.0.1", "a", 4.0, 0, t);
+	status_from(f, "10.0.0.2", "b", 0.0, 0, t);
+	assert_true(con_node_timeout(&f->c) >= 120 * SEC);
+	master_timer(&f->c, t + 30 * SEC);
+	assert_int_equal(f->c.m.rla.nlive, 2);
+	assert_true(f->c.m.rla.mean == 2.0);
+	assert_int_equal(cmds_exec(&f->c, "show"), 0);
 }
 
 static void
@@ -293,6 +314,7 @@ main(void)
 		T(test_si_broadcasts),
 		T(test_balanced),
 		T(test_node_timeout),
+		T(test_timeout_at_least_two_si),
 		T(test_status_round),
 		T(test_incoming),
 	};
