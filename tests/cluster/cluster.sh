@@ -801,16 +801,27 @@ c_start_console_master() {
 # CMDS` on h0; its stdout in C_SC_OUT, stderr in C_SC_ERR, status in
 # C_SC_RC (returned).  Every run is logged to $T_LOG/console.log.
 c_sc_console() {
-	local cmds=$1 o=$T_LOG/console.1.out e=$T_LOG/console.1.err
+	local cmds=$1
 	shift
 	[ -n "$C_SC_CONF" ] || c_sc_write_console_conf || return 2
-	c_exec h0 "$BUILD/console/dts-console" -f "$C_SC_CONF" "$@" -c "$cmds" \
-	    > "$o" 2> "$e" < /dev/null
-	C_SC_RC=$?
-	C_SC_OUT=$(cat "$o") C_SC_ERR=$(cat "$e")
-	{ echo "\$ dts-console $* -c \"$cmds\"   # status $C_SC_RC"
-	  cat "$o" "$e"; } >> "$T_LOG/console.log"
+	_c_console_run "$C_SC_CONF" console "$@" -c "$cmds"
+	C_SC_RC=$_C_CON_RC C_SC_OUT=$_C_CON_OUT C_SC_ERR=$_C_CON_ERR
 	return "$C_SC_RC"
+}
+
+# _c_console_run CONF LOG ARGS...: one dts-console run on h0 with CONF;
+# output to files (never a pipe: the dts it may start keeps its stderr),
+# appended to $T_LOG/LOG.log; sets _C_CON_RC, _C_CON_OUT, _C_CON_ERR.
+_c_console_run() {
+	local conf=$1 log=$2 o=$T_LOG/$2.1.out e=$T_LOG/$2.1.err
+	shift 2
+	c_exec h0 "$BUILD/console/dts-console" -f "$conf" "$@" \
+	    > "$o" 2> "$e" < /dev/null
+	_C_CON_RC=$?
+	_C_CON_OUT=$(cat "$o") _C_CON_ERR=$(cat "$e")
+	{ echo "\$ dts-console $*   # status $_C_CON_RC"; cat "$o" "$e"; } \
+	    >> "$T_LOG/$log.log"
+	return "$_C_CON_RC"
 }
 
 # c_sc_add N [SECS]: `add h1 .. h(N-1)` from the console, then wait until
@@ -920,7 +931,7 @@ c_sc_link_progs() {
 #   c_ft_daemons h2                   # dts, pvmd, dts-load left on h2
 #   c_ft_leftovers h2                 # stopped or real-time processes on h2
 #
-# The console reads $T_DIR/h0/ft-console.conf (C_FT_CONF, written by
+# The console reads $T_DIR/h0/console.conf (C_FT_CONF, written by
 # c_ft_write_conf on first use): h0's dts.conf plus a console group with
 # console.dts = our dts, console.launcher = $C_LAUNCHER, console.pvm_tmp
 # = h0's PVM_TMP, no history, status_wait $C_FT_STATUS_WAIT (500ms) and
@@ -938,34 +949,18 @@ C_FT_CON_PID=
 # c_ft_write_conf: (re)write C_FT_CONF from h0's dts.conf.
 c_ft_write_conf() {
 	[ -n "$C_LAUNCHER" ] || { echo "c_ft_write_conf: c_up first" >&2; return 2; }
-	C_FT_CONF=$T_DIR/h0/ft-console.conf
-	{
-		cat "$T_DIR/h0/dts.conf" || return 1
-		cat <<-EOC
-		console = {
-		    dts = "$BUILD/dts/dts";
-		    launcher = "$C_LAUNCHER";
-		    pvm_tmp = "$T_DIR/h0/tmp";
-		    history = "";
-		    status_wait = "$C_FT_STATUS_WAIT";
-		    $C_FT_CONSOLE_EXTRA
-		};
-		EOC
-	} > "$C_FT_CONF"
+	C_SC_CONSOLE_EXTRA="status_wait = \"$C_FT_STATUS_WAIT\"; $C_FT_CONSOLE_EXTRA" \
+	    c_sc_write_console_conf || return 1
+	C_FT_CONF=$C_SC_CONF
 }
 
 # c_ft_con ARGS...: `dts-console -f C_FT_CONF ARGS` on h0 with stdin
 # /dev/null; stdout in C_FT_OUT, stderr in C_FT_ERR, status in C_FT_RC
 # (also returned).  Every run is logged to $T_LOG/ft-console.log.
 c_ft_con() {
-	local o=$T_LOG/ft-con.out e=$T_LOG/ft-con.err
 	[ -n "$C_FT_CONF" ] || c_ft_write_conf || return 2
-	c_exec h0 "$BUILD/console/dts-console" -f "$C_FT_CONF" "$@" \
-	    > "$o" 2> "$e" < /dev/null
-	C_FT_RC=$?
-	C_FT_OUT=$(cat "$o") C_FT_ERR=$(cat "$e")
-	{ echo "\$ dts-console $*   # status $C_FT_RC"; cat "$o" "$e"; } \
-	    >> "$T_LOG/ft-console.log"
+	_c_console_run "$C_FT_CONF" ft-console "$@"
+	C_FT_RC=$_C_CON_RC C_FT_OUT=$_C_CON_OUT C_FT_ERR=$_C_CON_ERR
 	return "$C_FT_RC"
 }
 
