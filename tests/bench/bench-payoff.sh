@@ -20,17 +20,11 @@
 # Quick form: static-100ms and outphase, small R.
 # Writes OUTDIR/payoff.csv and OUTDIR/payoff.md.
 set -u
-[ $# -ge 2 ] || { echo "usage: $0 BUILD OUTDIR [--quick]" >&2; exit 2; }
-export DTS_BUILD=$(cd "$1" && pwd) || exit 2
-OUT=$2
-QUICK=0
-[ "${3:-}" = --quick ] && QUICK=1
-mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 2
 HERE=$(cd "$(dirname "$0")" && pwd)
-. "$HERE/../system/lib.sh"
+. "$HERE/common.sh"
+b_init payoff "$@"	# BUILD OUTDIR [--quick]: lib.sh, traps, B_OUT, B_QUICK
 . "$SRC/tests/cluster/cluster.sh"
-t_setup bench-payoff
-T_START=$(_t_now_us)
+OUT=$B_OUT QUICK=$B_QUICK T_START=$B_T0
 command -v python3 > /dev/null || t_skip "needs python3"
 command -v taskset > /dev/null || t_skip "needs taskset"
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs"

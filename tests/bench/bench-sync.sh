@@ -17,17 +17,11 @@
 # Writes OUTDIR/sync.csv, OUTDIR/sync.md, OUTDIR/gantt-trace.csv
 # (host,phase,real_ns of ~6 IPs at IP 100 ms, arrival sync).
 set -u
-[ $# -ge 2 ] || { echo "usage: $0 BUILD OUTDIR [--quick]" >&2; exit 2; }
-export DTS_BUILD=$(cd "$1" && pwd) || exit 2
-OUT=$2
-QUICK=0
-[ "${3:-}" = --quick ] && QUICK=1
-mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 2
 HERE=$(cd "$(dirname "$0")" && pwd)
-. "$HERE/../system/lib.sh"
+. "$HERE/common.sh"
+b_init sync "$@"	# BUILD OUTDIR [--quick]: lib.sh, traps, B_OUT, B_QUICK
 . "$SRC/tests/cluster/cluster.sh"
-t_setup bench-sync
-T_START=$(_t_now_us)
+OUT=$B_OUT QUICK=$B_QUICK T_START=$B_T0
 STAT="python3 $HERE/syncstat.py"
 command -v python3 > /dev/null || t_skip "needs python3"
 
