@@ -46,9 +46,9 @@ auth_key_load(struct auth_key *k, const char *path, char *err, size_t errlen)
 		close(fd);
 		return -1;
 	}
-	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-		snprintf(err, errlen, "%s: key file is accessible by group or others "
-			 "(chmod 600 %s)", path, path);
+	if (st.st_mode & (S_IWGRP | S_IXGRP | S_IRWXO)) {
+		snprintf(err, errlen, "%s: key file is accessible by others "
+			 "(chmod 600 %s, or 640 with the console's group)", path, path);
 		close(fd);
 		return -1;
 	}

@@ -9,9 +9,12 @@
  */
 #include <errno.h>
 #include <libconfig.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "conf_priv.h"
@@ -161,6 +164,75 @@ conf_load(struct dts_conf *c, const char *path, int missing_ok, char *err,
 	if (rc == -1 || conf_check(&t, err, errlen) == -1)
 		return -1;
 	*c = t;
+	return 0;
+}
+
+/* ---- files trusted by a root service -------------------------------------- */
+
+static int
+trusted_owner(const char *path, const struct stat *st, int dir, int secret,
+    const char *what, char *err, size_t errlen)
+{
+	mode_t	 bad = S_IWGRP | S_IWOTH | (secret ? S_IRWXO : 0);
+
+	if (st->st_uid != 0) {
+		snprintf(err, errlen, "%s %s: owned by uid %d, not root: not "
+		    "trusted (chown root %s)", what, path, (int)st->st_uid,
+		    path);
+		return -1;
+	}
+	if (dir && (st->st_mode & S_ISVTX))
+		bad &= ~(mode_t)(S_IWGRP | S_IWOTH);	/* /tmp-like */
+	if (st->st_mode & bad) {
+		snprintf(err, errlen, "%s %s: mode %04o lets %s: not trusted "
+		    "(chmod %s %s)", what, path, (unsigned)(st->st_mode & 07777),
+		    (st->st_mode & (S_IWGRP | S_IWOTH)) ? "others write it" :
+		    "others read it", secret ? "o-rwx,g-w" : "go-w", path);
+		return -1;
+	}
+	return 0;
+}
+
+int
+conf_file_trusted(const char *path, const char *what, int secret, char *err,
+    size_t errlen)
+{
+	char		 dir[PATH_MAX], *slash;
+	struct stat	 st;
+
+	if (stat(path, &st) == -1) {
+		snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
+		return -1;
+	}
+	if (trusted_owner(path, &st, 0, secret, what, err, errlen) == -1)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		return 0;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &st) == -1) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return trusted_owner(dir, &st, 1, 0, "directory", err, errlen);
+}
+
+int
+conf_load_trusted(struct dts_conf *c, const char *path, int missing_ok,
+    char *err, size_t errlen)
+{
+	if (access(path, F_OK) == -1 && errno == ENOENT && missing_ok)
+		return 0;
+	if (conf_file_trusted(path, "configuration", 0, err, errlen) == -1)
+		return -1;
+	if (conf_load(c, path, missing_ok, err, errlen) == -1)
+		return -1;
+	if (!c->insecure &&
+	    conf_file_trusted(c->key_file, "key", 1, err, errlen) == -1)
+		return -1;
 	return 0;
 }
 

@@ -59,7 +59,9 @@ struct dts_conf {
 	/* processes */
 	char    pvmd[CONF_STR_MAX];
 	char    load_agent[CONF_STR_MAX];
-	char    user[CONF_STR_MAX];   /* "" = the invoking (real) user */
+	struct conf_strlist users;    /* may start a gang; none = anyone */
+	char    socket[CONF_STR_MAX]; /* adoption socket */
+	char    cgroup[CONF_STR_MAX]; /* "auto" or a path under cgroup2 */
 	int     backend;              /* enum conf_backend */
 	int     rt_priority;          /* dts; pvmd gets -1, dts-load -2; 0 = max */
 
@@ -79,8 +81,7 @@ struct dts_conf {
 
 	/* master console (dts-console only; dts and dts-load ignore them) */
 	struct {
-		char    dts[CONF_STR_MAX];      /* dts, to start the master pvmd */
-		char    launcher[CONF_STR_MAX]; /* PVM_DPATH / dx= for slaves */
+		char    launcher[CONF_STR_MAX]; /* launch script of every pvmd */
 		char    pvm_tmp[CONF_STR_MAX];  /* "" = $PVM_TMP or a private dir */
 		char    history[CONF_STR_MAX];  /* "" = no history file */
 		int64_t start_wait_ns;        /* wait for the master pvmd */
@@ -103,6 +104,18 @@ void conf_defaults(struct dts_conf *c);
  */
 int conf_load(struct dts_conf *c, const char *path, int missing_ok,
 	      char *err, size_t errlen);
+
+/*
+ * For a root service: path belongs to root, is not writable by group or
+ * others (secret: nor readable by others), and neither is its directory
+ * (unless sticky).  what names it in the error ("configuration").
+ */
+int conf_file_trusted(const char *path, const char *what, int secret,
+		      char *err, size_t errlen);
+
+/* conf_load() of a trusted file; the key file must be trusted too. */
+int conf_load_trusted(struct dts_conf *c, const char *path, int missing_ok,
+		      char *err, size_t errlen);
 
 /* Checks across keys (PS < IP, RT budget, table); 0 or -1 with err. */
 int conf_check(const struct dts_conf *c, char *err, size_t errlen);

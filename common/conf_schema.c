@@ -26,9 +26,6 @@
 #ifndef PKGLIBEXECDIR
 #define PKGLIBEXECDIR "/usr/local/libexec/dts"
 #endif
-#ifndef SBINDIR
-#define SBINDIR "/usr/local/sbin"
-#endif
 
 #define OFF(f)	offsetof(struct dts_conf, f)
 #define US(x)	((double)(x) * NS_PER_US)
@@ -56,6 +53,8 @@ static int valid_path(const void *, char *, size_t);
 static int valid_path_or_empty(const void *, char *, size_t);
 static int valid_rt_priority(const void *, char *, size_t);
 static int valid_home_path(const void *, char *, size_t);
+static int valid_user_name(const void *, char *, size_t);
+static int valid_cgroup(const void *, char *, size_t);
 
 const struct conf_key confkey_schema[] = {
 	{ .path = "mode", .type = CT_ENUM, .def = "static", .off = OFF(mode),
@@ -97,8 +96,16 @@ const struct conf_key confkey_schema[] = {
 	{ .path = "load_agent", .type = CT_STRING, .def = PKGLIBEXECDIR
 	  "/dts-load", .off = OFF(load_agent), .valid = valid_path,
 	  .help = "the Load agent" },
-	{ .path = "user", .type = CT_STRING, .def = "", .off = OFF(user),
-	  .help = "user pvmd and dts-load run as; \"\" = the invoking user" },
+	{ .path = "users", .type = CT_STRLIST, .def = "", .off = OFF(users),
+	  .valid = valid_user_name,
+	  .help = "users who may start a gang here; empty = every user" },
+	{ .path = "socket", .type = CT_STRING, .def = "/run/dts/dts.sock",
+	  .off = OFF(socket), .valid = valid_path,
+	  .help = "adoption socket the launch script asks (dts-run)" },
+	{ .path = "cgroup", .type = CT_STRING, .def = "auto",
+	  .off = OFF(cgroup), .valid = valid_cgroup,
+	  .help = "dts's cgroup v2 subtree: \"auto\" (systemd's, else /dts) "
+	  "or a path under the cgroup2 mount" },
 	{ .path = "backend", .type = CT_ENUM, .def = "signal",
 	  .off = OFF(backend), .names = backend_names,
 	  .help = "how the gang is stopped: killpg, or the cgroup freezer" },
@@ -137,12 +144,10 @@ const struct conf_key confkey_schema[] = {
 	  .def = "10,20,30,40,50,60,70,80,90", .unit = "% of ip",
 	  .off = OFF(load.table),
 	  .help = "LS as a share of IP by load (Table 2.1)" },
-	{ .path = "console.dts", .type = CT_STRING, .def = SBINDIR "/dts",
-	  .off = OFF(console.dts), .valid = valid_path,
-	  .help = "dts, started by the console when no pvmd runs" },
 	{ .path = "console.launcher", .type = CT_STRING, .def = PKGLIBEXECDIR
 	  "/pvmd", .off = OFF(console.launcher), .valid = valid_path,
-	  .help = "launch script for slaves (PVM_DPATH, dx=)" },
+	  .help = "launch script of every pvmd: the master the console "
+	  "starts, and slaves (PVM_DPATH, dx=)" },
 	{ .path = "console.pvm_tmp", .type = CT_STRING, .def = "",
 	  .off = OFF(console.pvm_tmp), .valid = valid_path_or_empty,
 	  .help = "PVM_TMP of the master; \"\" = $PVM_TMP, else "
@@ -191,6 +196,30 @@ valid_ipv4(const void *p, char *why, size_t len)
 		return 0;
 	snprintf(why, len, "\"%s\" is not an IPv4 address (e.g. 0.0.0.0)",
 	    (const char *)p);
+	return -1;
+}
+
+static int
+valid_user_name(const void *p, char *why, size_t len)
+{
+	const char	*s = p;
+
+	if (s[0] != '\0' && strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(s))
+		return 0;
+	snprintf(why, len, "\"%s\" is not a user name", s);
+	return -1;
+}
+
+static int
+valid_cgroup(const void *p, char *why, size_t len)
+{
+	const char	*s = p;
+
+	if (strcmp(s, "auto") == 0 || (s[0] == '/' && strstr(s, "..") == NULL))
+		return 0;
+	snprintf(why, len, "\"%s\" is neither \"auto\" nor an absolute "
+	    "path without \"..\"", s);
 	return -1;
 }
 

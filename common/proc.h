@@ -1,36 +1,31 @@
 /*
- * proc.h - the gang seen through /proc, shared by dts and dts-load.
+ * proc.h - facts about processes and the machine from /proc.
  *
- * The gang is one process group (pvmd and every PVM task it spawned).
- * These helpers never touch a process outside that group.
+ * The gang itself is a cgroup (cgroup.h); this file only reads.
  */
 #ifndef DTS_PROC_H
 #define DTS_PROC_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
-/* Call fn(pid, arg) for every process whose pgid is pgid; returns count. */
-int proc_pgid_foreach(pid_t pgid, void (*fn)(pid_t pid, void *arg), void *arg);
-
-/* Members of pgid; *runnable (if not NULL) = those in state R. */
-int proc_pgid_count(pid_t pgid, int *runnable);
-
-/* Set every member's policy (SCHED_OTHER: prio 0).  Returns members changed. */
-int proc_pgid_set_policy(pid_t pgid, int policy, int prio);
+/* Decimal pid from a /proc entry name, or 0 if it is not one. */
+pid_t proc_name_pid(const char *name);
 
 /*
- * Release the gang: SIGCONT to the group and SCHED_OTHER for every member,
- * so nothing is left stopped or at real-time priority.  Safe to repeat.
+ * Fields 3-5 of /proc/PID/stat: state, ppid, pgrp.  comm may hold spaces
+ * and ')', so the line is parsed from its last ')'.  0, or -1 if the
+ * process is gone.
  */
-void proc_gang_release(pid_t pgid);
+int   proc_pid_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp);
 
-/* Thaw a cgroup v2 directory (write 0 to its cgroup.freeze). */
-void proc_cgroup_thaw(const char *cgroup);
+/* Read a small file into buf (NUL terminated); -1 if it is gone or empty. */
+int   proc_read_small(const char *path, char *buf, size_t cap);
 
 /* procs_running from /proc/stat, or -1. */
-int proc_procs_running(void);
+int   proc_procs_running(void);
 
 /* Online CPUs (at least 1). */
-int proc_ncpu(void);
+int   proc_ncpu(void);
 
 #endif /* DTS_PROC_H */

@@ -219,25 +219,34 @@ const char *proto_reject_name(unsigned why);
 
 /* dts-load -> dts: a new load index every LI. */
 struct agent_report {
-	uint32_t magic;      /* AGENT_MAGIC */
+	uint32_t magic;      /* AGENT_MAGIC, or AGENT_MAGIC_RELEASED */
 	uint32_t load_milli; /* Q * 1000 */
 	uint32_t q_milli;    /* this interval's mean run-queue sample * 1000 */
 	uint32_t ls_pct;     /* Table 2.1 for Q (DISTRIBUTED mode) */
 	uint32_t notify;     /* 1 if |Q - Q_last_reported| >= threshold */
 	uint32_t samples;    /* samples that went into q */
 };
-#define AGENT_MAGIC 0x4c4f4144u /* "LOAD" */
+#define AGENT_MAGIC          0x4c4f4144u /* "LOAD" */
+/* dts-load -> dts: dts missed its edges, so the agent released the gang
+ * (continued, SCHED_OTHER); dts must apply its phase again.  No fields. */
+#define AGENT_MAGIC_RELEASED 0x52454c53u /* "RELS" */
+
+#define AGENT_GANG_MAX 256   /* the gang cgroup's path, NUL included */
 
 /*
- * Shared page (memfd, mapped by both): dts writes, dts-load reads.  Plain
- * stores by dts on the slice-edge path; no system call.
+ * Shared page (memfd, mapped read-only by dts-load): dts writes, dts-load
+ * reads.  Plain stores by dts on the slice-edge path; no system call.
+ * beat_ns is the liveness the fail-safe watches: while active, dts-load
+ * releases the gang when beat_ns is older than limit_ns.
  */
 struct agent_shared {
-	volatile int32_t  pgid;     /* the gang's process group, 0 until known */
+	volatile int64_t  beat_ns;  /* CLOCK_MONOTONIC of dts's last slice edge */
+	volatile int64_t  limit_ns; /* max(2 IP, 50 ms) while slicing */
 	volatile uint32_t phase;    /* enum proto_phase */
 	volatile uint32_t mode;     /* enum proto_mode */
 	volatile uint32_t active;   /* 1 while slicing */
-	char     freezer[200];      /* freezer backend: the gang's cgroup, "" if none */
+	uint32_t pad;
+	char     gang[AGENT_GANG_MAX]; /* the gang cgroup directory */
 };
 
 #endif /* DTS_PROTO_H */

@@ -1,5 +1,5 @@
 /*
- * pvm.c - connecting to PVM, starting the master pvmd under dts, the
+ * pvm.c - connecting to PVM, starting the master pvmd in a gang, the
  * cached host table.  See pvm.h.
  */
 #include <sys/stat.h>
@@ -141,12 +141,17 @@ cpvm_drop(struct console *c)
 	c->hosts.n = 0;
 }
 
+/*
+ * The master pvmd goes the way of every pvmd: the launch script asks the
+ * node's dts service to adopt it, then execs the real pvmd.  PVM_DPATH
+ * makes the slaves pvmd adds take the same path.
+ */
 static void __attribute__((noreturn))
-exec_dts(struct console *c, int out)
+exec_launcher(struct console *c, int out)
 {
-	const char	*argv[6];
+	const char	*argv[2];
 	sigset_t	 none;
-	int		 null, i = 0;
+	int		 null;
 
 	setsid();	/* no terminal signals; outlives the console */
 	sigemptyset(&none);
@@ -156,51 +161,12 @@ exec_dts(struct console *c, int out)
 		dup2(null, STDIN_FILENO);
 	dup2(out, STDOUT_FILENO);
 	setenv("PVM_DPATH", c->conf.console.launcher, 1);
-	if (c->explicit_conf)
-		setenv("DTS_CONF", c->conf_path, 1);
-	argv[i++] = "dts";
-	if (c->explicit_conf) {
-		argv[i++] = "-f";
-		argv[i++] = c->conf_path;
-	}
-	argv[i++] = "--";
-	argv[i] = NULL;
-	execv(c->conf.console.dts, (char *const *)argv);
+	argv[0] = c->conf.console.launcher;
+	argv[1] = NULL;
+	execv(c->conf.console.launcher, (char *const *)argv);
 	fprintf(stderr, "dts-console: cannot run %s: %s\n",
-	    c->conf.console.dts, strerror(errno));
+	    c->conf.console.launcher, strerror(errno));
 	_exit(127);
-}
-
-/* The child of ppid whose command is name, or 0. */
-static pid_t
-child_named(pid_t ppid, const char *name)
-{
-	char		 path[300], buf[512], *open_, *close_;
-	struct dirent	*de;
-	DIR		*d;
-	FILE		*fp;
-	int		 parent;
-	pid_t		 found = 0;
-
-	if ((d = opendir("/proc")) == NULL)
-		return 0;
-	while (found == 0 && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		if ((fp = fopen(path, "re")) == NULL)
-			continue;
-		if (fgets(buf, sizeof(buf), fp) != NULL &&
-		    (open_ = strchr(buf, '(')) != NULL &&
-		    (close_ = strrchr(buf, ')')) != NULL &&
-		    sscanf(close_ + 1, " %*c %d", &parent) == 1 &&
-		    parent == ppid && (size_t)(close_ - open_ - 1) ==
-		    strlen(name) && strncmp(open_ + 1, name, strlen(name)) == 0)
-			found = (pid_t)atoi(de->d_name);
-		fclose(fp);
-	}
-	closedir(d);
-	return found;
 }
 
 /* Read pvmd's first line (its task socket) within the start-up wait. */
@@ -228,17 +194,14 @@ read_line(int fd, int64_t deadline, char *buf, size_t len)
 }
 
 static int
-start_dts(struct console *c)
+start_master(struct console *c)
 {
 	char	 line[256];
 	int	 pfd[2], rc, st;
 	pid_t	 pid;
 
-	if (access(c->conf.console.dts, X_OK) == -1)
-		return con_err(c, "cannot start the master pvmd: %s: %s "
-		    "(console.dts)", c->conf.console.dts, strerror(errno));
 	if (access(c->conf.console.launcher, X_OK) == -1)
-		log_warnx("%s: %s: slaves added later will not run under dts "
+		return con_err(c, "cannot start the master pvmd: %s: %s "
 		    "(console.launcher)", c->conf.console.launcher,
 		    strerror(errno));
 	if (pipe2(pfd, O_CLOEXEC) == -1)
@@ -249,27 +212,27 @@ start_dts(struct console *c)
 		return con_err(c, "fork: %s", strerror(errno));
 	}
 	if (pid == 0)
-		exec_dts(c, pfd[1]);
+		exec_launcher(c, pfd[1]);
 	close(pfd[1]);
-	c->pvm.dts_pid = pid;
+	c->pvm.master_pid = pid;
 	rc = read_line(pfd[0], now_mono_ns() + c->conf.console.start_wait_ns,
 	    line, sizeof(line));
 	close(pfd[0]);
 	if (rc == 1) {
-		c->pvm.pvmd_pid = child_named(pid, "pvmd");
+		c->pvm.pvmd_pid = pid;	/* the launcher became pvmd */
 		return 0;
 	}
 	if (rc == 0 && waitpid(pid, &st, 0) == pid) {
-		c->pvm.dts_pid = 0;
-		return con_err(c, "%s ended (%s %d) before pvmd was up; see its "
-		    "log (log_file, or syslog)%s", c->conf.console.dts,
+		c->pvm.master_pid = 0;
+		return con_err(c, "the master pvmd did not start: %s ended "
+		    "with %s %d (its reason is on stderr above: is the dts "
+		    "service running?)", c->conf.console.launcher,
 		    WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ?
-		    WEXITSTATUS(st) : WTERMSIG(st), geteuid() != 0 ?
-		    "; dts needs root or CAP_SYS_NICE" : "");
+		    WEXITSTATUS(st) : WTERMSIG(st));
 	}
-	kill(pid, SIGTERM);	/* our child: it releases its gang and ends */
-	return con_err(c, "pvmd did not come up under %s within %.1fs "
-	    "(console.start_wait); stopped it", c->conf.console.dts,
+	kill(pid, SIGTERM);	/* our child */
+	return con_err(c, "pvmd did not come up through %s within %.1fs "
+	    "(console.start_wait); stopped it", c->conf.console.launcher,
 	    (double)c->conf.console.start_wait_ns / NS_PER_SEC);
 }
 
@@ -317,13 +280,13 @@ cpvm_connect(struct console *c, int start)
 		if (!start)
 			return con_err(c, "no pvmd runs with PVM_TMP %s",
 			    c->pvm.tmp);
-		if (start_dts(c) == -1)
+		if (start_master(c) == -1)
 			return -1;
 		if ((tid = quietly(pvm_mytid)) < 0)
 			return con_err(c, "cannot connect to the pvmd just "
 			    "started: %s", cpvm_strerror(tid));
-		con_notice(c, "started the master pvmd under %s (PVM_TMP %s)",
-		    c->conf.console.dts, c->pvm.tmp);
+		con_notice(c, "started the master pvmd through %s (PVM_TMP %s)",
+		    c->conf.console.launcher, c->pvm.tmp);
 	}
 	c->pvm.connected = 1;
 	c->pvm.tid = tid;
@@ -379,26 +342,26 @@ cpvm_reap(struct console *c)
 {
 	int	 st;
 
-	if (c->pvm.dts_pid <= 0 || waitpid(c->pvm.dts_pid, &st, WNOHANG) !=
-	    c->pvm.dts_pid)
+	if (c->pvm.master_pid <= 0 || waitpid(c->pvm.master_pid, &st, WNOHANG) !=
+	    c->pvm.master_pid)
 		return;
-	con_notice(c, "dts (pid %d) ended with %s %d", (int)c->pvm.dts_pid,
+	con_notice(c, "pvmd (pid %d) ended with %s %d", (int)c->pvm.master_pid,
 	    WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ?
 	    WEXITSTATUS(st) : WTERMSIG(st));
-	c->pvm.dts_pid = 0;
+	c->pvm.master_pid = 0;
 	c->pvm.pvmd_pid = 0;
 	cpvm_drop(c);
 }
 
 void
-cpvm_wait_dts(struct console *c, int64_t max)
+cpvm_wait_master(struct console *c, int64_t max)
 {
 	struct timespec	 tick = { 0, 20 * NS_PER_MS };
 	int64_t		 end = now_mono_ns() + max;
 
-	while (c->pvm.dts_pid > 0 && now_mono_ns() < end) {
+	while (c->pvm.master_pid > 0 && now_mono_ns() < end) {
 		cpvm_reap(c);
-		if (c->pvm.dts_pid > 0)
+		if (c->pvm.master_pid > 0)
 			nanosleep(&tick, NULL);
 	}
 }

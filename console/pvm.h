@@ -2,10 +2,11 @@
  * pvm.h - the PVM side of the console, through libpvm3.
  *
  * At start-up the console connects to the local pvmd; if none runs it
- * starts the local dts (console.dts), which starts the master pvmd:
- * fork+exec "dts [-f CONF] --" in a new session with PVM_TMP (a private
- * one unless configured) and PVM_DPATH = console.launcher, so that slaves
- * added later also start under dts; the first line of pvmd's stdout (its
+ * starts the master pvmd through the launch script (console.launcher),
+ * which asks the node's dts service to adopt it into the gang and execs
+ * the real pvmd: fork+exec in a new session with PVM_TMP (a private one
+ * unless configured) and PVM_DPATH = console.launcher, so that slaves
+ * added later take the same path; the first line of pvmd's stdout (its
  * task socket) says it is up.  `add` passes "HOST dx=LAUNCHER" to
  * pvm_addhosts for the same reason.
  *
@@ -28,8 +29,8 @@ struct console;
 struct cpvm {
 	int	 connected;
 	int	 tid;
-	pid_t	 dts_pid;		/* the dts we started, 0 if none */
-	pid_t	 pvmd_pid;		/* its pvmd, 0 if unknown */
+	pid_t	 master_pid;		/* the master pvmd we started, 0 if none */
+	pid_t	 pvmd_pid;		/* the pvmd we talk to, 0 if unknown */
 	char	 tmp[CONF_STR_MAX];	/* PVM_TMP */
 	int64_t	 halt_at;		/* our own halt: pvmd's SIGTERM follows */
 };
@@ -50,7 +51,7 @@ int cpvm_refresh(struct console *c);
 void cpvm_reap(struct console *c);
 
 /* After a halt: wait up to max ns for the dts we started to end. */
-void cpvm_wait_dts(struct console *c, int64_t max);
+void cpvm_wait_master(struct console *c, int64_t max);
 
 /*
  * A SIGTERM from sender at now: is it pvmd ending its tasks because the

@@ -224,7 +224,7 @@ cpvm_cmd_halt(struct console *c, int argc, char **argv)
 	cpvm_drop(c);
 	if (rc < 0 && rc != PvmSysErr)
 		return con_err(c, "halt: %s", cpvm_strerror(rc));
-	cpvm_wait_dts(c, HALT_WAIT);
+	cpvm_wait_master(c, HALT_WAIT);
 	c->sch.started = 0;	/* every node is gone with its pvmd */
 	c->sch.spoken = 0;
 	fprintf(c->out, "halted the virtual machine: every pvmd ends, and "

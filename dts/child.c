@@ -1,14 +1,10 @@
 /*
- * child.c - fork+exec of dts-load and pvmd.  See child.h.
+ * child.c - fork+exec of dts-load.  See child.h.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -17,19 +13,21 @@
 
 #include "child.h"
 #include "log.h"
+#include "priv.h"
 #include "proto.h"
 #include "timeutil.h"
 
 int
-agent_shm_create(struct agent *a)
+agent_shm_create(struct dts_agent *a)
 {
 	a->pid = 0;
 	a->sock = -1;
 	a->shm_fd = memfd_create("dts-agent", MFD_CLOEXEC);
-	if (a->shm_fd < 0 || ftruncate(a->shm_fd, sizeof(struct agent_shared)) < 0)
+	if (a->shm_fd == -1 ||
+	    ftruncate(a->shm_fd, sizeof(struct agent_shared)) == -1)
 		return -1;
-	a->shm = mmap(NULL, sizeof(struct agent_shared), PROT_READ | PROT_WRITE,
-	    MAP_SHARED, a->shm_fd, 0);
+	a->shm = mmap(NULL, sizeof(struct agent_shared),
+	    PROT_READ | PROT_WRITE, MAP_SHARED, a->shm_fd, 0);
 	if (a->shm == MAP_FAILED) {
 		a->shm = NULL;
 		return -1;
@@ -56,40 +54,80 @@ inherit(int fd)
 {
 	int fl = fcntl(fd, F_GETFD);
 
-	return fl < 0 ? -1 : fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
+	return fl == -1 ? -1 : fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
+}
+
+/* Child: report errno and what failed on fd, then _exit. */
+static void __attribute__((noreturn))
+child_fail(int fd, const char *what)
+{
+	char msg[128];
+	int n = snprintf(msg, sizeof(msg), "%s: %s", what, strerror(errno));
+
+	if (n > 0 && write(fd, msg, (size_t)n) == -1)
+		(void)0;
+	_exit(127);
+}
+
+static void __attribute__((noreturn))
+agent_child(int sock, int shm_fd, int errfd, const char *path,
+	    const char *conf_file, int prio)
+{
+	char sockarg[16], shmarg[16];
+
+	child_reset_signals();
+	snprintf(sockarg, sizeof(sockarg), "%d", sock);
+	snprintf(shmarg, sizeof(shmarg), "%d", shm_fd);
+	if (inherit(sock) == -1 || inherit(shm_fd) == -1)
+		child_fail(errfd, "fcntl");
+	if (priv_child_agent(prio) == -1)
+		child_fail(errfd, "SCHED_FIFO and capabilities");
+	execl(path, "dts-load", "-f", conf_file, "-c", sockarg, "-s", shmarg,
+	    (char *)NULL);
+	child_fail(errfd, "exec");
 }
 
 int
-agent_spawn(struct agent *a, const char *path, const char *conf_file,
-	    const struct priv_user *u, int prio)
+agent_spawn(struct dts_agent *a, const char *path, const char *conf_file,
+	    int prio, char *err, size_t errlen)
 {
 	sigset_t all, old;
-	int sv[2];
+	char why[160];
+	int sv[2], ep[2];
+	ssize_t n;
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1 ||
+	    pipe2(ep, O_CLOEXEC) == -1) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		return -1;
+	}
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
 	if (pid == 0) {
-		char sockarg[16], shmarg[16];
-
-		child_reset_signals();
 		close(sv[0]);
-		snprintf(sockarg, sizeof(sockarg), "%d", sv[1]);
-		snprintf(shmarg, sizeof(shmarg), "%d", a->shm_fd);
-		if (inherit(sv[1]) < 0 || inherit(a->shm_fd) < 0 ||
-		    priv_child_become(u, SCHED_FIFO, prio) < 0)
-			_exit(127);
-		execl(path, "dts-load", "-f", conf_file, "-c", sockarg,
-		    "-s", shmarg, (char *)NULL);
-		_exit(127);
+		close(ep[0]);
+		agent_child(sv[1], a->shm_fd, ep[1], path, conf_file, prio);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(sv[1]);
-	if (pid < 0) {
+	close(ep[1]);
+	if (pid == -1) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
 		close(sv[0]);
+		close(ep[0]);
+		return -1;
+	}
+	do
+		n = read(ep[0], why, sizeof(why) - 1);
+	while (n == -1 && errno == EINTR);
+	close(ep[0]);
+	if (n > 0) {	/* the child could not exec */
+		why[n] = '\0';
+		snprintf(err, errlen, "cannot run %s: %s", path, why);
+		close(sv[0]);
+		(void)waitpid(pid, NULL, 0);
 		return -1;
 	}
 	a->pid = pid;
@@ -100,9 +138,9 @@ agent_spawn(struct agent *a, const char *path, const char *conf_file,
 }
 
 void
-agent_stop(struct agent *a)
+agent_stop(struct dts_agent *a)
 {
-	if (a->sock >= 0) {
+	if (a->sock != -1) {
 		close(a->sock);
 		a->sock = -1;
 	}
@@ -117,107 +155,4 @@ agent_stop(struct agent *a)
 		}
 		a->pid = 0;
 	}
-}
-
-/* Child side: move the calling process into cgroup directory dir. */
-static int
-join_cgroup(const char *dir)
-{
-	char path[PATH_MAX];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
-		return -1;
-	ok = write(fd, "0\n", 2) == 2;
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-pid_t
-pvmd_spawn(const char *path, char *const argv[], const struct priv_user *u,
-	   int prio, const char *join)
-{
-	sigset_t all, old;
-	pid_t pid;
-
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = fork();
-	if (pid == 0) {
-		child_reset_signals();
-		/* a session leader (setsid'd master) already leads its group */
-		if (setpgid(0, 0) < 0 && getsid(0) != getpid())
-			_exit(127);
-		if (join != NULL && join_cgroup(join) < 0)
-			_exit(127);
-		if (priv_child_become(u, SCHED_RR, prio) < 0)
-			_exit(127);
-		execv(path, argv);
-		_exit(127);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (pid > 0)
-		setpgid(pid, pid);	/* no race with the first killpg */
-	return pid;
-}
-
-/* ppid and pgid of pid from /proc/PID/stat; -1 if gone. */
-static int
-stat_ids(pid_t pid, pid_t *ppid, pid_t *pgid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return -1;
-	ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	if (!ok || (p = strrchr(buf, ')')) == NULL)
-		return -1;
-	int a, b;
-	if (sscanf(p + 1, " %*c %d %d", &a, &b) != 2)
-		return -1;
-	*ppid = a;
-	*pgid = b;
-	return 0;
-}
-
-/* Does pid run the program at path (same file)? */
-static int
-same_exe(pid_t pid, const char *path)
-{
-	char link[64], exe[PATH_MAX], want[PATH_MAX];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	if ((n = readlink(link, exe, sizeof(exe) - 1)) < 0 || realpath(path, want) == NULL)
-		return 0;
-	exe[n] = '\0';
-	return strcmp(exe, want) == 0;
-}
-
-pid_t
-pvmd_find_daemon(pid_t pgid, const char *exe)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	pid_t me = getpid(), found = 0;
-
-	if (d == NULL)
-		return 0;
-	while ((de = readdir(d)) != NULL) {
-		pid_t pid = (pid_t)strtol(de->d_name, NULL, 10), ppid, pg;
-		if (pid <= 0)
-			continue;
-		if (stat_ids(pid, &ppid, &pg) == 0 && ppid == me && pg == pgid &&
-		    same_exe(pid, exe)) {
-			found = pid;
-			break;
-		}
-	}
-	closedir(d);
-	return found;
 }

@@ -1,20 +1,19 @@
 /*
- * child.h - the processes dts starts: the Load agent and pvmd.
+ * child.h - dts-load, the one process dts starts.
  *
- * Both are fork+exec'd with signals blocked around the fork; each child
- * sets its own RT policy, becomes the pvmd user without capabilities and
- * execs.  pvmd leads a new process group (the gang).  dts is a child
- * subreaper, so a slave pvmd that forks and lets its first process exit is
- * reparented to dts and still tracked.
+ * fork+exec'd with signals blocked around the fork; the child sets its RT
+ * policy, raises CAP_SYS_NICE and CAP_KILL in its ambient set and execs.
+ * A child that cannot exec tells dts why over a close-on-exec pipe, so the
+ * log says "cannot run /path: Permission denied", not an exit status.
  */
 #ifndef DTS_CHILD_H
 #define DTS_CHILD_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
-#include "priv.h"
-
-struct agent {
+struct dts_agent {
 	pid_t pid;
 	int   sock;        /* our end of the socketpair, -1 if none */
 	int   shm_fd;      /* memfd with struct agent_shared */
@@ -24,28 +23,16 @@ struct agent {
 };
 
 /* Create the shared page.  0 or -1. */
-int   agent_shm_create(struct agent *a);
+int   agent_shm_create(struct dts_agent *a);
 
-/* fork+exec path -f conf at SCHED_FIFO prio as u.  0 or -1. */
-int   agent_spawn(struct agent *a, const char *path, const char *conf_file,
-		  const struct priv_user *u, int prio);
+/*
+ * fork+exec path -f conf_file at SCHED_FIFO prio.  0, or -1 with a
+ * one-line reason in err (nothing left running).
+ */
+int   agent_spawn(struct dts_agent *a, const char *path, const char *conf_file,
+		  int prio, char *err, size_t errlen);
 
 /* Close our end (the agent releases the gang and exits) and reap it. */
-void  agent_stop(struct agent *a);
-
-/*
- * fork+exec pvmd with argv (argv[0] = path) as leader of a new process
- * group at SCHED_RR prio, as u, inside the cgroup directory join if not
- * NULL.  Returns the pid (= pgid) or -1.
- */
-pid_t pvmd_spawn(const char *path, char *const argv[], const struct priv_user *u,
-		 int prio, const char *join);
-
-/*
- * After reaping the slave pvmd process we started (status 0): the daemon
- * it forked, now our child through the subreaper, in process group pgid
- * and running the pvmd program exe; or 0 if there is none.
- */
-pid_t pvmd_find_daemon(pid_t pgid, const char *exe);
+void  agent_stop(struct dts_agent *a);
 
 #endif /* DTS_CHILD_H */

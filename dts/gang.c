@@ -1,46 +1,145 @@
 /*
- * gang.c - backend-independent gang control.
+ * gang.c - the gang cgroup and backend-independent gang control.
  */
+#include <errno.h>
 #include <sched.h>
-#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "gang.h"
 #include "log.h"
 #include "proc.h"
 
+/* Our own cgroup v2 path ("0::/path" in /proc/self/cgroup), or -1. */
+static int
+own_cgroup(char *buf, size_t len)
+{
+	char text[4096], *p;
+
+	if (proc_read_small("/proc/self/cgroup", text, sizeof(text)) == -1)
+		return -1;
+	for (p = text; p != NULL; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (strncmp(p, "0::", 3) == 0) {
+			size_t n = strcspn(p + 3, "\n");
+			if (n + 1 > len)
+				return -1;
+			memcpy(buf, p + 3, n);
+			buf[n] = '\0';
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int
+make_dir(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (mkdir(path, 0755) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "cgroup %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (stat(path, &st) == -1 || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(err, errlen, "cgroup %s: must belong to root and not "
+		    "be writable by others", path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Under systemd (Delegate=yes) the service's own cgroup is ours, but a
+ * cgroup with children may hold no processes once controllers are on:
+ * dts moves itself into base/daemon.
+ */
+static int
+choose_base(struct gang *g, const char *where, char *err, size_t errlen)
+{
+	char mnt[CG_PATH_MAX], own[CG_PATH_MAX];
+	int systemd = 0;
+
+	if (cg_mount(mnt, sizeof(mnt)) == -1) {
+		snprintf(err, errlen, "no cgroup v2 hierarchy is mounted "
+		    "(dts needs one for the gang)");
+		return -1;
+	}
+	if (strcmp(where, "auto") == 0) {
+		systemd = getenv("INVOCATION_ID") != NULL &&
+		    own_cgroup(own, sizeof(own)) == 0 && strcmp(own, "/") != 0;
+		where = systemd ? own : "/dts";
+	}
+	if (where[0] != '/' || strstr(where, "..") != NULL ||
+	    (size_t)snprintf(g->base, sizeof(g->base), "%s%s", mnt,
+	    strcmp(where, "/") == 0 ? "" : where) >= sizeof(g->base) - 16) {
+		snprintf(err, errlen, "cgroup \"%s\": not a path under the "
+		    "cgroup2 mount", where);
+		return -1;
+	}
+	if (make_dir(g->base, err, errlen) == -1)
+		return -1;
+	if (systemd) {
+		char daemon[CG_PATH_MAX + 8], pid[32];
+		snprintf(daemon, sizeof(daemon), "%.*s/daemon",
+		    (int)sizeof(g->base) - 16, g->base);
+		snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+		if (make_dir(daemon, err, errlen) == -1 ||
+		    cg_write(daemon, "cgroup.procs", pid) == -1) {
+			snprintf(err, errlen, "cgroup %s: cannot move dts "
+			    "there: %s", daemon, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int
-gang_prepare(struct gang *g, int backend, int rt_prio)
+gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
+	   char *err, size_t errlen)
 {
 	memset(g, 0, sizeof(*g));
 	g->freeze_fd = -1;
-	g->rt = 1;	/* pvmd is started at SCHED_RR */
 	g->rt_prio = rt_prio;
 	g->be = backend == BACKEND_FREEZER ? &gang_freezer_backend
 	    : &gang_signal_backend;
-	return g->be->prepare(g);
-}
-
-const char *
-gang_join_dir(const struct gang *g)
-{
-	return g->cgroup[0] ? g->cgroup : NULL;
+	if (choose_base(g, where, err, errlen) == -1)
+		return -1;
+	if ((size_t)snprintf(g->cg, sizeof(g->cg), "%.*s/gang",
+	    (int)sizeof(g->base) - 16, g->base) >= sizeof(g->cg))
+		return -1;
+	if (make_dir(g->cg, err, errlen) == -1)
+		return -1;
+	if (g->be->open(g) == -1) {
+		snprintf(err, errlen, "gang backend %s: cannot use %s",
+		    g->be->name, g->cg);
+		return -1;
+	}
+	return 0;
 }
 
 int
-gang_attach(struct gang *g, pid_t pgid)
+gang_adopt(struct gang *g, pid_t pid)
 {
-	if (pgid <= 1)
+	struct sched_param sp = { .sched_priority = g->rt ? g->rt_prio : 0 };
+	char text[32];
+
+	snprintf(text, sizeof(text), "%d\n", (int)pid);
+	if (cg_write(g->cg, "cgroup.procs", text) == -1)
 		return -1;
-	g->pgid = pgid;
-	return g->be->attach(g);
+	if (sched_setscheduler(pid, g->rt ? SCHED_RR : SCHED_OTHER, &sp) == -1)
+		log_warn("adopt %d: policy", (int)pid);
+	return 0;
 }
 
 int
 gang_stop(struct gang *g)
 {
-	if (g->be->stop(g) < 0)
+	if (g->be->stop(g) == -1)
 		return -1;
 	g->stopped = 1;
 	return 0;
@@ -49,7 +148,7 @@ gang_stop(struct gang *g)
 int
 gang_cont(struct gang *g)
 {
-	if (g->be->cont(g) < 0)
+	if (g->be->cont(g) == -1)
 		return -1;
 	g->stopped = 0;
 	return 0;
@@ -62,21 +161,27 @@ gang_set_rt(struct gang *g, int rt)
 
 	if (g->rt == rt)
 		return;
-	n = proc_pgid_set_policy(g->pgid, rt ? SCHED_RR : SCHED_OTHER,
+	n = cg_set_policy(g->cg, rt ? SCHED_RR : SCHED_OTHER,
 	    rt ? g->rt_prio : 0);
 	g->rt = rt;
-	log_info("gang %d: %d members now at %s", (int)g->pgid, n,
-	    rt ? "SCHED_RR" : "SCHED_OTHER");
+	if (n > 0)
+		log_info("gang: %d thread(s) now at %s", n,
+		    rt ? "SCHED_RR" : "SCHED_OTHER");
 }
 
 void
 gang_release(struct gang *g)
 {
-	if (g->pgid <= 1)
+	if (g->cg[0] == '\0')
 		return;
-	if (g->be)
-		g->be->detach(g);
-	proc_gang_release(g->pgid);
+	cg_release(g->cg);
+	g->stopped = 0;
+	g->rt = 0;
+}
+
+void
+gang_forget(struct gang *g)
+{
 	g->stopped = 0;
 	g->rt = 0;
 }
@@ -84,5 +189,5 @@ gang_release(struct gang *g)
 int
 gang_members(const struct gang *g)
 {
-	return g->pgid > 1 ? proc_pgid_count(g->pgid, NULL) : 0;
+	return g->cg[0] ? cg_count(g->cg, NULL) : 0;
 }

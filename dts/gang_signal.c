@@ -1,14 +1,16 @@
 /*
- * gang_signal.c - the thesis's backend: killpg(pgid, SIGSTOP | SIGCONT).
- * About 1.5 us per member here (shared/reference/limits.md).  A stray
- * SIGCONT from elsewhere can undo a stop until the next edge.
+ * gang_signal.c - the thesis's backend: SIGSTOP/SIGCONT, now to every
+ * member of the gang cgroup rather than to pvmd's process group, so a
+ * task that called setsid() is stopped too.  About 1.5 us per member here
+ * (shared/reference/limits.md).  A stray SIGCONT from a member can undo a
+ * stop until the next edge; the freezer backend cannot be undone.
  */
 #include <signal.h>
 
 #include "gang.h"
 
 static int
-sig_nothing(struct gang *g)
+sig_open(struct gang *g)
 {
 	return 0;
 }
@@ -16,26 +18,25 @@ sig_nothing(struct gang *g)
 static int
 sig_stop(struct gang *g)
 {
-	return killpg(g->pgid, SIGSTOP);
+	return cg_signal_all(g->cg, SIGSTOP);
 }
 
 static int
 sig_cont(struct gang *g)
 {
-	return killpg(g->pgid, SIGCONT);
+	return cg_signal_all(g->cg, SIGCONT);
 }
 
 static void
-sig_detach(struct gang *g)
+sig_close(struct gang *g)
 {
-	killpg(g->pgid, SIGCONT);
+	(void)cg_signal_all(g->cg, SIGCONT);
 }
 
 const struct gang_backend gang_signal_backend = {
 	.name = "signal",
-	.prepare = sig_nothing,
-	.attach = sig_nothing,
+	.open = sig_open,
 	.stop = sig_stop,
 	.cont = sig_cont,
-	.detach = sig_detach,
+	.close = sig_close,
 };

@@ -1,15 +1,20 @@
 /*
- * main.c - dts, the DTS Scheduler: start-up in a fixed order, then one
- * event loop (epoll: slice timer, control socket, signals, Load agent).
+ * main.c - dts, the DTS Scheduler: a per-node system service started by
+ * root.  Start-up in a fixed order, then one event loop (epoll: slice
+ * timer, UDP control socket, adoption socket, signals, Load agent).
  *
- *   1. config (-n: check and exit), key, log
- *   2. control socket
- *   3. SCHED_FIFO max + mlockall, child subreaper
- *   4. dts-load at FIFO max-1, pvmd leading a new group at RR max-2
- *      (the thesis has them the other way round; see start())
- *   5. keep only CAP_SYS_NICE (+CAP_KILL)
- *   6. loop; when pvmd is gone: continue the gang, end the agent, exit
- *      with pvmd's status.  SIGTERM/SIGINT/SIGHUP release the gang and exit.
+ *   1. config and key (-n: check and exit), trusted only from root
+ *   2. UDP control socket, adoption socket, the gang cgroup subtree
+ *   3. SCHED_FIFO max + mlockall
+ *   4. keep only CAP_SYS_NICE and CAP_KILL, not dumpable
+ *   5. dts-load at FIFO max-1 (the fail-safe, above the gang)
+ *   6. loop: adopt the pvmd a launcher announces, slice the gang.
+ *      SIGTERM/SIGINT/SIGHUP release the gang (running, SCHED_OTHER) and
+ *      exit; the gang stays in its cgroup and a new dts takes it over.
+ *
+ * Priorities: dts FIFO max, dts-load FIFO max-1, the gang RR max-2.  The
+ * thesis has the agent below pvmd, but the agent is also the fail-safe:
+ * below the gang it could not run while the gang spins on every CPU.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "adopt.h"
 #include "auth.h"
 #include "child.h"
 #include "conf.h"
@@ -56,18 +62,14 @@
 struct dts {
 	struct dts_conf conf;
 	const char *conf_path;
-	struct priv_user user;
 	struct ctl ctl;
 	struct gang gang;
+	struct adopt adopt;
 	struct sched sched;
-	struct agent agent;
+	struct dts_agent agent;
 	int   epfd, sigfd, timerfd;
 	int   restart_tfd;      /* restarts dts-load after a back-off */
 	int   rt_prio;
-	pid_t pvmd_first;       /* the process we forked */
-	int   slave;            /* started with -s/-S: pvmd will fork */
-	pid_t pvmd;             /* the daemon we track */
-	int   pvmd_status;
 	int   done;
 };
 
@@ -75,14 +77,13 @@ static void __attribute__((noreturn))
 usage(int rc)
 {
 	fprintf(rc ? stderr : stdout,
-	    "usage: dts [-dnV] [-f file] [-k keyfile] [-- pvmd-arguments ...]\n");
+	    "usage: dts [-dnv] [-f file]\n"
+	    "       dts -k keyfile\n");
 	exit(rc);
 }
 
 /*
- * dts cannot start at all (before pvmd runs): one line to the log and to
- * stderr.  Under PVM nothing else will use that stderr now, and pvmd'
- * logs the line as "stderr@host", which tells the administrator why.
+ * dts cannot start: one line to the log and to stderr, exit 1.
  */
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die_early(const char *fmt, ...)
@@ -98,23 +99,44 @@ die_early(const char *fmt, ...)
 }
 
 static void
-epoll_add(struct dts *d, int fd)
+epoll_add(struct dts *d, int fd, uint32_t events)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+	struct epoll_event ev = { .events = events, .data.fd = fd };
 
-	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) == -1)
 		fatal("epoll_ctl");
 }
 
 static void
+epoll_del(struct dts *d, int fd)
+{
+	(void)epoll_ctl(d->epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+static void agent_backoff(struct dts *);
+
+/*
+ * Without its fail-safe the gang must not be left to a dts that might
+ * hang: release it until dts-load runs again.
+ */
+static void
 start_agent(struct dts *d)
 {
-	if (agent_spawn(&d->agent, d->conf.load_agent, d->conf_path, &d->user,
-	    AGENT_PRIO(d)) < 0) {
-		log_warn("cannot start %s", d->conf.load_agent);
+	char err[512];
+
+	if (agent_spawn(&d->agent, d->conf.load_agent, d->conf_path,
+	    AGENT_PRIO(d), err, sizeof(err)) == -1) {
+		log_warnx("dts-load: %s; no fail-safe, so the gang is released "
+		    "until it runs", err);
+		sched_suspend(&d->sched);
+		agent_backoff(d);
 		return;
 	}
-	epoll_add(d, d->agent.sock);
+	epoll_add(d, d->agent.sock, EPOLLIN);
+	if (d->sched.suspended) {
+		log_info("dts-load runs again: slicing resumes");
+		sched_resume(&d->sched);
+	}
 }
 
 static void
@@ -123,13 +145,19 @@ agent_input(struct dts *d)
 	struct agent_report r;
 	ssize_t n = recv(d->agent.sock, &r, sizeof(r), MSG_DONTWAIT);
 
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-		epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->agent.sock, NULL);
+	if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR)) {
+		epoll_del(d, d->agent.sock);
 		close(d->agent.sock);
 		d->agent.sock = -1;
 		return;
 	}
-	if (n != sizeof(r) || r.magic != AGENT_MAGIC) {
+	if (n == (ssize_t)sizeof(r) && r.magic == AGENT_MAGIC_RELEASED) {
+		log_warnx("dts-load released the gang: this dts missed its "
+		    "slice edges; slicing again");
+		sched_regain(&d->sched);
+		return;
+	}
+	if (n != (ssize_t)sizeof(r) || r.magic != AGENT_MAGIC) {
 		log_warnx("dts-load: malformed report (%zd bytes)", n);
 		return;
 	}
@@ -139,32 +167,44 @@ agent_input(struct dts *d)
 		    d->conf.load.per_cpu ? (uint32_t)proc_ncpu() : 1);
 }
 
-/* dts-load ended: start a new one after a back-off (it is the fail-safe). */
+/* Start dts-load again after a back-off (it is the fail-safe). */
 static void
-agent_exited(struct dts *d, int status)
+agent_backoff(struct dts *d)
 {
 	int64_t now = now_mono_ns(), delay = AGENT_BACKOFF_MIN;
 	struct itimerspec its = { 0 };
 
-	log_warnx("dts-load (pid %d) ended with status %d", (int)d->agent.pid, status);
-	d->agent.pid = 0;
-	if (d->agent.sock >= 0) {
-		epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->agent.sock, NULL);
-		close(d->agent.sock);
-		d->agent.sock = -1;
-	}
 	if (d->done)
 		return;
 	if (now - d->agent.started > AGENT_STABLE)
 		d->agent.restarts = 0;
-	for (unsigned i = 0; i < d->agent.restarts && delay < AGENT_BACKOFF_MAX; i++)
+	for (unsigned i = 0; i < d->agent.restarts && delay < AGENT_BACKOFF_MAX;
+	    i++)
 		delay *= 2;
 	if (delay > AGENT_BACKOFF_MAX)
 		delay = AGENT_BACKOFF_MAX;
 	d->agent.restarts++;
 	its.it_value = ns_to_ts(delay);
-	if (timerfd_settime(d->restart_tfd, 0, &its, NULL) < 0)
+	if (timerfd_settime(d->restart_tfd, 0, &its, NULL) == -1)
 		log_warn("timerfd_settime");
+}
+
+static void
+agent_exited(struct dts *d, int status)
+{
+	if (WIFSIGNALED(status))
+		log_warnx("dts-load (pid %d) killed by signal %d",
+		    (int)d->agent.pid, WTERMSIG(status));
+	else
+		log_warnx("dts-load (pid %d) exited with status %d",
+		    (int)d->agent.pid, WEXITSTATUS(status));
+	d->agent.pid = 0;
+	if (d->agent.sock != -1) {
+		epoll_del(d, d->agent.sock);
+		close(d->agent.sock);
+		d->agent.sock = -1;
+	}
+	agent_backoff(d);
 }
 
 static void
@@ -172,33 +212,10 @@ agent_restart(struct dts *d)
 {
 	uint64_t n;
 
-	if (read(d->restart_tfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+	if (read(d->restart_tfd, &n, sizeof(n)) == -1 && errno != EAGAIN)
 		log_warn("read restart timer");
 	if (d->agent.pid == 0 && !d->done)
 		start_agent(d);
-}
-
-static void
-pvmd_exited(struct dts *d, pid_t pid, int status)
-{
-	pid_t daemon;
-
-	if (d->slave && pid == d->pvmd_first && WIFEXITED(status) &&
-	    WEXITSTATUS(status) == 0 &&
-	    (daemon = pvmd_find_daemon(d->gang.pgid, d->conf.pvmd)) > 0) {
-		/* a slave pvmd forked: follow the daemon */
-		log_info("pvmd forked: tracking daemon pid %d", (int)daemon);
-		d->pvmd = daemon;
-		gang_attach(&d->gang, d->gang.pgid);	/* the daemon too */
-		return;
-	}
-	if (WIFSIGNALED(status))
-		log_info("pvmd (pid %d) killed by signal %d", (int)pid, WTERMSIG(status));
-	else
-		log_info("pvmd (pid %d) exited with status %d", (int)pid,
-		    WEXITSTATUS(status));
-	d->pvmd_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	d->done = 1;
 }
 
 static void
@@ -207,13 +224,9 @@ reap(struct dts *d)
 	int status;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
 		if (pid == d->agent.pid)
 			agent_exited(d, status);
-		else if (pid == d->pvmd)
-			pvmd_exited(d, pid, status);
-		/* else: an orphaned PVM task, reparented to us */
-	}
 }
 
 static void
@@ -227,22 +240,51 @@ signal_input(struct dts *d)
 		} else {
 			log_info("signal %d: releasing the gang and exiting",
 			    (int)si.ssi_signo);
-			d->pvmd_status = 0;
 			d->done = 1;
 		}
 	}
 }
 
 static void
+adopt_event(struct dts *d, int fd)
+{
+	int conn;
+
+	if (fd != d->adopt.fd) {
+		epoll_del(d, fd);
+		adopt_input(&d->adopt, fd);
+		return;
+	}
+	while ((conn = adopt_accept(&d->adopt)) != -1)
+		epoll_add(d, conn, EPOLLIN);
+}
+
+static int
+is_adopt_conn(const struct dts *d, int fd)
+{
+	for (int i = 0; i < ADOPT_CONN_MAX; i++)
+		if (d->adopt.conn[i] == fd)
+			return 1;
+	return fd == d->adopt.fd;
+}
+
+/*
+ * The agent's news first: after a release by the fail-safe, the phase
+ * must be applied again before the next edge relies on our state.
+ */
+static void
 loop(struct dts *d)
 {
-	struct epoll_event ev[8];
+	struct epoll_event ev[16];
 
 	while (!d->done) {
-		int n = epoll_wait(d->epfd, ev, 8, -1);
+		int n = epoll_wait(d->epfd, ev, 16, -1);
 
-		if (n < 0 && errno != EINTR)
+		if (n == -1 && errno != EINTR)
 			fatal("epoll_wait");
+		for (int i = 0; i < n; i++)
+			if (ev[i].data.fd == d->agent.sock)
+				agent_input(d);
 		for (int i = 0; i < n; i++) {
 			int fd = ev[i].data.fd;
 			if (fd == d->timerfd)
@@ -251,10 +293,10 @@ loop(struct dts *d)
 				ctl_input(&d->ctl, &d->sched);
 			else if (fd == d->sigfd)
 				signal_input(d);
-			else if (fd == d->agent.sock)
-				agent_input(d);
 			else if (fd == d->restart_tfd)
 				agent_restart(d);
+			else if (fd != d->agent.sock && is_adopt_conn(d, fd))
+				adopt_event(d, fd);
 		}
 	}
 }
@@ -274,7 +316,7 @@ initial_schedule(struct dts *d)
 	};
 	const char *err;
 
-	if (sched_apply(&d->sched, &p, now_mono_ns(), now_real_ns(), &err) < 0)
+	if (sched_apply(&d->sched, &p, now_mono_ns(), now_real_ns(), &err) == -1)
 		fatalx("configured schedule: %s", err);
 }
 
@@ -290,84 +332,64 @@ setup_fds(struct dts *d)
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if ((d->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
+	if ((d->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
 		fatal("signalfd");
 	d->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	d->restart_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (d->timerfd < 0 || d->restart_tfd < 0)
+	d->restart_tfd = timerfd_create(CLOCK_MONOTONIC,
+	    TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->timerfd == -1 || d->restart_tfd == -1)
 		fatal("timerfd_create");
-	if ((d->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+	if ((d->epfd = epoll_create1(EPOLL_CLOEXEC)) == -1)
 		fatal("epoll_create1");
 }
 
-/* stdin/stdout/stderr belong to pvmd and PVM: let go of them. */
+/* dts -d: detach from the terminal, as a classic daemon. */
 static void
-release_stdio(void)
+detach(void)
 {
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	pid_t pid = fork();
+	int null;
 
-	if (null < 0)
-		return;
-	for (int fd = 0; fd <= 2; fd++)
-		dup2(null, fd);	/* dup2 clears CLOEXEC on the copy */
-	if (null > 2)
-		close(null);
+	if (pid == -1)
+		die_early("fork: %s", strerror(errno));
+	if (pid > 0)
+		_exit(0);
+	(void)setsid();
+	if (chdir("/") == -1)
+		die_early("chdir /: %s", strerror(errno));
+	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
+		for (int fd = 0; fd <= 2; fd++)
+			dup2(null, fd);
+		if (null > 2)
+			close(null);
+	}
 }
 
 static void
-start(struct dts *d, char **pvmd_args, int nargs)
+start(struct dts *d)
 {
-	char **argv = calloc((size_t)nargs + 2, sizeof(*argv));
+	char err[512];
 
-	if (argv == NULL)
-		fatal("calloc");
-	argv[0] = d->conf.pvmd;
-	for (int i = 0; i < nargs; i++) {
-		argv[i + 1] = pvmd_args[i];
-		if (strcmp(pvmd_args[i], "-s") == 0 || strcmp(pvmd_args[i], "-S") == 0)
-			d->slave = 1;
-	}
-
-	d->rt_prio = priv_rt_max(d->conf.rt_priority);
-	if (priv_rt_self(d->rt_prio) < 0)
-		fatal("SCHED_FIFO %d (dts needs root or CAP_SYS_NICE)", d->rt_prio);
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
-		fatal("PR_SET_CHILD_SUBREAPER");
-	if (agent_shm_create(&d->agent) < 0)
+	if (gang_setup(&d->gang, d->conf.cgroup, d->conf.backend, GANG_PRIO(d),
+	    err, sizeof(err)) == -1)
+		die_early("%s", err);
+	if (adopt_open(&d->adopt, d->conf.socket, &d->conf, &d->gang, err,
+	    sizeof(err)) == -1)
+		die_early("%s", err);
+	if (priv_rt_self(d->rt_prio) == -1)
+		die_early("SCHED_FIFO %d: %s", d->rt_prio, strerror(errno));
+	if (agent_shm_create(&d->agent) == -1)
 		fatal("agent shared page");
-	start_agent(d);
-
-	if (gang_prepare(&d->gang, d->conf.backend, GANG_PRIO(d)) < 0)
-		fatalx("gang backend %s failed",
-		    d->conf.backend == BACKEND_FREEZER ? "freezer" : "signal");
-	d->pvmd_first = d->pvmd = pvmd_spawn(d->conf.pvmd, argv, &d->user,
-	    GANG_PRIO(d), gang_join_dir(&d->gang));
-	if (d->pvmd < 0)
-		fatal("fork pvmd");
-	free(argv);
-	release_stdio();
-	log_info("pvmd %s started, pid %d, process group %d, SCHED_RR %d, user %s",
-	    d->conf.pvmd, (int)d->pvmd, (int)d->pvmd, GANG_PRIO(d), d->user.name);
-
-	if (gang_attach(&d->gang, d->pvmd) < 0)
-		fatalx("gang backend %s failed to attach", d->gang.be->name);
-	d->agent.shm->pgid = d->gang.pgid;
-	if (d->conf.backend == BACKEND_FREEZER) {
-		/* the agent thaws the gang if dts is killed */
-		char path[sizeof(d->gang.cgroup) + 16];
-		snprintf(path, sizeof(path), "%s/cgroup.freeze", d->gang.cgroup);
-		if (chown(path, d->user.uid, d->user.gid) < 0)
-			log_warn("chown %s", path);
-		snprintf(d->agent.shm->freezer, sizeof(d->agent.shm->freezer),
-		    "%s", d->gang.cgroup);
-	}
-
-	struct priv_user self = d->user;
-	if (d->conf.backend == BACKEND_FREEZER)
-		self.uid = 0, self.gid = 0;	/* keeps writing root's cgroup */
-	if (priv_drop_self(&self, d->user.uid) < 0)
+	snprintf(d->agent.shm->gang, sizeof(d->agent.shm->gang), "%s",
+	    d->gang.cg);
+	if (priv_drop_self() == -1)
 		fatal("dropping privileges");
 	priv_log_caps("dts");
+	if (gang_members(&d->gang) > 0)
+		log_info("taking over the gang in %s (%d processes)",
+		    d->gang.cg, gang_members(&d->gang));
+	log_info("ready: gang %s, backend %s, adoption socket %s",
+	    d->gang.cg, d->gang.be->name, d->conf.socket);
 }
 
 static void
@@ -375,9 +397,9 @@ finish(struct dts *d)
 {
 	sched_release(&d->sched);
 	agent_stop(&d->agent);
+	adopt_close(&d->adopt);
 	ctl_close(&d->ctl);
-	log_info("gang %d released; exiting with status %d", (int)d->gang.pgid,
-	    d->pvmd_status);
+	log_info("gang released; exiting");
 	log_fini();
 }
 
@@ -386,63 +408,82 @@ main(int argc, char **argv)
 {
 	static struct dts d;
 	char err[512];
-	int ch, check = 0, debug = 0, explicit_conf = 0;
+	int ch, check = 0, debug = 0, daemonize = 0, explicit_conf = 0;
 	const char *keygen = NULL;
 
 	d.conf_path = SYSCONFDIR "/dts/dts.conf";
-	while ((ch = getopt(argc, argv, "+df:hk:nV")) != -1) {
+	while ((ch = getopt(argc, argv, "df:hk:nvV")) != -1) {
 		switch (ch) {
-		case 'd': debug = 1; break;
+		case 'd': daemonize = 1; break;
 		case 'f': d.conf_path = optarg; explicit_conf = 1; break;
 		case 'k': keygen = optarg; break;
 		case 'n': check = 1; break;
+		case 'v': debug = 1; break;
 		case 'V': printf("dts %s\n", PACKAGE_VERSION); return 0;
 		case 'h': usage(0);
 		default: usage(2);
 		}
 	}
+	if (optind < argc) {
+		fprintf(stderr, "dts: unexpected argument \"%s\": dts is a "
+		    "service and no longer starts pvmd itself; pvmd asks it "
+		    "for adoption through the launch script (see dts(8))\n",
+		    argv[optind]);
+		return 2;
+	}
 	if (keygen) {
-		if (auth_key_generate(keygen, err, sizeof(err)) < 0) {
+		if (auth_key_generate(keygen, err, sizeof(err)) == -1) {
 			fprintf(stderr, "dts: %s\n", err);
 			return 1;
 		}
 		return 0;
 	}
-	log_init("dts", debug ? LOG_TO_STDERR : LOG_TO_SYSLOG, NULL, LOG_LVL_INFO);
+	log_init("dts", debug ? LOG_TO_STDERR : LOG_TO_SYSLOG, NULL,
+	    LOG_LVL_INFO);
+	if (!check && priv_check_root(err, sizeof(err)) == -1)
+		die_early("%s", err);
 	conf_defaults(&d.conf);
-	if (conf_load(&d.conf, d.conf_path, !explicit_conf, err, sizeof(err)) < 0)
+	if (conf_load_trusted(&d.conf, d.conf_path, !explicit_conf, err,
+	    sizeof(err)) == -1)
 		die_early("%s", err);
 	if (!d.conf.insecure &&
-	    auth_key_load(&d.ctl.key, d.conf.key_file, err, sizeof(err)) < 0)
+	    auth_key_load(&d.ctl.key, d.conf.key_file, err, sizeof(err)) == -1)
 		die_early("%s (no key, no start; or set insecure = true)", err);
 	d.ctl.key.insecure = d.conf.insecure;
-	if (priv_user_lookup(d.conf.user, &d.user, err, sizeof(err)) < 0)
+	if (conf_file_trusted(d.conf.load_agent, "load_agent", 0, err,
+	    sizeof(err)) == -1)
 		die_early("%s", err);
 	if (check) {
 		printf("configuration OK\n");
 		return 0;
 	}
+	if (daemonize)
+		detach();
 	if (!debug && d.conf.log_file[0] &&
-	    log_init("dts", LOG_TO_FILE, d.conf.log_file, d.conf.log_level) < 0)
+	    log_init("dts", LOG_TO_FILE, d.conf.log_file, d.conf.log_level) == -1)
 		die_early("log file %s: %s", d.conf.log_file, strerror(errno));
 	log_set_level(debug ? LOG_LVL_DEBUG : d.conf.log_level);
 
 	setup_fds(&d);
 	if (ctl_open(&d.ctl, d.conf.bind, d.conf.port, d.conf.replay_window_ns,
-	    err, sizeof(err)) < 0)
+	    err, sizeof(err)) == -1)
 		die_early("%s", err);
 	if (d.conf.insecure)
-		log_warnx("insecure = true: control datagrams are NOT authenticated");
-	start(&d, argv + optind, argc - optind);
+		log_warnx("insecure = true: control datagrams are NOT "
+		    "authenticated");
+	d.rt_prio = priv_rt_max(d.conf.rt_priority);
+	start(&d);
 
-	sched_init(&d.sched, &d.gang, d.agent.shm, d.timerfd, d.conf.silence_ns);
+	sched_init(&d.sched, &d.gang, d.agent.shm, d.timerfd,
+	    d.conf.silence_ns);
 	initial_schedule(&d);
-	epoll_add(&d, d.timerfd);
-	epoll_add(&d, d.ctl.fd);
-	epoll_add(&d, d.sigfd);
-	epoll_add(&d, d.restart_tfd);
-	reap(&d);	/* pvmd may already have failed */
+	epoll_add(&d, d.timerfd, EPOLLIN);
+	epoll_add(&d, d.ctl.fd, EPOLLIN);
+	epoll_add(&d, d.sigfd, EPOLLIN);
+	epoll_add(&d, d.restart_tfd, EPOLLIN);
+	epoll_add(&d, d.adopt.fd, EPOLLIN);
+	start_agent(&d);
 	loop(&d);
 	finish(&d);
-	return d.pvmd_status;
+	return 0;
 }

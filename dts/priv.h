@@ -1,25 +1,17 @@
 /*
- * priv.h - real-time priority and privileges of dts and its children.
+ * priv.h - real-time priority and privileges of dts and dts-load.
  *
- * dts starts as root (or with file capabilities), promotes itself to
- * SCHED_FIFO and locks its memory, starts its children at their RT
- * priorities, then keeps only CAP_SYS_NICE (and CAP_KILL when the gang
- * runs under another uid).  pvmd and dts-load run as the pvmd user with no
- * capabilities at all, even when that user is root.
+ * dts is a system service started by root.  It promotes itself to
+ * SCHED_FIFO, locks its memory, binds its sockets and creates its cgroup
+ * subtree, then keeps only CAP_SYS_NICE and CAP_KILL (the gang belongs to
+ * another uid) and becomes non-dumpable.  It stays uid 0, so the gang's
+ * user can neither signal nor ptrace it.  dts-load gets the same two
+ * capabilities through the ambient set, at every restart.
  */
 #ifndef DTS_PRIV_H
 #define DTS_PRIV_H
 
-#include <sys/types.h>
-
-struct priv_user {
-	uid_t uid;
-	gid_t gid;
-	char  name[64];
-};
-
-/* "" = the invoking (real) user.  0 or -1 with err. */
-int  priv_user_lookup(const char *name, struct priv_user *u, char *err, size_t errlen);
+#include <stddef.h>
 
 /* SCHED_FIFO prio for the caller + mlockall (a failure to lock only warns). */
 int  priv_rt_self(int prio);
@@ -27,18 +19,22 @@ int  priv_rt_self(int prio);
 /* Resolve rt_priority 0 to the maximum SCHED_FIFO priority. */
 int  priv_rt_max(int conf_prio);
 
-/*
- * In a forked child, before exec: set the scheduling policy, become u and
- * drop every capability so that exec gives none back (uid 0 included).
- * Returns 0 or -1 (errno set); the child should then _exit.
- */
-int  priv_child_become(const struct priv_user *u, int policy, int prio);
+/* Started by root (real and effective uid 0)?  0, or -1 with err. */
+int  priv_check_root(char *err, size_t errlen);
 
 /*
- * dts after its children are started: become u (if root) and keep only
- * CAP_SYS_NICE, plus CAP_KILL if the gang runs as another uid.
+ * dts once set up: keep CAP_SYS_NICE and CAP_KILL (bounding, permitted,
+ * effective, inheritable), uid 0 powerless beyond them across exec, and
+ * not dumpable.  0 or -1.
  */
-int  priv_drop_self(const struct priv_user *u, uid_t gang_uid);
+int  priv_drop_self(void);
+
+/*
+ * In the forked dts-load child, before exec: SCHED_FIFO prio, unlocked
+ * memory, and the two capabilities raised in the ambient set so exec keeps
+ * them.  0 or -1 (errno set).
+ */
+int  priv_child_agent(int prio);
 
 /* One line naming the effective capabilities, for the log. */
 void priv_log_caps(const char *who);

@@ -36,10 +36,16 @@ arm(struct sched *s, int64_t deadline)
 		log_warn("timerfd_settime");
 }
 
+/* The fail-safe releases the gang if no edge comes for this long. */
+#define BEAT_LIMIT_MIN (50 * NS_PER_MS)
+
 static void
 publish(struct sched *s)
 {
 	if (s->shm) {
+		s->shm->beat_ns = now_mono_ns();
+		s->shm->limit_ns = 2 * s->ip > BEAT_LIMIT_MIN ? 2 * s->ip :
+		    BEAT_LIMIT_MIN;
 		s->shm->phase = (uint32_t)s->phase;
 		s->shm->mode = (uint32_t)s->mode;
 		s->shm->active = (uint32_t)s->slicing;
@@ -57,10 +63,10 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 
 	if (phase == PHASE_PS) {
 		if (s->gang->stopped && gang_cont(s->gang) < 0)
-			log_warn("continue gang %d", (int)s->gang->pgid);
+			log_warn("continue gang");
 	} else if (phase == PHASE_LS) {
 		if (!s->gang->stopped && gang_stop(s->gang) < 0)
-			log_warn("stop gang %d", (int)s->gang->pgid);
+			log_warn("stop gang");
 	}
 	real = now_real_ns();
 	trace_record(phase, deadline, wake, now_mono_ns(), real);
@@ -79,7 +85,7 @@ stop_slicing(struct sched *s, int rt)
 	arm(s, 0);
 	s->slicing = 0;
 	if (s->gang->stopped && gang_cont(s->gang) < 0)
-		log_warn("continue gang %d", (int)s->gang->pgid);
+		log_warn("continue gang");
 	gang_set_rt(s->gang, rt);
 	s->phase = PHASE_NONE;
 	publish(s);
@@ -142,6 +148,10 @@ sched_apply(struct sched *s, const struct proto_schedule *p,
 	if (p->mode == MODE_DISTRIBUTED && check_budget(s, p->mode,
 	    ip * (100 - s->dist_ls_pct) / 100, ip, err) < 0)
 		return -1;
+	s->want = *p;
+	s->want.flags &= (uint8_t)~SCHED_F_SYNC;
+	if (s->suspended)
+		return 0;
 	changed = s->mode != p->mode || s->ps != ps || s->ip != ip ||
 	    s->sync != p->sync || s->active != !!(p->flags & SCHED_F_ACTIVE);
 	s->mode = p->mode;
@@ -190,11 +200,27 @@ sched_timer(struct sched *s)
 			log_warn("timerfd read");
 		return;
 	}
+	if (s->shm)
+		s->shm->beat_ns = wake;	/* liveness, for the fail-safe */
 	/* no read(2) on the edge path: re-arming resets the expiry count */
 	phase = slice_advance(&s->sl, wake, &crossed);
 	if (crossed > 0 && (phase != s->phase || crossed > 1))
 		enter_phase(s, phase, deadline, wake);
 	arm(s, s->sl.deadline);
+}
+
+void
+sched_regain(struct sched *s)
+{
+	gang_forget(s->gang);
+	if (!s->slicing) {
+		gang_set_rt(s->gang, s->active && s->mode == MODE_HPDT);
+		return;
+	}
+	gang_set_rt(s->gang, 1);
+	if (s->phase == PHASE_LS && gang_stop(s->gang) == -1)
+		log_warn("stop gang");
+	publish(s);
 }
 
 void
@@ -236,6 +262,26 @@ sched_status(const struct sched *s, struct proto_status *st, int64_t now_mono)
 	st->slices = s->slices;
 	st->overruns = s->overruns + s->sl.overruns;
 	st->last_ps_ns = (uint64_t)s->last_ps_real;
+}
+
+void
+sched_suspend(struct sched *s)
+{
+	s->suspended = 1;
+	sched_release(s);
+}
+
+void
+sched_resume(struct sched *s)
+{
+	const char *err;
+
+	if (!s->suspended)
+		return;
+	s->suspended = 0;
+	s->mode = -1;	/* everything counts as changed */
+	if (sched_apply(s, &s->want, now_mono_ns(), now_real_ns(), &err) == -1)
+		log_warnx("schedule: %s", err);
 }
 
 void

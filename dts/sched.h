@@ -39,6 +39,10 @@ struct sched {
 	uint32_t load_milli;
 
 	long     rt_runtime_us, rt_period_us;
+
+	/* no fail-safe (dts-load cannot run): gang released, schedule kept */
+	int      suspended;
+	struct proto_schedule want; /* the last schedule applied */
 };
 
 void sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
@@ -55,11 +59,24 @@ int  sched_apply(struct sched *s, const struct proto_schedule *p,
 /* The slice timer fired. */
 void sched_timer(struct sched *s);
 
+/*
+ * The Load agent released the gang (dts missed its edges): the gang runs
+ * at SCHED_OTHER.  Apply the schedule's priority and phase again.
+ */
+void sched_regain(struct sched *s);
+
 /* A report from the Load agent. */
 void sched_load(struct sched *s, uint32_t load_milli, uint32_t ls_pct);
 
 /* Fill everything of a STATUS that the scheduler knows. */
 void sched_status(const struct sched *s, struct proto_status *st, int64_t now_mono);
+
+/*
+ * No fail-safe: release the gang and stop slicing, but keep the schedule;
+ * sched_resume() applies it again once dts-load runs.
+ */
+void sched_suspend(struct sched *s);
+void sched_resume(struct sched *s);
 
 /* Stop slicing and release the gang (continued, normal priority). */
 void sched_release(struct sched *s);

@@ -1,17 +1,23 @@
 /*
  * main.c - dts-load, the Load agent (thesis 2.1.2, DESIGN §4).
  *
- * Forked and exec'd by dts, already at SCHED_FIFO max-1 and already running
- * as the pvmd user.  It samples the local run-queue length every load.sample
+ * Forked and exec'd by dts, already at SCHED_FIFO max-1, as root with only
+ * CAP_SYS_NICE and CAP_KILL (ambient), so the gang's user cannot signal,
+ * ptrace or write to it.  It samples the local run-queue length every load.sample
  * while the gang is stopped, folds the samples into the load index Q every
  * load.interval (LI) and reports it to dts over a SOCK_SEQPACKET socketpair.
  * dts publishes the gang's process group and phase in a shared page.
  *
- * It is also the fail-safe of the gang: when dts dies (the socket closes,
+ * It is also the fail-safe of the gang, which is every process of the gang
+ * cgroup dts names in the shared page.  When dts dies (the socket closes,
  * even after SIGKILL) or the agent is told to stop (SIGTERM, SIGINT,
- * SIGHUP, or the parent-death signal), it releases the gang -- SCHED_OTHER
- * and SIGCONT for every member -- and exits.  epoll wakes it on the hang-up,
- * so that takes milliseconds, not a polling period.
+ * SIGHUP, or the parent-death signal), it releases the gang -- thawed,
+ * SCHED_OTHER and SIGCONT for every member -- and exits.  epoll wakes it
+ * on the hang-up, so that takes milliseconds, not a polling period.  It
+ * also watches dts's liveness: while dts slices, it must make an edge at
+ * least every limit_ns (max(2 IP, 50 ms)); if it does not (stopped, hung),
+ * the agent releases the gang, tells dts, and carries on.  When dts makes
+ * edges again it applies its phase again.
  *
  * It never writes to stdout; only bad arguments are reported on stderr.
  */
@@ -35,6 +41,7 @@
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 
+#include "cgroup.h"
 #include "conf.h"
 #include "log.h"
 #include "proc.h"
@@ -57,6 +64,8 @@ struct agent {
 	uint64_t			 ticks_per_li;
 	pid_t				 ppid;		/* dts, when we started */
 	int				 sock, shmfd, tfd, sfd, ep;
+	int				 wfd;		/* liveness watch */
+	int64_t				 released_beat;	/* beat we released at, 0 */
 	int				 debug;
 	int				 ncpu;
 	const char			*conf_path;
@@ -96,21 +105,16 @@ agent_usage_error(const char *fmt, ...)
 static void
 agent_failsafe(const struct agent *a, const char *fmt, ...)
 {
-	pid_t	 pgid = a->shm->pgid;
-	char	 why[128], cgroup[sizeof(a->shm->freezer)];
+	char	 why[128], cg[AGENT_GANG_MAX];
 	va_list	 ap;
 
-	memcpy(cgroup, a->shm->freezer, sizeof(cgroup));
-	cgroup[sizeof(cgroup) - 1] = '\0';
-	proc_cgroup_thaw(cgroup);
-	proc_gang_release(pgid);
+	memcpy(cg, a->shm->gang, sizeof(cg));
+	cg[sizeof(cg) - 1] = '\0';
+	cg_release(cg);
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	if (pgid > 1)
-		log_info("%s: gang %d released, exiting", why, (int)pgid);
-	else
-		log_info("%s: no gang yet, exiting", why);
+	log_info("%s: gang %s released, exiting", why, cg[0] ? cg : "(none)");
 	exit(0);
 }
 
@@ -327,6 +331,65 @@ agent_timer_open(struct agent *a)
 	return a->tfd;
 }
 
+/*
+ * The liveness watch: every half limit (at most 50 ms), so the gang is
+ * released at most 50 ms after dts's limit ran out.
+ */
+static void
+agent_watch_arm(struct agent *a)
+{
+	struct itimerspec	 its;
+	int64_t			 period = a->shm->limit_ns / 2;
+
+	if (period <= 0 || period > 50 * NS_PER_MS)
+		period = 50 * NS_PER_MS;
+	memset(&its, 0, sizeof(its));
+	its.it_value = ns_to_ts(period);
+	if (timerfd_settime(a->wfd, 0, &its, NULL) == -1)
+		fatal("timerfd_settime");
+}
+
+static void
+agent_notify_released(struct agent *a)
+{
+	struct agent_report	 rep;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.magic = AGENT_MAGIC_RELEASED;
+	(void)send(a->sock, &rep, sizeof(rep), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static void
+agent_watch(struct agent *a)
+{
+	uint64_t	 exp;
+	int64_t		 beat = a->shm->beat_ns, limit = a->shm->limit_ns;
+	char		 cg[AGENT_GANG_MAX];
+
+	if (read(a->wfd, &exp, sizeof(exp)) == -1 && errno != EAGAIN)
+		log_warn("read watch timer");
+	agent_watch_arm(a);
+	if (a->released_beat != 0) {
+		if (beat != a->released_beat) {
+			log_info("dts makes slice edges again: it slices the "
+			    "gang again");
+			a->released_beat = 0;
+		}
+		return;
+	}
+	if (!a->shm->active || beat == 0 || limit <= 0 ||
+	    now_mono_ns() - beat <= limit)
+		return;
+	memcpy(cg, a->shm->gang, sizeof(cg));
+	cg[sizeof(cg) - 1] = '\0';
+	cg_release(cg);
+	a->released_beat = beat;
+	agent_notify_released(a);
+	log_warnx("dts made no slice edge for %.1f ms (limit %.1f ms): gang "
+	    "%s released (running, SCHED_OTHER)", (double)(now_mono_ns() -
+	    beat) / NS_PER_MS, (double)limit / NS_PER_MS, cg);
+}
+
 static void
 agent_epoll_add(int ep, int fd, uint32_t events)
 {
@@ -346,12 +409,17 @@ agent_open(struct agent *a, const sigset_t *sigs)
 	if (a->sfd == -1)
 		fatal("signalfd");
 	agent_timer_open(a);
+	a->wfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (a->wfd == -1)
+		fatal("timerfd_create");
+	agent_watch_arm(a);
 	a->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (a->ep == -1)
 		fatal("epoll_create1");
 	agent_epoll_add(a->ep, a->sock, EPOLLIN | EPOLLRDHUP);
 	agent_epoll_add(a->ep, a->sfd, EPOLLIN);
 	agent_epoll_add(a->ep, a->tfd, EPOLLIN);
+	agent_epoll_add(a->ep, a->wfd, EPOLLIN);
 }
 
 static uint32_t
@@ -406,15 +474,16 @@ agent_sample(struct agent *a)
 {
 	enum sample_kind	 kind;
 	int			 runnable = 0, running;
-	pid_t			 pgid;
+	char			 cg[AGENT_GANG_MAX];
 	double			 v;
 
 	kind = sample_kind(a->shm->phase);
 	if (kind == SAMPLE_SKIP)
 		return;
-	pgid = a->shm->pgid;
-	if (kind == SAMPLE_GANG_RUNS && pgid > 1)
-		proc_pgid_count(pgid, &runnable);
+	memcpy(cg, a->shm->gang, sizeof(cg));
+	cg[sizeof(cg) - 1] = '\0';
+	if (kind == SAMPLE_GANG_RUNS)
+		cg_count(cg, &runnable);
 	running = proc_procs_running();
 	if (sample_runq(kind, running, runnable, a->ncpu,
 	    a->conf.load.per_cpu, &v))
@@ -495,11 +564,11 @@ agent_signal_event(struct agent *a)
 static void
 agent_loop(struct agent *a)
 {
-	struct epoll_event	 ev[4];
+	struct epoll_event	 ev[5];
 	int			 i, n, tick;
 
 	for (;;) {
-		n = epoll_wait(a->ep, ev, 4, -1);
+		n = epoll_wait(a->ep, ev, 5, -1);
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
@@ -512,6 +581,8 @@ agent_loop(struct agent *a)
 				agent_sock_event(a, ev[i].events);
 			else if (ev[i].data.fd == a->sfd)
 				agent_signal_event(a);
+			else if (ev[i].data.fd == a->wfd)
+				agent_watch(a);
 			else
 				tick = 1;
 		}
@@ -527,6 +598,7 @@ main(int argc, char **argv)
 	sigset_t		 sigs;
 
 	agent_signals_block(&sigs);
+	(void)prctl(PR_SET_DUMPABLE, 0);	/* no ptrace, no core */
 	agent_watch_parent(&a);
 	agent_args(&a, argc, argv);
 	agent_check_sock(a.sock);

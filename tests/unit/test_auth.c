@@ -67,7 +67,10 @@ test_key_files(void **state)
 	assert_int_equal(k.insecure, 0);
 
 	assert_int_equal(auth_key_load(&k, write_file("open", line, 0644), err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "group or others"));
+	assert_non_null(strstr(err, "accessible by others"));
+	/* the console's group may read it; never write it */
+	assert_int_equal(auth_key_load(&k, write_file("grp", line, 0640), err, sizeof(err)), 0);
+	assert_int_equal(auth_key_load(&k, write_file("grpw", line, 0660), err, sizeof(err)), -1);
 	assert_int_equal(auth_key_load(&k, write_file("short", "abcd\n", 0600), err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "64 hexadecimal digits"));
 	line[5] = 'g';

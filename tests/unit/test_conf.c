@@ -103,7 +103,11 @@ assert_same_conf(const struct dts_conf *a, const struct dts_conf *b)
 	assert_int_equal(a->replay_window_ns, b->replay_window_ns);
 	assert_string_equal(a->pvmd, b->pvmd);
 	assert_string_equal(a->load_agent, b->load_agent);
-	assert_string_equal(a->user, b->user);
+	assert_int_equal(a->users.n, b->users.n);
+	for (int u = 0; u < a->users.n; u++)
+		assert_string_equal(a->users.s[u], b->users.s[u]);
+	assert_string_equal(a->socket, b->socket);
+	assert_string_equal(a->cgroup, b->cgroup);
 	assert_int_equal(a->backend, b->backend);
 	assert_int_equal(a->rt_priority, b->rt_priority);
 	assert_string_equal(a->log_file, b->log_file);
@@ -156,7 +160,9 @@ test_defaults(void **state)
 	assert_int_equal(c.replay_window_ns, 30 * NS_PER_SEC);
 	assert_true(c.pvmd[0] == '/');
 	assert_contains(c.load_agent, "/dts-load");
-	assert_string_equal(c.user, "");
+	assert_int_equal(c.users.n, 0);
+	assert_string_equal(c.socket, "/run/dts/dts.sock");
+	assert_string_equal(c.cgroup, "auto");
 	assert_int_equal(c.backend, BACKEND_SIGNAL);
 	assert_int_equal(c.rt_priority, 0);
 	assert_string_equal(c.log_file, "");
@@ -188,7 +194,9 @@ static const char full_conf[] =
     "replay_window = \"1m\";\n"
     "pvmd = \"/opt/pvm3/lib/LINUX64/pvmd3\";\n"
     "load_agent = \"/opt/dts/dts-load\";\n"
-    "user = \"pvm\";\n"
+    "users = [\"pvm\", \"bob\"];\n"
+    "socket = \"/run/dts-test/dts.sock\";\n"
+    "cgroup = \"/dts-test\";\n"
     "backend = \"freezer\";\n"
     "rt_priority = 50;\n"
     "log_file = \"/var/log/dts.log\";\n"
@@ -225,7 +233,10 @@ test_full_conf(void **state)
 	assert_int_equal(c.replay_window_ns, 60 * NS_PER_SEC);
 	assert_string_equal(c.pvmd, "/opt/pvm3/lib/LINUX64/pvmd3");
 	assert_string_equal(c.load_agent, "/opt/dts/dts-load");
-	assert_string_equal(c.user, "pvm");
+	assert_int_equal(c.users.n, 2);
+	assert_string_equal(c.users.s[1], "bob");
+	assert_string_equal(c.socket, "/run/dts-test/dts.sock");
+	assert_string_equal(c.cgroup, "/dts-test");
 	assert_int_equal(c.backend, BACKEND_FREEZER);
 	assert_int_equal(c.rt_priority, 50);
 	assert_string_equal(c.log_file, "/var/log/dts.log");
@@ -556,9 +567,9 @@ test_print_round_trip(void **state)
 	round_trip(&c);
 	load_ok(&c, full_conf);
 	round_trip(&c);
-	load_ok(&c, "ip = \"7.5ms\";\nps = \"33.333%\";\nuser = \"a\\\"b\\\\c\";\n"
+	load_ok(&c, "ip = \"7.5ms\";\nps = \"33.333%\";\nlog_file = \"/a\\\"b\\\\c\";\n"
 	    "load = { threshold = 0.1; table_step = 0.3; table = [42]; };\n");
-	assert_string_equal(c.user, "a\"b\\c");
+	assert_string_equal(c.log_file, "/a\"b\\c");
 	round_trip(&c);
 	load_ok(&c, "ip = 0.0123456789;\nps = \"1234567ns\";\n");
 	round_trip(&c);
@@ -609,7 +620,7 @@ test_schema_print(void **state)
 	fclose(fp);
 	for (p = buf; *p != '\0'; p++)
 		lines += *p == '\n';
-	assert_int_equal(lines, 36);
+	assert_int_equal(lines, 37);
 	assert_contains(buf, "[1ms, 60s]");
 	assert_contains(buf, "off|static|balanced|distributed|hpdt");
 	assert_contains(buf, "load.table_step");

@@ -64,7 +64,6 @@ test_defaults(void **state)
 	assert_int_equal(c.console.start_wait_ns, 30 * NS_PER_SEC);
 	assert_string_equal(c.console.history, "~/.dts_history");
 	assert_string_equal(c.console.pvm_tmp, "");
-	assert_true(strstr(c.console.dts, "/dts") != NULL);
 	assert_true(strstr(c.console.launcher, "/pvmd") != NULL);
 }
 
@@ -80,7 +79,7 @@ test_group(void **state)
 	    "  unicast = true;\n  rla = \"max\";\n  hysteresis = 0.25;\n"
 	    "  timeout = \"2s\";\n  status_wait = 0.05;\n"
 	    "  start_wait = \"1s\";\n  history = \"\";\n"
-	    "  pvm_tmp = \"/tmp/x\";\n  dts = \"/opt/dts\";\n"
+	    "  pvm_tmp = \"/tmp/x\";\n"
 	    "  launcher = \"/opt/pvmd\";\n};\n", &c, err, sizeof(err)), 0);
 	assert_int_equal(c.console.nodes.n, 2);
 	assert_string_equal(c.console.nodes.s[1], "10.0.0.2");
@@ -89,7 +88,7 @@ test_group(void **state)
 	assert_true(c.console.hysteresis == 0.25);
 	assert_int_equal(c.console.timeout_ns, 2 * NS_PER_SEC);
 	assert_int_equal(c.console.status_wait_ns, 50 * NS_PER_MS);
-	assert_string_equal(c.console.dts, "/opt/dts");
+	assert_string_equal(c.console.launcher, "/opt/pvmd");
 	assert_int_equal(load("console = { nodes = []; };\n", &c, err,
 	    sizeof(err)), 0);
 	assert_int_equal(c.console.nodes.n, 0);
@@ -118,8 +117,10 @@ test_errors(void **state)
 	    "1: console.timeout: 1ms is out of range [10ms, 86400s]");
 	assert_string_equal(why("console = { history = \"rel/path\"; };\n"),
 	    "1: console.history: \"rel/path\" is not an absolute path");
-	assert_string_equal(why("console = { dts = \"dts\"; };\n"),
-	    "1: console.dts: \"dts\" is not an absolute path");
+	assert_string_equal(why("console = { launcher = \"pvmd\"; };\n"),
+	    "1: console.launcher: \"pvmd\" is not an absolute path");
+	assert_string_equal(why("console = { dts = \"/usr/sbin/dts\"; };\n"),
+	    "1: unknown key \"console.dts\"");
 	assert_string_equal(why("console = { unicast = 1; };\n"),
 	    "1: console.unicast: expected true or false, not an integer");
 	assert_string_equal(why("\ntimeout = \"1s\";\n"),

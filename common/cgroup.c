@@ -1,0 +1,244 @@
+/*
+ * cgroup.c - the gang as the members of a cgroup v2 directory.  See
+ * cgroup.h.
+ *
+ * Members come and go while a file is read: a pid that is gone is skipped,
+ * never an error.  Nothing here acts on a pid that the cgroup's own files
+ * did not list.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "log.h"
+#include "proc.h"
+
+#define CG_SWEEPS 64	/* cg_signal_all: passes before giving up */
+
+int
+cg_mount(char *buf, size_t len)
+{
+	char dev[256], dir[PATH_MAX], type[64];
+	FILE *f = fopen("/proc/self/mounts", "re");
+	int found = -1;
+
+	if (f == NULL)
+		return -1;
+	while (fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (strcmp(type, "cgroup2") == 0) {
+			if ((size_t)snprintf(buf, len, "%s", dir) < len)
+				found = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+int
+cg_parse_pids(const char *text, pid_t *pids, int cap)
+{
+	const char *p = text;
+	int n = 0;
+
+	while (*p != '\0' && n < cap) {
+		pid_t pid = proc_name_pid(p);
+		if (pid > 0)
+			pids[n++] = pid;
+		if ((p = strchr(p, '\n')) == NULL)
+			break;
+		p++;
+	}
+	return n;
+}
+
+int
+cg_foreach(const char *cg, const char *file, void (*fn)(pid_t, void *),
+	   void *arg)
+{
+	char path[CG_PATH_MAX + 32];
+	FILE *f;
+	int pid, n = 0;
+
+	if (cg == NULL || cg[0] != '/')
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fscanf(f, "%d", &pid) == 1) {
+		if (pid <= 0)
+			continue;
+		n++;
+		if (fn != NULL)
+			fn((pid_t)pid, arg);
+	}
+	fclose(f);
+	return n;
+}
+
+static void
+count_runnable(pid_t pid, void *arg)
+{
+	char state;
+
+	if (proc_pid_stat(pid, &state, NULL, NULL) == 0 && state == 'R')
+		(*(int *)arg)++;
+}
+
+int
+cg_count(const char *cg, int *runnable)
+{
+	int r = 0, n;
+
+	n = cg_foreach(cg, "cgroup.procs", runnable ? count_runnable : NULL,
+	    &r);
+	if (runnable != NULL)
+		*runnable = r;
+	return n < 0 ? 0 : n;
+}
+
+struct policy_arg {
+	int policy, prio, changed, failed, first_errno;
+};
+
+static void
+set_policy_one(pid_t tid, void *arg)
+{
+	struct policy_arg *pa = arg;
+	struct sched_param sp = { .sched_priority = pa->prio };
+
+	if (sched_setscheduler(tid, pa->policy, &sp) == 0) {
+		pa->changed++;
+		return;
+	}
+	if (errno != ESRCH && pa->failed++ == 0)
+		pa->first_errno = errno;
+}
+
+int
+cg_set_policy(const char *cg, int policy, int prio)
+{
+	struct policy_arg pa = { policy, prio, 0, 0, 0 };
+
+	cg_foreach(cg, "cgroup.threads", set_policy_one, &pa);
+	if (pa.failed > 0) {
+		errno = pa.first_errno;
+		log_warn("%s: policy %d for %d thread(s)", cg, policy,
+		    pa.failed);
+	}
+	return pa.changed;
+}
+
+/* The pids already signalled by cg_signal_all (kept between calls). */
+static struct {
+	pid_t *pid;
+	int n, cap;
+} sent;
+
+static int
+sent_has(pid_t pid)
+{
+	for (int i = 0; i < sent.n; i++)
+		if (sent.pid[i] == pid)
+			return 1;
+	return 0;
+}
+
+struct signal_arg {
+	int sig, fresh;
+};
+
+static void
+signal_one(pid_t pid, void *arg)
+{
+	struct signal_arg *sa = arg;
+
+	if (sent_has(pid))
+		return;
+	if (sent.n == sent.cap) {
+		int cap = sent.cap ? sent.cap * 2 : 64;
+		pid_t *p = realloc(sent.pid, (size_t)cap * sizeof(*p));
+		if (p == NULL)
+			return;	/* signalled below anyway; not remembered */
+		sent.pid = p;
+		sent.cap = cap;
+	}
+	sent.pid[sent.n++] = pid;
+	sa->fresh++;
+	(void)kill(pid, sa->sig);
+}
+
+/*
+ * A member may fork between our read of cgroup.procs and its signal, so
+ * read again until a pass finds nobody new.  A stopped process cannot
+ * fork, so for SIGSTOP this ends after a pass or two.
+ */
+int
+cg_signal_all(const char *cg, int sig)
+{
+	struct signal_arg sa = { sig, 0 };
+	int pass;
+
+	sent.n = 0;
+	for (pass = 0; pass < CG_SWEEPS; pass++) {
+		sa.fresh = 0;
+		if (cg_foreach(cg, "cgroup.procs", signal_one, &sa) < 0)
+			return -1;
+		if (sa.fresh == 0)
+			return 0;
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+int
+cg_write(const char *cg, const char *file, const char *text)
+{
+	char path[CG_PATH_MAX + 32];
+	size_t len = strlen(text);
+	int fd, rc, saved;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		return -1;
+	rc = write(fd, text, len) == (ssize_t)len ? 0 : -1;
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+int
+cg_populated(const char *cg)
+{
+	char path[CG_PATH_MAX + 32], buf[256], *p;
+
+	snprintf(path, sizeof(path), "%s/cgroup.events", cg);
+	if (proc_read_small(path, buf, sizeof(buf)) == -1 ||
+	    (p = strstr(buf, "populated ")) == NULL)
+		return -1;
+	return p[10] == '1';
+}
+
+/*
+ * The policy goes first: a stopped member at real-time priority that is
+ * continued first could preempt the caller on its CPU.
+ */
+void
+cg_release(const char *cg)
+{
+	if (cg == NULL || cg[0] != '/')
+		return;
+	for (int i = 0; i < 2; i++) {
+		cg_set_policy(cg, SCHED_OTHER, 0);
+		(void)cg_write(cg, "cgroup.freeze", "0");
+		(void)cg_signal_all(cg, SIGCONT);
+	}
+}

@@ -1,0 +1,54 @@
+/*
+ * cgroup.h - the gang as the members of one cgroup v2 directory, shared by
+ * dts and dts-load.
+ *
+ * The gang is every process in the gang cgroup, wherever its process group
+ * or session is: setsid() or daemon() does not leave it, and the PVM user
+ * cannot move a process out (the directory and every file in it belong to
+ * root).  These helpers read cgroup.procs / cgroup.threads and never touch
+ * a process that is not listed there.
+ */
+#ifndef DTS_CGROUP_H
+#define DTS_CGROUP_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define CG_PATH_MAX 256	/* a gang directory, NUL included */
+
+/* Mount point of the cgroup v2 hierarchy into buf; 0 or -1. */
+int  cg_mount(char *buf, size_t len);
+
+/*
+ * Parse the pids of a cgroup.procs / cgroup.threads text (one decimal per
+ * line) into pids[cap].  Returns how many; stops at cap.
+ */
+int  cg_parse_pids(const char *text, pid_t *pids, int cap);
+
+/* Call fn(pid, arg) for every process of cg.  Returns the count, -1. */
+int  cg_foreach(const char *cg, const char *file,
+		void (*fn)(pid_t pid, void *arg), void *arg);
+
+/* Members of cg; *runnable (if not NULL) = those in state R. */
+int  cg_count(const char *cg, int *runnable);
+
+/* Every thread of cg to policy (SCHED_OTHER: prio 0).  Threads changed. */
+int  cg_set_policy(const char *cg, int policy, int prio);
+
+/* sig to every process of cg, again until a pass finds no new member. */
+int  cg_signal_all(const char *cg, int sig);
+
+/* Write text to cg/file.  0 or -1 (errno set). */
+int  cg_write(const char *cg, const char *file, const char *text);
+
+/* Is anything left in cg (cgroup.events "populated 1")?  1, 0, or -1. */
+int  cg_populated(const char *cg);
+
+/*
+ * Release the gang: thaw, SCHED_OTHER for every thread, SIGCONT for every
+ * process, twice (continued members can fork).  Nothing is left stopped,
+ * frozen or at real-time priority.  Safe to repeat; "" does nothing.
+ */
+void cg_release(const char *cg);
+
+#endif /* DTS_CGROUP_H */

@@ -1,0 +1,243 @@
+/*
+ * adopt.c - the adoption socket.  See adopt.h and common/adopt_msg.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "adopt.h"
+#include "adopt_msg.h"
+#include "log.h"
+
+static int
+addr_of(const char *path, struct sockaddr_un *sun)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun->sun_path))
+		return -1;
+	memcpy(sun->sun_path, path, strlen(path) + 1);
+	return 0;
+}
+
+/* Does a server answer on path? */
+static int
+someone_listens(const struct sockaddr_un *sun)
+{
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), ok;
+
+	if (fd == -1)
+		return 0;
+	ok = connect(fd, (const struct sockaddr *)sun, sizeof(*sun)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* The socket's directory: created 0755 if missing, must be root's. */
+static int
+socket_dir(const char *path, char *err, size_t errlen)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct stat st;
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "socket directory %s: %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	if (stat(dir, &st) == -1 || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(err, errlen, "socket directory %s: must belong to "
+		    "root and not be writable by others", dir);
+		return -1;
+	}
+	return 0;
+}
+
+int
+adopt_open(struct adopt *a, const char *path, const struct dts_conf *c,
+	   struct gang *g, char *err, size_t errlen)
+{
+	struct sockaddr_un sun;
+
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+	for (int i = 0; i < ADOPT_CONN_MAX; i++)
+		a->conn[i] = -1;
+	a->conf = c;
+	a->gang = g;
+	a->gang_uid = (uid_t)-1;
+	if (path[0] != '/' || addr_of(path, &sun) == -1) {
+		snprintf(err, errlen, "socket \"%s\": not an absolute path "
+		    "shorter than %zu bytes", path, sizeof(sun.sun_path));
+		return -1;
+	}
+	if (socket_dir(path, err, errlen) == -1)
+		return -1;
+	if (someone_listens(&sun)) {
+		snprintf(err, errlen, "another dts is running (it answers on "
+		    "%s)", path);
+		return -1;
+	}
+	(void)unlink(path);
+	a->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
+	if (a->fd == -1 ||
+	    bind(a->fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+	    chmod(path, 0666) == -1 || listen(a->fd, ADOPT_CONN_MAX) == -1) {
+		snprintf(err, errlen, "socket %s: %s", path, strerror(errno));
+		if (a->fd != -1)
+			close(a->fd);
+		a->fd = -1;
+		return -1;
+	}
+	snprintf(a->path, sizeof(a->path), "%s", path);
+	return 0;
+}
+
+int
+adopt_accept(struct adopt *a)
+{
+	int fd = accept4(a->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd == -1)
+		return -1;
+	for (int i = 0; i < ADOPT_CONN_MAX; i++) {
+		if (a->conn[i] == -1) {
+			a->conn[i] = fd;
+			return fd;
+		}
+	}
+	(void)send(fd, "ERR dts is busy: try again", 26, MSG_NOSIGNAL);
+	close(fd);
+	return -1;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+reply(int fd, const char *fmt, ...)
+{
+	char msg[ADOPT_MSG_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		n = (int)sizeof(msg) - 1;
+	(void)send(fd, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static int
+user_allowed(const struct dts_conf *c, const char *name)
+{
+	if (c->users.n == 0)
+		return 1;
+	for (int i = 0; i < c->users.n; i++)
+		if (strcmp(c->users.s[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The checks, in order: a well-formed request, a known peer, a user the
+ * config allows, no other gang, a pvmd that exists; then the move.
+ * Returns NULL when adopted, or the reason.
+ */
+static const char *
+decide(struct adopt *a, const char *req, const struct ucred *cr,
+       const char **name, char *why, size_t whylen)
+{
+	struct passwd *pw;
+	int members;
+
+	if (strcmp(req, "ADOPT pvmd") != 0 && strcmp(req, "ADOPT run") != 0)
+		return "malformed request (expected \"ADOPT pvmd\" or "
+		    "\"ADOPT run\")";
+	pw = getpwuid(cr->uid);
+	*name = pw ? pw->pw_name : "?";
+	if (pw == NULL || !user_allowed(a->conf, pw->pw_name)) {
+		snprintf(why, whylen, "user %s (uid %d) may not run a gang on "
+		    "this node (dts.conf: users)", *name, (int)cr->uid);
+		return why;
+	}
+	if ((members = gang_members(a->gang)) > 0) {
+		snprintf(why, whylen, "a gang is already running on this node "
+		    "(%d process(es) of uid %d): one gang at a time",
+		    members, (int)a->gang_uid);
+		return why;
+	}
+	if (strcmp(req, "ADOPT pvmd") == 0 &&
+	    access(a->conf->pvmd, X_OK) == -1) {
+		snprintf(why, whylen, "pvmd %s: %s (dts.conf: pvmd)",
+		    a->conf->pvmd, strerror(errno));
+		return why;
+	}
+	if (gang_adopt(a->gang, cr->pid) == -1) {
+		snprintf(why, whylen, "cannot move pid %d into %s: %s",
+		    (int)cr->pid, a->gang->cg, strerror(errno));
+		return why;
+	}
+	return NULL;
+}
+
+void
+adopt_input(struct adopt *a, int fd)
+{
+	char req[ADOPT_MSG_MAX + 1], why[ADOPT_MSG_MAX];
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	const char *refused, *name = "?";
+	ssize_t n;
+
+	n = recv(fd, req, ADOPT_MSG_MAX, MSG_DONTWAIT);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;	/* not yet */
+	if (n > 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0) {
+		req[n] = '\0';
+		req[strcspn(req, "\n")] = '\0';
+		if ((refused = decide(a, req, &cr, &name, why,
+		    sizeof(why))) != NULL) {
+			a->refused++;
+			log_warnx("adoption refused: pid %d, uid %d: %s",
+			    (int)cr.pid, (int)cr.uid, refused);
+			reply(fd, "ERR %s", refused);
+		} else {
+			a->adopted++;
+			a->gang_uid = cr.uid;
+			log_info("adopted pid %d (user %s) into %s: %s",
+			    (int)cr.pid, name, a->gang->cg, req + 6);
+			reply(fd, "OK %s", strcmp(req, "ADOPT pvmd") == 0 ?
+			    a->conf->pvmd : "");
+		}
+	}
+	for (int i = 0; i < ADOPT_CONN_MAX; i++)
+		if (a->conn[i] == fd)
+			a->conn[i] = -1;
+	close(fd);
+}
+
+void
+adopt_close(struct adopt *a)
+{
+	for (int i = 0; i < ADOPT_CONN_MAX; i++)
+		if (a->conn[i] != -1)
+			close(a->conn[i]);
+	if (a->fd != -1) {
+		close(a->fd);
+		(void)unlink(a->path);
+	}
+	a->fd = -1;
+}
