@@ -30,6 +30,9 @@ T_NAME=${T_NAME:-$(basename "$0" .sh)}
 T_DIR=
 T_PIDS=()
 T_PGS=()
+T_CGS=()
+T_USER=
+T_UID=
 T_CLEANED=0
 T_SLEEP_PID=
 
@@ -81,6 +84,8 @@ t_setup() {
 	trap '_t_on_signal 143' TERM
 	rm -rf "$T_DIR"
 	mkdir -p "$T_TMP" "$T_HOME" "$T_LOG" || exit 1
+	# reachable by a test user even when the checkout is not (0700 /root)
+	chmod 755 "$T_DIR" "$T_TMP" "$T_HOME" "$T_LOG"
 	export T_NAME T_DIR T_TMP T_HOME T_LOG
 	export PVM_TMP=$T_TMP HOME=$T_HOME PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1
 	unset PVM_VMID PVM_DPATH PVM_EXPORT
@@ -156,19 +161,111 @@ _t_release_pg() {
 	kill -TERM -- "-$1" 2>/dev/null
 }
 
+# ---- cgroups: dts's subtree of each node under test ----------------------
+
+# The cgroup v2 mount point (dts keeps its gang there).
+t_cg_mount() {
+	awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts
+}
+
+# t_cg_name SUFFIX: a cgroup path, relative to the mount, unique to this
+# run (dts.conf's `cgroup`); t_cg_dir SUFFIX: the same, absolute.
+t_cg_name() { echo "/dts-test.$$.${T_NAME}${1:+.$1}"; }
+t_cg_dir() { echo "$(t_cg_mount)$(t_cg_name "${1:-}")"; }
+
+# t_track_cg DIR: cleanup releases and ends every process in DIR (dts's
+# subtree: the gang included) and removes the directories.
+t_track_cg() {
+	T_CGS+=("$1")
+}
+
+# Live processes of every cgroup under $1.
+_t_cg_members() {
+	[ -d "$1" ] || return 0
+	find "$1" -name cgroup.procs -exec cat {} + 2>/dev/null
+}
+
+# Normal priority (every thread), thawed, continued, terminated.
+_t_release_cg() {
+	local p f
+	[ -d "$1" ] || return 0
+	for p in $(_t_cg_members "$1"); do chrt -a -o -p 0 "$p" >/dev/null 2>&1; done
+	while read -r f; do echo 0 > "$f"; done < <(find "$1" -name cgroup.freeze 2>/dev/null)
+	for p in $(_t_cg_members "$1"); do
+		kill -CONT "$p" 2>/dev/null
+		kill -TERM "$p" 2>/dev/null
+	done
+}
+
+# Remove DIR and its children, deepest first (only empty cgroups go).
+_t_rm_cg() {
+	[ -d "$1" ] || return 0
+	find "$1" -depth -type d -exec rmdir {} + 2>/dev/null
+}
+
+# ---- a user who owns the parallel job (attacks, least privilege) --------
+
+# t_make_user: an unprivileged user unique to this run; T_USER, T_UID.
+# Cleanup ends its processes and deletes it.
+t_make_user() {
+	T_USER=dtst$$
+	useradd -M -N -d "$T_HOME" -s /bin/sh "$T_USER" >/dev/null 2>&1 ||
+		t_fail "useradd $T_USER failed"
+	T_UID=$(id -u "$T_USER")
+	chown "$T_USER" "$T_HOME" "$T_TMP"
+}
+
+# t_as_user CMD...: run CMD as T_USER with the test's PVM environment.
+t_as_user() {
+	setpriv --reuid="$T_UID" --regid="$(id -g "$T_USER")" --init-groups \
+	    --inh-caps=-all --bounding-set=-all -- \
+	    env HOME="$T_HOME" PVM_TMP="$T_TMP" PVM_ROOT=/usr/lib/pvm3 "$@"
+}
+
+# t_pub_bin FILE...: copy FILE into $T_DIR/bin (mode 755), where a test
+# user can run it even when the build lies under a 0700 directory.
+t_pub_bin() {
+	local f
+	mkdir -p "$T_DIR/bin" && chmod 755 "$T_DIR/bin" || return 1
+	for f in "$@"; do
+		cp "$f" "$T_DIR/bin/" && chmod 755 "$T_DIR/bin/$(basename "$f")" || return 1
+	done
+}
+
+_t_user_pids() {
+	[ -n "$T_UID" ] || return 0
+	ps -eo pid=,uid= | awk -v u="$T_UID" '$2 == u { print $1 }'
+}
+
+_t_remove_user() {
+	local p
+	[ -n "$T_USER" ] || return 0
+	for p in $(_t_user_pids); do
+		chrt -a -o -p 0 "$p" >/dev/null 2>&1
+		kill -CONT "$p" 2>/dev/null
+		kill -KILL "$p" 2>/dev/null
+	done
+	for _ in $(seq 40); do [ -z "$(_t_user_pids)" ] && break; sleep 0.05; done
+	userdel "$T_USER" >/dev/null 2>&1
+}
+
 # Wait up to 2 s for everything tracked to end, then SIGKILL the rest.
 _t_reap() {
-	local p g left
+	local p g c left
 	for _ in $(seq 40); do
 		left=0
 		for p in "${T_PIDS[@]}"; do _t_alive "$p" && left=1; done
 		for g in "${T_PGS[@]}"; do [ -n "$(_t_pg_members "$g")" ] && left=1; done
+		for c in "${T_CGS[@]}"; do [ -n "$(_t_cg_members "$c")" ] && left=1; done
 		[ "$left" = 0 ] && return 0
 		sleep 0.05
 	done
 	for p in "${T_PIDS[@]}"; do _t_alive "$p" && kill -KILL "$p" 2>/dev/null; done
 	for g in "${T_PGS[@]}"; do
 		[ -n "$(_t_pg_members "$g")" ] && kill -KILL -- "-$g" 2>/dev/null
+	done
+	for c in "${T_CGS[@]}"; do
+		for p in $(_t_cg_members "$c"); do kill -KILL "$p" 2>/dev/null; done
 	done
 	return 0
 }
@@ -181,7 +278,13 @@ t_cleanup() {
 	[ -n "$T_SLEEP_PID" ] && kill "$T_SLEEP_PID" 2>/dev/null
 	for p in "${T_PIDS[@]}"; do _t_release_pid "$p"; done
 	for g in "${T_PGS[@]}"; do _t_release_pg "$g"; done
+	for g in "${T_CGS[@]}"; do _t_release_cg "$g"; done
 	_t_reap
+	_t_remove_user
+	for g in "${T_CGS[@]}"; do
+		for _ in $(seq 20); do [ -z "$(_t_cg_members "$g")" ] && break; sleep 0.05; done
+		_t_rm_cg "$g"
+	done
 	for p in "${T_PIDS[@]}"; do # reap the ones that are our children
 		_t_alive "$p" || wait "$p" 2>/dev/null
 	done

@@ -1,15 +1,26 @@
-# node.sh - helpers for system tests of one DTS node: a real dts running a
-# real master pvmd on this host.  Source after lib.sh and t_setup.
+# node.sh - helpers for system tests of one DTS node: a real dts service
+# on this host, and a real master pvmd that it adopted into its gang.
+# Source after lib.sh and t_setup.
 #
 #   n_conf mode='"static"' ip='"100ms"' ps='"80%"'   # writes $N_CONF
-#   n_start [taskset -c 1]      # dts + pvmd; sets N_DTS, N_PVMD, N_AGENT
+#   n_start [taskset -c 1]      # dts service + pvmd through dts-run;
+#                               # sets N_DTS, N_PVMD, N_AGENT
+#   n_start_dts [PREFIX...]     # only the service (N_DTS, N_AGENT)
+#   n_start_pvmd [PREFIX...]    # only the pvmd, adopted (N_PVMD)
 #   n_status [FIELD]            # STATUS of the node (sendgram)
 #   n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 0
-#   n_halt                      # pvm_halt, then wait for dts to exit
+#   n_halt                      # pvm_halt, wait for the gang to empty,
+#                               # then stop dts (N_RC = its status)
+#
+# N_CG is dts's cgroup subtree (tracked: cleanup empties and removes it),
+# N_GANG its gang cgroup, N_SOCK the adoption socket.
 
 N_PORT=${N_PORT:-$((20000 + ($$ * 7 + RANDOM) % 20000))}
 N_CONF=
 N_KEY=
+N_CG=
+N_GANG=
+N_SOCK=
 N_DTS=
 N_PVMD=
 N_AGENT=
@@ -19,6 +30,9 @@ N_AGENT=
 n_conf() {
 	N_CONF=$T_DIR/dts.conf
 	N_KEY=$T_DIR/dts.key
+	N_SOCK=$T_DIR/dts.sock
+	N_CG=$(t_cg_dir)
+	N_GANG=$N_CG/gang
 	[ -f "$N_KEY" ] || t_keygen "$N_KEY" || t_fail "cannot write key"
 	local -A kv=(
 		[port]=$N_PORT
@@ -26,6 +40,8 @@ n_conf() {
 		[log_file]="\"$T_LOG/dts.log\""
 		[log_level]='"debug"'
 		[load_agent]="\"$BUILD/load/dts-load\""
+		[socket]="\"$N_SOCK\""
+		[cgroup]="\"$(t_cg_name)\""
 	)
 	local a
 	for a in "$@"; do kv[${a%%=*}]=${a#*=}; done
@@ -33,19 +49,40 @@ n_conf() {
 	for a in "${!kv[@]}"; do printf '%s = %s;\n' "$a" "${kv[$a]}" >> "$N_CONF"; done
 }
 
-# n_start [PREFIX...]: start dts (optionally under PREFIX, e.g. taskset)
-# with the master pvmd; wait until pvmd has printed its socket path.
+# n_start [PREFIX...]: the dts service, then the master pvmd through
+# dts-run (each optionally under PREFIX, e.g. taskset); waits until pvmd
+# has printed its socket path.
 n_start() {
+	n_start_dts "$@"
+	n_start_pvmd "$@"
+}
+
+# n_start_dts [PREFIX...]: dts in the foreground of a background job;
+# waits for its adoption socket.
+n_start_dts() {
 	[ -n "$N_CONF" ] || n_conf
-	"$@" "$BUILD/dts/dts" -f "$N_CONF" -- > "$T_LOG/pvmd.out" 2> "$T_LOG/pvmd.err" &
+	t_track_cg "$N_CG"
+	"$@" "$BUILD/dts/dts" -f "$N_CONF" > "$T_LOG/dts.out" 2> "$T_LOG/dts.err" &
 	N_DTS=$!
 	t_track "$N_DTS"
-	t_wait_for 10 grep -q pvmtmp "$T_LOG/pvmd.out" ||
-		t_fail "pvmd did not start under dts (see logs)"
-	N_PVMD=$(_n_child_named "$N_DTS" pvmd)
+	t_wait_for 10 test -S "$N_SOCK" ||
+		t_fail "dts did not start (see dts.err, dts.log)"
+	t_wait_for 5 _n_has_agent || t_fail "dts started no dts-load"
 	N_AGENT=$(_n_child_named "$N_DTS" dts-load)
-	[ -n "$N_PVMD" ] || t_fail "no pvmd child of dts"
-	t_track_pg "$N_PVMD"
+}
+
+_n_has_agent() { [ -n "$(_n_child_named "$N_DTS" dts-load)" ]; }
+
+# n_start_pvmd [PREFIX...]: the master pvmd, adopted into the gang by
+# dts-run (what the launch script does); its stdout is pvmd.out.
+n_start_pvmd() {
+	DTS_SOCKET=$N_SOCK setsid "$@" "$BUILD/dts/dts-run" --pvmd -- \
+	    > "$T_LOG/pvmd.out" 2> "$T_LOG/pvmd.err" &
+	N_PVMD=$!
+	t_track "$N_PVMD"
+	t_wait_for 10 grep -q pvmtmp "$T_LOG/pvmd.out" ||
+		t_fail "pvmd did not start in the gang (see pvmd.err, dts.log)"
+	n_in_gang "$N_PVMD" || t_fail "pvmd $N_PVMD is not in the gang"
 }
 
 _n_child_named() {
@@ -88,10 +125,19 @@ n_start_hog() {
 	N_HOG=$(cat "$T_DIR/hog.pid")
 }
 
-# n_gang_pids [NAME]: PIDs in the gang (whose command is NAME).
+# n_gang_pids [NAME]: PIDs in the gang cgroup (whose command is NAME).
 n_gang_pids() {
-	ps -eo pid=,pgid=,comm= | awk -v g="$N_PVMD" -v c="${1:-}" \
-	    '$2 == g && (c == "" || $3 == c) { print $1 }'
+	local p
+	for p in $(cat "$N_GANG/cgroup.procs" 2>/dev/null); do
+		if [ -z "${1:-}" ] || [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$1" ]; then
+			echo "$p"
+		fi
+	done
+}
+
+# n_in_gang PID: is PID in the gang cgroup?
+n_in_gang() {
+	grep -qx "$1" "$N_GANG/cgroup.procs" 2>/dev/null
 }
 
 # n_shares SECONDS PID...: CPU share (percent, 1 decimal) of each PID over
@@ -112,12 +158,17 @@ n_shares() {
 	done
 }
 
-# n_halt: halt the VM and wait for dts to exit; N_RC = dts's exit status.
-# (Not in a subshell: only this shell can wait for dts.)
+# n_halt: halt the VM, wait for the gang to empty, then stop the dts
+# service; N_RC = dts's exit status.  (Not in a subshell: only this shell
+# can wait for dts.)
 n_halt() {
 	n_pvm halt > /dev/null 2>&1
+	t_wait_for 10 n_gang_empty || return 1
+	kill -TERM "$N_DTS" 2>/dev/null
 	n_wait_exit
 }
+
+n_gang_empty() { [ -z "$(n_gang_pids)" ]; }
 
 # n_wait_exit: wait (10 s) for dts to end; N_RC = its exit status.
 n_wait_exit() {
