@@ -1,0 +1,185 @@
+/*
+ * attack.c - what a hostile parallel job does to keep its CPU in the local
+ * slice, for the owner's-promise system test (t80-owner-attacks.sh).  Run
+ * as the gang's own (unprivileged) user, usually as a PVM task so that it
+ * starts inside the gang.
+ *
+ *   attack ptrace PID           PTRACE_ATTACH to PID; exit 0 if it worked
+ *   attack signal SIG PID       kill(PID, SIG); exit 0 if it worked
+ *   attack setsid N SECONDS     N children that setsid() and spin
+ *   attack daemon N SECONDS     N daemons (fork, setsid, fork, parent
+ *                               exits) that spin
+ *   attack forkbomb N SECONDS   fork as fast as it can, up to N spinning
+ *                               processes (bounded: this is a test)
+ *   attack rt SECONDS           ask for SCHED_FIFO, then spin
+ *
+ * Every spinner ends by itself after SECONDS of wall-clock time, so a
+ * failed cleanup cannot leave it behind for long.  The spawning forms print
+ * one line "attack: PIDS..." to stderr and then wait for their children
+ * (the daemons are not children: the form returns at once).
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile uint64_t sink;
+
+static int64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void __attribute__((noreturn))
+spin(double secs)
+{
+	int64_t end = mono_ns() + (int64_t)(secs * 1e9);
+
+	while (mono_ns() < end)
+		for (int i = 0; i < 100000; i++)
+			sink += (uint64_t)i;
+	_exit(0);
+}
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr, "usage: attack ptrace PID | signal SIG PID | "
+	    "setsid N SECS | daemon N SECS | forkbomb N SECS | rt SECS\n");
+	exit(2);
+}
+
+static long
+num(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < 0)
+		usage();
+	return v;
+}
+
+static int
+do_ptrace(pid_t pid)
+{
+	if (ptrace(PTRACE_ATTACH, pid, NULL, NULL) == -1) {
+		fprintf(stderr, "attack: ptrace %d: %s\n", (int)pid,
+		    strerror(errno));
+		return 1;
+	}
+	(void)waitpid(pid, NULL, 0);
+	(void)ptrace(PTRACE_DETACH, pid, NULL, NULL);
+	fprintf(stderr, "attack: ptrace %d: attached\n", (int)pid);
+	return 0;
+}
+
+static int
+do_signal(int sig, pid_t pid)
+{
+	if (kill(pid, sig) == -1) {
+		fprintf(stderr, "attack: signal %d to %d: %s\n", sig, (int)pid,
+		    strerror(errno));
+		return 1;
+	}
+	fprintf(stderr, "attack: signal %d to %d: sent\n", sig, (int)pid);
+	return 0;
+}
+
+/* n children that leave our session and process group, then spin. */
+static int
+do_setsid(long n, double secs)
+{
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			(void)setsid();
+			spin(secs);
+		}
+		if (pid > 0)
+			fprintf(stderr, "attack: setsid spinner %d\n", (int)pid);
+	}
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
+/* The classic daemon(3) dance: nobody waits for these. */
+static int
+do_daemon(long n, double secs)
+{
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			(void)setsid();
+			if (fork() != 0)
+				_exit(0);
+			spin(secs);
+		}
+		if (pid > 0)
+			(void)waitpid(pid, NULL, 0);
+	}
+	fprintf(stderr, "attack: %ld daemons\n", n);
+	return 0;
+}
+
+/*
+ * Fork as fast as possible until n processes exist, all spinning.  The
+ * parent forks them all in one go: at SCHED_RR a new child waits behind
+ * its parent's time slice, so this grows fastest.
+ */
+static int
+do_forkbomb(long n, double secs)
+{
+	for (long made = 1; made < n; made++) {
+		pid_t pid = fork();
+		if (pid == -1)
+			break;
+		if (pid == 0)
+			spin(secs);
+	}
+	spin(secs);
+}
+
+static int
+do_rt(double secs)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0)
+		fprintf(stderr, "attack: got SCHED_FIFO 50\n");
+	else
+		fprintf(stderr, "attack: SCHED_FIFO: %s\n", strerror(errno));
+	spin(secs);
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "ptrace") == 0)
+		return do_ptrace((pid_t)num(argv[2]));
+	if (argc == 4 && strcmp(argv[1], "signal") == 0)
+		return do_signal((int)num(argv[2]), (pid_t)num(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "setsid") == 0)
+		return do_setsid(num(argv[2]), (double)num(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "daemon") == 0)
+		return do_daemon(num(argv[2]), (double)num(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "forkbomb") == 0)
+		return do_forkbomb(num(argv[2]), (double)num(argv[3]));
+	if (argc == 3 && strcmp(argv[1], "rt") == 0)
+		return do_rt((double)num(argv[2]));
+	usage();
+}
