@@ -106,9 +106,10 @@ const struct conf_key confkey_schema[] = {
 	  .off = OFF(cgroup), .valid = valid_cgroup,
 	  .help = "dts's cgroup v2 subtree: \"auto\" (systemd's, else /dts) "
 	  "or a path under the cgroup2 mount" },
-	{ .path = "backend", .type = CT_ENUM, .def = "signal",
+	{ .path = "backend", .type = CT_ENUM, .def = "freezer",
 	  .off = OFF(backend), .names = backend_names,
-	  .help = "how the gang is stopped: killpg, or the cgroup freezer" },
+	  .help = "how the gang is stopped: the cgroup freezer, or SIGSTOP to "
+	  "each member (its own user can undo that with SIGCONT)" },
 	{ .path = "rt_priority", .type = CT_INT, .min = 0, .max = 99,
 	  .def = "0", .off = OFF(rt_priority), .valid = valid_rt_priority,
 	  .help = "SCHED_FIFO priority of dts (0 = the maximum); dts-load "

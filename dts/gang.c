@@ -104,6 +104,7 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 {
 	memset(g, 0, sizeof(*g));
 	g->freeze_fd = -1;
+	g->procs_fd = -1;
 	g->rt_prio = rt_prio;
 	g->be = backend == BACKEND_FREEZER ? &gang_freezer_backend
 	    : &gang_signal_backend;

@@ -33,6 +33,7 @@ struct gang {
 	int   rt;                 /* members at SCHED_RR rt_prio */
 	int   rt_prio;
 	int   freeze_fd;          /* freezer: open cgroup.freeze */
+	int   procs_fd;           /* signal: open cgroup.procs */
 	const struct gang_backend *be;
 };
 

@@ -167,6 +167,22 @@ attacks() {
 	grep -q "SCHED_FIFO: Operation not permitted" "$T_LOG/rt.log" ||
 		t_fail "rt attack: $(cat "$T_LOG/rt.log")"
 
+	# SIGCONT to the stopped gang from the user's shell, every millisecond:
+	# a frozen cgroup ignores it; stopped processes do not (the signal
+	# backend holds no promise against its own user: dts(8), SECURITY)
+	as_user "$bin/attack" cont 5 "$N_SPIN" "$N_PVMD" &
+	p=$!
+	t_track "$p"
+	t_sleep 0.5
+	if [ "$BACKEND" = freezer ]; then
+		hold "SIGCONT loop from outside"
+	else
+		RESULTS+=("$(printf '%-8s %-28s hog %5s%%  (not defended: signal backend)' \
+		    "$BACKEND" "SIGCONT loop from outside" "$(n_shares 3 "$N_HOG")")")
+	fi
+	wait "$p" 2>/dev/null
+	t_untrack "$p"
+
 	# 3. the gang's cgroup files, and dts's subtree
 	n=0 bad=
 	for f in "$N_GANG"/* "$N_CG"/*; do

@@ -12,6 +12,8 @@
  *   attack forkbomb N SECONDS   fork as fast as it can, up to N spinning
  *                               processes (bounded: this is a test)
  *   attack rt SECONDS           ask for SCHED_FIFO, then spin
+ *   attack cont SECONDS PID...  SIGCONT to every PID each millisecond: a
+ *                               stopped gang runs again (signal backend)
  *
  * Every spinner ends by itself after SECONDS of wall-clock time, so a
  * failed cleanup cannot leave it behind for long.  The spawning forms print
@@ -56,7 +58,8 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: attack ptrace PID | signal SIG PID | "
-	    "setsid N SECS | daemon N SECS | forkbomb N SECS | rt SECS\n");
+	    "setsid N SECS | daemon N SECS | forkbomb N SECS | rt SECS | "
+	    "cont SECS PID...\n");
 	exit(2);
 }
 
@@ -166,6 +169,20 @@ do_rt(double secs)
 	spin(secs);
 }
 
+static int
+do_cont(double secs, int n, char **pids)
+{
+	struct timespec ms = { 0, 1000000 };
+	int64_t end = mono_ns() + (int64_t)(secs * 1e9);
+
+	while (mono_ns() < end) {
+		for (int i = 0; i < n; i++)
+			(void)kill((pid_t)num(pids[i]), SIGCONT);
+		nanosleep(&ms, NULL);
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -181,5 +198,7 @@ main(int argc, char **argv)
 		return do_forkbomb(num(argv[2]), (double)num(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "rt") == 0)
 		return do_rt((double)num(argv[2]));
+	if (argc >= 4 && strcmp(argv[1], "cont") == 0)
+		return do_cont((double)num(argv[2]), argc - 3, argv + 3);
 	usage();
 }

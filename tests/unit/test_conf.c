@@ -163,7 +163,7 @@ test_defaults(void **state)
 	assert_int_equal(c.users.n, 0);
 	assert_string_equal(c.socket, "/run/dts/dts.sock");
 	assert_string_equal(c.cgroup, "auto");
-	assert_int_equal(c.backend, BACKEND_SIGNAL);
+	assert_int_equal(c.backend, BACKEND_FREEZER);
 	assert_int_equal(c.rt_priority, 0);
 	assert_string_equal(c.log_file, "");
 	assert_int_equal(c.log_level, LOG_LVL_INFO);
@@ -197,7 +197,7 @@ static const char full_conf[] =
     "users = [\"pvm\", \"bob\"];\n"
     "socket = \"/run/dts-test/dts.sock\";\n"
     "cgroup = \"/dts-test\";\n"
-    "backend = \"freezer\";\n"
+    "backend = \"signal\";\n"
     "rt_priority = 50;\n"
     "log_file = \"/var/log/dts.log\";\n"
     "log_level = \"debug\";\n"
@@ -237,7 +237,7 @@ test_full_conf(void **state)
 	assert_string_equal(c.users.s[1], "bob");
 	assert_string_equal(c.socket, "/run/dts-test/dts.sock");
 	assert_string_equal(c.cgroup, "/dts-test");
-	assert_int_equal(c.backend, BACKEND_FREEZER);
+	assert_int_equal(c.backend, BACKEND_SIGNAL);
 	assert_int_equal(c.rt_priority, 50);
 	assert_string_equal(c.log_file, "/var/log/dts.log");
 	assert_int_equal(c.log_level, LOG_LVL_DEBUG);
