@@ -180,16 +180,20 @@ n_wait_exit() {
 
 # Predicates for t_wait_for (its arguments are expanded once, so a test
 # must not pass "$(...)": use these).
-n_is_stopped() { [ "$(t_proc_state "$1")" = T ]; }
-n_is_running() { local s; s=$(t_proc_state "$1") && [ "$s" != T ]; }
+# Stopped: SIGSTOPped (signal backend) or in the gang while it is frozen
+# (freezer backend; a frozen task shows no T state).
+n_is_stopped() { [ "$(t_proc_state "$1")" = T ] || { n_in_gang "$1" && n_gang_frozen; }; }
+n_is_running() { local s; s=$(t_proc_state "$1") && [ "$s" != T ] && ! { n_in_gang "$1" && n_gang_frozen; }; }
+n_gang_frozen() { grep -qx "frozen 1" "$N_GANG/cgroup.events" 2>/dev/null; }
 n_has_task() { [ -n "$(n_gang_pids "$1")" ]; }
 n_phase_is() { [ "$(n_status phase)" = "$1" ]; }
 
 _n_gone() { ! kill -0 "$1" 2>/dev/null || [ "$(t_proc_state "$1")" = Z ]; }
 
-# n_no_leftovers: nothing of the gang is stopped or at RT priority.
+# n_no_leftovers: nothing of the gang is stopped, frozen or at RT priority.
 n_no_leftovers() {
 	local p bad=
+	n_gang_frozen && bad=" (gang frozen)"
 	for p in $(n_gang_pids); do
 		[ "$(t_proc_state "$p")" = T ] && bad="$bad $p(stopped)"
 		case "$(t_policy "$p")" in FF|RR) bad="$bad $p(RT)" ;; esac
