@@ -107,11 +107,18 @@ adopt_open(struct adopt *a, const char *path, const struct dts_conf *c,
 	return 0;
 }
 
+/*
+ * A launcher sends its request right after connecting.  A client that
+ * connects and says nothing must not lock others out: when every slot is
+ * taken, the oldest connection is closed for the new one.  The caller
+ * learns which fd went through *evicted (-1 if none).
+ */
 int
-adopt_accept(struct adopt *a)
+adopt_accept(struct adopt *a, int *evicted)
 {
 	int fd = accept4(a->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
+	*evicted = -1;
 	if (fd == -1)
 		return -1;
 	for (int i = 0; i < ADOPT_CONN_MAX; i++) {
@@ -120,9 +127,12 @@ adopt_accept(struct adopt *a)
 			return fd;
 		}
 	}
-	(void)send(fd, "ERR dts is busy: try again", 26, MSG_NOSIGNAL);
-	close(fd);
-	return -1;
+	*evicted = a->conn[0];
+	(void)send(*evicted, "ERR dts is busy: try again", 26,
+	    MSG_NOSIGNAL | MSG_DONTWAIT);
+	memmove(a->conn, a->conn + 1, (ADOPT_CONN_MAX - 1) * sizeof(a->conn[0]));
+	a->conn[ADOPT_CONN_MAX - 1] = fd;
+	return fd;
 }
 
 static void __attribute__((format(printf, 2, 3)))
@@ -193,7 +203,7 @@ decide(struct adopt *a, const char *req, const struct ucred *cr,
 	return NULL;
 }
 
-void
+int
 adopt_input(struct adopt *a, int fd)
 {
 	char req[ADOPT_MSG_MAX + 1], why[ADOPT_MSG_MAX];
@@ -204,7 +214,7 @@ adopt_input(struct adopt *a, int fd)
 
 	n = recv(fd, req, ADOPT_MSG_MAX, MSG_DONTWAIT);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
-		return;	/* not yet */
+		return 0;	/* not yet */
 	if (n > 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0) {
 		req[n] = '\0';
 		req[strcspn(req, "\n")] = '\0';
@@ -227,6 +237,7 @@ adopt_input(struct adopt *a, int fd)
 		if (a->conn[i] == fd)
 			a->conn[i] = -1;
 	close(fd);
+	return 1;
 }
 
 void

@@ -34,11 +34,16 @@ struct adopt {
 int  adopt_open(struct adopt *a, const char *path, const struct dts_conf *c,
 		struct gang *g, char *err, size_t errlen);
 
-/* The listening socket is readable: accept.  Returns a new fd or -1. */
-int  adopt_accept(struct adopt *a);
+/*
+ * The listening socket is readable: accept.  Returns a new fd or -1; when
+ * all ADOPT_CONN_MAX slots were taken, the oldest connection was dropped
+ * to make room and *evicted is its fd (the caller closes it), else -1.
+ */
+int  adopt_accept(struct adopt *a, int *evicted);
 
-/* fd (from adopt_accept) is readable: answer and close it. */
-void adopt_input(struct adopt *a, int fd);
+/* fd (from adopt_accept) is readable: answer and close it (1), or 0 if
+ * its request has not arrived yet. */
+int  adopt_input(struct adopt *a, int fd);
 
 void adopt_close(struct adopt *a);
 

@@ -248,15 +248,19 @@ signal_input(struct dts *d)
 static void
 adopt_event(struct dts *d, int fd)
 {
-	int conn;
+	int conn, evicted;
 
 	if (fd != d->adopt.fd) {
-		epoll_del(d, fd);
-		adopt_input(&d->adopt, fd);
+		(void)adopt_input(&d->adopt, fd);	/* close() leaves epoll */
 		return;
 	}
-	while ((conn = adopt_accept(&d->adopt)) != -1)
+	while ((conn = adopt_accept(&d->adopt, &evicted)) != -1) {
+		if (evicted != -1) {
+			epoll_del(d, evicted);
+			close(evicted);
+		}
 		epoll_add(d, conn, EPOLLIN);
+	}
 }
 
 static int

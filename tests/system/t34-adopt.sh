@@ -1,0 +1,71 @@
+#!/bin/bash
+# The adoption socket: dts-run -- CMD puts CMD in the gang; every refusal
+# is one clear line from dts-run (exit 126) and changes nothing: a second
+# gang, a user the config does not allow, a malformed request, no dts at
+# all.  Clients that connect and say nothing cannot lock others out.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/node.sh"
+t_setup adopt
+command -v python3 > /dev/null || t_skip "needs python3 (raw socket client)"
+
+run() { DTS_SOCKET=$N_SOCK "$BUILD/dts/dts-run" "$@"; }
+
+# no dts: one line, no command run
+n_conf mode='"static"' ip='"100ms"' ps='"50%"'
+out=$(run -- touch "$T_DIR/ran" 2>&1); rc=$?
+[ "$rc" = 126 ] || t_fail "no dts: exit $rc, want 126"
+[ "$(wc -l <<< "$out")" = 1 ] && grep -q "cannot reach the DTS service at $N_SOCK" <<< "$out" ||
+	t_fail "no dts: '$out'"
+[ ! -e "$T_DIR/ran" ] || t_fail "the command ran without dts"
+
+# dts-run -- CMD: a plain command becomes the gang
+n_start_dts
+DTS_SOCKET=$N_SOCK "$BUILD/dts/dts-run" -- sleep 30 > /dev/null 2>&1 &
+cmd=$!
+t_track "$cmd"
+t_wait_for 5 n_in_gang "$cmd" || t_fail "dts-run -- sleep: not in the gang"
+is_sleep() { [ "$(cat "/proc/$cmd/comm" 2>/dev/null)" = sleep ]; }
+t_wait_for 5 is_sleep || t_fail "dts-run did not exec the command"
+t_log "dts-run -- sleep 30: pid $cmd in the gang at $(t_policy "$cmd")"
+
+# one gang at a time
+out=$(run --pvmd -- 2>&1); rc=$?
+[ "$rc" = 126 ] || t_fail "second gang: exit $rc"
+grep -q "a gang is already running on this node" <<< "$out" || t_fail "second gang: '$out'"
+[ "$(n_gang_pids | wc -l)" = 1 ] || t_fail "the refused request changed the gang"
+
+# idle connections do not lock the socket; a malformed request is answered
+python3 - "$N_SOCK" > "$T_LOG/raw.log" 2>&1 <<-'EOF' || t_fail "raw client: $(cat "$T_LOG/raw.log")"
+	import socket, sys
+	idle = []
+	for _ in range(12):
+	    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+	    s.connect(sys.argv[1])
+	    idle.append(s)
+	s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+	s.settimeout(5)
+	s.connect(sys.argv[1])
+	s.send(b"GIMME ROOT")
+	print(s.recv(512).decode())
+EOF
+grep -q "^ERR malformed request" "$T_LOG/raw.log" || t_fail "malformed: $(cat "$T_LOG/raw.log")"
+kill -0 "$N_DTS" || t_fail "dts died"
+
+kill -TERM "$cmd"
+wait "$cmd" 2>/dev/null
+t_untrack "$cmd"
+t_wait_for 5 n_gang_empty || t_fail "gang not empty after the command ended"
+
+# users: only the listed users may start a gang
+kill -TERM "$N_DTS"; n_wait_exit || t_fail "dts did not stop"
+t_make_user
+n_conf mode='"static"' ip='"100ms"' ps='"50%"' users='["nobody-else"]'
+n_start_dts
+t_pub_bin "$BUILD/dts/dts-run" || t_fail "cannot copy dts-run"
+out=$(t_as_user env DTS_SOCKET="$N_SOCK" "$T_DIR/bin/dts-run" -- true 2>&1); rc=$?
+[ "$rc" = 126 ] || t_fail "user not listed: exit $rc"
+grep -q "user $T_USER (uid $T_UID) may not run a gang on this node" <<< "$out" ||
+	t_fail "user not listed: '$out'"
+grep -q "adoption refused: .*uid $T_UID" "$T_LOG/dts.log" || t_fail "refusal not logged"
+t_log "refusals: $(grep -c 'adoption refused' "$T_LOG/dts.log") logged"
+t_pass
