@@ -43,23 +43,6 @@ cg_mount(char *buf, size_t len)
 }
 
 int
-cg_parse_pids(const char *text, pid_t *pids, int cap)
-{
-	const char *p = text;
-	int n = 0;
-
-	while (*p != '\0' && n < cap) {
-		pid_t pid = proc_name_pid(p);
-		if (pid > 0)
-			pids[n++] = pid;
-		if ((p = strchr(p, '\n')) == NULL)
-			break;
-		p++;
-	}
-	return n;
-}
-
-int
 cg_foreach(const char *cg, const char *file, void (*fn)(pid_t, void *),
 	   void *arg)
 {

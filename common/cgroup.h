@@ -19,12 +19,6 @@
 /* Mount point of the cgroup v2 hierarchy into buf; 0 or -1. */
 int  cg_mount(char *buf, size_t len);
 
-/*
- * Parse the pids of a cgroup.procs / cgroup.threads text (one decimal per
- * line) into pids[cap].  Returns how many; stops at cap.
- */
-int  cg_parse_pids(const char *text, pid_t *pids, int cap);
-
 /* Call fn(pid, arg) for every process of cg.  Returns the count, -1. */
 int  cg_foreach(const char *cg, const char *file,
 		void (*fn)(pid_t pid, void *arg), void *arg);

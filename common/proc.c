@@ -1,7 +1,6 @@
 /*
  * proc.c - facts from /proc.  See proc.h.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -13,22 +12,6 @@
 #include "proc.h"
 
 #define PROC_STAT_MAX 1024 /* comm is at most 64 bytes; fields 3-5 follow */
-
-pid_t
-proc_name_pid(const char *name)
-{
-	char *end;
-	long v;
-
-	if (!isdigit((unsigned char)name[0]))
-		return 0;
-	errno = 0;
-	v = strtol(name, &end, 10);
-	if (errno != 0 || (*end != '\0' && *end != '\n') || v <= 0 ||
-	    v > INT32_MAX)
-		return 0;
-	return (pid_t)v;
-}
 
 int
 proc_read_small(const char *path, char *buf, size_t cap)

@@ -9,9 +9,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Decimal pid from a /proc entry name, or 0 if it is not one. */
-pid_t proc_name_pid(const char *name);
-
 /*
  * Fields 3-5 of /proc/PID/stat: state, ppid, pgrp.  comm may hold spaces
  * and ')', so the line is parsed from its last ')'.  0, or -1 if the
