@@ -149,7 +149,7 @@ signal_one(pid_t pid, void *arg)
 		int cap = sent.cap ? sent.cap * 2 : 64;
 		pid_t *p = realloc(sent.pid, (size_t)cap * sizeof(*p));
 		if (p == NULL)
-			return;	/* signalled below anyway; not remembered */
+			return;	/* not remembered: signalled again */
 		sent.pid = p;
 		sent.cap = cap;
 	}

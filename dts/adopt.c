@@ -130,7 +130,8 @@ adopt_accept(struct adopt *a, int *evicted)
 	*evicted = a->conn[0];
 	(void)send(*evicted, "ERR dts is busy: try again", 26,
 	    MSG_NOSIGNAL | MSG_DONTWAIT);
-	memmove(a->conn, a->conn + 1, (ADOPT_CONN_MAX - 1) * sizeof(a->conn[0]));
+	memmove(a->conn, a->conn + 1,
+	    (ADOPT_CONN_MAX - 1) * sizeof(a->conn[0]));
 	a->conn[ADOPT_CONN_MAX - 1] = fd;
 	return fd;
 }

@@ -14,25 +14,26 @@
 #include "log.h"
 #include "proc.h"
 
-/* Our own cgroup v2 path ("0::/path" in /proc/self/cgroup), or -1. */
+/* Our own cgroup v2 path (the "0::/path" line of /proc/self/cgroup). */
 static int
 own_cgroup(char *buf, size_t len)
 {
 	char text[4096], *p;
+	size_t n;
 
 	if (proc_read_small("/proc/self/cgroup", text, sizeof(text)) == -1)
 		return -1;
-	for (p = text; p != NULL; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		if (strncmp(p, "0::", 3) == 0) {
-			size_t n = strcspn(p + 3, "\n");
-			if (n + 1 > len)
-				return -1;
-			memcpy(buf, p + 3, n);
-			buf[n] = '\0';
-			return 0;
-		}
-	}
-	return -1;
+	if (strncmp(text, "0::", 3) == 0)
+		p = text + 3;
+	else if ((p = strstr(text, "\n0::")) != NULL)
+		p += 4;
+	else
+		return -1;
+	if ((n = strcspn(p, "\n")) + 1 > len)
+		return -1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return 0;
 }
 
 static int

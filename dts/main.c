@@ -251,7 +251,8 @@ adopt_event(struct dts *d, int fd)
 	int conn, evicted;
 
 	if (fd != d->adopt.fd) {
-		(void)adopt_input(&d->adopt, fd);	/* close() leaves epoll */
+		/* answered: close() takes it out of epoll */
+		(void)adopt_input(&d->adopt, fd);
 		return;
 	}
 	while ((conn = adopt_accept(&d->adopt, &evicted)) != -1) {
@@ -320,7 +321,8 @@ initial_schedule(struct dts *d)
 	};
 	const char *err;
 
-	if (sched_apply(&d->sched, &p, now_mono_ns(), now_real_ns(), &err) == -1)
+	if (sched_apply(&d->sched, &p, now_mono_ns(), now_real_ns(),
+	    &err) == -1)
 		fatalx("configured schedule: %s", err);
 }
 
@@ -338,7 +340,8 @@ setup_fds(struct dts *d)
 	signal(SIGPIPE, SIG_IGN);
 	if ((d->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
 		fatal("signalfd");
-	d->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	d->timerfd = timerfd_create(CLOCK_MONOTONIC,
+	    TFD_NONBLOCK | TFD_CLOEXEC);
 	d->restart_tfd = timerfd_create(CLOCK_MONOTONIC,
 	    TFD_NONBLOCK | TFD_CLOEXEC);
 	if (d->timerfd == -1 || d->restart_tfd == -1)
@@ -464,7 +467,8 @@ main(int argc, char **argv)
 	if (daemonize)
 		detach();
 	if (!debug && d.conf.log_file[0] &&
-	    log_init("dts", LOG_TO_FILE, d.conf.log_file, d.conf.log_level) == -1)
+	    log_init("dts", LOG_TO_FILE, d.conf.log_file,
+	    d.conf.log_level) == -1)
 		die_early("log file %s: %s", d.conf.log_file, strerror(errno));
 	log_set_level(debug ? LOG_LVL_DEBUG : d.conf.log_level);
 

@@ -3,10 +3,11 @@
  *
  * Forked and exec'd by dts, already at SCHED_FIFO max-1, as root with only
  * CAP_SYS_NICE and CAP_KILL (ambient), so the gang's user cannot signal,
- * ptrace or write to it.  It samples the local run-queue length every load.sample
- * while the gang is stopped, folds the samples into the load index Q every
- * load.interval (LI) and reports it to dts over a SOCK_SEQPACKET socketpair.
- * dts publishes the gang's process group and phase in a shared page.
+ * ptrace or write to it.  It samples the local run-queue length every
+ * load.sample while the gang is stopped, folds the samples into the load
+ * index Q every load.interval (LI) and reports it to dts over a
+ * SOCK_SEQPACKET socketpair.  dts publishes the gang's cgroup, its phase
+ * and its liveness in a shared page, which the agent maps read-only.
  *
  * It is also the fail-safe of the gang, which is every process of the gang
  * cgroup dts names in the shared page.  When dts dies (the socket closes,
