@@ -1,7 +1,8 @@
 #!/bin/bash
 # demo.sh BUILD - the README's main job: a 3-host DTS cluster on this
-# machine (network namespaces h0 h1 h2, every pvmd under dts, the master
-# started by dts-console), in BALANCED mode; a real PVM program (a CPU-bound
+# machine (network namespaces h0 h1 h2, a dts service on each host, every
+# pvmd adopted into its host's gang, the master started by dts-console
+# through the launch script), in BALANCED mode; a real PVM program (a CPU-bound
 # task on every host) and a local load (two CPU hogs on h1).  Everything
 # runs on CPU 1 so the shares are easy to read.  Prints the console's
 # status and the share of CPU 1 the program and the local load each got,
@@ -20,17 +21,18 @@ t_setup demo
 # thesis's 1 s / 10 s / 60 s would take minutes); one CPU: no per-CPU scaling.
 C_CONF_EXTRA="ip = \"100ms\";
 load = { sample = \"100ms\"; interval = \"500ms\"; window = \"2s\"; threshold = 0.25; per_cpu = false; };
-console = { dts = \"$BUILD/dts/dts\"; launcher = \"$T_DIR/bin/pvmd-dts\"; status_wait = \"500ms\"; };"
-c_up 3 --no-dts
+console = { launcher = \"$T_DIR/bin/pvmd-dts\"; status_wait = \"500ms\"; };"
+c_up 3 --no-pvm
 con() { c_exec h0 "$BUILD/console/dts-console" -f "$T_DIR/h0/dts.conf" "$@"; }
 
 echo "DTS demo: 3 hosts (h0 h1 h2) in network namespaces on CPU 1"
 con -c "add h1 h2" > "$T_LOG/con-add.log" 2>&1 || { cat "$T_LOG/con-add.log"; t_fail "console: add failed"; }
-grep -q "started the master" "$T_LOG/con-add.log" || t_fail "the console did not start the master under dts"
+grep -q "started the master" "$T_LOG/con-add.log" || t_fail "the console did not start the master pvmd"
 c_bg h0 console "$BUILD/console/dts-console" -f "$T_DIR/h0/dts.conf" --daemon \
     -c "mode balanced; start"
 c_wait_hosts 3 30 || t_fail "the VM did not reach 3 hosts"
-echo "- dts-console (h0) started the master pvmd under dts and added h1 h2;"
+echo "- every host runs its dts service; dts-console (h0) started the master"
+echo "  pvmd through the launch script (h0's dts adopted it) and added h1 h2;"
 echo "  mode balanced, IP 100 ms"
 
 # the PVM program: one CPU-bound task per host

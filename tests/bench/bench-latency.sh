@@ -82,7 +82,7 @@ overruns=$(n_status overruns)
 # OFF first: pvmd has the RR priority of the spinning task (see bench-share)
 n_send schedule off 500000 1000000 > /dev/null
 t_sleep 0.2
-n_halt || t_fail "dts did not exit after halt"
+n_halt || t_fail "the gang did not empty after the halt, or dts did not end on SIGTERM"
 n_no_leftovers || t_fail "gang left stopped or RT"
 
 get() { awk -F, -v m="$1" -v ip="$2" -v c="$3" '$1 == m && $2 == ip { print $c }' "$CSV"; }

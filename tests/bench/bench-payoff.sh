@@ -95,8 +95,7 @@ set_mode() {
 			nodes = ["${C_ADDR[0]}", "${C_ADDR[1]}"];
 			history = "";
 			status_wait = "300ms";
-			dts = "$BUILD/dts/dts";
-			launcher = "$BUILD/dts/pvmd";
+			launcher = "$C_LAUNCHER";
 		};
 		EOF
 		c_exec h0 taskset -c 0 "$BUILD/console/dts-console" -n -f "$T_DIR/console.conf" \

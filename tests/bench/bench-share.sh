@@ -92,7 +92,7 @@ overruns=$(n_status overruns)
 # at PS 10 % of IP 1 ms it could not finish a pvm halt in 60 s (measured)
 n_send schedule off 500000 1000000 > /dev/null
 t_sleep 0.2
-n_halt || t_fail "dts did not exit after halt"
+n_halt || t_fail "the gang did not empty after the halt, or dts did not end on SIGTERM"
 n_no_leftovers || t_fail "gang left stopped or RT"
 
 # mean (and min/max) over the repetitions, in measurement order, per side

@@ -1,11 +1,13 @@
-# cluster.sh - a real multi-host PVM virtual machine on one box, every pvmd
-# under dts, for the DTS system tests (bash; source it after lib.sh).
+# cluster.sh - a real multi-host PVM virtual machine on one box, every host
+# running its own dts service and every pvmd in its host's gang, for the
+# DTS system tests (bash; source it after lib.sh).
 #
 #   . "$(dirname "$0")/lib.sh"
 #   . "$SRC/tests/cluster/cluster.sh"
 #   t_setup my-test
 #   C_CONF_EXTRA='mode = "static"; ip = "100ms"; ps = "80%";'   # optional
-#   c_up 3                     # h0 h1 h2; master pvmd under dts on h0
+#   c_up 3                     # h0 h1 h2, a dts service on each, the master
+#                              # pvmd on h0 (adopted by h0's dts)
 #   c_exec h0 master1          # any command "on" a host
 #   c_pvm h0 spawn -w h2 spin 10
 #   c_status h1 mode           # STATUS of h1's dts, over the network
@@ -18,44 +20,67 @@
 #     nsenter --net=/run/netns/${C_PREFIX}hK -- unshare --mount
 #         --propagation slave --uts -- $T_DIR/bin/hinner hK CMD
 #   (like `ip netns exec NS unshare --uts`, but /sys stays the real one, so
-#   the cgroup2 hierarchy that dts's freezer backend needs is visible; a
-#   slave mount namespace, so `ip netns del` elsewhere still propagates).
+#   the cgroup2 hierarchy that dts keeps its gang in is visible; a slave
+#   mount namespace, so `ip netns del` elsewhere still propagates).
 #   hinner sets the hostname hK, bind-mounts $T_DIR/hosts over /etc/hosts
 #   (only inside that private mount namespace), and sets
 #   HOME=$T_DIR/hK/home, PVM_TMP=$T_DIR/hK/tmp, PVM_ROOT, PVM_ALLOW_ROOT=1,
 #   PVM_RSH=$T_DIR/bin/rsh and PATH ($BUILD/tests/pvm, $BUILD/tests/tools,
 #   $T_DIR/bin first).  The rest of the environment is passed on (so
 #   ASAN_OPTIONS and the like reach every host), minus PVM_VMID,
-#   PVM_DPATH, PVM_EXPORT, PVMSOCK, PVMEPID, DTS_CONF.
+#   PVM_DPATH, PVM_EXPORT, PVMSOCK, PVMEPID, DTS_CONF, DTS_SOCKET.
 #
-# The rsh shim.  The master pvmd runs under dts without any capability
-# (dts drops them all for the gang and locks SECBIT_NOROOT), so the
-# program PVM_RSH names cannot enter a namespace itself.  The shim hands
-# the request to a broker ($T_DIR/bin/rshd, one bash process in the bridge
-# namespace, started by c_up with full root): the broker opens the shim's
+# The node service.  Each host hK runs `dts -f $T_DIR/hK/dts.conf` in the
+# foreground of a background job of ours, inside hK's namespaces, with
+#   socket = "$T_DIR/hK/dts.sock"      (the adoption socket)
+#   cgroup = "/dts-test.<pid>.<test>.hK" (t_cg_name hK: unique per run and
+#                                      host; the gang is <mount><cgroup>/gang)
+# c_up starts it on every host (C_DTS_HOSTS) before any pvmd, and tracks
+# its cgroup subtree (t_track_cg).  dts-load is a child of dts.
+#
+# The launch path.  Every pvmd, the master included, starts through the
+# launcher $T_DIR/bin/pvmd-dts (the host file's dx=, the console's
+# console.launcher):
+#   DTS_SOCKET=$T_DIR/$(hostname)/dts.sock exec dts-run --pvmd -- "$@"
+# dts-run asks that host's dts to adopt it into the gang (SCHED_RR) and
+# execs the real pvmd dts names (dts.conf: pvmd), stdio untouched.  A
+# slave pvmd forks after its handshake; the daemon stays in the gang.
+#
+# The rsh shim.  PVM_RSH is run by the master pvmd, so it would run in
+# h0's gang (frozen in every LS, at real-time priority), and everything it
+# started there too.  So the shim only hands the request to a broker
+# ($T_DIR/bin/rshd, one bash process in the bridge namespace, started by
+# c_up, outside every gang): the broker opens the shim's
 # stdin/stdout/stderr through /proc/PID/fd (pvmd's pipes), answers "ok",
 # and execs `setsid nsenter ... hinner HOST sh -c "cd $HOME && exec
 # CMDSTRING"` (the same chain as c_exec; a CMDSTRING with shell syntax in
 # it runs as a script instead of exec) with those pipes as fds 0-2.  So
 # the slave's launcher gets pvmd's pipes unchanged (the exec chain has no
-# fork), as with a real rsh.  The shim exits 0 as soon as the command was
-# started; it does not wait for the command (pvmd never does) and does
-# not return its status.  It is made for pvmd: to run something on a host,
-# tests use c_exec.  (Output the shim would write to a regular file is
-# appended to its end.)
+# fork), as with a real rsh, and joins the gang of its own host only.  The
+# shim exits 0 as soon as the command was started; it does not wait for
+# the command (pvmd never does) and does not return its status.  It is
+# made for pvmd: to run something on a host, tests use c_exec.  (Output
+# the shim would write to a regular file is appended to its end.)
 #
 # Files: $T_DIR/hosts, $T_DIR/hostfile (`* dx=$C_LAUNCHER ep=...` plus one
-# line per host), $T_DIR/dts.key, $T_DIR/hK/dts.conf, $T_DIR/bin/{hinner,
-# rsh,rshd,pvmd-dts}; logs $T_LOG/dts-hK.log (dts), $T_LOG/master.out
-# (master pvmd's stdout), $T_LOG/rshd.log, $T_DIR/hK/tmp/pvml.0 (pvmd).
+# line per host), $T_DIR/dts.key, $T_DIR/hK/dts.conf, $T_DIR/hK/dts.sock,
+# $T_DIR/bin/{hinner,rsh,rshd,pvmd-dts}; logs $T_LOG/dts-hK.log (dts and
+# dts-load), $T_LOG/dts-hK.err (dts's stderr), $T_LOG/master.out (master
+# pvmd's stdout), $T_LOG/rshd.log, $T_DIR/hK/tmp/pvml.0 (pvmd).
 #
 # Functions:
-#   c_up N [--no-dts]       network, files, broker; then c_start_master and
-#                           c_wait_hosts N (unless --no-dts)
-#   c_start_master          dts -f h0/dts.conf -- hostfile on h0, in the
-#                           background; waits for pvmd's socket line (old
-#                           pvml.* of hosts without a pvmd are moved aside:
-#                           pvmd logs nothing if its log file exists)
+#   c_up N [--no-pvm]       network, files, broker, a dts service on every
+#                           host of C_DTS_HOSTS; then c_start_master and
+#                           c_wait_hosts N (unless --no-pvm)
+#   c_start_dts K           the dts service of host K (waits for its socket
+#                           and its dts-load); C_DTS_PID[K]
+#   c_stop_dts K            SIGTERM to K's dts, wait (10 s) for it to end;
+#                           C_DTS_RC = its exit status (if it is our child)
+#   c_start_master          the master pvmd on h0 through the launcher with
+#                           the host file, in the background; waits for
+#                           its socket line (old pvml.* of hosts without a
+#                           pvmd are moved aside: pvmd logs nothing if its
+#                           log file exists); C_MASTER_PID = that pvmd
 #   c_wait_hosts N [SECS]   dts-pvmctl wait N SECS on h0 (default 60)
 #   c_exec K CMD...         run CMD on host K (hK, K or the netns name)
 #   c_bg K NAME CMD...      c_exec in the background, output to
@@ -65,32 +90,47 @@
 #   c_send K ARGS...        sendgram (key, port, K's address) run on h0
 #   c_status K [FIELD]      STATUS of K's dts as key=value lines, or one value
 #   c_pids K                every live PID in K's namespace
-#   c_dts_pid K, c_pvmd_pid K, c_agent_pid K     dts, its pvmd, its dts-load
-#   c_gang_pids K [COMM]    members of K's gang (pvmd's process group)
+#   c_dts_pid K             K's dts (not a zombie)
+#   c_agent_pid K           its dts-load (a child of dts)
+#   c_pvmd_pid K            the pvmd in K's gang (not a pvmd' it forked)
+#   c_gang_pids K [COMM]    members of K's gang cgroup (whose command is COMM)
+#   c_gang_dir K / c_cg_dir K    K's gang cgroup / dts's whole subtree
+#   c_gang_frozen K         is K's gang frozen now (cgroup.events)?
+#   c_is_stopped K PID      PID stopped: state T, or in K's gang while it
+#                           is frozen (the freezer backend shows no T);
+#                           no fork
 #   c_host K / c_idx K / c_ns K / c_addr K       name / index / netns / IP
 #   c_dump_logs             tail of every host's pvmd log (stderr)
 #   c_down                  tear everything down (idempotent; EXIT trap);
-#                           1 if a process or namespace could not be removed
+#                           1 if a process, namespace or cgroup could not
+#                           be removed
 #
 # Variables: C_N, C_HOSTS (h0..), C_ADDR, C_NS, C_BR, C_NET (a.b.c),
 # C_BCAST, C_PORT (default 7746: every host has its own port space),
 # C_PREFIX (default "dc$$-"), C_KEY, C_HOSTFILE, C_LAUNCHER, C_RSH,
-# C_MASTER_PID (dts on h0, our child), C_UP_S / C_DOWN_S (seconds taken).
+# C_MASTER_PID (the master pvmd c_start_master started, our child),
+# C_DTS_PID (by host index: the dts c_start_dts started, our child),
+# C_DTS_HOSTS (indices of the hosts c_up starts a dts on; default all),
+# C_UP_S / C_DOWN_S (seconds taken).
 # C_CONF_EXTRA (all hosts) and C_CONF_EXTRA_K (host K only) are dts.conf
 # lines appended to each host's file; a key given there replaces the
 # harness's own line for it (key_file, log_file, log_level, load_agent,
-# pvmd; for the port set C_PORT instead, c_send uses it).  Set them
-# before c_up, or call _c_write_conf K (a running dts keeps its config).
+# pvmd, socket, cgroup; for the port set C_PORT instead, c_send uses it).
+# Set them before c_up, or call _c_write_conf K (a running dts keeps its
+# config).
 #
 # Teardown (c_down, also from the EXIT trap, which runs before lib.sh's
-# t_cleanup): SIGCONT and SCHED_OTHER for every process in our
-# namespaces, `dts-pvmctl -T 5 halt` on h0, TERM then KILL whatever is
-# still in our namespaces (PIDs from `ip netns pids`, nothing else),
-# `ip netns del` of every namespace, rmdir of the (empty) freezer cgroups
-# of our dts processes that dts left (backend = "freezer"; frozen ones are
-# thawed first), and rm -rf $T_DIR unless KEEP=1.
-# INT/TERM/HUP are ignored while it runs; a kill -9 of the test shell
-# leaves the namespaces behind (names start with dc<PID>-).
+# t_cleanup): every host's gang thawed, SIGCONT and SCHED_OTHER for every
+# process in our namespaces and gangs; `dts-pvmctl -T 5 halt` on h0 and a
+# wait (5 s) for the gangs to empty; SIGTERM to every dts (each releases
+# its gang and exits) and a wait for them (C_DTS_RC_K = the exit status of
+# host K's dts, if ours); then TERM and KILL whatever is still in our
+# namespaces or gang cgroups (PIDs from `ip netns pids` and cgroup.procs,
+# nothing else), rmdir of every host's cgroup subtree, `ip netns del` of
+# every namespace, and rm -rf $T_DIR unless KEEP=1.  INT/TERM/HUP are
+# ignored while it runs; a kill -9 of the test shell leaves the
+# namespaces behind (names start with dc<PID>-) and the cgroups
+# (/dts-test.<PID>.*).
 
 C_PREFIX=${C_PREFIX:-dc$$-}
 C_PORT=${C_PORT:-7746}
@@ -106,6 +146,11 @@ C_HOSTFILE=
 C_LAUNCHER=
 C_RSH=
 C_MASTER_PID=
+C_DTS_PID=()
+C_DTS_RC=
+C_DTS_HOSTS=${C_DTS_HOSTS:-}
+_C_CGM=
+_C_GANG=()
 C_UP_S=
 C_DOWN_S=
 C_CONF_EXTRA=${C_CONF_EXTRA:-}
@@ -246,39 +291,98 @@ _c_pgid() {
 	echo "$pgid"
 }
 
+# _c_alive PID: alive and not a zombie (no fork).
+_c_alive() {
+	local s
+	[ -r "/proc/$1/stat" ] || return 1
+	read -r s < "/proc/$1/stat" 2> /dev/null || return 1
+	s=${s##*) }
+	[ "${s%% *}" != Z ]
+}
+
+# c_dts_pid K: K's dts (the node service), not a zombie.
 c_dts_pid() {
 	local p
 	for p in $(c_pids "$1"); do
-		[ "$(_c_comm "$p")" = dts ] && { echo "$p"; return 0; }
+		[ "$(_c_comm "$p")" = dts ] && _c_alive "$p" && { echo "$p"; return 0; }
 	done
 	return 1
 }
 
-# The pvmd that K's dts runs: a child of dts (the master directly; a
-# slave's daemon after its fork, dts being a child subreaper).
-_c_child_of() {
-	local k=$1 comm=$2 d p
-	d=$(c_dts_pid "$k") || return 1
-	for p in $(c_pids "$k"); do
-		[ "$(_c_comm "$p")" = "$comm" ] && [ "$(_c_ppid "$p")" = "$d" ] &&
-		    { echo "$p"; return 0; }
-	done
-	return 1
-}
-
-c_pvmd_pid() { _c_child_of "$1" pvmd; }
-c_agent_pid() { _c_child_of "$1" dts-load; }
-
-# c_gang_pids K [COMM]: live members of the process group of K's pvmd.
-c_gang_pids() {
-	local pv g p
-	pv=$(c_pvmd_pid "$1") || return 1
-	g=$(_c_pgid "$pv") || return 1
+# c_agent_pid K: the dts-load of K's dts (its child).
+c_agent_pid() {
+	local d p
+	d=$(c_dts_pid "$1") || return 1
 	for p in $(c_pids "$1"); do
-		[ "$(_c_pgid "$p")" = "$g" ] || continue
-		[ -z "${2:-}" ] || [ "$(_c_comm "$p")" = "$2" ] || continue
-		echo "$p"
+		[ "$(_c_comm "$p")" = dts-load ] && [ "$(_c_ppid "$p")" = "$d" ] &&
+		    _c_alive "$p" && { echo "$p"; return 0; }
 	done
+	return 1
+}
+
+# c_cg_dir K: dts's cgroup subtree of host K; c_gang_dir K: its gang.
+c_cg_dir() {
+	local h
+	h=$(c_host "$1") || return 1
+	t_cg_dir "$h"
+}
+c_gang_dir() {
+	local d
+	d=$(c_cg_dir "$1") || return 1
+	echo "$d/gang"
+}
+
+# c_gang_pids K [COMM]: live members of K's gang cgroup.
+c_gang_pids() {
+	local g p
+	g=$(c_gang_dir "$1") || return 1
+	[ -r "$g/cgroup.procs" ] || return 0
+	for p in $(cat "$g/cgroup.procs" 2> /dev/null); do
+		[ -z "${2:-}" ] || [ "$(_c_comm "$p")" = "$2" ] || continue
+		_c_alive "$p" && echo "$p"
+	done
+}
+
+# c_pvmd_pid K: the pvmd in K's gang (a pvmd' the master forks to start
+# slaves is a pvmd too: the one whose parent is no pvmd).
+c_pvmd_pid() {
+	local p
+	for p in $(c_gang_pids "$1" pvmd); do
+		[ "$(_c_comm "$(_c_ppid "$p")")" = pvmd ] && continue
+		echo "$p"
+		return 0
+	done
+	return 1
+}
+
+# c_gang_frozen K: K's gang cgroup is frozen now.
+c_gang_frozen() {
+	local g l
+	g=$(c_gang_dir "$1") || return 1
+	while read -r l; do
+		[ "$l" = "frozen 1" ] && return 0
+	done < "$g/cgroup.events" 2> /dev/null
+	return 1
+}
+
+# c_is_stopped K PID: PID is stopped (state T or t), or it is in K's gang
+# while the gang is frozen.  Builtins only (tests sample it in tight
+# loops); K given as an index or hK.
+c_is_stopped() {
+	local k=${1#h} s l g in=0
+	read -r s < "/proc/$2/stat" 2> /dev/null || return 1
+	s=${s##*) }
+	case ${s%% *} in T | t) return 0 ;; esac
+	g=${_C_GANG[$k]:-}
+	[ -n "$g" ] || return 1
+	while read -r l; do
+		[ "$l" = "0::${g#"$_C_CGM"}" ] && in=1
+	done < "/proc/$2/cgroup" 2> /dev/null
+	[ "$in" = 1 ] || return 1
+	while read -r l; do
+		[ "$l" = "frozen 1" ] && return 0
+	done < "$g/cgroup.events" 2> /dev/null
+	return 1
 }
 
 # ---- files ----------------------------------------------------------------
@@ -296,10 +400,12 @@ _c_write_conf() {
 		[log_level]='"debug"'
 		[load_agent]="\"$BUILD/load/dts-load\""
 		[pvmd]='"/usr/bin/pvmd"'
+		[socket]="\"$T_DIR/$h/dts.sock\""
+		[cgroup]="\"$(t_cg_name "$h")\""
 	)
 	{
 		echo "# dts.conf of $h (tests/cluster/cluster.sh)"
-		for key in port key_file log_file log_level load_agent pvmd; do
+		for key in port key_file log_file log_level load_agent pvmd socket cgroup; do
 			grep -qE "^[[:space:]]*${key}[[:space:]]*[=:]" <<< "$extra" ||
 			    printf '%s = %s;\n' "$key" "${def[$key]}"
 		done
@@ -342,7 +448,7 @@ _c_write_files() {
 	export PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1 PVM_RSH="$b/rsh"
 	export PATH="$BUILD/tests/pvm:$BUILD/tests/tools:$b:\$PATH"
 	export C_HOST="\$h"
-	unset PVM_VMID PVM_DPATH PVM_EXPORT PVMSOCK PVMEPID DTS_CONF
+	unset PVM_VMID PVM_DPATH PVM_EXPORT PVMSOCK PVMEPID DTS_CONF DTS_SOCKET
 	# a shell's background jobs ignore INT and QUIT: not on our hosts
 	exec env --default-signal=INT,QUIT "\$@"
 	EOF
@@ -428,11 +534,12 @@ _c_write_files() {
 		EOF
 	} > "$b/rshd"
 
-	# pvmd-dts: the launch path (dx=) of every slave pvmd.
+	# pvmd-dts: the launch path of every pvmd (dx=, console.launcher).
 	cat > "$b/pvmd-dts" <<-EOF
 	#!/bin/sh
-	# dx= launcher of cluster $C_PREFIX: every slave pvmd runs under dts.
-	exec "$BUILD/dts/dts" -f "$T_DIR/\$(hostname)/dts.conf" -- "\$@"
+	# launcher of cluster $C_PREFIX: the dts service of this host (its
+	# adoption socket) adopts us into its gang; dts-run then execs pvmd.
+	DTS_SOCKET="$T_DIR/\$(hostname)/dts.sock" exec "$BUILD/dts/dts-run" --pvmd -- "\$@"
 	EOF
 	chmod 755 "$b/hinner" "$b/rsh" "$b/rshd" "$b/pvmd-dts"
 	mkdir -p "$T_DIR/run" && chmod 700 "$T_DIR/run" &&
@@ -491,35 +598,43 @@ _c_now() { echo "${EPOCHREALTIME/[.,]/}"; }
 _c_secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", (b - a) / 1e6 }'; }
 
 _c_need() {
-	[ "$(id -u)" = 0 ] || t_skip "needs root (network namespaces)"
+	[ "$(id -u)" = 0 ] || t_skip "needs root (network namespaces, dts)"
 	local t
 	for t in ip nsenter unshare setsid mkfifo hostname mount chrt; do
 		command -v "$t" > /dev/null || t_skip "needs $t"
 	done
 	[ -x /usr/bin/pvmd ] || t_skip "needs pvm (/usr/bin/pvmd)"
-	for t in dts/dts load/dts-load tests/pvm/dts-pvmctl tests/tools/sendgram; do
+	for t in dts/dts dts/dts-run load/dts-load tests/pvm/dts-pvmctl \
+	    tests/tools/sendgram; do
 		[ -x "$BUILD/$t" ] || t_skip "not built: $BUILD/$t"
 	done
+	[ -n "$(t_cg_mount)" ] || t_skip "needs a cgroup v2 hierarchy"
 	[ -n "${T_DIR:-}" ] || _c_die "call t_setup before c_up"
 	# a c_down earlier in this test removed the run dir: make it again
 	mkdir -p "$T_TMP" "$T_HOME" "$T_LOG" || _c_die "cannot make $T_DIR"
 }
 
-# c_up N [--no-dts]
+# c_up N [--no-pvm]
 c_up() {
-	local n=${1:-} nodts=0 k t0
-	[ "${2:-}" = --no-dts ] && nodts=1
+	local n=${1:-} nopvm=0 k t0
+	case ${2:-} in
+	'') ;;
+	--no-pvm) nopvm=1 ;;
+	*) _c_die "c_up N [--no-pvm]: bad option '$2'" ;;
+	esac
 	case $n in '' | *[!0-9]*) _c_die "c_up N: bad N '$n'" ;; esac
 	[ "$n" -ge 1 ] && [ "$n" -le 64 ] || _c_die "c_up: N must be 1..64"
 	[ "$_C_ACTIVE" = 0 ] || _c_die "c_up: a cluster is already up"
 	_c_need
 	t0=$(_c_now)
 	_c_install_trap
-	C_N=$n C_HOSTS=() C_ADDR=() C_NS=()
+	C_N=$n C_HOSTS=() C_ADDR=() C_NS=() C_DTS_PID=() _C_GANG=()
+	_C_CGM=$(t_cg_mount)
 	for ((k = 0; k < n; k++)); do
 		C_HOSTS+=("h$k")
 		C_ADDR+=("$C_NET.$((10 + k))")
 		C_NS+=("${C_PREFIX}h$k")
+		_C_GANG+=("$(t_cg_dir "h$k")/gang")
 	done
 	C_LAUNCHER=$T_DIR/bin/pvmd-dts
 	C_RSH=$T_DIR/bin/rsh
@@ -530,7 +645,10 @@ c_up() {
 	    > "$T_LOG/rshd.log" 2>&1 &
 	t_track $!
 	_c_log "$n hosts ${C_HOSTS[*]} on $C_NET.0/24 (netns ${C_PREFIX}*)"
-	if [ "$nodts" = 0 ]; then
+	for k in ${C_DTS_HOSTS:-${!C_HOSTS[@]}}; do
+		c_start_dts "$k"
+	done
+	if [ "$nopvm" = 0 ]; then
 		c_start_master
 		c_wait_hosts "$n" 60 || _c_die "the VM did not reach $n hosts"
 	fi
@@ -538,8 +656,63 @@ c_up() {
 	_c_log "up in ${C_UP_S} s"
 }
 
-# c_start_master: dts with the master pvmd on h0, reading the host file.
-# pvmd prints its socket path on stdout ($T_LOG/master.out).
+# c_start_dts K: the dts service of host K, in the foreground of a
+# background job of ours inside K's namespaces; waits until its adoption
+# socket exists and its dts-load runs (dts starts dts-load after the
+# socket listens).
+c_start_dts() {
+	local k h sock
+	local -a _c
+	k=$(c_idx "${1:-}") || _c_die "c_start_dts: no host '${1:-}'"
+	h=${C_HOSTS[$k]} sock=$T_DIR/$h/dts.sock
+	c_dts_pid "$k" > /dev/null && _c_die "c_start_dts: $h already runs dts"
+	_c_cmd _c "$k" || return 2
+	# a dts killed -9 leaves its socket file: wait for the new one
+	rm -f "$sock"
+	case " ${T_CGS[*]} " in
+	*" $(t_cg_dir "$h") "*) ;;
+	*) t_track_cg "$(t_cg_dir "$h")" ;;
+	esac
+	"${_c[@]}" setsid "$BUILD/dts/dts" -f "$T_DIR/$h/dts.conf" \
+	    < /dev/null >> "$T_LOG/dts-$h.out" 2>> "$T_LOG/dts-$h.err" &
+	C_DTS_PID[k]=$!
+	t_track "${C_DTS_PID[k]}"
+	t_wait_for 15 _c_dts_ready "$k" ||
+	    _c_die "no dts service on $h (see log/dts-$h.err, log/dts-$h.log)"
+}
+
+_c_dts_ready() {
+	local p=${C_DTS_PID[$1]}
+	_c_alive "$p" ||
+	    _c_die "dts on h$1 exited: $(tail -n 3 "$T_LOG/dts-h$1.err" 2> /dev/null)"
+	[ "$(_c_comm "$p")" = dts ] && [ -S "$T_DIR/h$1/dts.sock" ] &&
+	    c_agent_pid "$1" > /dev/null
+}
+
+# c_stop_dts K: SIGTERM to K's dts (continued first); waits (10 s) until
+# it has ended.  C_DTS_RC = its exit status if it was our child (else "").
+c_stop_dts() {
+	local k d
+	k=$(c_idx "${1:-}") || return 2
+	C_DTS_RC=
+	d=$(c_dts_pid "$k") || return 1
+	kill -CONT "$d" 2> /dev/null
+	kill -TERM "$d" 2> /dev/null
+	t_wait_for 10 _c_gone "$d" || return 1
+	if [ "$d" = "${C_DTS_PID[k]:-}" ]; then
+		wait "$d" 2> /dev/null
+		C_DTS_RC=$?
+		t_untrack "$d"
+		C_DTS_PID[k]=
+	fi
+	return 0
+}
+
+_c_gone() { ! _c_alive "$1"; }
+
+# c_start_master: the master pvmd on h0, through the launcher (adopted by
+# h0's dts), reading the host file.  pvmd prints its socket path on
+# stdout ($T_LOG/master.out).
 c_start_master() {
 	local -a _c
 	local k f
@@ -554,19 +727,21 @@ c_start_master() {
 		done
 	done
 	: > "$T_LOG/master.out"
-	"${_c[@]}" env -C "$T_DIR/h0/home" setsid "$BUILD/dts/dts" \
-	    -f "$T_DIR/h0/dts.conf" -- "$C_HOSTFILE" \
+	"${_c[@]}" env -C "$T_DIR/h0/home" setsid "$C_LAUNCHER" "$C_HOSTFILE" \
 	    > "$T_LOG/master.out" 2> "$T_LOG/master.err" &
 	C_MASTER_PID=$!
 	t_track "$C_MASTER_PID"
 	t_wait_for 30 _c_master_ready ||
-	    _c_die "no master pvmd under dts on h0 (see master.err, dts-h0.log)"
-	kill -0 "$C_MASTER_PID" 2>/dev/null || _c_die "dts on h0 exited"
+	    _c_die "no master pvmd on h0 (see master.err, dts-h0.log)"
+	_c_alive "$C_MASTER_PID" || _c_die "the master pvmd on h0 exited"
+	[ "$(c_pvmd_pid h0)" = "$C_MASTER_PID" ] ||
+	    _c_die "the master pvmd $C_MASTER_PID is not in h0's gang"
 }
 
 _c_master_ready() {
 	grep -q pvmtmp "$T_LOG/master.out" && return 0
-	kill -0 "$C_MASTER_PID" 2>/dev/null || _c_die "dts on h0 exited early"
+	_c_alive "$C_MASTER_PID" ||
+	    _c_die "the master pvmd on h0 exited early: $(tail -n 3 "$T_LOG/master.err")"
 	return 1
 }
 
@@ -589,124 +764,143 @@ c_dump_logs() {
 
 # ---- teardown -------------------------------------------------------------
 
-# The cgroup2 mount point ("" if none).
-_c_cg2() {
-	awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts
+# Members of every host's cgroup subtree (gang included).
+_c_cg_pids() {
+	local g
+	for g in "${_C_GANG[@]}"; do
+		[ -d "${g%/gang}" ] || continue
+		find "${g%/gang}" -name cgroup.procs -exec cat {} + 2> /dev/null
+	done
 }
 
-# Thaw the freezer cgroup (backend = "freezer": <cgroup2>/dts/<dts pid>,
-# or /dts.<dts pid> in older builds) of every process of ours, and
-# remember it for _c_rm_cgroups.
-_C_CGROUPS=()
+# Thaw every host's gang.
 _c_thaw() {
-	local mnt p cg d
-	mnt=$(_c_cg2)
-	[ -n "$mnt" ] || return 0
-	for p in $(_c_all_pids); do
-		if [ "$(_c_comm "$p")" = dts ]; then
-			for d in "$mnt/dts/$p" "$mnt/dts.$p"; do
-				[ -d "$d" ] && _C_CGROUPS+=("$d")
-			done
-		fi
-		cg=$(sed -n 's/^0:://p' "/proc/$p/cgroup" 2>/dev/null)
-		case $cg in /dts/[0-9]* | /dts.[0-9]*) ;; *) continue ;; esac
-		[ "$(cat "$mnt$cg/cgroup.freeze" 2>/dev/null)" = 1 ] &&
-		    echo 0 > "$mnt$cg/cgroup.freeze" 2>/dev/null
-		_C_CGROUPS+=("$mnt$cg")
+	local g f
+	for g in "${_C_GANG[@]}"; do
+		[ -d "${g%/gang}" ] || continue
+		while read -r f; do
+			[ "$(cat "$f" 2> /dev/null)" = 1 ] && echo 0 > "$f" 2> /dev/null
+		done < <(find "${g%/gang}" -name cgroup.freeze 2> /dev/null)
 	done
 }
 
-# Remove the gang cgroups of our (now gone) dts processes, if dts could
-# not: those seen by _c_thaw, and those of every dts that wrote to our
-# logs (one that ended before c_down).  rmdir removes only empty ones.
+# Remove every host's cgroup subtree (only empty cgroups go).
 _c_rm_cgroups() {
-	local d p mnt
-	mnt=$(_c_cg2)
-	if [ -n "$mnt" ] && [ -d "${T_LOG:-/nonexistent}" ]; then
-		for p in $(cat "$T_LOG"/dts-*.log 2>/dev/null |
-		    sed -n 's/.* dts\[\([0-9][0-9]*\)\] .*/\1/p' | sort -u); do
-			_C_CGROUPS+=("$mnt/dts/$p" "$mnt/dts.$p")
-		done
-	fi
-	for d in "${_C_CGROUPS[@]}"; do
-		[ -d "$d" ] && rmdir "$d" 2>/dev/null
+	local g
+	for g in "${_C_GANG[@]}"; do
+		[ -d "${g%/gang}" ] || continue
+		find "${g%/gang}" -depth -type d -exec rmdir {} + 2> /dev/null
 	done
-	_C_CGROUPS=()
 }
 
-# Continue every process of ours and put it back to SCHED_OTHER.
+# Every process of ours: in our namespaces or in our gangs.
+_c_ours() {
+	{ _c_all_pids; _c_cg_pids; } | sort -un
+}
+
+# Thaw, continue every process of ours and put it back to SCHED_OTHER.
 _c_release() {
 	local p
 	_c_thaw
-	for p in $(_c_all_pids); do
+	for p in $(_c_ours); do
 		kill -CONT "$p" 2>/dev/null
 		chrt -a -o -p 0 "$p" > /dev/null 2>&1
 	done
 }
 
-# _c_wait_empty SECONDS: until no process is left in our namespaces.
+# _c_wait_empty SECONDS: until no process of ours is left.
 _c_wait_empty() {
 	local i
 	for ((i = 0; i < $1 * 10; i++)); do
-		[ -z "$(_c_all_pids)" ] && return 0
+		[ -z "$(_c_ours)" ] && return 0
 		sleep 0.1
 	done
-	[ -z "$(_c_all_pids)" ]
+	[ -z "$(_c_ours)" ]
 }
 
 # _c_daemon_on K COMM: is a process named COMM running on host K?
 _c_daemon_on() {
 	local p
 	for p in $(_c_ns_pids "${C_NS[$1]}"); do
-		[ "$(_c_comm "$p")" = "$2" ] && return 0
+		[ "$(_c_comm "$p")" = "$2" ] && _c_alive "$p" && return 0
 	done
 	return 1
 }
 
-# PIDs of dts, pvmd and dts-load in our host namespaces.
-_c_daemons() {
-	local ns p
-	for ns in "${C_NS[@]}"; do
-		for p in $(_c_ns_pids "$ns"); do
-			case $(_c_comm "$p") in dts | pvmd | dts-load) echo "$p" ;; esac
-		done
+# Are all gangs empty?
+_c_gangs_empty() {
+	local g
+	for g in "${_C_GANG[@]}"; do
+		[ -z "$(cat "$g/cgroup.procs" 2> /dev/null)" ] || return 1
 	done
+}
+
+# PIDs of every live dts in our host namespaces.
+_c_all_dts() {
+	local k
+	for k in "${!C_HOSTS[@]}"; do c_dts_pid "$k"; done
 }
 
 _c_signal_all() {
 	local p
-	for p in $(_c_all_pids); do
+	for p in $(_c_ours); do
 		kill -CONT "$p" 2>/dev/null
 		kill "-$1" "$p" 2>/dev/null
 	done
 }
 
 c_down() {
-	local t0 ns left p saved bad=0
+	local t0 ns left p k saved bad=0
 	[ "$_C_ACTIVE" = 1 ] || return 0
 	saved=$(trap -p INT TERM HUP)
 	trap '' INT TERM HUP
 	t0=$(_c_now)
 	_c_release
-	if [ -n "$(ip netns pids "${C_NS[0]}" 2>/dev/null)" ] &&
-	    [ -x "$T_DIR/bin/hinner" ]; then
+	# halt the VM while every dts still slices (a hung one was continued
+	# above, and its dts-load releases a gang it leaves stopped)
+	if _c_daemon_on 0 pvmd && [ -x "$T_DIR/bin/hinner" ]; then
 		local -a _c
 		_c_cmd _c h0 &&
 		    timeout -k 1 10 "${_c[@]}" "$BUILD/tests/pvm/dts-pvmctl" -T 5 halt \
 		    > /dev/null 2>&1
-		# dts exits once its pvmd is gone; keep the gangs running meanwhile
-		for ((p = 0; p < 30; p++)); do
-			[ -z "$(_c_daemons)" ] && break
-			_c_release
+		for ((p = 0; p < 50; p++)); do
+			_c_gangs_empty && break
 			sleep 0.1
 		done
+		_c_gangs_empty || _c_log "NOTE: gangs not empty 5 s after the halt: $(_c_cg_pids | paste -sd' ')"
 	fi
+	# stop every node service: each releases its gang and exits 0
+	for p in $(_c_all_dts); do
+		kill -CONT "$p" 2> /dev/null
+		kill -TERM "$p" 2> /dev/null
+	done
+	for ((p = 0; p < 50; p++)); do
+		[ -z "$(_c_all_dts)" ] && break
+		sleep 0.1
+	done
+	for k in "${!C_HOSTS[@]}"; do
+		p=${C_DTS_PID[k]:-}
+		[ -n "$p" ] || continue
+		if _c_alive "$p"; then
+			_c_log "WARNING: dts $p of h$k did not end on SIGTERM"
+			continue
+		fi
+		wait "$p" 2> /dev/null
+		printf -v "C_DTS_RC_$k" '%s' "$?"
+		t_untrack "$p"
+		C_DTS_PID[k]=
+		p=C_DTS_RC_$k
+		[ "${!p}" = 0 ] || _c_log "NOTE: dts of h$k ended with status ${!p}"
+	done
 	_c_release
 	_c_signal_all TERM
-	_c_wait_empty 2 || { _c_thaw; _c_signal_all KILL; _c_wait_empty 5; }
+	_c_wait_empty 2 || { _c_release; _c_signal_all KILL; _c_wait_empty 5; }
+	left=$(_c_ours | tr '\n' ' ')
+	[ -z "$left" ] || { _c_log "WARNING: still running in our namespaces or gangs: $left"; bad=1; }
 	_c_rm_cgroups
-	left=$(_c_all_pids | tr '\n' ' ')
-	[ -z "$left" ] || { _c_log "WARNING: still running in our namespaces: $left"; bad=1; }
+	for p in "${_C_GANG[@]}"; do
+		[ ! -d "${p%/gang}" ] || { _c_log "WARNING: cgroup left: ${p%/gang}"; bad=1; }
+	done
 	for ns in "${C_NS[@]}" "$C_BR"; do
 		[ -e "/run/netns/$ns" ] && ip netns del "$ns" 2>/dev/null
 	done
@@ -730,8 +924,9 @@ c_down() {
 
 # ---- the console as the master (scenario tests t70-t74) ---------------------
 #
-#   c_up 3 --no-dts
-#   c_start_console_master      # dts-console on h0 starts dts + master pvmd
+#   c_up 3 --no-pvm             # every host runs its dts service, no pvmd
+#   c_start_console_master      # dts-console on h0 starts the master pvmd
+#                               # through the launcher (h0's dts adopts it)
 #   c_sc_add 3                  # `add h1 h2` from the console; wait for 3 hosts
 #   c_sc_console "mode static; start; status"    # one dts-console -c run
 #   c_sc_open                   # a console that stays, reading commands
@@ -740,12 +935,12 @@ c_down() {
 #                               # their last schedule)
 #
 # The console reads $T_DIR/h0/console.conf (C_SC_CONF): h0's dts.conf and,
-# unless that already has a console group, one with console.dts = our
-# dts, console.launcher = $C_LAUNCHER, console.pvm_tmp = h0's PVM_TMP,
-# history "" and the keys in C_SC_CONSOLE_EXTRA ('timeout = "2s";').
-# The dts it starts (C_MASTER_PID; not our child) reads the same file.
-# Output of every console run goes to files, never to a pipe: the dts the
-# console starts inherits its stderr and keeps it open.
+# unless that already has a console group, one with console.launcher =
+# $C_LAUNCHER, console.pvm_tmp = h0's PVM_TMP, history "" and the keys in
+# C_SC_CONSOLE_EXTRA ('timeout = "2s";').  The master pvmd it starts
+# (C_MASTER_PID; not our child) is in h0's gang.  Output of every console
+# run goes to files, never to a pipe: the pvmd the console starts inherits
+# its stderr and keeps it open.
 C_SC_CONF=
 C_SC_CONSOLE_EXTRA=${C_SC_CONSOLE_EXTRA:-}
 C_SC_OUT=
@@ -764,7 +959,6 @@ c_sc_write_console_conf() {
 		cat "$src" || return 1
 		grep -qE '^[[:space:]]*console[[:space:]]*[=:]' "$src" || cat <<-EOC
 		console = {
-		    dts = "$BUILD/dts/dts";
 		    launcher = "$C_LAUNCHER";
 		    pvm_tmp = "$T_DIR/h0/tmp";
 		    history = "";
@@ -774,13 +968,15 @@ c_sc_write_console_conf() {
 	} > "$C_SC_CONF"
 }
 
-# c_start_console_master: after c_up N --no-dts, `dts-console -f
+# c_start_console_master: after c_up N --no-pvm, `dts-console -f
 # console.conf -c conf` on h0: the console finds no pvmd for h0's PVM_TMP
-# and starts dts, which starts the master pvmd (PVM_DPATH = the launcher).
+# and starts the master pvmd through the launcher (PVM_DPATH = the
+# launcher), which h0's dts adopts into its gang.
 c_start_console_master() {
 	local k f
 	[ -n "$C_LAUNCHER" ] || _c_die "c_start_console_master: c_up first"
 	_c_daemon_on 0 pvmd && _c_die "c_start_console_master: h0 runs a pvmd"
+	c_dts_pid h0 > /dev/null || _c_die "c_start_console_master: no dts on h0"
 	for k in "${!C_HOSTS[@]}"; do	# as c_start_master: pvmd's O_EXCL log
 		_c_daemon_on "$k" pvmd && continue
 		for f in "$T_DIR/${C_HOSTS[$k]}"/tmp/pvml.[0-9]*; do
@@ -791,10 +987,9 @@ c_start_console_master() {
 	c_sc_write_console_conf || _c_die "cannot write $T_DIR/h0/console.conf"
 	c_sc_console conf ||
 	    _c_die "dts-console conf failed ($C_SC_RC): $C_SC_ERR"
-	grep -q "started the master pvmd under $BUILD/dts/dts" <<< "$C_SC_ERR" ||
+	grep -q "started the master pvmd through $C_LAUNCHER" <<< "$C_SC_ERR" ||
 	    _c_die "the console did not start the master: $C_SC_ERR"
-	C_MASTER_PID=$(c_dts_pid h0) || _c_die "no dts on h0 after the console"
-	c_pvmd_pid h0 > /dev/null || _c_die "no pvmd under dts $C_MASTER_PID on h0"
+	C_MASTER_PID=$(c_pvmd_pid h0) || _c_die "no pvmd in h0's gang after the console"
 }
 
 # c_sc_console CMDS [ARGS...]: one `dts-console -f C_SC_CONF [ARGS] -c
@@ -922,22 +1117,22 @@ c_sc_link_progs() {
 
 # ---- faults and attacks (t76, t78) ------------------------------------------
 #
-#   c_up 3 --no-dts
-#   c_ft_con -c "conf; add h1 h2"     # dts-console on h0: it starts dts,
-#                                     # which starts the master pvmd
+#   c_up 3 --no-pvm
+#   c_ft_con -c "conf; add h1 h2"     # dts-console on h0: it starts the
+#                                     # master pvmd through the launcher
 #   c_ft_con_daemon "mode static; ip 1s; ps 20%; start"   # C_FT_CON_PID
 #   c_ft_con -n -c "status -v"; c_ft_con_rej h1   # h1's rejected datagrams
 #   c_ft_rej h1                       # the same from h1's own STATUS
 #   c_ft_daemons h2                   # dts, pvmd, dts-load left on h2
-#   c_ft_leftovers h2                 # stopped or real-time processes on h2
+#   c_ft_leftovers h2                 # stopped, frozen or real-time
+#                                     # processes on h2 (not the service)
 #
 # The console reads $T_DIR/h0/console.conf (C_FT_CONF, written by
 # c_ft_write_conf on first use): h0's dts.conf plus a console group with
-# console.dts = our dts, console.launcher = $C_LAUNCHER, console.pvm_tmp
-# = h0's PVM_TMP, no history, status_wait $C_FT_STATUS_WAIT (500ms) and
-# the keys in C_FT_CONSOLE_EXTRA.  The dts the console starts reads the
-# same file.  Console output always goes to files, never to a pipe: that
-# dts inherits the console's stderr and keeps it open.
+# console.launcher = $C_LAUNCHER, console.pvm_tmp = h0's PVM_TMP, no
+# history, status_wait $C_FT_STATUS_WAIT (500ms) and the keys in
+# C_FT_CONSOLE_EXTRA.  Console output always goes to files, never to a
+# pipe: the master pvmd inherits the console's stderr and keeps it open.
 C_FT_CONF=
 C_FT_CONSOLE_EXTRA=${C_FT_CONSOLE_EXTRA:-}
 C_FT_STATUS_WAIT=${C_FT_STATUS_WAIT:-500ms}
@@ -1014,15 +1209,21 @@ c_ft_daemons() {
 }
 
 # c_ft_leftovers K: "PID:COMM:STATE:CLASS" of every process in K's
-# namespace that is stopped (T, t) or real-time (FF, RR); nothing if none.
+# namespace or K's gang that is stopped (T, t), frozen (in the gang while
+# it is frozen: STATE F) or real-time (FF, RR), except the node service
+# itself (dts and its dts-load run at SCHED_FIFO by design); nothing if
+# none.
 c_ft_leftovers() {
-	local p s c out=
-	for p in $(c_pids "$1"); do
+	local p s c d a out=
+	d=$(c_dts_pid "$1") a=$(c_agent_pid "$1")
+	for p in $( { c_pids "$1"; c_gang_pids "$1"; } | sort -un); do
+		[ "$p" = "$d" ] || [ "$p" = "$a" ] && continue
 		s=$(t_proc_state "$p") || continue
 		[ "$s" = Z ] && continue
+		c_is_stopped "$1" "$p" && [ "$s" != T ] && [ "$s" != t ] && s=F
 		c=$(t_policy "$p")
 		case "$s:$c" in
-		T:* | t:* | *:FF | *:RR) out="$out $p:$(_c_comm "$p"):$s:$c" ;;
+		T:* | t:* | F:* | *:FF | *:RR) out="$out $p:$(_c_comm "$p"):$s:$c" ;;
 		esac
 	done
 	echo "${out# }"

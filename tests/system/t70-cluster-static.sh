@@ -2,9 +2,10 @@
 # t70-cluster-static.sh - STATIC mode on a real 4-host PVM virtual machine
 # (tests/cluster/cluster.sh), driven by dts-console as the master.
 #
-#  1. dts-console on h0 starts dts and the master pvmd (console.dts,
-#     console.launcher, console.pvm_tmp); `add h1 h2 h3` from the console
-#     starts every slave pvmd under dts; `mode static; ip 100ms; ps 80%;
+#  1. Every host runs its dts service; dts-console on h0 starts the master
+#     pvmd through the launcher (console.launcher, console.pvm_tmp), which
+#     h0's dts adopts into its gang; `add h1 h2 h3` from the console
+#     starts every slave pvmd in its host's gang; `mode static; ip 100ms; ps 80%;
 #     si 1030ms; start` in a console that stays (it keeps sending the
 #     schedule every SI).  Every node answers the console's status:
 #     static, slicing, PS 80000 / LS 20000.
@@ -18,9 +19,13 @@
 #     of IP: with arrival sync every node jumps to a PS when the schedule
 #     arrives (a PS start with lateness 0, every SI) and the grid of PS
 #     deadlines moves at every SI; with clock sync no node ever jumps, and
-#     the PS deadlines of all hosts lie on one grid (within 0.2 ms).
+#     the PS deadlines of all hosts lie on one grid (within 0.2 ms).  A
+#     window that other work on this shared machine disturbed (median
+#     skew over the limit, more than a quarter of the PS starts woken
+#     1 ms late or more) is measured once more before the test fails.
 #  3. The gang of every host (pvmd and a spawned task) runs at SCHED_RR and
-#     is seen stopped (state T) in some LS.
+#     is seen stopped in some LS (frozen with the freezer backend, the
+#     default; state T with the signal backend).
 #  4. pvm-examples under STATIC: master1 (slave1 on every host, every
 #     result right), spmd (a token ring of 4 tasks across hosts) and
 #     timing (round trips and bandwidth against timing_slave on h1).
@@ -38,7 +43,7 @@ IP_NS=100000000
 C_CONF_EXTRA='mode = "static"; ip = "100ms"; ps = "80%"; si = "1030ms"; sync = "arrival";'
 C_SC_CONSOLE_EXTRA='status_wait = "400ms";'
 T0=$(_t_now_us)
-c_up $N --no-dts
+c_up $N --no-pvm
 c_start_console_master
 c_sc_link_progs slave1 spmd timing_slave
 c_sc_add $N
@@ -120,12 +125,13 @@ measure() {	# measure METHOD LIMIT_US
 	read -r p50 p99 max n <<< "$STATS"
 	t_log "skew $1: p50 ${p50} us, p99 ${p99} us, max ${max} us ($n PS starts of h1..h$((N - 1)) against h0's)"
 	echo "$1 p50=$p50 p99=$p99 max=$max n=$n" >> "$T_LOG/skew.txt"
+	WHY=
 	awk -v p="$p50" -v l="$2" 'BEGIN { exit !(p < l) }' ||
-	    t_fail "$1 sync: median skew $p50 us, want < $2 us (p99 $p99, max $max)"
+	    WHY="$1 sync: median skew $p50 us, want < $2 us (p99 $p99, max $max)"
 	# about 40 PS starts of each of h1..h(N-1) in 4 s
-	[ "$n" -ge $((30 * (N - 1))) ] || t_fail "$1: only $n PS starts measured"
+	[ "$n" -ge $((30 * (N - 1))) ] || WHY="$1: only $n PS starts measured"
+	[ -z "$WHY" ]
 }
-measure arrival 1000
 
 # grid: the circular spread (us) over every PS start of every host in the
 # last traces, woken less than 1 ms late, of its deadline (edge time -
@@ -147,8 +153,21 @@ grid() {
 		END { gap = p[1] + ip - p[m]
 		      for (i = 2; i <= m; i++) if (p[i] - p[i - 1] > gap) gap = p[i] - p[i - 1]
 		      printf "%.1f %d\n", (ip - gap) / 1000, m }')"
-	[ "$NGRID" -ge 100 ] && [ "$LATE" -le $((NGRID / 4)) ] ||
-	    t_fail "$1: $NGRID PS starts on time, $LATE late: the machine is too busy"
+	[ "$NGRID" -ge 100 ] && [ "$LATE" -le $((NGRID / 4)) ] || {
+		WHY="$1: $NGRID PS starts on time, $LATE late: the machine is too busy"
+		return 1
+	}
+}
+# measure_grid METHOD LIMIT_US: measure and grid; a window that other
+# work on this shared machine disturbed (skew median, late wake-ups) is
+# measured once more before the test fails.
+measure_grid() {
+	local try
+	for try in 1 2; do
+		measure "$1" "$2" && grid "$1" && return 0
+		[ "$try" = 2 ] && t_fail "$WHY"
+		t_log "$WHY: measuring once more"
+	done
 }
 # A PS that starts because a schedule arrived, not because a deadline
 # passed, is recorded with lateness 0 (a timer wake-up is never exactly on
@@ -157,11 +176,11 @@ jumps() { awk -F, '$1 == "PS" && $3 == 0 { n++ } END { print n + 0 }' "$T_LOG/tr
 
 # Arrival sync restarts the PS on every host at every SI (1030ms, not a
 # multiple of IP): every host jumped, and the grid moved at each SI.
+measure_grid arrival 1000
 for ((k = 0; k < N; k++)); do
 	J[k]=$(jumps $k)
 	[ "${J[k]}" -ge 2 ] || t_fail "arrival sync: h$k jumped to PS only ${J[k]} times in 4 s (SI 1030ms)"
 done
-grid arrival
 t_log "arrival sync: PS starts on a schedule's arrival: ${J[*]} (h0..h$((N - 1)), 4 s); deadlines spread over $SPREAD us of IP"
 awk -v s="$SPREAD" 'BEGIN { exit !(s > 5000) }' ||
     t_fail "arrival sync: the PS grid did not move with the SI arrivals (spread $SPREAD us)"
@@ -169,7 +188,7 @@ awk -v s="$SPREAD" 'BEGIN { exit !(s > 5000) }' ||
 c_sc_cmd "set sync clock" || t_fail "set sync clock: $C_SC_ERR"
 grep -q "^sync clock (sent)" <<< "$C_SC_OUT" || t_fail "set sync clock: $C_SC_OUT $C_SC_ERR"
 t_wait_for 10 rows_ok clock || t_fail "not every host on clock sync: $C_SC_OUT"
-measure clock 200
+measure_grid clock 200
 
 # With clock sync every node derives its PS starts from the origin the
 # console sent: no host ever jumps on a schedule's arrival, and the PS
@@ -179,7 +198,6 @@ for ((k = 0; k < N; k++)); do
 	J[k]=$(jumps $k)
 	[ "${J[k]}" = 0 ] || t_fail "clock sync: h$k jumped to PS on ${J[k]} arrivals"
 done
-grid clock
 t_log "clock sync: no jumps; PS deadlines of all $N hosts within $SPREAD us of one grid ($NGRID PS starts; $LATE woken >= 1 ms late left out)"
 awk -v s="$SPREAD" 'BEGIN { exit !(s < 200) }' ||
     t_fail "clock sync: PS deadlines spread over $SPREAD us, not on one grid"
@@ -190,24 +208,22 @@ for ((k = 0; k < N; k++)); do
 	t_wait_for 10 test -n "$(c_gang_pids h$k sleep)" ||
 	    t_fail "h$k: no spawned sleep in its gang ($(paste -sd' ' <<< "$tids"))"
 done
-declare -a WATCH WHO
+declare -a WATCH WHO HOST
 for ((k = 0; k < N; k++)); do
 	p=$(c_pvmd_pid h$k) || t_fail "h$k: no pvmd"
 	s=$(c_gang_pids h$k sleep | head -n 1)
 	for q in $p $s; do
 		[ "$(t_policy "$q")" = RR ] ||
 		    t_fail "h$k: gang member $q ($(_c_comm "$q")) is $(t_policy "$q"), not RR"
-		WATCH+=("$q") WHO+=("h$k:$(_c_comm "$q")")
+		WATCH+=("$q") WHO+=("h$k:$(_c_comm "$q")") HOST+=("$k")
 	done
 done
-# sample /proc/PID/stat (no fork per read) for about 1.5 s
+# sample (c_is_stopped: no fork per read) for about 1.5 s
 declare -A STOPPED
 end=$(($(_t_now_us) + 1500000))
 while [ "$(_t_now_us)" -lt "$end" ]; do
 	for i in "${!WATCH[@]}"; do
-		read -r line < "/proc/${WATCH[$i]}/stat" || continue
-		line=${line##*) }
-		[ "${line%% *}" = T ] && STOPPED[$i]=$((${STOPPED[$i]:-0} + 1))
+		c_is_stopped "${HOST[$i]}" "${WATCH[$i]}" && STOPPED[$i]=$((${STOPPED[$i]:-0} + 1))
 	done
 	sleep 0.003
 done

@@ -24,7 +24,8 @@
 #     the load reaches the console only in the nodes' LOAD datagrams).
 #     `load` and `status` agree with what the hosts run.
 #  3. Hogs stopped: the RLA falls and PS grows back on every host, at once.
-#  4. A host falls silent (its dts SIGSTOPped; `si 1s; set timeout 2s`):
+#  4. A host falls silent (its dts SIGSTOPped; `si 1s; set timeout 2s`;
+#     its dts-load releases its gang, which runs at SCHED_OTHER meanwhile):
 #     `load` shows it not live and the RLA over the 3 others, `status`
 #     "no reply"; hogs again: the 3 live hosts get the new PS, the RLA
 #     "over 3 nodes", the silent host nothing.  SIGCONT: the host is live
@@ -42,7 +43,7 @@ C_CONF_EXTRA='mode = "balanced"; ip = "100ms"; ps = "80%"; si = "60s"; sync = "a
 load = { sample = "10ms"; interval = "500ms"; window = "1s"; threshold = 0.25; per_cpu = false; };'
 C_SC_CONSOLE_EXTRA='timeout = "120s"; status_wait = "400ms";'
 T0=$(_t_now_us)
-c_up $N --no-dts
+c_up $N --no-pvm
 c_start_console_master
 c_sc_add $N
 t_log "VM of $N hosts up through the console in $(_c_secs "$T0" "$(_t_now_us)") s"
@@ -266,6 +267,13 @@ c_sc_cmd "si 1s" && c_sc_cmd "set timeout 2s" || t_fail "si 1s, set timeout: $C_
 D3=$(c_dts_pid h3) || t_fail "no dts on h3"
 kill -STOP "$D3"
 t_log "h3's dts ($D3) stopped"
+# its dts-load sees no slice edge for 2 IP and releases the gang
+h3_released() {
+	local p
+	p=$(c_pvmd_pid h3) && ! c_gang_frozen h3 && [ "$(t_policy "$p")" = TS ]
+}
+t_wait_for 3 h3_released ||
+    t_fail "h3's gang not released while its dts is stopped: frozen $(cat "$(c_gang_dir h3)/cgroup.events" | paste -sd' '), pvmd $(t_policy "$(c_pvmd_pid h3)")"
 t_wait_for 10 eval 'cload; [ "$(live_of 3)" = no ] && [ "$NLIVE" = 3 ]' ||
     t_fail "h3 silent: the console still counts it live: $LOADOUT"
 for k in 0 1 2; do

@@ -13,14 +13,15 @@
 #  1. DISTRIBUTED: every host's PS is IP - its own table's LS for the load
 #     index in the same status reply, the three differ.  h1 and h2 enter
 #     the mode late (their dts stopped while the console broadcasts it,
-#     continued a third and two thirds of IP after a PS start of h0), so
+#     their dts-load releasing their gangs meanwhile; continued a third
+#     and two thirds of IP after a PS start of h0), so
 #     each slices from its own origin.  The console keeps sending the
 #     schedule every SI (500ms), and yet, from the slice edges each node
 #     recorded: every host's PS starts stay on its own grid (no sync
 #     jumps), and the hosts' grids stay apart.
 #     master1 and spmd complete with the right results.
 #  2. OFF: every host reports off and no phase; pvmd and a spawned task of
-#     every host are SCHED_OTHER and never seen stopped; master1 and spmd
+#     every host are SCHED_OTHER and never seen stopped (nor frozen); master1 and spmd
 #     complete.
 #  3. HPDT: every host reports hpdt and no phase; pvmd and the task of
 #     every host are SCHED_RR again and never seen stopped; master1
@@ -43,7 +44,7 @@ C_CONF_EXTRA_1="load = { $LOADKEYS table = [30, 60]; };"
 C_CONF_EXTRA_2="load = { $LOADKEYS table = [50, 80]; };"
 TAB=("10 40" "30 60" "50 80")
 T0=$(_t_now_us)
-c_up $N --no-dts
+c_up $N --no-pvm
 c_start_console_master
 c_sc_link_progs slave1 spmd
 c_sc_add $N
@@ -51,25 +52,26 @@ t_log "VM of $N hosts up through the console in $(_c_secs "$T0" "$(_t_now_us)") 
 
 # one sleeping PVM task in every host's gang
 tids=$(c_pvm h0 spawn -n $N /bin/sleep 300) || t_fail "spawn sleep failed"
-declare -a WATCH WHO
+declare -a WATCH WHO HOST
 for ((k = 0; k < N; k++)); do
 	t_wait_for 10 test -n "$(c_gang_pids h$k sleep)" ||
 	    t_fail "h$k: no spawned sleep in its gang ($(paste -sd' ' <<< "$tids"))"
 	p=$(c_pvmd_pid h$k) || t_fail "h$k: no pvmd"
 	WATCH+=("$p" "$(c_gang_pids h$k sleep | head -n 1)")
-	WHO+=("h$k:pvmd" "h$k:sleep")
+	WHO+=("h$k:pvmd" "h$k:sleep") HOST+=("$k" "$k")
 done
 
-# never_stopped SECS: no watched gang member in state T for SECS
+# never_stopped SECS MODE: no watched gang member stopped (state T, or in
+# its frozen gang) for SECS
 never_stopped() {
-	local end i line
+	local end i
 	end=$(($(_t_now_us) + $(_t_secs_to_us "$1")))
 	while [ "$(_t_now_us)" -lt "$end" ]; do
 		for i in "${!WATCH[@]}"; do
-			read -r line < "/proc/${WATCH[$i]}/stat" ||
+			[ -e "/proc/${WATCH[$i]}/stat" ] ||
 			    t_fail "${WHO[$i]} (${WATCH[$i]}) is gone"
-			line=${line##*) }
-			[ "${line%% *}" != T ] || t_fail "${WHO[$i]} (${WATCH[$i]}) seen stopped in mode $2"
+			! c_is_stopped "${HOST[$i]}" "${WATCH[$i]}" ||
+			    t_fail "${WHO[$i]} (${WATCH[$i]}) seen stopped in mode $2"
 		done
 		sleep 0.003
 	done

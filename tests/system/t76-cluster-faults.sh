@@ -2,9 +2,11 @@
 # t76-cluster-faults.sh - faults on a real 3-host PVM virtual machine in
 # static mode, driven by dts-console on h0 (tests/cluster/cluster.sh).
 #
-# Set-up: dts-console on h0 starts dts, which starts the master pvmd (no
-# host file); `add h1 h2` at the console starts their pvmd under dts
-# through the launcher (console.launcher); one spin task on every host.
+# Set-up: every host runs its dts service; dts-console on h0 starts the
+# master pvmd through the launcher (no host file), which h0's dts adopts;
+# `add h1 h2` at the console starts their pvmd through the launcher
+# (console.launcher), each adopted by its own host's dts.  One spin task
+# on every host.  The gang of a host is its gang cgroup (frozen in LS).
 #
 #  1. The console (--daemon) is killed with SIGKILL: every node keeps its
 #     schedule (mode, PS) and goes on slicing (slices keep growing, the
@@ -17,13 +19,18 @@
 #     dts-load is gone, pvmd and the task are no longer real-time and are
 #     never stopped again; pvmd lives on.  The VM goes on: conf still
 #     lists every host, and master1 (pvm-examples) completes across all
-#     three (h1's pvmd no longer under dts).
-#  3. `delete h2` at the console: h2's pvmd exits, its dts with it,
-#     nothing is left stopped or real-time there.  `add h2`: a new dts
-#     (new PID) runs its pvmd, answers STATUS, slices and takes the
-#     schedule of the console.
-#  4. `halt` at the console: every dts on every host exits; nothing is
-#     left stopped or real-time in any host's namespace.
+#     three (h1's pvmd without dts).  Then a new dts on h1 takes over the
+#     populated gang: it counts pvmd and the task, slices them again
+#     (real time in PS, stopped in LS) and takes the console's schedule.
+#  3. `delete h2` at the console: h2's pvmd and task exit and its gang is
+#     empty; h2's dts (the service) keeps running, with its dts-load, and
+#     answers STATUS with members=0; nothing is left stopped or real-time
+#     there.  `add h2`: the same dts adopts the new pvmd, which slices and
+#     takes the schedule of the console.
+#  4. `halt` at the console: every pvmd exits and every gang is empty;
+#     every dts keeps running and answers STATUS with members=0; nothing is
+#     left stopped or real-time in any host's namespace.  SIGTERM to every
+#     dts: each releases its (empty) gang and exits 0.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/cluster/cluster.sh"
@@ -45,7 +52,7 @@ elapsed() { awk -v d="$(($(_t_now_us) - T0))" 'BEGIN { printf "%.1f", d / 1e6 }'
 # a node whose console has been silent for 1.5 s calls itself
 # unsynchronized.
 C_CONF_EXTRA='mode = "static"; ip = "100ms"; ps = "50%"; si = "2s"; silence = "1500ms";'
-c_up 3 --no-dts
+c_up 3 --no-pvm
 c_ft_write_conf || t_fail "cannot write the console's configuration"
 # master1 spawns slave1 by name: put it where PVM looks by default (a VM
 # the console builds has no host file, so no ep=)
@@ -58,7 +65,7 @@ done
 
 # ---- the VM, built by the console -----------------------------------------
 c_ft_con -c "conf; add h1 h2; conf" || t_fail "console conf/add: $C_FT_OUT $C_FT_ERR"
-grep -q "started the master pvmd under $BUILD/dts/dts" <<< "$C_FT_ERR" ||
+grep -q "started the master pvmd through $C_LAUNCHER" <<< "$C_FT_ERR" ||
     t_fail "the console did not start the master: $C_FT_ERR"
 for h in h1 h2; do
 	grep -qx "$h: added" <<< "$C_FT_OUT" || t_fail "add $h: $C_FT_OUT"
@@ -66,10 +73,13 @@ done
 grep -q "^3 hosts" <<< "$C_FT_OUT" || t_fail "conf after add: $C_FT_OUT"
 c_wait_hosts 3 30 || t_fail "the VM does not have 3 hosts"
 for k in 0 1 2; do
-	c_pvmd_pid h$k > /dev/null || t_fail "h$k: no pvmd under dts"
-	# PVM ran the launcher on h1 and h2: their dts read their own file
-	[ $k = 0 ] || grep -q "h$k/dts.conf" "/proc/$(c_dts_pid h$k)/cmdline" ||
+	c_pvmd_pid h$k > /dev/null || t_fail "h$k: no pvmd in its gang"
+	# PVM ran the launcher on every host: each host's own dts (with its
+	# own file) adopted the pvmd there
+	grep -q "h$k/dts.conf" "/proc/$(c_dts_pid h$k)/cmdline" ||
 	    t_fail "h$k: dts does not run with h$k's dts.conf"
+	[ "$(grep -c "adopted pid .* into $(c_gang_dir h$k): pvmd" "$T_LOG/dts-h$k.log")" = 1 ] ||
+	    t_fail "h$k: its dts did not adopt one pvmd: $(grep adopt "$T_LOG/dts-h$k.log")"
 done
 c_ft_con -c "spawn -w h0 $SPIN 0; spawn -w h1 $SPIN 0; spawn -w h2 $SPIN 0" ||
     t_fail "spawn: $C_FT_OUT $C_FT_ERR"
@@ -100,28 +110,25 @@ every_host() {
 		    t_fail "h$k: want $*, STATUS: $(c_status h$k | paste -sd' ')"
 	done
 }
-# state PID: its state letter, without a fork
-state() {
-	local s
-	read -r s < "/proc/$1/stat" 2> /dev/null || return 1
-	s=${s##*) }
-	echo "${s%% *}"
-}
-# stops_and_runs SECS PID...: each PID is seen both stopped and running
-# within SECS (the gang is really sliced)
+# stops_and_runs SECS K:PID...: each PID (in host K's gang) is seen both
+# stopped and running within SECS (the gang is really sliced)
 stops_and_runs() {
-	local secs=$1 i p s
+	local secs=$1 i kp
 	shift
 	local -A seen_t seen_r
 	for ((i = 0; i < secs * 100; i++)); do
-		for p in "$@"; do
-			s=$(state "$p") || return 1
-			if [ "$s" = T ]; then seen_t[$p]=1; else seen_r[$p]=1; fi
+		for kp in "$@"; do
+			[ -e "/proc/${kp#*:}/stat" ] || return 1
+			if c_is_stopped "${kp%%:*}" "${kp#*:}"; then
+				seen_t[$kp]=1
+			else
+				seen_r[$kp]=1
+			fi
 		done
 		sleep 0.01
 	done
-	for p in "$@"; do
-		[ -n "${seen_t[$p]:-}" ] && [ -n "${seen_r[$p]:-}" ] || return 1
+	for kp in "$@"; do
+		[ -n "${seen_t[$kp]:-}" ] && [ -n "${seen_r[$kp]:-}" ] || return 1
 	done
 }
 
@@ -154,7 +161,8 @@ for k in 0 1 2; do
 	st h$k mode=static active=1 ps_us=200000 ip_us=1000000 ||
 	    t_fail "h$k: schedule changed without a console: $(c_status h$k | paste -sd' ')"
 done
-stops_and_runs 3 "${SP[@]}" || t_fail "a gang is no longer sliced without a console"
+stops_and_runs 3 "0:${SP[0]}" "1:${SP[1]}" "2:${SP[2]}" ||
+    t_fail "a gang is no longer sliced without a console"
 t_log "console killed: slices ${S0[*]} -> $(for k in 0 1 2; do c_status h$k slices; done | paste -sd' ') 3 s later"
 # a new console takes over
 c_ft_con_daemon "mode static; ip 1s; ps 30%; si 2s; start" ||
@@ -171,15 +179,16 @@ t_log "1. console killed and replaced: $(elapsed) s"
 d1=$(c_dts_pid h1) || t_fail "h1: no dts"
 a1=$(c_agent_pid h1) || t_fail "h1: no dts-load"
 p1=$(c_pvmd_pid h1) || t_fail "h1: no pvmd"
+g1=$(c_gang_dir h1)
 sp=${SP[1]}
-is_t() { [ "$(t_proc_state "$1")" = T ]; }
-not_t() { local s; s=$(t_proc_state "$1") && [ "$s" != T ]; }
+is_t() { c_is_stopped h1 "$1"; }
+not_t() { [ -e "/proc/$1/stat" ] && ! c_is_stopped h1 "$1"; }
 us=
 for try in 1 2 3; do
 	# right after the gang stopped: most of the 700 ms LS is still ahead
 	t_wait_for 3 not_t "$sp" && t_wait_for 3 is_t "$sp" ||
-	    t_fail "h1: the gang is not sliced (spin $sp state $(t_proc_state "$sp"))"
-	out=$(c_exec h1 gangwatch -k "$d1" -t 2000 "$sp")
+	    t_fail "h1: the gang is not sliced (spin $sp state $(t_proc_state "$sp"), $(paste -sd' ' "$g1/cgroup.events"))"
+	out=$(c_exec h1 gangwatch -k "$d1" -c "$g1" -t 2000 "$sp")
 	case $? in
 	0) us=${out#resumed_us=}; break ;;
 	3) t_log "h1: LS was over before gangwatch looked (try $try)" ;;
@@ -190,6 +199,8 @@ done
 t_log "h1: dts killed -9 in LS, gang resumed after $us us (limit $LIMIT_US)"
 [ "$us" -lt "$LIMIT_US" ] || t_fail "h1: gang resumed only after $us us"
 t_wait_for 3 eval '! _t_alive "$d1"' || t_fail "h1: dts $d1 survived kill -9"
+wait "$d1" 2> /dev/null	# our child (c_up started it)
+t_untrack "$d1"
 t_wait_for 3 eval '! _t_alive "$a1"' || t_fail "h1: dts-load $a1 did not end after the release"
 grep -q "dts-load\[$a1\] .*released" "$T_LOG/dts-h1.log" ||
     t_fail "h1: dts-load $a1 did not log the release of the gang"
@@ -203,7 +214,7 @@ for _ in $(seq 50); do	# 1 s: more than the LS it would be stopped in
 	sleep 0.02
 done
 left=$(c_ft_leftovers h1)
-[ -z "$left" ] || t_fail "h1: stopped or real-time after dts died: $left"
+[ -z "$left" ] || t_fail "h1: stopped, frozen or real-time after dts died: $left"
 [ "$(c_ft_daemons h1)" = "pvmd:$p1" ] || t_fail "h1: daemons left: $(c_ft_daemons h1)"
 # the VM goes on
 conf=$(c_pvm h0 -T 20 conf) || t_fail "dts-pvmctl conf failed"
@@ -219,54 +230,91 @@ got=$(awk '/^I got / { gsub(/[;()]/, ""); n++; if ($3 == $7) ok++ }
 [ "$got" = "$want $want" ] ||
     t_fail "master1: got/right results '$got', want $want: $(paste -sd'|' <<< "$out")"
 t_log "master1 across h0 h1 h2 (h1 without dts): $(awk -v d="$(($(_t_now_us) - t1))" 'BEGIN { printf "%.1f", d / 1e6 }') s"
-t_log "2. dts killed on h1: $(elapsed) s"
+# a new dts on h1 takes over the gang that is still there
+c_start_dts h1
+n1=$(c_dts_pid h1) || t_fail "h1: no new dts"
+grep -q "dts\[$n1\] .*taking over the gang in $g1" "$T_LOG/dts-h1.log" ||
+    t_fail "h1: the new dts $n1 did not take over the gang: $(grep "dts\[$n1\]" "$T_LOG/dts-h1.log" | head -n 5)"
+m=$(c_status h1 members) || t_fail "h1: the new dts does not answer"
+[ "$m" -ge 2 ] && [ "$m" = "$(c_gang_pids h1 | wc -l)" ] ||
+    t_fail "h1: the new dts counts $m members, the gang has $(c_gang_pids h1 | paste -sd' ')"
+t_wait_for 5 st h1 mode=static active=1 ps_us=300000 ip_us=1000000 ||
+    t_fail "h1: the new dts did not take the console's schedule: $(c_status h1 | paste -sd' ')"
+stops_and_runs 3 "1:$sp" || t_fail "h1: the new dts does not slice the gang it took over"
+rt() { [ "$(t_policy "$1")" = RR ]; }
+t_wait_for 3 rt "$sp" && t_wait_for 3 rt "$p1" ||
+    t_fail "h1: the gang the new dts took over is not real-time in PS: pvmd $(t_policy "$p1"), spin $(t_policy "$sp")"
+t_log "2. dts killed on h1, a new one ($n1) took over its gang: $(elapsed) s"
 
 # ---- 3. h2 deleted and added again -----------------------------------------
 d2=$(c_dts_pid h2) || t_fail "h2: no dts"
+a2=$(c_agent_pid h2) || t_fail "h2: no dts-load"
 c_ft_con -c "delete h2" || t_fail "delete h2: $C_FT_OUT $C_FT_ERR"
 grep -qx "h2: deleted" <<< "$C_FT_OUT" || t_fail "delete h2: $C_FT_OUT"
-t_wait_for 15 test -z "$(c_ft_daemons h2)" ||
-    t_fail "h2: still running after delete: $(c_ft_daemons h2)"
+gang_empty() { [ -z "$(c_gang_pids "$1")" ]; }
+t_wait_for 15 gang_empty h2 ||
+    t_fail "h2: gang not empty after delete: $(for p in $(c_gang_pids h2); do printf '%s:%s ' "$p" "$(_c_comm "$p")"; done)"
+sorted() { tr ' ' '\n' | LC_ALL=C sort | paste -sd' '; }
+[ "$(c_ft_daemons h2 | sorted)" = "$(echo "dts:$d2 dts-load:$a2" | sorted)" ] ||
+    t_fail "h2: after delete, want only its service (dts:$d2 dts-load:$a2), have: $(c_ft_daemons h2)"
+t_wait_for 3 st h2 name=h2 members=0 ||
+    t_fail "h2: dts does not answer members=0 after delete: $(c_status h2 | paste -sd' ')"
 left=$(c_ft_leftovers h2)
-[ -z "$left" ] || t_fail "h2: stopped or real-time after delete: $left"
+[ -z "$left" ] || t_fail "h2: stopped, frozen or real-time after delete: $left"
 sp=${SP[2]}
 t_wait_for 5 eval '! _t_alive "$sp"' ||
     t_fail "h2: the task $sp outlived its pvmd (state $(t_proc_state "$sp"), $(t_policy "$sp"))"
-grep -q "dts\[$d2\] .*released; exiting with status" "$T_LOG/dts-h2.log" ||
-    t_fail "h2: dts $d2 did not log its exit"
 conf=$(c_pvm h0 -T 20 conf) || t_fail "dts-pvmctl conf failed"
 [ "$(awk '{ print $1 }' <<< "$conf" | sort | paste -sd' ')" = "h0 h1" ] ||
     t_fail "conf after delete h2: $(paste -sd';' <<< "$conf")"
 c_ft_con -c "add h2" || t_fail "add h2: $C_FT_OUT $C_FT_ERR"
 grep -qx "h2: added" <<< "$C_FT_OUT" || t_fail "add h2: $C_FT_OUT"
 c_wait_hosts 3 30 || t_fail "h2 did not come back"
-t_wait_for 10 c_pvmd_pid h2 > /dev/null || t_fail "h2: no pvmd under dts after add"
-n2=$(c_dts_pid h2)
-[ "$n2" != "$d2" ] || t_fail "h2: dts $d2 was not replaced"
-st h2 name=h2 || t_fail "h2: the new dts does not answer"
+t_wait_for 10 c_pvmd_pid h2 > /dev/null || t_fail "h2: no pvmd in its gang after add"
+[ "$(c_dts_pid h2)" = "$d2" ] || t_fail "h2: dts $d2 was replaced by $(c_dts_pid h2)"
+[ "$(grep -c "dts\[$d2\] .*adopted pid .*: pvmd" "$T_LOG/dts-h2.log")" = 2 ] ||
+    t_fail "h2: dts $d2 did not adopt the new pvmd: $(grep adopt "$T_LOG/dts-h2.log")"
+st h2 name=h2 || t_fail "h2: dts does not answer"
 s=$(c_status h2 slices)
-# the console's next SI broadcast gives it the console's schedule
+# the console's next SI broadcast gives it the console's schedule (it
+# kept the last one anyway)
 t_wait_for 5 st h2 mode=static active=1 ps_us=300000 ip_us=1000000 ||
-    t_fail "h2: new dts did not take the console's schedule: $(c_status h2 | paste -sd' ')"
+    t_fail "h2: dts did not take the console's schedule: $(c_status h2 | paste -sd' ')"
 t_wait_for 5 eval '[ "$(c_status h2 slices)" -ge $((s + 2)) ]' ||
-    t_fail "h2: the new dts does not slice (slices $s -> $(c_status h2 slices))"
-t_log "3. h2 deleted (dts $d2 exited) and added (dts $n2): $(elapsed) s"
+    t_fail "h2: dts does not slice (slices $s -> $(c_status h2 slices))"
+p2=$(c_pvmd_pid h2)
+stops_and_runs 3 "2:$p2" || t_fail "h2: the new pvmd is not sliced"
+t_log "3. h2 deleted (gang empty, dts $d2 kept) and added (adopted by dts $d2): $(elapsed) s"
 
 # ---- 4. halt ------------------------------------------------------------------
-d0=$(c_dts_pid h0) || t_fail "h0: no dts"
+declare -a D
+for k in 0 1 2; do D[k]=$(c_dts_pid h$k) || t_fail "h$k: no dts"; done
 c_ft_con -c "halt" || t_fail "halt: $C_FT_OUT $C_FT_ERR"
 grep -q "^halted the virtual machine" <<< "$C_FT_OUT" || t_fail "halt: $C_FT_OUT"
-none_left() { local k; for k in 0 1 2; do [ -z "$(c_ft_daemons h$k)" ] || return 1; done; }
-t_wait_for 15 none_left ||
-    t_fail "still running after halt: $(for k in 0 1 2; do echo "h$k: $(c_ft_daemons h$k)"; done | paste -sd' ')"
+no_pvmd() {
+	local k
+	for k in 0 1 2; do
+		gang_empty h$k || return 1
+		case " $(c_ft_daemons h$k) " in *" pvmd:"*) return 1 ;; esac
+	done
+}
+t_wait_for 15 no_pvmd ||
+    t_fail "still running after halt: $(for k in 0 1 2; do echo "h$k: $(c_ft_daemons h$k) gang: $(c_gang_pids h$k | paste -sd' ')"; done | paste -sd' ')"
 for k in 0 1 2; do
+	[ "$(c_dts_pid h$k)" = "${D[k]}" ] || t_fail "h$k: dts ${D[k]} did not survive the halt"
+	c_agent_pid h$k > /dev/null || t_fail "h$k: no dts-load after the halt"
+	st h$k name=h$k members=0 ||
+	    t_fail "h$k: after the halt, STATUS: $(c_status h$k | paste -sd' ')"
 	left=$(c_ft_leftovers h$k)
-	[ -z "$left" ] || t_fail "h$k: stopped or real-time after halt: $left"
+	[ -z "$left" ] || t_fail "h$k: stopped, frozen or real-time after halt: $left"
 done
-for hp in "h0 $d0" "h2 $n2"; do	# h1's dts is long gone
-	read -r h p <<< "$hp"
-	grep -q "dts\[$p\] .*released; exiting with status 0" "$T_LOG/dts-$h.log" ||
-	    t_fail "$h: dts $p did not release its gang and exit 0 after the halt"
+t_log "halted: every gang empty, every dts (${D[*]}) still answers with members=0"
+for k in 0 1 2; do
+	c_stop_dts h$k || t_fail "h$k: dts ${D[k]} did not end on SIGTERM"
+	[ "$C_DTS_RC" = 0 ] || t_fail "h$k: dts ${D[k]} exited with status '$C_DTS_RC' on SIGTERM"
+	grep -q "dts\[${D[k]}\] .*gang released; exiting" "$T_LOG/dts-h$k.log" ||
+	    t_fail "h$k: dts ${D[k]} did not log that it released its gang and exited"
+	[ -z "$(c_ft_daemons h$k)" ] || t_fail "h$k: left after SIGTERM to dts: $(c_ft_daemons h$k)"
 done
 # (pvmd's SIGTERM to its tasks should not end the console daemon, but
 # it does when pvmd is gone before the console looks at the sender)

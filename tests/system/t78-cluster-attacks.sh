@@ -1,8 +1,9 @@
 #!/bin/bash
 # t78-cluster-attacks.sh - datagrams from a host without the key, on a
-# real 4-host network (tests/cluster/cluster.sh): h0 h1 h2 form the PVM
-# virtual machine under dts, driven by dts-console on h0 (static, IP
-# 100ms); h3 is on the same subnet, runs no dts and has another key.
+# real 4-host network (tests/cluster/cluster.sh): h0 h1 h2 run their dts
+# service and form the PVM virtual machine (every pvmd in its host's
+# gang), driven by dts-console on h0 (static, IP 100ms); h3 is on the
+# same subnet, runs no dts and has another key.
 #
 # From h3, each attack goes to h0, h1 and h2 and to the broadcast
 # address (so every node gets it twice), and carries mode hpdt where it
@@ -35,7 +36,8 @@ elapsed() { awk -v d="$(($(_t_now_us) - T0))" 'BEGIN { printf "%.1f", d / 1e6 }'
 REASONS="short long magic type length mac replay range"
 
 C_CONF_EXTRA='mode = "static"; ip = "100ms"; ps = "40%"; si = "60s";'
-c_up 4 --no-dts
+C_DTS_HOSTS="0 1 2"	# h3: no dts service
+c_up 4 --no-pvm
 OTHER=$T_DIR/h3/other.key	# h3's key: not the cluster's
 t_keygen "$OTHER" || t_fail "cannot write $OTHER"
 cmp -s "$OTHER" "$C_KEY" && t_fail "h3's key is the cluster's"
