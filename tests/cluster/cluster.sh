@@ -26,9 +26,10 @@
 #   (only inside that private mount namespace), and sets
 #   HOME=$T_DIR/hK/home, PVM_TMP=$T_DIR/hK/tmp, PVM_ROOT, PVM_ALLOW_ROOT=1,
 #   PVM_RSH=$T_DIR/bin/rsh and PATH ($BUILD/tests/pvm, $BUILD/tests/tools,
-#   $T_DIR/bin first).  The rest of the environment is passed on (so
-#   ASAN_OPTIONS and the like reach every host), minus PVM_VMID,
-#   PVM_DPATH, PVM_EXPORT, PVMSOCK, PVMEPID, DTS_CONF, DTS_SOCKET.
+#   $T_DIR/bin first) and DTS_SOCKET=$T_DIR/hK/dts.sock, so an installed
+#   launch script finds its host's dts.  The rest of the environment is
+#   passed on (so ASAN_OPTIONS and the like reach every host), minus
+#   PVM_VMID, PVM_DPATH, PVM_EXPORT, PVMSOCK, PVMEPID, DTS_CONF.
 #
 # The node service.  Each host hK runs `dts -f $T_DIR/hK/dts.conf` in the
 # foreground of a background job of ours, inside hK's namespaces, with
@@ -59,7 +60,10 @@
 # fork), as with a real rsh, and joins the gang of its own host only.  The
 # shim exits 0 as soon as the command was started; it does not wait for
 # the command (pvmd never does) and does not return its status.  It is
-# made for pvmd: to run something on a host, tests use c_exec.  (Output
+# made for pvmd: to run something on a host, tests use c_exec.  The
+# command runs as the uid of the pvmd that asked (a test user's VM adds
+# hosts as that user, as a real rshd logs the caller in); the broker
+# checks that the reply fifo belongs to that uid.  (Output
 # the shim would write to a regular file is appended to its end.)
 #
 # Files: $T_DIR/hosts, $T_DIR/hostfile (`* dx=$C_LAUNCHER ep=...` plus one
@@ -111,6 +115,7 @@
 # C_MASTER_PID (the master pvmd c_start_master started, our child),
 # C_DTS_PID (by host index: the dts c_start_dts started, our child),
 # C_DTS_HOSTS (indices of the hosts c_up starts a dts on; default all),
+# C_DTS (the dts binary every host runs; default $BUILD/dts/dts),
 # C_UP_S / C_DOWN_S (seconds taken).
 # C_CONF_EXTRA (all hosts) and C_CONF_EXTRA_K (host K only) are dts.conf
 # lines appended to each host's file; a key given there replaces the
@@ -146,6 +151,7 @@ C_HOSTFILE=
 C_LAUNCHER=
 C_RSH=
 C_MASTER_PID=
+C_DTS=${C_DTS:-$BUILD/dts/dts}
 C_DTS_PID=()
 C_DTS_RC=
 C_DTS_HOSTS=${C_DTS_HOSTS:-}
@@ -431,6 +437,8 @@ _c_write_files() {
 	for k in "${!C_HOSTS[@]}"; do
 		mkdir -p "$T_DIR/${C_HOSTS[$k]}/tmp" "$T_DIR/${C_HOSTS[$k]}/home" ||
 		    return 1
+		# like /tmp: a test user's pvmd writes there too
+		chmod 1777 "$T_DIR/${C_HOSTS[$k]}/tmp" "$T_DIR/${C_HOSTS[$k]}/home"
 		_c_write_conf "$k" || return 1
 	done
 
@@ -448,7 +456,9 @@ _c_write_files() {
 	export PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1 PVM_RSH="$b/rsh"
 	export PATH="$BUILD/tests/pvm:$BUILD/tests/tools:$b:\$PATH"
 	export C_HOST="\$h"
-	unset PVM_VMID PVM_DPATH PVM_EXPORT PVMSOCK PVMEPID DTS_CONF DTS_SOCKET
+	# this host's adoption socket, as /run/dts/dts.sock is on a real node
+	export DTS_SOCKET="$T_DIR/\$h/dts.sock"
+	unset PVM_VMID PVM_DPATH PVM_EXPORT PVMSOCK PVMEPID DTS_CONF
 	# a shell's background jobs ignore INT and QUIT: not on our hosts
 	exec env --default-signal=INT,QUIT "\$@"
 	EOF
@@ -517,6 +527,16 @@ _c_write_files() {
 					echo "cannot open the stdio of pid $pid" > "$reply"
 					exit 1
 				}
+				# as whoever asked, as rshd logs in the caller
+				uid=$(stat -c %u "/proc/$pid") || uid=0
+				if [ "$(stat -c %u "$reply")" != "$uid" ]; then
+					echo "pid $pid is not the caller's" > "$reply"
+					exit 1
+				fi
+				as=()
+				[ "$uid" = 0 ] || as=(setpriv --reuid="$uid" \
+				    --regid="$(stat -c %g "/proc/$pid")" --init-groups \
+				    --inh-caps=-all --bounding-set=-all --)
 				echo ok > "$reply"
 				exec 0<&4 1>&5 2>&6 4<&- 5>&- 6>&-
 				# a simple command replaces the shell (pvmd's launcher);
@@ -528,7 +548,7 @@ _c_write_files() {
 				esac
 				exec setsid nsenter "--net=/run/netns/${ns[$host]}" -- \
 				    unshare --mount --propagation slave --uts -- \
-				    "$hinner" "${name[$host]}" /bin/sh -c "$script"
+				    "$hinner" "${name[$host]}" "${as[@]}" /bin/sh -c "$script"
 			) &
 		done
 		EOF
@@ -542,8 +562,10 @@ _c_write_files() {
 	DTS_SOCKET="$T_DIR/\$(hostname)/dts.sock" exec "$BUILD/dts/dts-run" --pvmd -- "\$@"
 	EOF
 	chmod 755 "$b/hinner" "$b/rsh" "$b/rshd" "$b/pvmd-dts"
-	mkdir -p "$T_DIR/run" && chmod 700 "$T_DIR/run" &&
-	    mkfifo -m 600 "$T_DIR/run/rshd.fifo"
+	# any user's pvmd may ask the broker (a test user's VM); replies are
+	# fifos each shim makes in the sticky run directory
+	mkdir -p "$T_DIR/run" && chmod 1733 "$T_DIR/run" &&
+	    mkfifo -m 622 "$T_DIR/run/rshd.fifo"
 }
 
 # ---- network --------------------------------------------------------------
@@ -673,7 +695,7 @@ c_start_dts() {
 	*" $(t_cg_dir "$h") "*) ;;
 	*) t_track_cg "$(t_cg_dir "$h")" ;;
 	esac
-	"${_c[@]}" setsid "$BUILD/dts/dts" -f "$T_DIR/$h/dts.conf" \
+	"${_c[@]}" setsid "$C_DTS" -f "$T_DIR/$h/dts.conf" \
 	    < /dev/null >> "$T_LOG/dts-$h.out" 2>> "$T_LOG/dts-$h.err" &
 	C_DTS_PID[k]=$!
 	t_track "${C_DTS_PID[k]}"
