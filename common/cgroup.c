@@ -119,42 +119,42 @@ cg_set_policy(const char *cg, int policy, int prio)
 	return pa.changed;
 }
 
-/* The pids already signalled by cg_signal_all (kept between calls). */
-static struct {
-	pid_t *pid;
-	int n, cap;
-} sent;
-
-static int
-sent_has(pid_t pid)
+int
+pidset_add(struct pidset *s, pid_t pid)
 {
-	for (int i = 0; i < sent.n; i++)
-		if (sent.pid[i] == pid)
-			return 1;
-	return 0;
+	for (int i = 0; i < s->n; i++)
+		if (s->pid[i] == pid)
+			return 0;
+	if (s->n == s->max) {
+		int max = s->max ? s->max * 2 : 64;
+		pid_t *p = realloc(s->pid, (size_t)max * sizeof(*p));
+		if (p == NULL)
+			return -1;
+		s->pid = p;
+		s->max = max;
+	}
+	s->pid[s->n++] = pid;
+	return 1;
 }
+
+/* The pids already signalled by cg_signal_all (kept between calls). */
+static struct pidset sent;
 
 struct signal_arg {
 	int sig, fresh;
 };
 
+/* Signal pid unless this sweep did; one we cannot remember is signalled
+ * but not counted, so a sweep short of memory still ends. */
 static void
 signal_one(pid_t pid, void *arg)
 {
 	struct signal_arg *sa = arg;
+	int added = pidset_add(&sent, pid);
 
-	if (sent_has(pid))
+	if (added == 0)
 		return;
-	if (sent.n == sent.cap) {
-		int cap = sent.cap ? sent.cap * 2 : 64;
-		pid_t *p = realloc(sent.pid, (size_t)cap * sizeof(*p));
-		if (p == NULL)
-			return;	/* not remembered: signalled again */
-		sent.pid = p;
-		sent.cap = cap;
-	}
-	sent.pid[sent.n++] = pid;
-	sa->fresh++;
+	sa->fresh += added;
 	(void)kill(pid, sa->sig);
 }
 

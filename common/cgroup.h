@@ -19,6 +19,15 @@
 /* Mount point of the cgroup v2 hierarchy into buf; 0 or -1. */
 int  cg_mount(char *buf, size_t len);
 
+/* A set of pids that grows (the members one sweep has signalled). */
+struct pidset {
+	pid_t	*pid;
+	int	 n, max;
+};
+
+/* Add pid: 1 if it is new, 0 if it was there, -1 if out of memory. */
+int  pidset_add(struct pidset *s, pid_t pid);
+
 /* Call fn(pid, arg) for every process of cg.  Returns the count, -1. */
 int  cg_foreach(const char *cg, const char *file,
 		void (*fn)(pid_t pid, void *arg), void *arg);

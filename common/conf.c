@@ -221,6 +221,24 @@ conf_file_trusted(const char *path, const char *what, int secret, char *err,
 }
 
 int
+conf_dir_make_trusted(const char *dir, const char *what, char *err,
+    size_t errlen)
+{
+	struct stat	 st;
+
+	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "%s %s: %s", what, dir, strerror(errno));
+		return -1;
+	}
+	if (stat(dir, &st) == -1) {
+		snprintf(err, errlen, "%s %s: %s", what, dir, strerror(errno));
+		return -1;
+	}
+	st.st_mode &= (mode_t)~S_ISVTX;	/* sticky is no excuse here */
+	return trusted_owner(dir, &st, 1, 0, what, err, errlen);
+}
+
+int
 conf_load_trusted(struct dts_conf *c, const char *path, int missing_ok,
     char *err, size_t errlen)
 {

@@ -113,6 +113,14 @@ int conf_load(struct dts_conf *c, const char *path, int missing_ok,
 int conf_file_trusted(const char *path, const char *what, int secret,
 		      char *err, size_t errlen);
 
+/*
+ * A directory a root service creates or keeps (its socket's, its cgroups):
+ * made 0755 if missing, and then it must belong to root and not be
+ * writable by group or others.  0, or -1 with err.
+ */
+int conf_dir_make_trusted(const char *dir, const char *what, char *err,
+			  size_t errlen);
+
 /* conf_load() of a trusted file; the key file must be trusted too. */
 int conf_load_trusted(struct dts_conf *c, const char *path, int missing_ok,
 		      char *err, size_t errlen);

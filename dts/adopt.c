@@ -45,25 +45,13 @@ static int
 socket_dir(const char *path, char *err, size_t errlen)
 {
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	struct stat st;
 	char *slash;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
 		return 0;
 	*slash = '\0';
-	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
-		snprintf(err, errlen, "socket directory %s: %s", dir,
-		    strerror(errno));
-		return -1;
-	}
-	if (stat(dir, &st) == -1 || st.st_uid != 0 ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		snprintf(err, errlen, "socket directory %s: must belong to "
-		    "root and not be writable by others", dir);
-		return -1;
-	}
-	return 0;
+	return conf_dir_make_trusted(dir, "socket directory", err, errlen);
 }
 
 int

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -33,24 +32,6 @@ own_cgroup(char *buf, size_t len)
 		return -1;
 	memcpy(buf, p, n);
 	buf[n] = '\0';
-	return 0;
-}
-
-static int
-make_dir(const char *path, char *err, size_t errlen)
-{
-	struct stat st;
-
-	if (mkdir(path, 0755) == -1 && errno != EEXIST) {
-		snprintf(err, errlen, "cgroup %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (stat(path, &st) == -1 || st.st_uid != 0 ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		snprintf(err, errlen, "cgroup %s: must belong to root and not "
-		    "be writable by others", path);
-		return -1;
-	}
 	return 0;
 }
 
@@ -82,14 +63,14 @@ choose_base(struct gang *g, const char *where, char *err, size_t errlen)
 		    "cgroup2 mount", where);
 		return -1;
 	}
-	if (make_dir(g->base, err, errlen) == -1)
+	if (conf_dir_make_trusted(g->base, "cgroup", err, errlen) == -1)
 		return -1;
 	if (systemd) {
 		char daemon[CG_PATH_MAX + 8], pid[32];
 		snprintf(daemon, sizeof(daemon), "%.*s/daemon",
 		    (int)sizeof(g->base) - 16, g->base);
 		snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
-		if (make_dir(daemon, err, errlen) == -1 ||
+		if (conf_dir_make_trusted(daemon, "cgroup", err, errlen) == -1 ||
 		    cg_write(daemon, "cgroup.procs", pid) == -1) {
 			snprintf(err, errlen, "cgroup %s: cannot move dts "
 			    "there: %s", daemon, strerror(errno));
@@ -114,7 +95,7 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 	if ((size_t)snprintf(g->cg, sizeof(g->cg), "%.*s/gang",
 	    (int)sizeof(g->base) - 16, g->base) >= sizeof(g->cg))
 		return -1;
-	if (make_dir(g->cg, err, errlen) == -1)
+	if (conf_dir_make_trusted(g->cg, "cgroup", err, errlen) == -1)
 		return -1;
 	if (g->be->open(g) == -1) {
 		snprintf(err, errlen, "gang backend %s: cannot use %s",

@@ -27,8 +27,7 @@
 static struct {
 	char  *text;	/* cgroup.procs as read */
 	size_t cap;
-	pid_t *pid;	/* members found by the last stop */
-	int    n, max;
+	struct pidset stopped;	/* members found by the last stop */
 } m;
 
 static int
@@ -68,30 +67,6 @@ read_procs(struct gang *g)
 	}
 }
 
-static int
-known(pid_t pid)
-{
-	for (int i = 0; i < m.n; i++)
-		if (m.pid[i] == pid)
-			return 1;
-	return 0;
-}
-
-static int
-remember(pid_t pid)
-{
-	if (m.n == m.max) {
-		int max = m.max ? m.max * 2 : 64;
-		pid_t *p = realloc(m.pid, (size_t)max * sizeof(*p));
-		if (p == NULL)
-			return -1;
-		m.pid = p;
-		m.max = max;
-	}
-	m.pid[m.n++] = pid;
-	return 0;
-}
-
 /* One pass: SIGSTOP every member not yet stopped.  New ones, or -1. */
 static int
 stop_pass(struct gang *g)
@@ -105,10 +80,12 @@ stop_pass(struct gang *g)
 		pid_t pid = 0;
 		while (*p >= '0' && *p <= '9')
 			pid = pid * 10 + (*p++ - '0');
-		if (pid > 0 && !known(pid)) {
-			(void)remember(pid);
-			(void)kill(pid, SIGSTOP);
-			fresh++;
+		if (pid > 0) {
+			int added = pidset_add(&m.stopped, pid);
+			if (added != 0)
+				(void)kill(pid, SIGSTOP);
+			if (added > 0)
+				fresh++;
 		}
 		if (*p == '\0')
 			break;
@@ -121,7 +98,7 @@ sig_stop(struct gang *g)
 {
 	int fresh;
 
-	m.n = 0;
+	m.stopped.n = 0;
 	for (int pass = 0; pass < SWEEPS; pass++)
 		if ((fresh = stop_pass(g)) <= 0)
 			return fresh;
@@ -132,16 +109,16 @@ sig_stop(struct gang *g)
 static int
 sig_cont(struct gang *g)
 {
-	for (int i = 0; i < m.n; i++)
-		(void)kill(m.pid[i], SIGCONT);
-	m.n = 0;
+	for (int i = 0; i < m.stopped.n; i++)
+		(void)kill(m.stopped.pid[i], SIGCONT);
+	m.stopped.n = 0;
 	return 0;
 }
 
 static void
 sig_close(struct gang *g)
 {
-	m.n = 0;
+	m.stopped.n = 0;
 	(void)cg_signal_all(g->cg, SIGCONT);
 }
 
