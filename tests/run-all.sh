@@ -75,7 +75,7 @@ if { mkdir -p "$san" && cd "$san" &&
 	rep=$out/asan-reports && mkdir -p "$rep"
 	export ASAN_OPTIONS=detect_leaks=1:log_path=$rep/asan
 	export UBSAN_OPTIONS=print_stacktrace=1:log_path=$rep/ubsan
-	for t in $(ls "$src"/tests/system/t[0-9]*.sh | grep -E "${SAN_SYSTEM:-datagram|modes|failsafe}"); do
+	for t in $(ls "$src"/tests/system/t[0-9]*.sh | grep -E "${SAN_SYSTEM:-datagram|modes|failsafe|adopt|agent-lost}"); do
 		name=$(basename "$t" .sh)
 		log="$out/asan-system-$name.log"
 		rm -f "$rep"/*
