@@ -21,6 +21,10 @@
 #include "log.h"
 #include "timeutil.h"
 
+#ifndef PVMD_PATH
+#define PVMD_PATH "/usr/bin/pvmd"
+#endif
+
 /* ---- the file ------------------------------------------------------------ */
 
 static void
@@ -218,6 +222,15 @@ conf_file_trusted(const char *path, const char *what, int secret, char *err,
 		return -1;
 	}
 	return trusted_owner(dir, &st, 1, 0, "directory", err, errlen);
+}
+
+const char *
+conf_pvmd(const struct dts_conf *c)
+{
+	if (strcmp(c->pvmd, "auto") != 0)
+		return c->pvmd;
+	return access(PVMD_PATH ".real", X_OK) == 0 ? PVMD_PATH ".real" :
+	    PVMD_PATH;
 }
 
 int

@@ -125,6 +125,12 @@ int conf_dir_make_trusted(const char *dir, const char *what, char *err,
 int conf_load_trusted(struct dts_conf *c, const char *path, int missing_ok,
 		      char *err, size_t errlen);
 
+/*
+ * The real pvmd: the `pvmd` key, or for "auto" PVMD_PATH.real when the
+ * PVM hook (make install-pvm-hook) moved PVM's pvmd there, else PVMD_PATH.
+ */
+const char *conf_pvmd(const struct dts_conf *c);
+
 /* Checks across keys (PS < IP, RT budget, table); 0 or -1 with err. */
 int conf_check(const struct dts_conf *c, char *err, size_t errlen);
 

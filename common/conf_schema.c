@@ -55,6 +55,7 @@ static int valid_rt_priority(const void *, char *, size_t);
 static int valid_home_path(const void *, char *, size_t);
 static int valid_user_name(const void *, char *, size_t);
 static int valid_cgroup(const void *, char *, size_t);
+static int valid_path_or_auto(const void *, char *, size_t);
 
 const struct conf_key confkey_schema[] = {
 	{ .path = "mode", .type = CT_ENUM, .def = "static", .off = OFF(mode),
@@ -91,8 +92,10 @@ const struct conf_key confkey_schema[] = {
 	  .max = SEC(3600), .def = "30s", .unit = "s",
 	  .off = OFF(replay_window_ns),
 	  .help = "accept datagrams stamped at most this far from our clock" },
-	{ .path = "pvmd", .type = CT_STRING, .def = PVMD_PATH, .off = OFF(pvmd),
-	  .valid = valid_path, .help = "the real pvmd" },
+	{ .path = "pvmd", .type = CT_STRING, .def = "auto", .off = OFF(pvmd),
+	  .valid = valid_path_or_auto,
+	  .help = "the real pvmd; \"auto\" = " PVMD_PATH ".real if the "
+	  "PVM hook moved it there, else " PVMD_PATH },
 	{ .path = "load_agent", .type = CT_STRING, .def = PKGLIBEXECDIR
 	  "/dts-load", .off = OFF(load_agent), .valid = valid_path,
 	  .help = "the Load agent" },
@@ -222,6 +225,14 @@ valid_cgroup(const void *p, char *why, size_t len)
 	snprintf(why, len, "\"%s\" is neither \"auto\" nor an absolute "
 	    "path without \"..\"", s);
 	return -1;
+}
+
+static int
+valid_path_or_auto(const void *p, char *why, size_t len)
+{
+	if (strcmp(p, "auto") == 0)
+		return 0;
+	return valid_path(p, why, len);
 }
 
 static int

@@ -179,9 +179,9 @@ decide(struct adopt *a, const char *req, const struct ucred *cr,
 		return why;
 	}
 	if (strcmp(req, "ADOPT pvmd") == 0 &&
-	    access(a->conf->pvmd, X_OK) == -1) {
+	    access(conf_pvmd(a->conf), X_OK) == -1) {
 		snprintf(why, whylen, "pvmd %s: %s (dts.conf: pvmd)",
-		    a->conf->pvmd, strerror(errno));
+		    conf_pvmd(a->conf), strerror(errno));
 		return why;
 	}
 	if (gang_adopt(a->gang, cr->pid) == -1) {
@@ -219,7 +219,7 @@ adopt_input(struct adopt *a, int fd)
 			log_info("adopted pid %d (user %s) into %s: %s",
 			    (int)cr.pid, name, a->gang->cg, req + 6);
 			reply(fd, "OK %s", strcmp(req, "ADOPT pvmd") == 0 ?
-			    a->conf->pvmd : "");
+			    conf_pvmd(a->conf) : "");
 		}
 	}
 	for (int i = 0; i < ADOPT_CONN_MAX; i++)

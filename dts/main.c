@@ -395,8 +395,9 @@ start(struct dts *d)
 	if (gang_members(&d->gang) > 0)
 		log_info("taking over the gang in %s (%d processes)",
 		    d->gang.cg, gang_members(&d->gang));
-	log_info("ready: gang %s, backend %s, adoption socket %s",
-	    d->gang.cg, d->gang.be->name, d->conf.socket);
+	log_info("ready: gang %s, backend %s, adoption socket %s, pvmd %s",
+	    d->gang.cg, d->gang.be->name, d->conf.socket,
+	    conf_pvmd(&d->conf));
 }
 
 static void

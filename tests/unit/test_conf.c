@@ -158,7 +158,9 @@ test_defaults(void **state)
 	assert_true(c.key_file[0] == '/');
 	assert_int_equal(c.insecure, 0);
 	assert_int_equal(c.replay_window_ns, 30 * NS_PER_SEC);
-	assert_true(c.pvmd[0] == '/');
+	assert_string_equal(c.pvmd, "auto");
+	assert_true(conf_pvmd(&c)[0] == '/');
+	assert_non_null(strstr(conf_pvmd(&c), "pvmd"));
 	assert_contains(c.load_agent, "/dts-load");
 	assert_int_equal(c.users.n, 0);
 	assert_string_equal(c.socket, "/run/dts/dts.sock");
