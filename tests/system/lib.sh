@@ -222,6 +222,14 @@ t_as_user() {
 	    env HOME="$T_HOME" PVM_TMP="$T_TMP" PVM_ROOT=/usr/lib/pvm3 "$@"
 }
 
+# t_user_argv: T_USER_ARGV, the command words of t_as_user (setpriv ...
+# env ...), for a program that runs another one (setsid, a PREFIX).
+t_user_argv() {
+	T_USER_ARGV=(setpriv --reuid="$T_UID" --regid="$(id -g "$T_USER")" --init-groups
+	    --inh-caps=-all --bounding-set=-all --
+	    env HOME="$T_HOME" PVM_TMP="$T_TMP" PVM_ROOT=/usr/lib/pvm3)
+}
+
 # t_pub_bin FILE...: copy FILE into $T_DIR/bin (mode 755), where a test
 # user can run it even when the build lies under a 0700 directory.
 t_pub_bin() {

@@ -11,6 +11,8 @@
 #   n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 0
 #   n_halt                      # pvm_halt, wait for the gang to empty,
 #                               # then stop dts (N_RC = its status)
+#   n_released / n_until_released T0 MS   # gang thawed, running, TS
+#   n_shares_quiet SECONDS PID...         # CPU shares, retried when busy
 #
 # N_CG is dts's cgroup subtree (tracked: cleanup empties and removes it),
 # N_GANG its gang cgroup, N_SOCK the adoption socket.
@@ -74,9 +76,10 @@ n_start_dts() {
 _n_has_agent() { [ -n "$(_n_child_named "$N_DTS" dts-load)" ]; }
 
 # n_start_pvmd [PREFIX...]: the master pvmd, adopted into the gang by
-# dts-run (what the launch script does); its stdout is pvmd.out.
+# dts-run (what the launch script does); its stdout is pvmd.out.  N_RUN
+# overrides the dts-run binary (e.g. a copy a test user can reach).
 n_start_pvmd() {
-	DTS_SOCKET=$N_SOCK setsid "$@" "$BUILD/dts/dts-run" --pvmd -- \
+	DTS_SOCKET=$N_SOCK setsid "$@" "${N_RUN:-$BUILD/dts/dts-run}" --pvmd -- \
 	    > "$T_LOG/pvmd.out" 2> "$T_LOG/pvmd.err" &
 	N_PVMD=$!
 	t_track "$N_PVMD"
@@ -135,9 +138,11 @@ n_gang_pids() {
 	done
 }
 
-# n_in_gang PID: is PID in the gang cgroup?
+# n_in_gang PID: is PID in the gang cgroup?  (Builtins only: cheap to poll.)
 n_in_gang() {
-	grep -qx "$1" "$N_GANG/cgroup.procs" 2>/dev/null
+	local p
+	while read -r p; do [ "$p" = "$1" ] && return 0; done 2>/dev/null < "$N_GANG/cgroup.procs"
+	return 1
 }
 
 # n_shares SECONDS PID...: CPU share (percent, 1 decimal) of each PID over
@@ -156,6 +161,23 @@ n_shares() {
 		awk -v a="${c0[$i]}" -v b="${c1[$i]}" -v w="$((t1 - t0))" \
 		    'BEGIN { printf "%.1f\n", (b - a) / (w * 10) }'
 	done
+}
+
+# n_shares_quiet SECONDS PID...: n_shares of PIDs that share one CPU,
+# measured again (4 tries in all) while together they got less than 96%
+# of it: other work on this machine (another test's gang, a build) took
+# the rest, and the split between them says nothing then.  N_SHARES = the
+# shares of the last try; status 1 if the CPU was never quiet enough.
+n_shares_quiet() {
+	local secs=$1 try
+	shift
+	for try in 1 2 3 4; do
+		N_SHARES=($(n_shares "$secs" "$@"))
+		awk -v s="${N_SHARES[*]}" 'BEGIN { n = split(s, a, " ");
+		    for (i = 1; i <= n; i++) t += a[i]; exit !(t >= 96) }' && return 0
+		t_log "CPU busy with other work: ours got only ${N_SHARES[*]}%; measuring again"
+	done
+	return 1
 }
 
 # n_halt: halt the VM, wait for the gang to empty, then stop the dts
@@ -182,9 +204,24 @@ n_wait_exit() {
 # must not pass "$(...)": use these).
 # Stopped: SIGSTOPped (signal backend) or in the gang while it is frozen
 # (freezer backend; a frozen task shows no T state).
-n_is_stopped() { [ "$(t_proc_state "$1")" = T ] || { n_in_gang "$1" && n_gang_frozen; }; }
-n_is_running() { local s; s=$(t_proc_state "$1") && [ "$s" != T ] && ! { n_in_gang "$1" && n_gang_frozen; }; }
-n_gang_frozen() { grep -qx "frozen 1" "$N_GANG/cgroup.events" 2>/dev/null; }
+# (Builtins only, so that sampling them often costs little.)
+n_is_stopped() { local s; _n_state s "$1"; [ "$s" = T ] || { n_in_gang "$1" && n_gang_frozen; }; }
+n_is_running() { local s; _n_state s "$1" && [ "$s" != T ] && ! { n_in_gang "$1" && n_gang_frozen; }; }
+n_gang_frozen() {
+	local k v
+	while read -r k v; do
+		[ "$k" = frozen ] && { [ "$v" = 1 ]; return; }
+	done 2>/dev/null < "$N_GANG/cgroup.events"
+	return 1
+}
+# _n_state VAR PID: PID's state letter into VAR (t_proc_state, no fork)
+_n_state() {
+	local _l
+	printf -v "$1" %s ''
+	read -r _l 2>/dev/null < "/proc/$2/stat" || return 1
+	_l=${_l##*) }
+	printf -v "$1" %s "${_l%% *}"
+}
 n_has_task() { [ -n "$(n_gang_pids "$1")" ]; }
 n_phase_is() { [ "$(n_status phase)" = "$1" ]; }
 
@@ -199,4 +236,48 @@ n_no_leftovers() {
 		case "$(t_policy "$p")" in FF|RR) bad="$bad $p(RT)" ;; esac
 	done
 	[ -z "$bad" ] || { t_log "left over:$bad"; return 1; }
+}
+
+# n_reap_dts: after dts was killed, reap it quietly (no "Killed" line from
+# bash) and forget its pid.
+n_reap_dts() {
+	{ wait "$N_DTS"; } 2>/dev/null
+	t_untrack "$N_DTS"
+}
+
+# n_released: the gang runs unrestricted: not frozen, no member stopped,
+# every member at SCHED_OTHER.  Builtins only (no fork), so that polling
+# it is cheap and fine-grained.
+n_released() {
+	local k v p line f pids
+	while read -r k v; do
+		[ "$k" = frozen ] && [ "$v" = 1 ] && return 1
+	done < "$N_GANG/cgroup.events"
+	mapfile -t pids < "$N_GANG/cgroup.procs"
+	for p in "${pids[@]}"; do
+		read -r line < "/proc/$p/stat" 2>/dev/null || continue
+		f=(${line##*) })
+		case "${f[0]}" in T|t) return 1 ;; esac
+		[ "${f[38]}" = 0 ] || return 1	# field 41, policy: SCHED_OTHER
+	done
+	return 0
+}
+
+# n_until_released T0_US TIMEOUT_MS: poll n_released without pause until
+# it holds; N_REL_US = microseconds from T0_US (from n_now_us) to the end
+# of the first check that held (an upper bound).
+n_until_released() {
+	local end=$(($1 + $2 * 1000)) rel now
+	while :; do
+		n_released && rel=1 || rel=0
+		n_now_us now
+		[ "$rel" = 1 ] && { N_REL_US=$((now - $1)); return 0; }
+		[ "$now" -ge "$end" ] && return 1
+	done
+}
+
+# n_now_us VAR: microseconds since the epoch into VAR, without a fork.
+n_now_us() {
+	local t=${EPOCHREALTIME/[.,]/}
+	printf -v "$1" %d "$((10#$t))"
 }

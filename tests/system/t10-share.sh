@@ -1,7 +1,9 @@
 #!/bin/bash
 # A CPU-bound PVM task under dts against a local hog, both on CPU 1: the
 # task gets PS/IP of the CPU and the hog the rest, at 80% and at 50%.
-# Tolerance: 4 points (host steal on this VM costs up to ~2).
+# Tolerance: 4 points (host steal on this VM costs up to ~2).  When other
+# work on the machine takes CPU 1 (the two get less than 96% of it, four
+# tries), the split says nothing about DTS: skipped, with the figures.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup share
@@ -16,7 +18,9 @@ spin=$N_SPIN hog=$N_HOG
 check() {	# check PS_PCT
 	local s
 	t_sleep 1
-	s=($(n_shares 6 "$spin" "$hog"))
+	n_shares_quiet 6 "$spin" "$hog" ||
+	    t_skip "CPU 1 stayed busy with other work (task ${N_SHARES[0]}%, hog ${N_SHARES[1]}% at PS $1%): shares cannot be judged"
+	s=("${N_SHARES[@]}")
 	t_log "PS $1%: PVM task ${s[0]}%, local hog ${s[1]}%"
 	awk -v p="$1" -v a="${s[0]}" -v b="${s[1]}" 'BEGIN {
 		d1 = a - p; d2 = b - (100 - p)

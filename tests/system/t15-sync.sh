@@ -54,12 +54,17 @@ s2=$(n_status slices)
 # 3. overruns: dts itself stopped for 350 ms misses about 7 edges
 o1=$(n_status overruns)
 kill -STOP "$N_DTS"; t_sleep 0.35; kill -CONT "$N_DTS"
-t_wait_for 2 test -n "$(n_status overruns)" || t_fail "no status after SIGCONT"
+has_status() { [ -n "$(n_status overruns)" ]; }
+t_wait_for 2 has_status || t_fail "no status after SIGCONT"
 o2=$(n_status overruns)
 [ $((o2 - o1)) -ge 4 ] || t_fail "overruns went $o1 -> $o2 after a 350 ms stall"
 t_log "350 ms stall of dts: $((o2 - o1)) edges skipped and counted"
 s1=$(n_status slices); t_sleep 0.5; s2=$(n_status slices)
 [ "$s2" -gt "$s1" ] || t_fail "no more PS after the stall"
+# (the stall outlasted dts-load's limit, 2 IP: it released the gang, and
+# dts slices it again)
+t_wait_for 2 n_gang_frozen || t_fail "the gang is not frozen in LS after the stall"
+t_wait_for 2 n_is_running "$N_SPIN" || t_fail "the gang does not run in PS after the stall"
 
 n_halt || t_fail "dts did not exit"
 n_no_leftovers || t_fail "left over"

@@ -15,11 +15,13 @@ spin=$N_SPIN
 [ "$(n_status mode)" = hpdt ] || t_fail "config mode hpdt not in force"
 
 # stopped_samples SECONDS: how many of 100 samples found spin stopped
+# (SIGSTOPped, or in the gang while it is frozen: either backend)
 stopped_samples() {
-	local n=0 i
+	local n=0 i d
+	d=$(awk -v s="$1" 'BEGIN { print s / 100 }')
 	for i in $(seq 100); do
-		[ "$(t_proc_state "$spin")" = T ] && n=$((n + 1))
-		sleep "$(awk -v s="$1" 'BEGIN { print s / 100 }')"
+		n_is_stopped "$spin" && n=$((n + 1))
+		sleep "$d"
 	done
 	echo "$n"
 }

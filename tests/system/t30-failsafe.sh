@@ -1,94 +1,183 @@
 #!/bin/bash
-# dts killed with SIGKILL at any moment: the gang runs again within 100 ms
-# (dts-load notices) and nothing stays at real-time priority.  SIGTERM,
-# SIGINT and SIGHUP release the gang cleanly.  A killed dts-load is
-# restarted.  pvmd halting makes dts exit with pvmd's status.
+# The fail-safe.  dts killed with SIGKILL at any moment: the gang runs
+# again, at SCHED_OTHER, within 100 ms (dts-load releases it).  dts
+# stopped (SIGSTOP: a hung dts) makes no slice edge: dts-load releases the
+# gang within max(2 IP, 50 ms) + 100 ms, and once dts runs again it
+# slices again.  A killed dts-load is restarted, as root with only
+# cap_kill and cap_sys_nice.  SIGTERM, SIGINT and SIGHUP release the gang
+# and exit 0.  A new dts takes over the populated gang each time.  pvmd
+# halting or dying does not end dts.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup failsafe
 LIMIT_US=100000
+CAPS=0000000000800020	# CAP_KILL (5) | CAP_SYS_NICE (23)
 
-# start_node: dts with a long LS (IP 1 s, PS 20%) and one PVM task
-start_node() {
-	n_conf mode='"static"' ip='"1s"' ps='"20%"'
-	n_start
-	n_spawn_spin
-	spin=$N_SPIN
+# dts with a long LS (IP 1 s, PS 20%), a pvmd and one PVM task
+n_conf mode='"static"' ip='"1s"' ps='"20%"'
+n_start
+n_spawn_spin
+spin=$N_SPIN
+t_log "gang: pvmd $N_PVMD, PVM task $spin"
+
+# restart_dts: a new dts takes the gang over and slices it: frozen in LS,
+# RR in PS
+restart_dts() {
+	local n
+	n=$(grep -c "taking over the gang" "$T_LOG/dts.log")
+	n_start_dts
+	t_wait_for 5 eval '[ "$(grep -c "taking over the gang in $N_GANG" "$T_LOG/dts.log")" -gt "$n" ]' ||
+	    t_fail "the new dts did not take over the gang"
+	t_wait_for 3 n_gang_frozen || t_fail "the new dts does not freeze the gang in LS"
+	in_ps_rr || t_fail "the new dts does not run the gang at RR in PS"
 }
-# end_node: the gang outlived dts; end it (pvm_halt) and check it is normal
-end_node() {
-	local p
-	for p in $N_PVMD $(n_gang_pids); do
-		case "$(t_policy "$p")" in FF|RR) t_fail "pid $p still real-time after dts died" ;; esac
-	done
-	n_pvm halt > /dev/null 2>&1
-	t_wait_for 10 _n_gone "$N_PVMD" || t_fail "pvmd did not halt"
-	wait "$N_DTS" 2>/dev/null
+# in_ps_rr: in the next PS the gang is thawed and pvmd and the task are RR
+rr_now() { ! n_gang_frozen && [ "$(t_policy "$spin")" = RR ] && [ "$(t_policy "$N_PVMD")" = RR ]; }
+in_ps_rr() { t_wait_for 3 rr_now; }
+# alive: pvmd and the task outlived whatever happened to dts
+alive() {
+	kill -0 "$N_PVMD" 2>/dev/null || t_fail "pvmd died ($1)"
+	kill -0 "$spin" 2>/dev/null || t_fail "the PVM task died ($1)"
+	n_in_gang "$spin" && n_in_gang "$N_PVMD" || t_fail "a member left the gang ($1)"
+}
+# kill9 WHAT: SIGKILL dts now, wait until the gang is released
+kill9() {
+	local t0 ok=0
+	{	# (no "Killed" line from bash)
+		n_now_us t0
+		kill -KILL "$N_DTS"
+		n_until_released "$t0" 2000 && ok=1
+		n_reap_dts
+	} 2>/dev/null
+	[ "$ok" = 1 ] || t_fail "gang not released 2 s after kill -9 of dts ($1)"
+	t_log "kill -9 of dts $1: gang running at SCHED_OTHER after $N_REL_US us"
+	[ "$N_REL_US" -lt "$LIMIT_US" ] || t_fail "released only after $N_REL_US us (limit $LIMIT_US, $1)"
+	t_wait_for 2 _n_gone "$N_AGENT" || t_fail "dts-load did not exit after the release"
+	alive "$1"
+	[ "${N_REL_US}" -gt "$worst" ] && worst=$N_REL_US
+	return 0
 }
 
-# 1. SIGKILL during LS, three times at different points of the LS
+# ---- 1. SIGKILL in LS, at three points of the LS; a new dts takes over ----
 worst=0
 for delay in 0.05 0.3 0.6; do
-	start_node
-	t_wait_for 5 n_is_stopped "$spin" || t_fail "gang never stopped"
+	t_wait_for 3 n_gang_frozen || t_fail "gang never frozen"
 	t_sleep "$delay"
-	out=$("$BUILD/tests/tools/gangwatch" -k "$N_DTS" -t 2000 "$spin")
-	case $? in
-	0) ;;
-	3) t_log "LS ended before the kill (+${delay}s)"; end_node; continue ;;
-	*) t_fail "gang still stopped 2 s after kill -9 of dts" ;;
-	esac
-	us=${out#resumed_us=}
-	t_log "kill -9 in LS (+${delay}s): gang resumed after $us us"
-	[ "$us" -lt "$LIMIT_US" ] || t_fail "gang resumed only after $us us (limit $LIMIT_US)"
-	[ "$us" -gt "$worst" ] && worst=$us
-	t_wait_for 2 _n_gone "$N_AGENT" || t_fail "dts-load did not exit after the release"
-	end_node
-done
-t_log "worst kill -9 resume: $worst us"
-
-# 2. SIGKILL during PS: the gang keeps running, but not at RT priority
-start_node
-t_wait_for 5 n_phase_is PS || t_fail "no PS"
-kill -KILL "$N_DTS"
-t_wait_for 2 _n_gone "$N_AGENT" || t_fail "dts-load did not notice"
-[ "$(t_proc_state "$spin")" != T ] || t_fail "gang stopped after kill -9 in PS"
-end_node
-
-# 3. SIGTERM, SIGINT, SIGHUP: released, exit 0, pvmd lives on without DTS
-for sig in TERM INT HUP; do
-	start_node
-	t_wait_for 5 n_is_stopped "$spin" || t_fail "gang never stopped"
-	kill -"$sig" "$N_DTS"
-	n_wait_exit || t_fail "dts did not exit on SIG$sig"
-	[ "$N_RC" = 0 ] || t_fail "dts exit status $N_RC on SIG$sig"
-	[ "$(t_proc_state "$spin")" != T ] || t_fail "gang left stopped after SIG$sig"
-	kill -0 "$N_PVMD" || t_fail "pvmd died with dts on SIG$sig"
-	end_node
+	n_gang_frozen || { t_log "LS ended before the kill (+${delay}s)"; continue; }
+	kill9 "in LS (+${delay}s)"
+	restart_dts
 done
 
-# 4. dts-load killed: dts starts a new one (and keeps slicing)
-start_node
+# ---- 2. SIGKILL in PS: running at RT, put back to SCHED_OTHER -------------
+in_ps_rr || t_fail "no PS at RR"
+kill9 "in PS"
+t_log "worst kill -9 release: $worst us"
+restart_dts
+
+# ---- 3. SIGSTOP (a hung dts): released within max(2 IP, 50 ms) + 100 ms ---
+# IP 100 ms: the limit is 200 ms.  Stopped in a PS (PS 80%) and in an LS
+# (PS 20%); SIGCONT: dts slices again.
+hang() {	# hang PS_US PHASE
+	local t0 limit_us=200000 i saw_ps=0 saw_ls=0 n
+	n_send schedule static "$1" 100000 > /dev/null || t_fail "no reply"
+	# dts-load's watch timer is armed for the old limit (2 s, of IP 1 s)
+	# and takes the new one only when it next fires: let it fire first.
+	# (A known weakness of load/main.c: after a console shortens IP, a
+	# hang is caught only after up to the old limit.)
+	t_sleep 2.2
+	n=$(grep -c "dts-load released the gang" "$T_LOG/dts.log")
+	for i in $(seq 21); do
+		[ "$i" = 21 ] && t_fail "never caught the gang in $2"
+		t_wait_for 3 n_phase_is "$2" || t_fail "no $2"
+		if [ "$2" = PS ]; then rr_now && break; else n_gang_frozen && break; fi
+	done
+	n_now_us t0
+	kill -STOP "$N_DTS"
+	n_until_released "$t0" 3000 || { kill -CONT "$N_DTS"; t_fail "gang not released 3 s after SIGSTOP of dts in $2"; }
+	t_log "SIGSTOP of dts in $2: gang released after $N_REL_US us (limit $limit_us us + 100 ms)"
+	[ "$N_REL_US" -lt $((limit_us + 100000)) ] ||
+	    { kill -CONT "$N_DTS"; t_fail "SIGSTOP in $2: released only after $N_REL_US us"; }
+	grep -q "dts made no slice edge for .* gang .* released" "$T_LOG/dts.log" ||
+	    { kill -CONT "$N_DTS"; t_fail "dts-load did not log the release"; }
+	# it stays released while dts is stopped
+	t_sleep 0.3
+	n_released || { kill -CONT "$N_DTS"; t_fail "the gang was restricted again while dts is stopped"; }
+	kill -0 "$N_AGENT" || t_fail "dts-load exited: it must stay and watch"
+	kill -CONT "$N_DTS"
+	t_wait_for 3 eval '[ "$(grep -c "dts-load released the gang" "$T_LOG/dts.log")" -gt "$n" ]' ||
+	    t_fail "dts did not hear of the release after SIGCONT"
+	# slicing again: the phase alternates, frozen in LS, RR in PS
+	for i in $(seq 40); do
+		case "$(n_status phase)" in PS) saw_ps=1 ;; LS) saw_ls=1 ;; esac
+		[ "$saw_ps$saw_ls" = 11 ] && break
+		sleep 0.03
+	done
+	[ "$saw_ps$saw_ls" = 11 ] || t_fail "after SIGCONT: phase does not alternate (PS $saw_ps, LS $saw_ls)"
+	t_wait_for 3 n_gang_frozen || t_fail "after SIGCONT: never frozen in LS"
+	in_ps_rr || t_fail "after SIGCONT: members not at RR in PS"
+	alive "SIGSTOP in $2"
+}
+hang 80000 PS
+hang 20000 LS
+n_send schedule static 200000 1000000 > /dev/null || t_fail "no reply"
+
+# ---- 4. dts-load killed: dts starts a new one, root with 2 capabilities ----
 old=$N_AGENT
 kill -KILL "$old"
 new_agent() { local a; a=$(_n_child_named "$N_DTS" dts-load); [ -n "$a" ] && [ "$a" != "$old" ]; }
 t_wait_for 5 new_agent || t_fail "dts-load not restarted"
-grep -q "dts-load (pid $old) ended" "$T_LOG/dts.log" || t_fail "restart not logged"
-s1=$(n_status slices); t_sleep 1.2; s2=$(n_status slices)
-[ "$s2" -gt "$s1" ] || t_fail "slicing stopped after dts-load restart"
+N_AGENT=$(_n_child_named "$N_DTS" dts-load)
+grep -q "dts-load (pid $old) killed by signal 9" "$T_LOG/dts.log" || t_fail "the death of dts-load is not logged"
+grep -q "dts-load started, pid $N_AGENT" "$T_LOG/dts.log" || t_fail "the restart is not logged"
+st() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$N_AGENT/status"; }
+[ "$(st Uid)" = 0 ] || t_fail "new dts-load runs as uid $(st Uid)"
+[ "$(st CapEff)" = $CAPS ] || t_fail "new dts-load CapEff $(st CapEff), want $CAPS"
+[ "$(st CapPrm)" = $CAPS ] || t_fail "new dts-load CapPrm $(st CapPrm), want $CAPS"
+t_log "dts-load $old killed; dts started $N_AGENT (uid 0, CapEff $CAPS)"
+s1=$(n_status slices); t_sleep 2.2; s2=$(n_status slices)
+[ "$s2" -gt "$s1" ] || t_fail "slicing stopped after the dts-load restart"
+# and the new one is the fail-safe
+t_wait_for 3 n_gang_frozen || t_fail "gang never frozen"
+kill9 "in LS, with the restarted dts-load"
+restart_dts
 
-# 5. pvmd halts: dts continues the gang, exits with pvmd's status (0)
-n_halt || t_fail "dts did not exit after pvm_halt"
-[ "$N_RC" = 0 ] || t_fail "dts exit status $N_RC after halt"
+# ---- 5. SIGTERM, SIGINT, SIGHUP: released, exit 0, the gang lives on -----
+for sig in TERM INT HUP; do
+	t_wait_for 3 n_gang_frozen || t_fail "gang never frozen"
+	kill -"$sig" "$N_DTS"
+	n_wait_exit || t_fail "dts did not exit on SIG$sig"
+	[ "$N_RC" = 0 ] || t_fail "dts exit status $N_RC on SIG$sig"
+	n_released || t_fail "gang not released (thawed, SCHED_OTHER) after SIG$sig"
+	t_wait_for 2 _n_gone "$N_AGENT" || t_fail "dts-load outlived dts on SIG$sig"
+	alive "SIG$sig"
+	grep -q "signal .*: releasing the gang and exiting" "$T_LOG/dts.log" || t_fail "SIG$sig not logged"
+	restart_dts
+done
 
-# 6. pvmd killed during LS: its orphaned task is continued and normal,
-# dts exits with 128 + 9
-start_node
-t_wait_for 5 n_is_stopped "$spin" || t_fail "gang never stopped"
-kill -KILL "$N_PVMD"
-n_wait_exit || t_fail "dts did not exit when pvmd died"
-[ "$N_RC" = 137 ] || t_fail "dts exit status $N_RC, want 137"
-t_wait_for 1 n_is_running "$spin" || t_fail "orphaned task left stopped"
-[ "$(t_policy "$spin")" = TS ] || t_fail "orphaned task left at $(t_policy "$spin")"
+# ---- 6. pvmd halts: dts keeps running with an empty gang ----------------
+n_pvm halt > /dev/null 2>&1
+t_wait_for 10 n_gang_empty || t_fail "the gang did not empty after pvm_halt"
+t_sleep 1.2
+kill -0 "$N_DTS" || t_fail "dts exited when pvmd halted"
+[ "$(n_status members)" = 0 ] || t_fail "status: members $(n_status members), want 0"
+# a new pvmd can be adopted, and halting it with dts is clean
+n_start_pvmd
+n_spawn_spin
+spin=$N_SPIN
+t_wait_for 3 n_gang_frozen || t_fail "the new gang is not sliced"
+
+# ---- 7. pvmd killed: its orphan stays in the gang and is still sliced;
+# SIGTERM of dts releases it
+{ kill -KILL "$N_PVMD"; wait "$N_PVMD"; } 2>/dev/null
+t_untrack "$N_PVMD"
+kill -0 "$N_DTS" || t_fail "dts exited when pvmd was killed"
+n_in_gang "$spin" || t_fail "the orphaned task left the gang"
+orphan_ps() { ! n_gang_frozen && [ "$(t_policy "$spin")" = RR ]; }
+t_wait_for 3 orphan_ps || t_fail "the orphan is not RR in PS"
+t_wait_for 3 n_gang_frozen || t_fail "the orphan is not frozen in LS"
+kill -TERM "$N_DTS"
+n_wait_exit || t_fail "dts did not exit on SIGTERM"
+[ "$N_RC" = 0 ] || t_fail "dts exit status $N_RC"
+n_released || t_fail "orphan not released after SIGTERM"
 kill -TERM "$spin"
 t_pass

@@ -65,11 +65,15 @@ after=$(sum_rej)
 [ "$((after - before))" -ge 2900 ] || t_fail "only $((after - before)) of 3000 garbage datagrams counted"
 [ "$(n_status mode)" = static ] || t_fail "garbage changed the mode"
 
-# the bystander was never stopped while the gang was
+# the bystander was never stopped (nor put in the gang) while the gang was
+n_in_gang "$bystander" && t_fail "the bystander is in the gang"
+gang_stops=0
 for _ in $(seq 50); do
-	[ "$(t_proc_state "$bystander")" = T ] && t_fail "a process outside the gang was stopped"
+	n_is_stopped "$bystander" && t_fail "a process outside the gang was stopped"
+	n_gang_frozen && gang_stops=$((gang_stops + 1))
 	sleep 0.02
 done
+[ "$gang_stops" -gt 0 ] || t_fail "the gang was never seen frozen: the bystander check proves nothing"
 
 # replay across a restart: an authentic datagram captured before dts
 # restarted (here: sent to a port nobody listens on) is refused by the new

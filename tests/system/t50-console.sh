@@ -1,42 +1,33 @@
 #!/bin/bash
-# dts-console on one host, non-interactively, against the real dts and
-# master pvmd that the console starts itself: every command (mode with
-# each value, ip/ps/ls/si good and bad, start/stop/sync/status/load/
-# set/show/help, conf/add/delete/tasks/spawn/halt), scripts from -c, -s
-# and stdin, -e, --daemon, and that nothing is left stopped or at RT
-# priority at the end.  add/delete are checked against a host that fails
-# (multi-host runs are t60's business).
+# dts-console on one host, non-interactively, against the real dts
+# service and the master pvmd that the console starts itself through the
+# launch script (console.launcher: dts-run --pvmd), which the service
+# adopts into its gang: every command (mode with each value, ip/ps/ls/si
+# good and bad, start/stop/sync/status/load/set/show/help, conf/add/
+# delete/tasks/spawn/halt), scripts from -c, -s and stdin, -e, --daemon,
+# and that nothing is left frozen, stopped or at RT priority at the end.
+# add/delete are checked against a host that fails (multi-host runs are
+# t60's business).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/node.sh"
 t_setup console
 
 CON=$BUILD/console/dts-console
 [ -x "$CON" ] || t_skip "no $CON (build it first)"
-[ "$(id -u)" = 0 ] || t_skip "needs root: dts runs at real-time priority"
+[ "$(id -u)" = 0 ] || t_skip "needs root: dts is a root service"
 
-PORT=$((17800 + $$ % 100))
-KEY=$T_DIR/dts.key
-CONF=$T_DIR/dts.conf
-"$BUILD/dts/dts" -k "$KEY" || t_fail "dts -k failed"
-cat > "$CONF" <<EOF
-port = $PORT;
-key_file = "$KEY";
-insecure = false;
-log_file = "$T_LOG/dts.log";
-log_level = "debug";
-load_agent = "$BUILD/load/dts-load";
-mode = "static";
-ip = "100ms";
-ps = "50%";
-si = "2s";
-load = { sample = "20ms"; interval = "200ms"; window = "1s"; threshold = 0.1; };
-console = {
-	nodes = ["127.0.0.1"];
-	dts = "$BUILD/dts/dts";
-	launcher = "$BUILD/dts/pvmd";
-	history = "";
-	status_wait = "300ms";
-};
-EOF
+# the launch script, as installed (dts/pvmd.in), with this node's socket
+LAUNCHER=$T_DIR/bin/pvmd-dts
+mkdir -p "$T_DIR/bin" && chmod 755 "$T_DIR/bin"
+n_conf	# sets N_SOCK, N_KEY, N_PORT
+printf '#!/bin/sh\nDTS_SOCKET=%s exec %s --pvmd -- "$@"\n' "$N_SOCK" "$BUILD/dts/dts-run" > "$LAUNCHER"
+chmod 755 "$LAUNCHER"
+PORT=$N_PORT
+KEY=$N_KEY
+n_conf mode='"static"' ip='"100ms"' ps='"50%"' si='"2s"' insecure=false \
+    load='{ sample = "20ms"; interval = "200ms"; window = "1s"; threshold = 0.1; }' \
+    console="{ nodes = [\"127.0.0.1\"]; launcher = \"$LAUNCHER\"; history = \"\"; status_wait = \"300ms\"; }"
+CONF=$N_CONF
 
 OUT=$T_DIR/out
 ERR=$T_DIR/err
@@ -68,21 +59,33 @@ expect_row() {	# expect_row CONTEXT FIELD=VALUE...
 	done
 }
 
-# ---- the console starts dts, which starts the master pvmd ----------------
+# ---- without the dts service the master cannot start: one clear error ----
+con -c "conf"
+[ "$RC" = 1 ] || t_fail "conf without dts: status $RC"
+grep -q "^dts-run: cannot reach the DTS service at $N_SOCK" "$ERR" ||
+    t_fail "conf without dts: no word from dts-run: $(cat "$ERR")"
+grep -q "^dts-console: conf: the master pvmd did not start: $LAUNCHER ended with status 126" "$ERR" ||
+    t_fail "conf without dts: $(cat "$ERR")"
+[ -z "$(ls "$T_TMP")" ] || t_fail "a pvmd started without dts: $(ls "$T_TMP")"
+
+# ---- the console starts the master pvmd through the launch script --------
+n_start_dts
+DTS=$N_DTS
 ok -c "conf"
 has "1 host (PVM_TMP $T_TMP)" conf
-grep -q "started the master pvmd under $BUILD/dts/dts" "$ERR" || t_fail "no start message: $(cat "$ERR")"
-DTS=$(ps -eo pid=,args= | awk -v c="$CONF" '$2 == "dts" && $4 == c { print $1; exit }')
-[ -n "$DTS" ] || t_fail "no dts -f $CONF running"
-t_track "$DTS"
-PVMD=$(ps -eo pid=,ppid=,comm= | awk -v p="$DTS" '$2 == p && $3 == "pvmd" { print $1; exit }')
-[ -n "$PVMD" ] || t_fail "no pvmd under dts $DTS"
-t_track_pg "$PVMD"
-[ "$(ps -o sid= -p "$DTS" | tr -d ' ')" = "$DTS" ] || t_fail "dts is not in a session of its own"
-tr '\0' '\n' < "/proc/$PVMD/environ" | grep -qx "PVM_DPATH=$BUILD/dts/pvmd" ||
-    t_fail "pvmd has no PVM_DPATH=$BUILD/dts/pvmd"
+grep -qxF "dts-console: started the master pvmd through $LAUNCHER (PVM_TMP $T_TMP)" "$ERR" ||
+    t_fail "no start message: $(cat "$ERR")"
+PVMD=$(n_gang_pids pvmd)
+[ "$(wc -w <<< "$PVMD")" = 1 ] || t_fail "not one pvmd in the gang: '$PVMD'"
+t_track "$PVMD"
+grep -q "adopted pid $PVMD (user root) into $N_GANG: pvmd" "$T_LOG/dts.log" ||
+    t_fail "dts did not adopt pvmd $PVMD"
+[ "$(ps -o sid= -p "$PVMD" | tr -d ' ')" = "$PVMD" ] || t_fail "pvmd is not in a session of its own"
+tr '\0' '\n' < "/proc/$PVMD/environ" | grep -qx "PVM_DPATH=$LAUNCHER" ||
+    t_fail "pvmd has no PVM_DPATH=$LAUNCHER"
 ok -c "conf"	# connects to the running pvmd this time
 grep -q "started" "$ERR" && t_fail "a second pvmd was started"
+[ "$(n_gang_pids pvmd)" = "$PVMD" ] || t_fail "the gang changed: $(n_gang_pids)"
 
 # ---- static, ps 80% -------------------------------------------------------
 ok -c "mode static; ps 80%; start; status"
@@ -106,13 +109,13 @@ has "rejected: short 0, long 0, magic 0, type 0, length 0, mac 0, replay 0, rang
 ok -c "si 5s; start; status -v"
 has "SI 5s" "si 5s"
 
-# the gang really slices: pvmd is RT and is stopped part of the time
-stops=0
+# the gang really slices: pvmd is RT and is frozen part of the time
+stops=0 runs=0
 for _ in $(seq 60); do
-	[ "$(t_proc_state "$PVMD")" = T ] && stops=$((stops + 1))
+	if n_is_stopped "$PVMD"; then stops=$((stops + 1)); else runs=$((runs + 1)); fi
 	sleep 0.01
 done
-[ "$stops" -gt 0 ] || t_fail "pvmd never seen stopped while slicing"
+[ "$stops" -gt 0 ] && [ "$runs" -gt 0 ] || t_fail "pvmd seen stopped $stops times, running $runs times while slicing"
 [ "$(t_policy "$PVMD")" = RR ] || t_fail "pvmd class $(t_policy "$PVMD"), want RR"
 
 # ---- bad values: one line each, nothing changes --------------------------
@@ -152,7 +155,7 @@ done
 ok -c "mode hpdt; start; status"
 expect_row hpdt phase=none state=idle
 for _ in $(seq 20); do
-	[ "$(t_proc_state "$PVMD")" = T ] && t_fail "hpdt: pvmd stopped"
+	n_is_stopped "$PVMD" && t_fail "hpdt: pvmd stopped"
 	sleep 0.01
 done
 [ "$(t_policy "$PVMD")" = RR ] || t_fail "hpdt: pvmd class $(t_policy "$PVMD"), want RR"
@@ -222,8 +225,8 @@ grep -q "keep their last schedule (static, PS 75ms of IP 100ms)" "$ERR" || t_fai
 ok -c "mode static; ps 50%; start; spawn -n 2 $BUILD/tests/pvm/spin 0; tasks"
 has "spawned 2 of 2:" spawn
 [ "$(grep -c "$BUILD/tests/pvm/spin\|spin" "$OUT")" -ge 2 ] || t_fail "tasks: no spin: $(cat "$OUT")"
-spins=$(ps -eo pid=,pgid=,comm= | awk -v g="$PVMD" '$2 == g && $3 == "spin" { print $1 }')
-[ "$(echo "$spins" | wc -w)" = 2 ] || t_fail "spawned tasks are not in the gang: '$spins'"
+t_wait_for 5 eval '[ "$(n_gang_pids spin | wc -w)" = 2 ]' || t_fail "spawned tasks are not in the gang: $(n_gang_pids)"
+spins=$(n_gang_pids spin)
 for p in $spins; do
 	[ "$(t_policy "$p")" = RR ] || t_fail "task $p class $(t_policy "$p"), want RR"
 done
@@ -293,24 +296,30 @@ t_wait_for 5 sh -c "! kill -0 $DPID 2>/dev/null" || t_fail "the daemon did not e
 # ---- stop: released, nothing stopped or RT -----------------------------
 ok -c "stop; status"
 expect_row stop state=idle phase=none
+n_gang_frozen && t_fail "stop: the gang is left frozen"
 for p in $PVMD $spins; do
 	[ "$(t_proc_state "$p")" = T ] && t_fail "stop: $p left stopped"
 	[ "$(t_policy "$p")" = TS ] || t_fail "stop: $p class $(t_policy "$p")"
 done
 
-# ---- halt: every pvmd and its dts end; the console stays ----------------
+# ---- halt: every pvmd ends; the dts service and the console stay -------
 con -c "mode static; start; halt; halt; mode"
 [ "$RC" = 1 ] || t_fail "halt; halt: status $RC"
 has "halted the virtual machine" halt
 has "mode static" "mode after halt"
 grep -qxF "dts-console: halt: no virtual machine to halt (no pvmd runs with PVM_TMP $T_TMP)" "$ERR" ||
     t_fail "second halt: $(cat "$ERR")"
-t_wait_for 10 sh -c "! kill -0 $DTS 2>/dev/null" || t_fail "dts still runs after halt"
-left=$(ps -eo pid=,pgid=,stat=,cls= | awk -v g="$PVMD" '$2 == g')
-[ -z "$left" ] || t_fail "left over in the gang: $left"
-for p in $spins; do
-	kill -0 "$p" 2>/dev/null && t_fail "task $p survived the halt"
+t_wait_for 10 n_gang_empty || t_fail "the gang is not empty after halt: $(n_gang_pids)"
+for p in $PVMD $spins; do
+	_t_alive "$p" && t_fail "$p ($(cat /proc/$p/comm 2>/dev/null)) survived the halt"
 done
+kill -0 "$DTS" || t_fail "the dts service ended with the VM"
 con -n -c "conf"
 grep -qxF "dts-console: conf: PVM is off (-n)" "$ERR" || t_fail "-n: $(cat "$ERR")"
+# the service takes the next master
+ok -c "conf"
+grep -qF "started the master pvmd through $LAUNCHER" "$ERR" || t_fail "no new master after halt: $(cat "$ERR")"
+n_halt || t_fail "halt and SIGTERM: dts did not exit"
+[ "$N_RC" = 0 ] || t_fail "dts exit status $N_RC"
+[ "$(cat "$N_GANG/cgroup.freeze")" = 0 ] || t_fail "dts left the gang cgroup frozen"
 t_pass
