@@ -107,10 +107,12 @@ hang() {	# hang PS_US PHASE
 	t_wait_for 3 eval '[ "$(grep -c "dts-load released the gang" "$T_LOG/dts.log")" -gt "$n" ]' ||
 	    t_fail "dts did not hear of the release after SIGCONT"
 	# slicing again: the phase alternates, frozen in LS, RR in PS
-	for i in $(seq 40); do
+	# (sampled at random offsets: a fixed period can alias with IP and
+	# never land in a 20 ms PS)
+	for i in $(seq 100); do
 		case "$(n_status phase)" in PS) saw_ps=1 ;; LS) saw_ls=1 ;; esac
 		[ "$saw_ps$saw_ls" = 11 ] && break
-		sleep 0.03
+		sleep "0.0$((RANDOM % 9 + 1))"
 	done
 	[ "$saw_ps$saw_ls" = 11 ] || t_fail "after SIGCONT: phase does not alternate (PS $saw_ps, LS $saw_ls)"
 	t_wait_for 3 n_gang_frozen || t_fail "after SIGCONT: never frozen in LS"
