@@ -216,14 +216,25 @@ proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t now_us,
 }
 
 int
-proto_open(const struct auth_key *k, struct replay *r, uint64_t now_us,
-	   const uint8_t *buf, size_t len, struct proto_msg *msg,
-	   enum proto_reject *why)
+proto_frame(const uint8_t *buf, size_t len, unsigned accept,
+	    struct proto_msg *msg, enum proto_reject *why)
+{
+	if (proto_decode(buf, len, msg, why) < 0)
+		return -1;
+	if (!(accept & PROTO_TYPE_BIT(msg->hdr.type))) {
+		*why = REJ_TYPE;
+		return -1;
+	}
+	return 0;
+}
+
+int
+proto_verify(const struct auth_key *k, struct replay *r, uint64_t now_us,
+	     const uint8_t *buf, size_t len, struct proto_msg *msg,
+	     enum proto_reject *why)
 {
 	const char *err;
 
-	if (proto_decode(buf, len, msg, why) < 0)
-		return -1;
 	if (auth_verify(k, buf, len - PROTO_MAC_LEN, buf + len - PROTO_MAC_LEN) < 0) {
 		*why = REJ_MAC;
 		return -1;
@@ -238,4 +249,14 @@ proto_open(const struct auth_key *k, struct replay *r, uint64_t now_us,
 		return -1;
 	}
 	return 0;
+}
+
+int
+proto_open(const struct auth_key *k, struct replay *r, uint64_t now_us,
+	   unsigned accept, const uint8_t *buf, size_t len,
+	   struct proto_msg *msg, enum proto_reject *why)
+{
+	if (proto_frame(buf, len, accept, msg, why) < 0)
+		return -1;
+	return proto_verify(k, r, now_us, buf, len, msg, why);
 }

@@ -76,14 +76,23 @@ uint64_t seqgen_next(struct seqgen *g, uint64_t now_us);
 /*
  * Whole datagrams.  proto_seal() encodes msg, sets sender and seq from g
  * and appends the tag; returns the datagram length or -1.
- * proto_open() runs every receiver check in order (length, magic/version,
- * type, payload length, MAC, replay, payload ranges) and returns 0, or -1
- * with *why.
+ * A receiver checks in the order of doc/protocol.txt:
+ *   proto_frame(): length, magic/version, type known and in accept (a
+ *     mask of PROTO_TYPE_BIT()s), payload length, reserved fields;
+ *   (the receiver's rate limit, before any cryptography);
+ *   proto_verify(): MAC, replay, payload ranges.
+ * proto_open() is both, for a receiver without a rate limit.  Each returns
+ * 0, or -1 with *why.
  */
 int proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t now_us,
 	       struct proto_msg *msg, uint8_t *buf, size_t cap);
+int proto_frame(const uint8_t *buf, size_t len, unsigned accept,
+		struct proto_msg *msg, enum proto_reject *why);
+int proto_verify(const struct auth_key *k, struct replay *r, uint64_t now_us,
+		 const uint8_t *buf, size_t len, struct proto_msg *msg,
+		 enum proto_reject *why);
 int proto_open(const struct auth_key *k, struct replay *r, uint64_t now_us,
-	       const uint8_t *buf, size_t len, struct proto_msg *msg,
-	       enum proto_reject *why);
+	       unsigned accept, const uint8_t *buf, size_t len,
+	       struct proto_msg *msg, enum proto_reject *why);
 
 #endif /* DTS_AUTH_H */

@@ -47,7 +47,8 @@ struct dts_conf {
 	int32_t ps_pct_milli;         /* -1 if ps was a duration */
 	int64_t si_ns;
 	int     sync;                 /* enum proto_sync */
-	int64_t silence_ns;           /* console silent this long: unsynchronized */
+	int64_t silence_ns;           /* dead-man: console silent this long
+					 (0 = 3 SI): back to this schedule */
 
 	/* network and security */
 	int     port;

@@ -74,10 +74,10 @@ const struct conf_key confkey_schema[] = {
 	{ .path = "sync", .type = CT_ENUM, .def = "arrival", .off = OFF(sync),
 	  .names = sync_names,
 	  .help = "PS starts when a datagram arrives, or on the clock" },
-	{ .path = "silence", .type = CT_DURATION, .min = MS(10),
-	  .max = SEC(3600), .def = "30s", .unit = "s", .off = OFF(silence_ns),
-	  .help = "console silent this long: node reports itself "
-	  "unsynchronized and keeps its last schedule" },
+	{ .path = "silence", .type = CT_DURATION, .min = 0,
+	  .max = SEC(3600), .def = "0", .unit = "s", .off = OFF(silence_ns),
+	  .help = "no command from the console this long: back to this "
+	  "file's schedule (dead-man switch); 0 = 3 SI of the console's" },
 	{ .path = "port", .type = CT_INT, .min = 1, .max = 65535,
 	  .def = "7746", .off = OFF(port), .help = "UDP control port" },
 	{ .path = "bind", .type = CT_STRING, .def = "0.0.0.0", .off = OFF(bind),

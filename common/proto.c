@@ -102,6 +102,7 @@ enc_status(struct wbuf *w, const struct proto_status *s)
 	put64(w, s->last_ps_ns);
 	for (int i = 0; i < REJ_MAX; i++)
 		put32(w, s->rejected[i]);
+	put32(w, s->queue_full);
 	char name[PROTO_NAME_LEN] = { 0 };
 	memcpy(name, s->name, strnlen(s->name, PROTO_NAME_LEN - 1));
 	put(w, name, PROTO_NAME_LEN);
@@ -204,6 +205,7 @@ dec_status(struct rbuf *r, struct proto_status *s)
 	s->last_ps_ns = get64(r);
 	for (int i = 0; i < REJ_MAX; i++)
 		s->rejected[i] = get32(r);
+	s->queue_full = get32(r);
 	get(r, s->name, PROTO_NAME_LEN);
 	s->name[PROTO_NAME_LEN - 1] = '\0';
 	return 0;
@@ -335,7 +337,8 @@ static const char *const phase_names[] = {
 };
 static const char *const reject_names[REJ_MAX] = {
 	[REJ_SHORT] = "short", [REJ_LONG] = "long", [REJ_MAGIC] = "magic",
-	[REJ_TYPE] = "type", [REJ_LENGTH] = "length", [REJ_MAC] = "mac",
+	[REJ_TYPE] = "type", [REJ_LENGTH] = "length", [REJ_RATE] = "rate",
+	[REJ_MAC] = "mac",
 	[REJ_REPLAY] = "replay", [REJ_RANGE] = "range",
 };
 

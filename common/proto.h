@@ -14,6 +14,7 @@
  * field or message changes):
  *   1  first version: SCHEDULE, STATUS_REQ, STATUS, LOAD.
  *   2  TRACE_REQ and TRACE: a node's slice edges, for Gantt charts.
+ *   3  (in progress, see doc/protocol.txt) rate drops counted in STATUS.
  */
 #ifndef DTS_PROTO_H
 #define DTS_PROTO_H
@@ -22,7 +23,7 @@
 #include <stdint.h>
 
 #define PROTO_MAGIC     0x44545331u /* "DTS1" */
-#define PROTO_VERSION   2
+#define PROTO_VERSION   3
 #define PROTO_MAC_LEN   32          /* HMAC-SHA256 */
 #define PROTO_NAME_LEN  32          /* host name in STATUS, NUL padded */
 #define PROTO_MAX_DGRAM 512         /* nothing larger is ever valid */
@@ -37,6 +38,15 @@ enum proto_type {
 	PROTO_TRACE      = 6, /* node -> console: up to PROTO_TRACE_MAX edges */
 	PROTO_TYPE_MAX   = 6
 };
+
+/* Which types a receiver takes (proto_frame's accept mask). */
+#define PROTO_TYPE_BIT(t)   ((t) < 32 ? 1u << (t) : 0u)
+#define PROTO_ACCEPT_NODE   (PROTO_TYPE_BIT(PROTO_SCHEDULE) | \
+			     PROTO_TYPE_BIT(PROTO_STATUS_REQ) | \
+			     PROTO_TYPE_BIT(PROTO_TRACE_REQ))
+#define PROTO_ACCEPT_CONSOLE (PROTO_TYPE_BIT(PROTO_STATUS) | \
+			     PROTO_TYPE_BIT(PROTO_LOAD) | \
+			     PROTO_TYPE_BIT(PROTO_TRACE))
 
 /* Scheduling modes.  BALANCED is STATIC with PS chosen by the console. */
 enum proto_mode {
@@ -65,6 +75,10 @@ enum proto_phase {
 #define SCHED_F_SYNC   0x02 /* jump to sync_point now */
 #define SCHED_F_ALL    (SCHED_F_ACTIVE | SCHED_F_SYNC)
 
+/* STATUS flags: SCHED_F_ACTIVE (slicing), SCHED_F_SYNC (a console spoke
+ * within silence) and */
+#define STATUS_F_OWN   0x04 /* on its configured schedule (none, or silent) */
+
 /* Why a received datagram was dropped; counted per reason in STATUS. */
 enum proto_reject {
 	REJ_SHORT = 0,   /* shorter than header + tag */
@@ -72,6 +86,7 @@ enum proto_reject {
 	REJ_MAGIC,       /* bad magic or version */
 	REJ_TYPE,        /* unknown type, or not accepted by this receiver */
 	REJ_LENGTH,      /* payload length wrong for the type */
+	REJ_RATE,        /* the source's token bucket was empty */
 	REJ_MAC,         /* authentication failed */
 	REJ_REPLAY,      /* sequence not newer, or outside the time window */
 	REJ_RANGE,       /* a field out of range */
@@ -102,7 +117,7 @@ struct proto_schedule {
 };
 
 struct proto_status_req {
-	uint8_t  pad[112];   /* a request is never smaller than its reply */
+	uint8_t  pad[120];   /* a request is never smaller than its reply */
 };
 
 struct proto_status {
@@ -119,6 +134,8 @@ struct proto_status {
 	uint64_t overruns;   /* slice edges skipped because of late wake-ups */
 	uint64_t last_ps_ns; /* last PS start, CLOCK_REALTIME */
 	uint32_t rejected[REJ_MAX];
+	uint32_t queue_full; /* checked commands or replies dropped: a queue
+				between dts's threads was full */
 	char     name[PROTO_NAME_LEN];
 };
 
@@ -151,8 +168,8 @@ struct proto_trace {
 /* Sizes on the wire: checked so a change cannot go unnoticed. */
 #define PROTO_HDR_LEN        24
 #define PROTO_SCHEDULE_LEN   24
-#define PROTO_STATUS_LEN     112
-#define PROTO_STATUS_REQ_LEN 112
+#define PROTO_STATUS_LEN     120
+#define PROTO_STATUS_REQ_LEN 120
 #define PROTO_LOAD_LEN       8
 #define PROTO_EDGE_LEN       20   /* on the wire: no padding after pad[3] */
 #define PROTO_TRACE_LEN      (8 + PROTO_EDGE_LEN * PROTO_TRACE_MAX)

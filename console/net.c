@@ -170,18 +170,17 @@ net_accept(struct net *n, const uint8_t *buf, size_t len,
 {
 	enum proto_reject	 why;
 
-	if (proto_open(&n->key, &n->replay, now_real_us(), buf, len, msg,
+	if (proto_frame(buf, len, PROTO_ACCEPT_CONSOLE, msg, &why) == -1) {
+		/* a broadcast of ours, heard back: not an attack */
+		if (why == REJ_TYPE && msg->hdr.sender == n->seq.sender)
+			n->own++;
+		else
+			n->dropped[why]++;
+		return -1;
+	}
+	if (proto_verify(&n->key, &n->replay, now_real_us(), buf, len, msg,
 	    &why) == -1) {
 		n->dropped[why]++;
-		return -1;
-	}
-	if (msg->hdr.sender == n->seq.sender) {
-		n->own++;
-		return -1;
-	}
-	if (msg->hdr.type != PROTO_STATUS && msg->hdr.type != PROTO_LOAD &&
-	    msg->hdr.type != PROTO_TRACE) {
-		n->dropped[REJ_TYPE]++;
 		return -1;
 	}
 	n->received++;

@@ -62,11 +62,13 @@ status_verbose(struct console *c, const struct node *n)
 	    duration_format((int64_t)st->ip_us * NS_PER_US, ip, sizeof(ip)),
 	    duration_format((int64_t)st->si_us * NS_PER_US, si, sizeof(si)),
 	    st->members, st->members == 1 ? "" : "es",
-	    st->flags & SCHED_F_SYNC ? "synchronized by a console" :
-	    "unsynchronized (no console heard within its silence)");
+	    st->flags & STATUS_F_OWN ? "on its own configured schedule "
+	    "(no command from a console within its silence)" :
+	    "following a console");
 	for (i = 0; i < REJ_MAX; i++)
 		fprintf(c->out, " %s %" PRIu32 "%s", proto_reject_name(
-		    (unsigned)i), st->rejected[i], i + 1 < REJ_MAX ? "," : "\n");
+		    (unsigned)i), st->rejected[i], i + 1 < REJ_MAX ? "," : "");
+	fprintf(c->out, "; queue full %" PRIu32 "\n", st->queue_full);
 }
 
 static void

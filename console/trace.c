@@ -91,6 +91,7 @@ start_fetch(struct console *c, int64_t now)
 	t->left = t->n;
 	t->state = TRACE_FETCHING;
 	t->deadline = now + TRACE_FETCH_WAIT;
+	t->reask = now + TRACE_ASK_AGAIN;
 	for (int i = 0; i < t->n; i++)
 		ask(c, i);
 }
@@ -122,6 +123,7 @@ trace_datagram(struct console *c, const struct proto_trace *pt,
 	}
 	if (pt->more && pt->count > 0 && (int64_t)t->node[i].cursor < t->end_real) {
 		t->deadline = now + TRACE_FETCH_WAIT;
+		t->reask = now + TRACE_ASK_AGAIN;
 		ask(c, i);
 		return;
 	}
@@ -135,9 +137,17 @@ trace_timer(struct console *c, int64_t now)
 {
 	struct trace_run *t = &c->m.trace;
 
-	if (t->state == TRACE_RECORDING && now >= t->until)
+	if (t->state == TRACE_RECORDING && now >= t->until) {
 		start_fetch(c, now);
-	else if (t->state == TRACE_FETCHING && now >= t->deadline)
+	} else if (t->state == TRACE_FETCHING && now >= t->reask &&
+	    now < t->deadline) {
+		/* no answer yet: the ask or the answer was lost (a node's
+		 * rate limit, a full socket buffer); ask again */
+		for (int i = 0; i < t->n; i++)
+			if (!t->node[i].done)
+				ask(c, i);
+		t->reask = now + TRACE_ASK_AGAIN;
+	} else if (t->state == TRACE_FETCHING && now >= t->deadline)
 		finish(c, con_err(c, "trace: %d of %d nodes did not answer "
 		    "(%llu edges written)", t->left, t->n,
 		    (unsigned long long)t->edges));
@@ -151,6 +161,6 @@ trace_deadline(const struct console *c)
 	if (t->state == TRACE_RECORDING)
 		return t->until;
 	if (t->state == TRACE_FETCHING)
-		return t->deadline;
+		return t->reask < t->deadline ? t->reask : t->deadline;
 	return 0;
 }

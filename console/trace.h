@@ -21,6 +21,7 @@
 #define TRACE_DUR_DEFAULT (5 * 1000000000LL)
 #define TRACE_DUR_MAX     (60 * 1000000000LL)
 #define TRACE_FETCH_WAIT  (2 * 1000000000LL)
+#define TRACE_ASK_AGAIN   (100 * 1000000LL)   /* no answer: ask again */
 
 enum trace_state { TRACE_IDLE = 0, TRACE_RECORDING, TRACE_FETCHING };
 
@@ -29,6 +30,7 @@ struct trace_run {
 	FILE		*f;
 	int64_t		 until;		/* mono: recording ends */
 	int64_t		 deadline;	/* mono: fetching gives up */
+	int64_t		 reask;		/* mono: unanswered asks are repeated */
 	int64_t		 since_real, end_real;
 	uint64_t	 edges;
 	int		 n, left;

@@ -1,10 +1,15 @@
 /*
- * ctl.h - the UDP control socket of dts.
+ * ctl.h - what dts does with control datagrams (main thread).
  *
- * Receives SCHEDULE and STATUS_REQ datagrams from the console, checks each
- * one in the fixed order of proto_open() (length, magic/version, type,
- * payload length, MAC, replay, ranges), counts every drop by reason and
- * answers with STATUS.  Sends LOAD to the console that spoke last.
+ * The intake thread (intake.h) checks every datagram; ctl applies the
+ * commands that pass: SCHEDULE to the scheduler, STATUS_REQ and TRACE_REQ
+ * answered, and LOAD reports sent to the console that commands us.
+ *
+ * Dead-man switch: a console that stops speaking must not leave the
+ * cluster in its last mode (HPDT, or a long PS) for good.  When no
+ * SCHEDULE has come for `silence` (dts.conf; 0 = three SIs of the last
+ * schedule), dts goes back to the schedule of its own configuration, logs
+ * it and says so in STATUS (STATUS_F_OWN).
  */
 #ifndef DTS_CTL_H
 #define DTS_CTL_H
@@ -12,26 +17,39 @@
 #include <netinet/in.h>
 #include <stdint.h>
 
-#include "auth.h"
+#include "intake.h"
 #include "sched.h"
 
 struct ctl {
-	int      fd;
-	struct auth_key key;
-	struct replay replay;
-	struct seqgen seq;
-	uint32_t rejected[REJ_MAX];
-	struct sockaddr_in console;   /* last authenticated sender */
+	struct intake in;
+	struct sockaddr_in console;   /* the console that commands us */
 	int      have_console;
-	char     name[PROTO_NAME_LEN];
+	int      deadman_tfd;         /* fires after `silence` without one */
+	int64_t  silence_conf;        /* 0: 3 SI */
+	struct proto_schedule own;    /* the configured schedule */
 };
 
-/* Bind addr:port.  0 or -1 with err. */
-int  ctl_open(struct ctl *c, const char *addr, int port, int64_t replay_window,
+/*
+ * Bind addr:port and create the dead-man timer.  own: the schedule to go
+ * back to.  0 or -1 with err.
+ */
+int  ctl_open(struct ctl *c, const char *addr, int port,
+	      const struct auth_key *key, int64_t replay_window,
+	      int64_t silence, const struct proto_schedule *own,
 	      char *err, size_t errlen);
 
-/* Drain the socket, applying what arrives to s. */
+/* Start the intake thread (after privileges are dropped).  0 or -1. */
+int  ctl_start(struct ctl *c);
+
+/* The main loop's fds: commands waiting, dead-man expired. */
+int  ctl_cmd_fd(const struct ctl *c);
+int  ctl_deadman_fd(const struct ctl *c);
+
+/* Apply the commands the intake thread queued. */
 void ctl_input(struct ctl *c, struct sched *s);
+
+/* The dead-man timer fired: back to the configured schedule. */
+void ctl_deadman(struct ctl *c, struct sched *s);
 
 /* Tell the console about a new load index (threshold crossed). */
 void ctl_send_load(struct ctl *c, uint32_t load_milli, uint32_t ncpu);

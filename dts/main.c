@@ -1,7 +1,9 @@
 /*
  * main.c - dts, the DTS Scheduler: a per-node system service started by
  * root.  Start-up in a fixed order, then one event loop (epoll: slice
- * timer, UDP control socket, adoption socket, signals, Load agent).
+ * timer, checked control commands, dead-man timer, adoption socket,
+ * signals, Load agent).  The UDP socket has a thread of its own
+ * (intake.c), so that no datagram costs the slice edges anything.
  *
  *   1. config and key (-n: check and exit), trusted only from root
  *   2. UDP control socket, adoption socket, the gang cgroup subtree
@@ -31,6 +33,8 @@
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <sodium.h>
 
 #include "adopt.h"
 #include "auth.h"
@@ -294,8 +298,10 @@ loop(struct dts *d)
 			int fd = ev[i].data.fd;
 			if (fd == d->timerfd)
 				sched_timer(&d->sched);
-			else if (fd == d->ctl.fd)
+			else if (fd == ctl_cmd_fd(&d->ctl))
 				ctl_input(&d->ctl, &d->sched);
+			else if (fd == ctl_deadman_fd(&d->ctl))
+				ctl_deadman(&d->ctl, &d->sched);
 			else if (fd == d->sigfd)
 				signal_input(d);
 			else if (fd == d->restart_tfd)
@@ -306,9 +312,9 @@ loop(struct dts *d)
 	}
 }
 
-/* The schedule dts runs before any console speaks. */
-static void
-initial_schedule(struct dts *d)
+/* The schedule dts runs before any console speaks, and after one fell silent. */
+static struct proto_schedule
+own_schedule(const struct dts *d)
 {
 	struct proto_schedule p = {
 		.mode = (uint8_t)d->conf.mode,
@@ -319,11 +325,20 @@ initial_schedule(struct dts *d)
 		.si_us = (uint32_t)(d->conf.si_ns / NS_PER_US),
 		.origin_ns = (uint64_t)now_real_ns(),
 	};
+
+	return p;
+}
+
+static void
+initial_schedule(struct dts *d)
+{
+	struct proto_schedule p = own_schedule(d);
 	const char *err;
 
 	if (sched_apply(&d->sched, &p, now_mono_ns(), now_real_ns(),
 	    &err) == -1)
 		fatalx("configured schedule: %s", err);
+	d->sched.own = 1;
 }
 
 static void
@@ -415,6 +430,8 @@ int
 main(int argc, char **argv)
 {
 	static struct dts d;
+	struct auth_key key = { 0 };
+	struct proto_schedule own;
 	char err[512];
 	int ch, check = 0, debug = 0, daemonize = 0, explicit_conf = 0;
 	const char *keygen = NULL;
@@ -455,9 +472,9 @@ main(int argc, char **argv)
 	    sizeof(err)) == -1)
 		die_early("%s", err);
 	if (!d.conf.insecure &&
-	    auth_key_load(&d.ctl.key, d.conf.key_file, err, sizeof(err)) == -1)
+	    auth_key_load(&key, d.conf.key_file, err, sizeof(err)) == -1)
 		die_early("%s (no key, no start; or set insecure = true)", err);
-	d.ctl.key.insecure = d.conf.insecure;
+	key.insecure = d.conf.insecure;
 	if (conf_file_trusted(d.conf.load_agent, "load_agent", 0, err,
 	    sizeof(err)) == -1)
 		die_early("%s", err);
@@ -474,20 +491,26 @@ main(int argc, char **argv)
 	log_set_level(debug ? LOG_LVL_DEBUG : d.conf.log_level);
 
 	setup_fds(&d);
-	if (ctl_open(&d.ctl, d.conf.bind, d.conf.port, d.conf.replay_window_ns,
-	    err, sizeof(err)) == -1)
+	own = own_schedule(&d);
+	if (ctl_open(&d.ctl, d.conf.bind, d.conf.port, &key,
+	    d.conf.replay_window_ns, d.conf.silence_ns, &own, err,
+	    sizeof(err)) == -1)
 		die_early("%s", err);
+	sodium_memzero(&key, sizeof(key));
 	if (d.conf.insecure)
 		log_warnx("insecure = true: control datagrams are NOT "
 		    "authenticated");
 	d.rt_prio = priv_rt_max(d.conf.rt_priority);
 	start(&d);
+	if (ctl_start(&d.ctl) == -1)
+		fatal("intake thread");
 
 	sched_init(&d.sched, &d.gang, d.agent.shm, d.timerfd,
 	    d.conf.silence_ns);
 	initial_schedule(&d);
 	epoll_add(&d, d.timerfd, EPOLLIN);
-	epoll_add(&d, d.ctl.fd, EPOLLIN);
+	epoll_add(&d, ctl_cmd_fd(&d.ctl), EPOLLIN);
+	epoll_add(&d, ctl_deadman_fd(&d.ctl), EPOLLIN);
 	epoll_add(&d, d.sigfd, EPOLLIN);
 	epoll_add(&d, d.restart_tfd, EPOLLIN);
 	epoll_add(&d, d.adopt.fd, EPOLLIN);

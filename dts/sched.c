@@ -253,6 +253,8 @@ sched_status(const struct sched *s, struct proto_status *st, int64_t now_mono)
 		st->flags |= SCHED_F_ACTIVE;
 	if (s->last_console && now_mono - s->last_console <= s->silence)
 		st->flags |= SCHED_F_SYNC;
+	if (s->own)
+		st->flags |= STATUS_F_OWN;
 	st->phase = (uint8_t)s->phase;
 	st->ps_us = (uint32_t)((s->mode == MODE_DISTRIBUTED ? dist_ps(s) : s->ps) / NS_PER_US);
 	st->ip_us = (uint32_t)(s->ip / NS_PER_US);

@@ -35,7 +35,8 @@ struct sched {
 	uint64_t overruns;
 	int64_t  last_ps_real;      /* CLOCK_REALTIME ns of the last PS start */
 	int64_t  last_console;      /* mono ns of the last console datagram */
-	int64_t  silence;
+	int64_t  silence;           /* the dead-man's, for STATUS */
+	int      own;               /* on the configured schedule */
 	uint32_t load_milli;
 
 	long     rt_runtime_us, rt_period_us;

@@ -1210,7 +1210,7 @@ c_ft_con_rej() {
 	awk -v h="$h" '
 	    /^[^ ]/ { f = ($1 == h && $4 != "no") }
 	    f && /^ +rejected:/ {
-		sub(/^ +rejected: */, ""); gsub(/,/, "")
+		sub(/^ +rejected: */, ""); sub(/;.*/, ""); gsub(/,/, "")
 		for (i = 1; i < NF; i += 2) printf "%s%s=%s", (i > 1 ? " " : ""), $i, $(i + 1)
 		print ""; found = 1; exit
 	    }

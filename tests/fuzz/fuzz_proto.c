@@ -37,7 +37,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (why >= REJ_MAX) {
 		abort();
 	}
-	(void)proto_open(&none, &r, 1ull << 40, data, size, &m, &why);
-	(void)proto_open(&keyed, &r, 1ull << 40, data, size, &m, &why);
+	(void)proto_open(&none, &r, 1ull << 40, PROTO_ACCEPT_NODE, data, size,
+	    &m, &why);
+	(void)proto_open(&keyed, &r, 1ull << 40, PROTO_ACCEPT_CONSOLE, data,
+	    size, &m, &why);
 	return 0;
 }

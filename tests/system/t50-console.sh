@@ -104,8 +104,8 @@ expect_row "ls 30ms" ps_us=70000 ls_us=30000
 ok -c "ls 25%; start; status -v"
 expect_row "ls 25%" ps_us=75000 ls_us=25000
 has "sync arrival, IP 100ms, SI 2s" "status -v"
-has "synchronized by a console" "status -v"
-has "rejected: short 0, long 0, magic 0, type 0, length 0, mac 0, replay 0, range 0" "status -v"
+has "rejected: short 0, long 0, magic 0, type 0, length 0, rate 0, mac 0, replay 0, range 0; queue full 0" "status -v"
+has "following a console" "status -v"
 ok -c "si 5s; start; status -v"
 has "SI 5s" "si 5s"
 

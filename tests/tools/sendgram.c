@@ -1,7 +1,7 @@
 /*
  * sendgram.c - a test client of the DTS wire protocol (common/proto.h).
  *
- *   sendgram [-k KEYFILE | -K] [-a ADDR] -p PORT [-t TIMEOUT_MS] [-n]
+ *   sendgram [-k KEYFILE | -K] [-a ADDR] -p PORT [-t TIMEOUT_MS] [-n] [-S SI_US]
  *            ACTION [ARGS]
  *
  * Talks to one dts control port over UDP from an ephemeral port.  Datagrams
@@ -136,6 +136,7 @@ random_bytes(void *buf, size_t len)
  * by the caller).  Returns 0 or -1 (bad usage).
  */
 static uint64_t origin_ns;	/* -O: clock-sync origin; 0 = now */
+static uint32_t si_us = SI_US;	/* -S: the schedule's SI */
 
 static int
 schedule_msg(struct proto_msg *m, int argc, char **argv, uint32_t ps, uint32_t ip)
@@ -159,7 +160,7 @@ schedule_msg(struct proto_msg *m, int argc, char **argv, uint32_t ps, uint32_t i
 	m->u.schedule.flags = (uint8_t)flags;
 	m->u.schedule.ps_us = ps;
 	m->u.schedule.ip_us = ip;
-	m->u.schedule.si_us = SI_US;
+	m->u.schedule.si_us = si_us;
 	m->u.schedule.origin_ns = origin_ns ? origin_ns : (uint64_t)now_real_ns();
 	return 0;
 }
@@ -232,6 +233,8 @@ print_status(const struct proto_status *s)
 	printf("mode=%s\n", proto_mode_name(s->mode));
 	printf("sync=%s\n", proto_sync_name(s->sync));
 	printf("active=%d\n", (s->flags & SCHED_F_ACTIVE) ? 1 : 0);
+	printf("heard=%d\n", (s->flags & SCHED_F_SYNC) ? 1 : 0);
+	printf("own=%d\n", (s->flags & STATUS_F_OWN) ? 1 : 0);
 	printf("phase=%s\n", proto_phase_name(s->phase));
 	printf("ps_us=%" PRIu32 "\nip_us=%" PRIu32 "\nsi_us=%" PRIu32 "\n",
 	       s->ps_us, s->ip_us, s->si_us);
@@ -242,6 +245,7 @@ print_status(const struct proto_status *s)
 	       s->slices, s->overruns, s->last_ps_ns);
 	for (i = 0; i < REJ_MAX; i++)
 		printf("rej_%s=%" PRIu32 "\n", proto_reject_name(i), s->rejected[i]);
+	printf("queue_full=%" PRIu32 "\n", s->queue_full);
 }
 
 /* Wait up to the timeout for a valid STATUS and print it. */
@@ -266,7 +270,8 @@ wait_reply(struct ctx *c, unsigned type, struct proto_msg *out)
 		n = recv(c->fd, buf, sizeof(buf), 0);
 		if (n < 0)
 			continue;
-		if (proto_open(&c->key, &r, now_real_us(), buf, (size_t)n, &m, &why) < 0) {
+		if (proto_open(&c->key, &r, now_real_us(), PROTO_ACCEPT_CONSOLE,
+		    buf, (size_t)n, &m, &why) < 0) {
 			warnmsg("dropped a reply: %s", proto_reject_name(why));
 			continue;
 		}
@@ -549,6 +554,7 @@ act_trace(struct ctx *c, int argc, char **argv)
 	uint64_t since = 0;
 	struct proto_msg m;
 	uint8_t buf[BUF_LEN];
+	int tries;
 
 	if (argc > 0 && parse_u64(argv[0], &since))
 		return 2;
@@ -557,11 +563,21 @@ act_trace(struct ctx *c, int argc, char **argv)
 		memset(&m, 0, sizeof(m));
 		m.hdr.type = PROTO_TRACE_REQ;
 		m.u.trace_req.since_ns = since;
-		if (send_dgram(c, buf, (size_t)seal(c, &m, buf)) < 0 ||
-		    wait_reply(c, PROTO_TRACE, &m) != 0)
-			return 1;
+		/* a request the node's rate limit dropped is asked again */
+		for (tries = 0;; tries++) {
+			if (send_dgram(c, buf, (size_t)seal(c, &m, buf)) < 0)
+				return 1;
+			if (wait_reply(c, PROTO_TRACE, &m) == 0)
+				break;
+			if (tries == 2)
+				return 1;
+			m.hdr.type = PROTO_TRACE_REQ;
+			m.u.trace_req.since_ns = since;
+		}
 		for (uint32_t i = 0; i < m.u.trace.count; i++) {
 			const struct proto_edge *e = &m.u.trace.edge[i];
+			if (e->real_ns <= since)
+				continue;	/* a late answer to an earlier ask */
 			printf("%s,%" PRIu64 ",%" PRIu32 ",%" PRIu32 "\n",
 			       proto_phase_name(e->phase), e->real_ns, e->late_ns, e->op_ns);
 			since = e->real_ns;
@@ -622,7 +638,7 @@ usage(const struct action *a)
 		exit(2);
 	}
 	fprintf(stderr, "usage: sendgram [-k KEYFILE | -K] [-a ADDR] -p PORT "
-		"[-t TIMEOUT_MS] [-n] [-o SAVEFILE] [-O ORIGIN_NS] ACTION [ARGS]\n"
+		"[-t TIMEOUT_MS] [-n] [-o SAVEFILE] [-O ORIGIN_NS] [-S SI_US] ACTION [ARGS]\n"
 		"actions:\n");
 	for (i = 0; i < NACTIONS; i++)
 		fprintf(stderr, "  %s\n", actions[i].usage);
@@ -692,8 +708,12 @@ main(int argc, char **argv)
 	int opt, insecure = 0, nargs, rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "+k:Ka:p:t:no:O:")) != -1) {
+	while ((opt = getopt(argc, argv, "+k:Ka:p:t:no:O:S:")) != -1) {
 		switch (opt) {
+		case 'S':
+			if (parse_u32(optarg, &si_us) || si_us == 0)
+				usage(NULL);
+			break;
 		case 'O':
 			if (parse_u64(optarg, &origin_ns) || origin_ns == 0)
 				usage(NULL);

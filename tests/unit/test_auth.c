@@ -205,32 +205,32 @@ test_seal_open(void **state)
 
 	n = proto_seal(&k, &g, NOW + 1, &m, buf, sizeof(buf));
 	assert_int_equal(n, PROTO_HDR_LEN + PROTO_SCHEDULE_LEN + PROTO_MAC_LEN);
-	assert_int_equal(proto_open(&k, &r, NOW + 2, buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(proto_open(&k, &r, NOW + 2, ~0u, buf, (size_t)n, &out, &why), 0);
 	assert_int_equal(out.u.schedule.ps_us, 80000);
 	/* the same bytes again */
-	assert_int_equal(proto_open(&k, &r, NOW + 3, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(proto_open(&k, &r, NOW + 3, ~0u, buf, (size_t)n, &out, &why), -1);
 	assert_int_equal(why, REJ_REPLAY);
 	/* tampered payload */
 	n = proto_seal(&k, &g, NOW + 4, &m, buf, sizeof(buf));
 	buf[PROTO_HDR_LEN + 5] ^= 0x10;
-	assert_int_equal(proto_open(&k, &r, NOW + 5, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(proto_open(&k, &r, NOW + 5, ~0u, buf, (size_t)n, &out, &why), -1);
 	assert_int_equal(why, REJ_MAC);
 	/* wrong key */
 	n = proto_seal(&wrong, &g, NOW + 6, &m, buf, sizeof(buf));
-	assert_int_equal(proto_open(&k, &r, NOW + 7, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(proto_open(&k, &r, NOW + 7, ~0u, buf, (size_t)n, &out, &why), -1);
 	assert_int_equal(why, REJ_MAC);
 	/* authentic but out of range: checked last */
 	m.u.schedule.ps_us = 200000;
 	n = proto_seal(&k, &g, NOW + 8, &m, buf, sizeof(buf));
-	assert_int_equal(proto_open(&k, &r, NOW + 9, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(proto_open(&k, &r, NOW + 9, ~0u, buf, (size_t)n, &out, &why), -1);
 	assert_int_equal(why, REJ_RANGE);
 	/* an insecure sender is refused by a keyed receiver */
 	struct auth_key none = { .insecure = 1 };
 	m = schedule();
 	n = proto_seal(&none, &g, NOW + 10, &m, buf, sizeof(buf));
-	assert_int_equal(proto_open(&k, &r, NOW + 11, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(proto_open(&k, &r, NOW + 11, ~0u, buf, (size_t)n, &out, &why), -1);
 	assert_int_equal(why, REJ_MAC);
-	assert_int_equal(proto_open(&none, &r, NOW + 11, buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(proto_open(&none, &r, NOW + 11, ~0u, buf, (size_t)n, &out, &why), 0);
 }
 
 int

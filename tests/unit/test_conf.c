@@ -151,7 +151,7 @@ test_defaults(void **state)
 	assert_int_equal(c.ps_ns, 80 * NS_PER_MS);
 	assert_int_equal(c.si_ns, 10 * NS_PER_SEC);
 	assert_int_equal(c.sync, SYNC_ARRIVAL);
-	assert_int_equal(c.silence_ns, 30 * NS_PER_SEC);
+	assert_int_equal(c.silence_ns, 0);	/* 0: 3 SI, worked out by dts */
 	assert_int_equal(c.port, 7746);
 	assert_string_equal(c.bind, "0.0.0.0");
 	assert_contains(c.key_file, "/dts/dts.key");

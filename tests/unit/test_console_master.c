@@ -226,7 +226,7 @@ test_status_round(void **state)
 	    "slicing    80000    20000 PS      0.25        42        0        "
 	    "2    +350.0 0.3s ago\n");
 	assert_contains(out, "rejected: short 0, long 0, magic 0, type 0, "
-	    "length 0, mac 2, replay 0, range 0\n");
+	    "length 0, rate 0, mac 2, replay 0, range 0\n");
 	assert_contains(out, "2 nodes answered within 300ms; skew against "
 	    "10.0.0.1; console dropped 0 datagrams (short 0,");
 	/* nobody answers: a failure, with the known nodes listed */

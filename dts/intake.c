@@ -1,0 +1,344 @@
+/*
+ * intake.c - the node's UDP socket and its thread.  See intake.h.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "intake.h"
+#include "log.h"
+#include "timeutil.h"
+
+#define BATCH 16                       /* datagrams per recvmmsg */
+#define THREAD_STACK (256 * 1024)      /* mlockall locks all of it */
+
+static void
+efd_post(int efd)
+{
+	uint64_t one = 1;
+
+	if (write(efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		log_warn("eventfd write");
+}
+
+static void
+efd_drain(int efd)
+{
+	uint64_t n;
+
+	if (read(efd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		log_warn("eventfd read");
+}
+
+int
+intake_open(struct intake *in, const char *addr, int port,
+	    const struct auth_key *key, int64_t replay_window, char *err,
+	    size_t errlen)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+	    .sin_port = htons((uint16_t)port) };
+	int on = 1;
+
+	memset(in, 0, sizeof(*in));
+	in->fd = in->cmd_efd = in->out_efd = -1;
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1) {
+		snprintf(err, errlen, "bind address \"%s\" is not an IPv4 address",
+		    addr);
+		return -1;
+	}
+	in->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (in->fd < 0 ||
+	    setsockopt(in->fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0 ||
+	    setsockopt(in->fd, SOL_SOCKET, SO_BROADCAST, &on, sizeof(on)) < 0 ||
+	    bind(in->fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+		snprintf(err, errlen, "control socket %s:%d: %s", addr, port,
+		    strerror(errno));
+		intake_close(in);
+		return -1;
+	}
+	in->cmd_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	in->out_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (in->cmd_efd < 0 || in->out_efd < 0) {
+		snprintf(err, errlen, "eventfd: %s", strerror(errno));
+		intake_close(in);
+		return -1;
+	}
+	pthread_mutex_init(&in->mu, NULL);
+	in->key = *key;
+	replay_init(&in->replay, now_real_us(),
+	    (uint64_t)(replay_window / NS_PER_US));
+	seqgen_init(&in->seq);
+	buckets_init(&in->buckets, BUCKET_RATE, BUCKET_BURST, BUCKET_RATE_ALL,
+	    BUCKET_BURST_ALL, now_mono_ns());
+	if (gethostname(in->name, sizeof(in->name) - 1) < 0)
+		snprintf(in->name, sizeof(in->name), "?");
+	return 0;
+}
+
+/* Drops seen by the thread: its own counters, no lock. */
+static void
+count(struct intake *in, enum proto_reject why)
+{
+	in->dropped[why]++;
+}
+
+/* Kernel receive time (SO_TIMESTAMPNS, CLOCK_REALTIME), or now. */
+static int64_t
+rx_time(struct msghdr *mh)
+{
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
+	    cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+			return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+		}
+	}
+	return now_real_ns();
+}
+
+/*
+ * One datagram, in the documented order.  Everything before the bucket
+ * is a few comparisons; the bucket is spent only by datagrams that are
+ * framed right, and only those that get a token cost a MAC.
+ */
+static void
+check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
+      const struct sockaddr_in *from, int64_t rx_real)
+{
+	struct intake_cmd c;
+	enum proto_reject why;
+	int64_t now_real, now_mono;
+
+	if (truncated) {
+		count(in, REJ_LONG);
+		return;
+	}
+	if (proto_frame(buf, len, PROTO_ACCEPT_NODE, &c.m, &why) < 0) {
+		count(in, why);
+		return;
+	}
+	now_mono = now_mono_ns();
+	if (buckets_take(&in->buckets, from->sin_addr.s_addr,
+	    from->sin_addr.s_addr == __atomic_load_n(&in->exempt,
+	    __ATOMIC_RELAXED), now_mono) < 0) {
+		count(in, REJ_RATE);
+		return;
+	}
+	now_real = now_real_ns();
+	if (proto_verify(&in->key, &in->replay, (uint64_t)(now_real / NS_PER_US),
+	    buf, len, &c.m, &why) < 0) {
+		count(in, why);
+		log_debug("dropped datagram from %s: %s",
+		    inet_ntoa(from->sin_addr), proto_reject_name(why));
+		return;
+	}
+	c.from = *from;
+	c.rx_real = rx_real;
+	c.rx_mono = now_mono - (now_real - rx_real);
+	pthread_mutex_lock(&in->mu);
+	if (in->cmd_n == INTAKE_RING) {
+		in->overflow++;
+		pthread_mutex_unlock(&in->mu);
+		return;
+	}
+	in->cmd[(in->cmd_head + in->cmd_n++) % INTAKE_RING] = c;
+	pthread_mutex_unlock(&in->mu);
+	efd_post(in->cmd_efd);
+}
+
+static void
+receive(struct intake *in)
+{
+	static uint8_t buf[BATCH][PROTO_MAX_DGRAM + 1];
+	static char cbuf[BATCH][CMSG_SPACE(sizeof(struct timespec))];
+	struct sockaddr_in from[BATCH];
+	struct iovec iov[BATCH];
+	struct mmsghdr mm[BATCH];
+	int n;
+
+	for (int i = 0; i < BATCH; i++) {
+		iov[i] = (struct iovec){ .iov_base = buf[i],
+		    .iov_len = sizeof(buf[i]) };
+		mm[i].msg_hdr = (struct msghdr){
+			.msg_name = &from[i], .msg_namelen = sizeof(from[i]),
+			.msg_iov = &iov[i], .msg_iovlen = 1,
+			.msg_control = cbuf[i],
+			.msg_controllen = sizeof(cbuf[i]),
+		};
+	}
+	n = recvmmsg(in->fd, mm, BATCH, MSG_DONTWAIT, NULL);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			log_warn("recvmmsg");
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		size_t len = mm[i].msg_len;
+		int trunc = (mm[i].msg_hdr.msg_flags & MSG_TRUNC) ||
+		    len > PROTO_MAX_DGRAM;
+		check(in, buf[i], len, trunc, &from[i],
+		    rx_time(&mm[i].msg_hdr));
+	}
+}
+
+/* Seal and send what the main thread queued. */
+static void
+transmit(struct intake *in)
+{
+	struct intake_out o;
+	uint8_t buf[PROTO_MAX_DGRAM];
+
+	efd_drain(in->out_efd);
+	for (;;) {
+		int n;
+
+		pthread_mutex_lock(&in->mu);
+		if (in->out_n == 0) {
+			pthread_mutex_unlock(&in->mu);
+			return;
+		}
+		o = in->out[in->out_head];
+		in->out_head = (in->out_head + 1) % INTAKE_RING;
+		in->out_n--;
+		if (o.m.hdr.type == PROTO_STATUS) {
+			for (int i = 0; i < REJ_MAX; i++)
+				o.m.u.status.rejected[i] = in->rejected[i];
+			o.m.u.status.queue_full = (uint32_t)in->overflow;
+		}
+		pthread_mutex_unlock(&in->mu);
+		if (o.m.hdr.type == PROTO_STATUS) {
+			for (int i = 0; i < REJ_MAX; i++)
+				o.m.u.status.rejected[i] += in->dropped[i];
+			snprintf(o.m.u.status.name, sizeof(o.m.u.status.name),
+			    "%s", in->name);
+		}
+		n = proto_seal(&in->key, &in->seq, now_real_us(), &o.m, buf,
+		    sizeof(buf));
+		if (n > 0 && sendto(in->fd, buf, (size_t)n, 0,
+		    (const struct sockaddr *)&o.to, sizeof(o.to)) < 0)
+			log_debug("reply to %s: %s", inet_ntoa(o.to.sin_addr),
+			    strerror(errno));
+	}
+}
+
+static void *
+run(void *arg)
+{
+	struct intake *in = arg;
+	struct pollfd pf[2] = {
+		{ .fd = in->fd, .events = POLLIN },
+		{ .fd = in->out_efd, .events = POLLIN },
+	};
+
+	while (!__atomic_load_n(&in->stop, __ATOMIC_RELAXED)) {
+		if (poll(pf, 2, -1) < 0) {
+			if (errno != EINTR)
+				log_warn("intake poll");
+			continue;
+		}
+		if (pf[1].revents)
+			transmit(in);
+		if (pf[0].revents)
+			receive(in);
+	}
+	return NULL;
+}
+
+int
+intake_start(struct intake *in)
+{
+	pthread_attr_t a;
+	struct sched_param sp = { .sched_priority = 0 };
+	int rc;
+
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, THREAD_STACK);
+	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&a, SCHED_OTHER);
+	pthread_attr_setschedparam(&a, &sp);
+	rc = pthread_create(&in->thread, &a, run, in);
+	pthread_attr_destroy(&a);
+	if (rc != 0) {
+		errno = rc;
+		return -1;
+	}
+	in->running = 1;
+	return 0;
+}
+
+int
+intake_next(struct intake *in, struct intake_cmd *c)
+{
+	int got = 0;
+
+	pthread_mutex_lock(&in->mu);
+	if (in->cmd_n > 0) {
+		*c = in->cmd[in->cmd_head];
+		in->cmd_head = (in->cmd_head + 1) % INTAKE_RING;
+		in->cmd_n--;
+		got = 1;
+	}
+	if (in->cmd_n == 0)
+		efd_drain(in->cmd_efd);
+	pthread_mutex_unlock(&in->mu);
+	return got;
+}
+
+int
+intake_send(struct intake *in, const struct proto_msg *m,
+	    const struct sockaddr_in *to)
+{
+	pthread_mutex_lock(&in->mu);
+	if (in->out_n == INTAKE_RING) {
+		in->overflow++;
+		pthread_mutex_unlock(&in->mu);
+		return -1;
+	}
+	in->out[(in->out_head + in->out_n) % INTAKE_RING] =
+	    (struct intake_out){ .m = *m, .to = *to };
+	in->out_n++;
+	pthread_mutex_unlock(&in->mu);
+	efd_post(in->out_efd);
+	return 0;
+}
+
+void
+intake_exempt(struct intake *in, const struct sockaddr_in *master)
+{
+	__atomic_store_n(&in->exempt, master->sin_addr.s_addr, __ATOMIC_RELAXED);
+}
+
+void
+intake_reject(struct intake *in, enum proto_reject why)
+{
+	pthread_mutex_lock(&in->mu);
+	in->rejected[why]++;
+	pthread_mutex_unlock(&in->mu);
+}
+
+void
+intake_close(struct intake *in)
+{
+	if (in->running) {
+		__atomic_store_n(&in->stop, 1, __ATOMIC_RELAXED);
+		efd_post(in->out_efd);
+		pthread_join(in->thread, NULL);
+		in->running = 0;
+		pthread_mutex_destroy(&in->mu);
+	}
+	if (in->fd >= 0)
+		close(in->fd);
+	if (in->cmd_efd >= 0)
+		close(in->cmd_efd);
+	if (in->out_efd >= 0)
+		close(in->out_efd);
+	in->fd = in->cmd_efd = in->out_efd = -1;
+}

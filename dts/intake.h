@@ -1,0 +1,96 @@
+/*
+ * intake.h - the node's UDP socket, served by a thread of its own.
+ *
+ * The slice edges are made by dts's main thread at SCHED_FIFO; nothing
+ * that a stranger on the network can make expensive runs there.  The
+ * intake thread (SCHED_OTHER) reads every datagram and checks it in the
+ * fixed order of doc/protocol.txt: length, magic/version, type for a node,
+ * payload length, reserved fields, then the source's token bucket
+ * (common/bucket.h), then the MAC, replay and payload ranges.  What passes
+ * is queued for the main thread, which applies it and queues replies; the
+ * intake thread seals (MAC) and sends those.  Both queues are short rings
+ * under one mutex, each with an eventfd that says "not empty".
+ */
+#ifndef DTS_INTAKE_H
+#define DTS_INTAKE_H
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "auth.h"
+#include "bucket.h"
+#include "proto.h"
+
+#define INTAKE_RING 64
+
+/* A checked command, for the main thread. */
+struct intake_cmd {
+	struct proto_msg   m;
+	struct sockaddr_in from;
+	int64_t            rx_real;   /* kernel receive time, CLOCK_REALTIME */
+	int64_t            rx_mono;   /* the same instant, CLOCK_MONOTONIC */
+};
+
+/* A reply to seal and send. */
+struct intake_out {
+	struct proto_msg   m;
+	struct sockaddr_in to;
+};
+
+struct intake {
+	int      fd;                  /* the UDP socket */
+	int      cmd_efd;             /* readable: commands wait (main polls) */
+	int      out_efd;             /* readable: replies wait (thread polls) */
+	pthread_t thread;
+	int      running;
+	int      stop;                /* atomic: the thread should end */
+
+	pthread_mutex_t mu;           /* the two rings and the counters */
+	struct intake_cmd cmd[INTAKE_RING];
+	unsigned cmd_head, cmd_n;
+	struct intake_out out[INTAKE_RING];
+	unsigned out_head, out_n;
+	uint32_t rejected[REJ_MAX];   /* drops the main thread decided */
+	uint64_t overflow;            /* a ring was full */
+
+	/* the thread's own */
+	struct auth_key key;
+	struct replay replay;
+	struct seqgen seq;
+	struct buckets buckets;
+	uint32_t dropped[REJ_MAX];    /* drops by reason (thread only) */
+	uint32_t exempt;              /* atomic: the master's address, which
+					 the global cap does not limit */
+	char     name[PROTO_NAME_LEN];
+};
+
+/* Bind addr:port (no thread yet).  0 or -1 with err. */
+int  intake_open(struct intake *in, const char *addr, int port,
+		 const struct auth_key *key, int64_t replay_window,
+		 char *err, size_t errlen);
+
+/* Start the thread (SCHED_OTHER, whatever the caller runs at).  0 or -1. */
+int  intake_start(struct intake *in);
+
+/* Main thread: the next checked command; 1, or 0 if none is waiting. */
+int  intake_next(struct intake *in, struct intake_cmd *c);
+
+/*
+ * Main thread: seal m and send it to `to` (done by the intake thread).
+ * For a STATUS, the intake thread adds its drop counters and the host
+ * name.  -1 if the ring is full (counted).
+ */
+int  intake_send(struct intake *in, const struct proto_msg *m,
+		 const struct sockaddr_in *to);
+
+/* Main thread: the master console's address is exempt from the global cap. */
+void intake_exempt(struct intake *in, const struct sockaddr_in *master);
+
+/* Main thread: count a drop the main thread decided (a schedule refused). */
+void intake_reject(struct intake *in, enum proto_reject why);
+
+/* Stop and join the thread, close everything. */
+void intake_close(struct intake *in);
+
+#endif /* DTS_INTAKE_H */
