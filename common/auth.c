@@ -138,6 +138,27 @@ replay_init(struct replay *r, uint64_t now_us, uint64_t window_us)
 	memset(r, 0, sizeof(*r));
 	r->floor_us = now_us;
 	r->window_us = window_us;
+	r->offset_us = INT64_MIN;	/* not looked yet */
+}
+
+int64_t
+replay_clock(struct replay *r, uint64_t real_us, uint64_t mono_us)
+{
+	int64_t off = (int64_t)real_us - (int64_t)mono_us, step;
+
+	if (r->offset_us == INT64_MIN) {
+		r->offset_us = off;
+		return 0;
+	}
+	step = off - r->offset_us;
+	if (step >= -AUTH_STEP_US && step <= AUTH_STEP_US)
+		return 0;
+	r->offset_us = off;
+	if (step < 0 && (uint64_t)-step > r->floor_us)
+		r->floor_us = 0;
+	else
+		r->floor_us = (uint64_t)((int64_t)r->floor_us + step);
+	return step;
 }
 
 static struct replay_entry *
@@ -194,6 +215,15 @@ seqgen_init(struct seqgen *g)
 uint64_t
 seqgen_next(struct seqgen *g, uint64_t now_us)
 {
+	if (now_us + AUTH_STEP_US < g->last) {
+		/* the clock went back: a new sender, from the new clock */
+		uint32_t old = g->sender;
+
+		while ((g->sender = randombytes_random()) == old)
+			;
+		g->last = now_us;
+		return g->last;
+	}
 	g->last = now_us > g->last ? now_us : g->last + 1;
 	return g->last;
 }

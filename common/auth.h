@@ -12,6 +12,18 @@
  * When the table of senders is full, the one heard longest ago is
  * forgotten and the floor rises to its last sequence: what it sent stays
  * refused.
+ *
+ * Clock steps.  CLOCK_REALTIME can be stepped (NTP fixing a boot-time
+ * clock, an RTC kept in local time); CLOCK_MONOTONIC is not.  A receiver
+ * calls replay_clock() before each check: when the offset between the two
+ * has moved by more than AUTH_STEP_US, the floor (its start, in the old
+ * clock's terms) moves with the clock, so a step back of an hour does not
+ * refuse every datagram for an hour.  A sender whose clock went back
+ * takes a new random sender id and starts its sequence again from the new
+ * clock (seqgen_next), so its receivers need not wait until the clock has
+ * caught up with its old sequence.  Steps larger than the window between
+ * a sender and a receiver that did not both see them are still refused:
+ * their clocks disagree.
  */
 #ifndef DTS_AUTH_H
 #define DTS_AUTH_H
@@ -53,14 +65,24 @@ struct replay_entry {
 	uint64_t seen_us;          /* when last accepted, for eviction */
 };
 
+#define AUTH_STEP_US 1000  /* a smaller move of REALTIME-MONOTONIC is no step */
+
 struct replay {
 	uint64_t floor_us;         /* receiver start time (CLOCK_REALTIME µs) */
 	uint64_t window_us;
+	int64_t  offset_us;        /* REALTIME - MONOTONIC at the last look */
 	unsigned n;
 	struct replay_entry e[AUTH_SENDERS_MAX];
 };
 
 void replay_init(struct replay *r, uint64_t now_us, uint64_t window_us);
+
+/*
+ * Look at both clocks (µs); if REALTIME was stepped since the last look,
+ * move the floor with it and return the step (else 0).  The first call
+ * only records the offset.
+ */
+int64_t replay_clock(struct replay *r, uint64_t real_us, uint64_t mono_us);
 
 /* 0 and remember seq if acceptable at now_us, -1 if it is a replay. */
 int replay_check(struct replay *r, uint32_t sender, uint64_t seq, uint64_t now_us);
@@ -71,6 +93,7 @@ struct seqgen {
 	uint64_t last;
 };
 void seqgen_init(struct seqgen *g);
+/* The next sequence; after a step back of the clock, a new sender id. */
 uint64_t seqgen_next(struct seqgen *g, uint64_t now_us);
 
 /*

@@ -178,6 +178,8 @@ net_accept(struct net *n, const uint8_t *buf, size_t len,
 			n->dropped[why]++;
 		return -1;
 	}
+	(void)replay_clock(&n->replay, now_real_us(),
+	    (uint64_t)(now_mono_ns() / NS_PER_US));
 	if (proto_verify(&n->key, &n->replay, now_real_us(), buf, len, msg,
 	    &why) == -1) {
 		n->dropped[why]++;

@@ -173,8 +173,65 @@ test_seqgen(void **state)
 	assert_int_not_equal(g.sender, h.sender);	/* 1 in 2^32 */
 	assert_true(seqgen_next(&g, 100) == 100);
 	assert_true(seqgen_next(&g, 100) == 101);	/* same µs */
-	assert_true(seqgen_next(&g, 50) == 102);	/* clock stepped back */
+	assert_true(seqgen_next(&g, 50) == 102);	/* back, under a step */
 	assert_true(seqgen_next(&g, 200) == 200);
+}
+
+/*
+ * A step back of the clock by an hour: without replay_clock every
+ * datagram would be older than the receiver's start (its floor) for an
+ * hour; with it the floor moves with the clock.  Replays stay refused, and
+ * a sender whose clock went back starts over as a new sender.
+ */
+static void
+test_clock_step(void **state)
+{
+	static struct replay r;
+	struct seqgen g;
+	const uint64_t hour = 3600ULL * 1000000, mono = 5000000;
+	uint64_t real = NOW, s1, s2, s3;
+	uint32_t id;
+
+	replay_init(&r, real, WIN);
+	assert_int_equal(replay_clock(&r, real, mono), 0);	/* first look */
+	seqgen_init(&g);
+	id = g.sender;
+	s1 = seqgen_next(&g, real + 10);
+	assert_int_equal(replay_check(&r, g.sender, s1, real + 10), 0);
+	/* 1 s later both clocks agree: no step */
+	assert_int_equal(replay_clock(&r, real + 1000000, mono + 1000000), 0);
+	/* REALTIME stepped back an hour, on both hosts */
+	real = real + 2000000 - hour;
+	s2 = seqgen_next(&g, real);
+	assert_true(g.sender != id);		/* a new sender */
+	assert_true(s2 == real);		/* from the new clock */
+	/* without moving the floor it would be refused */
+	assert_int_equal(replay_check(&r, g.sender, s2, real), -1);
+	assert_true(replay_clock(&r, real, mono + 2000000) == -(int64_t)hour);
+	assert_true(r.floor_us == NOW - hour);
+	s3 = seqgen_next(&g, real + 5);
+	assert_int_equal(replay_check(&r, g.sender, s3, real + 5), 0);
+	assert_int_equal(replay_check(&r, g.sender, s3, real + 6), -1);	/* replay */
+	/* a datagram captured before the receiver started, in new-clock
+	 * terms, is still refused */
+	assert_int_equal(replay_check(&r, 77, NOW - hour - 1, real + 7), -1);
+	/* a step under AUTH_STEP_US is jitter, not a step */
+	assert_int_equal(replay_clock(&r, real + 10 + AUTH_STEP_US,
+	    mono + 2000000 + 10), 0);
+}
+
+/* replay_clock reports the step exactly and moves the floor by it. */
+static void
+test_clock_step_value(void **state)
+{
+	static struct replay r;
+
+	replay_init(&r, NOW, WIN);
+	(void)replay_clock(&r, NOW, 1000);
+	assert_true(replay_clock(&r, NOW + 500 - 7000000, 1500) == -7000000);
+	assert_true(r.floor_us == NOW - 7000000);
+	assert_true(replay_clock(&r, NOW + 900 + 3000000, 1900) == 10000000);
+	assert_true(r.floor_us == NOW + 3000000);
 }
 
 static struct proto_msg
@@ -243,6 +300,8 @@ main(void)
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_replay_eviction),
 		cmocka_unit_test(test_seqgen),
+		cmocka_unit_test(test_clock_step),
+		cmocka_unit_test(test_clock_step_value),
 		cmocka_unit_test(test_seal_open),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
