@@ -103,6 +103,7 @@ enc_status(struct wbuf *w, const struct proto_status *s)
 	for (int i = 0; i < REJ_MAX; i++)
 		put32(w, s->rejected[i]);
 	put32(w, s->queue_full);
+	put32(w, s->master);
 	char name[PROTO_NAME_LEN] = { 0 };
 	memcpy(name, s->name, strnlen(s->name, PROTO_NAME_LEN - 1));
 	put(w, name, PROTO_NAME_LEN);
@@ -206,6 +207,7 @@ dec_status(struct rbuf *r, struct proto_status *s)
 	for (int i = 0; i < REJ_MAX; i++)
 		s->rejected[i] = get32(r);
 	s->queue_full = get32(r);
+	s->master = get32(r);
 	get(r, s->name, PROTO_NAME_LEN);
 	s->name[PROTO_NAME_LEN - 1] = '\0';
 	return 0;
@@ -340,6 +342,7 @@ static const char *const reject_names[REJ_MAX] = {
 	[REJ_TYPE] = "type", [REJ_LENGTH] = "length", [REJ_RATE] = "rate",
 	[REJ_MAC] = "mac",
 	[REJ_REPLAY] = "replay", [REJ_RANGE] = "range",
+	[REJ_MASTER] = "master",
 };
 
 #define NAME(tab, i) ((i) < sizeof(tab) / sizeof(tab[0]) ? tab[i] : "?")

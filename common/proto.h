@@ -14,7 +14,8 @@
  * field or message changes):
  *   1  first version: SCHEDULE, STATUS_REQ, STATUS, LOAD.
  *   2  TRACE_REQ and TRACE: a node's slice edges, for Gantt charts.
- *   3  (in progress, see doc/protocol.txt) rate drops counted in STATUS.
+ *   3  (in progress, see doc/protocol.txt) rate drops counted in STATUS;
+ *      one master per node (SCHED_F_TAKEOVER, STATUS master).
  */
 #ifndef DTS_PROTO_H
 #define DTS_PROTO_H
@@ -73,11 +74,13 @@ enum proto_phase {
 /* SCHEDULE flags */
 #define SCHED_F_ACTIVE 0x01 /* slice (start); clear = release the gang (stop) */
 #define SCHED_F_SYNC   0x02 /* jump to sync_point now */
-#define SCHED_F_ALL    (SCHED_F_ACTIVE | SCHED_F_SYNC)
+#define SCHED_F_TAKEOVER 0x04 /* the sender becomes the node's master */
+#define SCHED_F_ALL    (SCHED_F_ACTIVE | SCHED_F_SYNC | SCHED_F_TAKEOVER)
 
 /* STATUS flags: SCHED_F_ACTIVE (slicing), SCHED_F_SYNC (a console spoke
  * within silence) and */
 #define STATUS_F_OWN   0x04 /* on its configured schedule (none, or silent) */
+#define STATUS_F_YOURS 0x08 /* the receiver of this reply is its master */
 
 /* Why a received datagram was dropped; counted per reason in STATUS. */
 enum proto_reject {
@@ -90,6 +93,7 @@ enum proto_reject {
 	REJ_MAC,         /* authentication failed */
 	REJ_REPLAY,      /* sequence not newer, or outside the time window */
 	REJ_RANGE,       /* a field out of range */
+	REJ_MASTER,      /* a SCHEDULE from a console that is not the master */
 	REJ_MAX
 };
 
@@ -117,7 +121,7 @@ struct proto_schedule {
 };
 
 struct proto_status_req {
-	uint8_t  pad[120];   /* a request is never smaller than its reply */
+	uint8_t  pad[128];   /* a request is never smaller than its reply */
 };
 
 struct proto_status {
@@ -136,6 +140,8 @@ struct proto_status {
 	uint32_t rejected[REJ_MAX];
 	uint32_t queue_full; /* checked commands or replies dropped: a queue
 				between dts's threads was full */
+	uint32_t master;     /* IPv4 address of its master (a host-order
+				integer, as every field), 0 if none */
 	char     name[PROTO_NAME_LEN];
 };
 
@@ -168,8 +174,8 @@ struct proto_trace {
 /* Sizes on the wire: checked so a change cannot go unnoticed. */
 #define PROTO_HDR_LEN        24
 #define PROTO_SCHEDULE_LEN   24
-#define PROTO_STATUS_LEN     120
-#define PROTO_STATUS_REQ_LEN 120
+#define PROTO_STATUS_LEN     128
+#define PROTO_STATUS_REQ_LEN 128
 #define PROTO_LOAD_LEN       8
 #define PROTO_EDGE_LEN       20   /* on the wire: no padding after pad[3] */
 #define PROTO_TRACE_LEN      (8 + PROTO_EDGE_LEN * PROTO_TRACE_MAX)

@@ -103,26 +103,39 @@ cmd_mode(struct console *c, int argc, char **argv)
 }
 
 static int
-cmd_start(struct console *c, int argc, char **argv)
+start_flags(struct console *c, const char *what, int flags)
 {
 	struct sch	 old = c->sch;
 	char		 ps[32], ip[32], si[32];
 	int		 n;
 
-	if (sch_check(&c->sch, "start", c->err, sizeof(c->err)) == -1)
+	if (sch_check(&c->sch, what, c->err, sizeof(c->err)) == -1)
 		return -1;
 	sch_start(&c->sch, now_real_ns());
-	if ((n = master_send(c, now_mono_ns())) < 0) {
+	if ((n = master_send_flags(c, flags, now_mono_ns())) < 0) {
 		c->sch = old;
-		return con_prefix(c, "start");
+		return con_prefix(c, what);
 	}
-	fprintf(c->out, "started: mode %s, PS %s of IP %s, SI %s, sync %s; "
-	    "sent to %d destination%s\n", proto_mode_name((unsigned)
+	fprintf(c->out, "%s: mode %s, PS %s of IP %s, SI %s, sync %s; "
+	    "sent to %d destination%s\n", flags & SCHED_F_TAKEOVER ?
+	    "taken over" : "started", proto_mode_name((unsigned)
 	    c->sch.mode), duration_format(sch_ps(&c->sch), ps, sizeof(ps)),
 	    duration_format(c->sch.ip, ip, sizeof(ip)),
 	    duration_format(c->sch.si, si, sizeof(si)),
 	    proto_sync_name((unsigned)c->sch.sync), n, n == 1 ? "" : "s");
 	return 0;
+}
+
+static int
+cmd_start(struct console *c, int argc, char **argv)
+{
+	return start_flags(c, "start", 0);
+}
+
+static int
+cmd_takeover(struct console *c, int argc, char **argv)
+{
+	return start_flags(c, "takeover", SCHED_F_TAKEOVER);
 }
 
 static int
@@ -228,6 +241,14 @@ static const struct cmd_entry table[] = {
 	  NULL },
 	{ "sync", "", 0, 0, CMD_C_NONE, cmd_sync,
 	  "send a synchronization now", NULL },
+	{ "takeover", "", 0, 0, CMD_C_NONE, cmd_takeover,
+	  "start, and make this console the master of every node",
+	  "  A node follows one console, its master, and refuses (and "
+	  "counts) the\n  schedules of any other.  takeover is start with "
+	  "the TAKEOVER flag:\n  every node that hears it follows this "
+	  "console from then on.  A node\n  whose master fell silent for "
+	  "its silence follows the next console\n  without it.  status "
+	  "shows each node's master.\n" },
 	{ "status", "[-v]", 0, 1, CMD_C_NONE, cmd_status,
 	  "one row per node: mode, PS/LS, phase, Q, slices, skew, ...",
 	  "  Asks every node and prints the replies that arrive within\n"

@@ -18,10 +18,17 @@ master_init(struct console *c)
 int
 master_send(struct console *c, int64_t now)
 {
+	return master_send_flags(c, 0, now);
+}
+
+int
+master_send_flags(struct console *c, int flags, int64_t now)
+{
 	struct proto_msg	 m = { .hdr.type = PROTO_SCHEDULE };
 	int			 n;
 
 	sch_message(&c->sch, SCHED_F_SYNC, &m.u.schedule);
+	m.u.schedule.flags |= (uint8_t)(flags & SCHED_F_TAKEOVER);
 	c->m.next_si = now + c->sch.si;
 	if ((n = net_send(&c->net, &m)) < 0)
 		return con_err(c, "no destination to send the schedule to "
@@ -59,12 +66,36 @@ master_busy(const struct console *c)
 	return c->m.status_until != 0 || c->m.trace.state != TRACE_IDLE;
 }
 
+/*
+ * A node that followed this console now names another master: some
+ * console took it over.  Say so once (the node refuses our schedules from
+ * now on; `takeover` takes it back).
+ */
+static void
+master_lost(struct console *c, struct in_addr from,
+    const struct proto_status *st)
+{
+	struct node	*n = nodes_get(&c->nodes, from);
+	struct in_addr	 m = { .s_addr = htonl(st->master) };
+	char		 a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
+
+	if (n == NULL || !n->have_status || !(n->st.flags & STATUS_F_YOURS) ||
+	    (st->flags & STATUS_F_YOURS) || st->master == 0)
+		return;
+	inet_ntop(AF_INET, &from, a, sizeof(a));
+	inet_ntop(AF_INET, &m, b, sizeof(b));
+	con_notice(c, "node %s (%s) now follows the console at %s: this "
+	    "console no longer commands it (takeover takes it back)",
+	    n->name[0] != '\0' ? n->name : a, a, b);
+}
+
 void
 master_datagram(struct console *c, const struct proto_msg *m,
     struct in_addr from, int64_t now)
 {
 	switch (m->hdr.type) {
 	case PROTO_STATUS:
+		master_lost(c, from, &m->u.status);
 		nodes_status(&c->nodes, from, &m->u.status, now);
 		break;
 	case PROTO_LOAD:

@@ -40,6 +40,8 @@ void master_init(struct console *c);
  * Returns the destinations reached, or -1 with c->err.
  */
 int master_send(struct console *c, int64_t now);
+/* The same with extra SCHEDULE flags (SCHED_F_TAKEOVER). */
+int master_send_flags(struct console *c, int flags, int64_t now);
 
 /*
  * The schedule changed (rebase: IP or PS did, so a started schedule gets

@@ -50,6 +50,21 @@ skew_text(const struct node *n, const struct node *ref, char *buf,
 	return buf;
 }
 
+/* The node's master: "this" (this console's host), an address, or "-". */
+static const char *
+master_text(const struct proto_status *st, char *buf, size_t len)
+{
+	struct in_addr m = { .s_addr = htonl(st->master) };
+
+	if (st->master == 0)
+		snprintf(buf, len, "-");
+	else if (st->flags & STATUS_F_YOURS)
+		snprintf(buf, len, "this");
+	else
+		inet_ntop(AF_INET, &m, buf, (socklen_t)len);
+	return buf;
+}
+
 static void
 status_verbose(struct console *c, const struct node *n)
 {
@@ -76,7 +91,7 @@ status_row(struct console *c, const struct node *n, const struct node *ref,
     int answered, int verbose, int64_t now)
 {
 	const struct proto_status *st = &n->st;
-	char	 a[INET_ADDRSTRLEN], ago[32], sk[32];
+	char	 a[INET_ADDRSTRLEN], ago[32], sk[32], ma[INET_ADDRSTRLEN];
 
 	inet_ntop(AF_INET, &n->addr, a, sizeof(a));
 	report_ago(n->heard, now, ago, sizeof(ago));
@@ -87,13 +102,13 @@ status_row(struct console *c, const struct node *n, const struct node *ref,
 		return;
 	}
 	fprintf(c->out, "%-16s %-15s %-11s %-7s %8" PRIu32 " %8" PRIu32
-	    " %-5s %6.2f %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9s %s\n",
+	    " %-5s %6.2f %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9s %-15s %s\n",
 	    n->name, a, proto_mode_name(st->mode), st->flags & SCHED_F_ACTIVE ?
 	    "slicing" : "idle", st->ps_us, st->ip_us > st->ps_us ?
 	    st->ip_us - st->ps_us : 0, proto_phase_name(st->phase),
 	    st->load_milli / 1000.0, st->slices, st->overruns,
 	    rejected_sum(st), ref != NULL ? skew_text(n, ref, sk, sizeof(sk)) :
-	    "-", ago);
+	    "-", master_text(st, ma, sizeof(ma)), ago);
 	if (verbose)
 		status_verbose(c, n);
 }
@@ -106,9 +121,9 @@ report_status(struct console *c, int64_t since, int verbose, int64_t now)
 	int			 i, answered = 0;
 
 	fprintf(c->out, "%-16s %-15s %-11s %-7s %8s %8s %-5s %6s %9s %8s %8s "
-	    "%9s %s\n", "HOST", "ADDRESS", "MODE", "STATE", "PS_US", "LS_US",
-	    "PHASE", "Q", "SLICES", "OVERRUNS", "REJECTED", "SKEW_US",
-	    "HEARD");
+	    "%9s %-15s %s\n", "HOST", "ADDRESS", "MODE", "STATE", "PS_US",
+	    "LS_US", "PHASE", "Q", "SLICES", "OVERRUNS", "REJECTED", "SKEW_US",
+	    "MASTER", "HEARD");
 	for (i = 0; i < c->nodes.n; i++) {
 		const struct node *n = &c->nodes.v[i];
 		int ok = n->have_status && n->status_at >= since;

@@ -3,6 +3,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/timerfd.h>
@@ -37,9 +38,9 @@ ctl_open(struct ctl *c, const char *addr, int port, const struct auth_key *key,
 }
 
 int
-ctl_start(struct ctl *c)
+ctl_start(struct ctl *c, int prio)
 {
-	return intake_start(&c->in);
+	return intake_start(&c->in, prio);
 }
 
 int ctl_cmd_fd(const struct ctl *c) { return c->in.cmd_efd; }
@@ -51,6 +52,11 @@ send_status(struct ctl *c, struct sched *s, const struct sockaddr_in *to)
 	struct proto_msg m = { .hdr.type = PROTO_STATUS };
 
 	sched_status(s, &m.u.status, now_mono_ns());
+	if (c->have_console) {
+		m.u.status.master = ntohl(c->console.sin_addr.s_addr);
+		if (c->console.sin_addr.s_addr == to->sin_addr.s_addr)
+			m.u.status.flags |= STATUS_F_YOURS;
+	}
 	(void)intake_send(&c->in, &m, to);
 }
 
@@ -79,12 +85,51 @@ send_trace(struct ctl *c, uint64_t since, const struct sockaddr_in *to)
 	(void)intake_send(&c->in, &m, to);
 }
 
+/*
+ * One master: a console is known by its address (one console per host).
+ * A SCHEDULE from another is refused (counted, answered with a STATUS
+ * that names the master) unless it asks to take over, or we have no
+ * master: none heard yet, or the dead-man switch fired.
+ */
+static int
+from_master(struct ctl *c, const struct intake_cmd *cmd, char *why,
+    size_t len)
+{
+	char old[INET_ADDRSTRLEN], new[INET_ADDRSTRLEN];
+
+	*why = '\0';
+	if (c->have_console &&
+	    c->console.sin_addr.s_addr == cmd->from.sin_addr.s_addr)
+		return 1;
+	inet_ntop(AF_INET, &cmd->from.sin_addr, new, sizeof(new));
+	if (!c->have_console) {
+		snprintf(why, len, "console %s is now the master", new);
+		return 1;
+	}
+	inet_ntop(AF_INET, &c->console.sin_addr, old, sizeof(old));
+	if (cmd->m.u.schedule.flags & SCHED_F_TAKEOVER) {
+		snprintf(why, len, "console %s takes over from console %s: it "
+		    "is now the master", new, old);
+		return 1;
+	}
+	intake_reject(&c->in, REJ_MASTER);
+	if (++c->foreign % 100 == 1)	/* not every SI of a stray console */
+		log_info("schedule from console %s refused: console %s is "
+		    "the master (%" PRIu64 " refused)", new, old, c->foreign);
+	return 0;
+}
+
 /* A schedule from the console: the dead-man timer starts again. */
 static void
 deadman_arm(struct ctl *c, struct sched *s)
 {
 	struct itimerspec its = { 0 };
 	int64_t silence = c->silence_conf ? c->silence_conf : 3 * s->si;
+
+	/* a live console speaks every SI: one lost datagram must not trip
+	 * the switch, whatever the configuration says */
+	if (silence < 2 * s->si)
+		silence = 2 * s->si;
 
 	s->silence = silence;
 	its.it_value = ns_to_ts(silence);
@@ -96,19 +141,22 @@ static void
 handle(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 {
 	const char *err;
+	char why[128];
+	struct proto_schedule p = cmd->m.u.schedule;
 
 	switch (cmd->m.hdr.type) {
 	case PROTO_SCHEDULE:
-		if (sched_apply(s, &cmd->m.u.schedule, cmd->rx_mono,
-		    cmd->rx_real, &err) < 0) {
+		if (!from_master(c, cmd, why, sizeof(why)))
+			break;
+		p.flags &= (uint8_t)~SCHED_F_TAKEOVER;	/* not a state */
+		if (sched_apply(s, &p, cmd->rx_mono, cmd->rx_real, &err) < 0) {
 			intake_reject(&c->in, REJ_RANGE);
 			log_warnx("schedule from %s rejected: %s",
 			    inet_ntoa(cmd->from.sin_addr), err);
 			return;
 		}
-		if (s->own)
-			log_info("console %s speaks again: following it",
-			    inet_ntoa(cmd->from.sin_addr));
+		if (why[0] != '\0')
+			log_info("%s", why);
 		s->own = 0;
 		s->last_console = now_mono_ns();
 		deadman_arm(c, s);

@@ -5,6 +5,10 @@
  * commands that pass: SCHEDULE to the scheduler, STATUS_REQ and TRACE_REQ
  * answered, and LOAD reports sent to the console that commands us.
  *
+ * One master: the console whose SCHEDULE a node follows.  Others are
+ * refused (REJ_MASTER) until one sends SCHED_F_TAKEOVER (the console's
+ * `takeover`), or the master falls silent (below).
+ *
  * Dead-man switch: a console that stops speaking must not leave the
  * cluster in its last mode (HPDT, or a long PS) for good.  When no
  * SCHEDULE has come for `silence` (dts.conf; 0 = three SIs of the last
@@ -23,7 +27,8 @@
 struct ctl {
 	struct intake in;
 	struct sockaddr_in console;   /* the console that commands us */
-	int      have_console;
+	int      have_console;        /* it is the master (else own schedule) */
+	uint64_t foreign;             /* schedules refused from others */
 	int      deadman_tfd;         /* fires after `silence` without one */
 	int64_t  silence_conf;        /* 0: 3 SI */
 	struct proto_schedule own;    /* the configured schedule */
@@ -38,8 +43,9 @@ int  ctl_open(struct ctl *c, const char *addr, int port,
 	      int64_t silence, const struct proto_schedule *own,
 	      char *err, size_t errlen);
 
-/* Start the intake thread (after privileges are dropped).  0 or -1. */
-int  ctl_start(struct ctl *c);
+/* Start the intake thread at SCHED_FIFO prio (after privileges are
+ * dropped).  0 or -1. */
+int  ctl_start(struct ctl *c, int prio);
 
 /* The main loop's fds: commands waiting, dead-man expired. */
 int  ctl_cmd_fd(const struct ctl *c);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "intake.h"
@@ -17,6 +18,17 @@
 
 #define BATCH 16                       /* datagrams per recvmmsg */
 #define THREAD_STACK (256 * 1024)      /* mlockall locks all of it */
+
+/*
+ * The thread runs above the gang (a command must not wait for the LS of
+ * a gang that spins on dts's CPU, nor forever in HPDT) but may spend at
+ * most BUDGET of CPU per WINDOW.  Past that it stops reading the socket
+ * until the window ends and the kernel drops what does not fit in the
+ * socket's buffer: a flood costs the node at most BUDGET / WINDOW of a
+ * core, and the console repeats its schedule every SI.
+ */
+#define WINDOW_NS (100 * NS_PER_MS)
+#define BUDGET_NS (4 * NS_PER_MS)      /* 4 % of one core */
 
 static void
 efd_post(int efd)
@@ -115,7 +127,7 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 {
 	struct intake_cmd c;
 	enum proto_reject why;
-	int64_t now_real, now_mono;
+	int64_t now_real, now_mono, step;
 
 	if (truncated) {
 		count(in, REJ_LONG);
@@ -133,6 +145,11 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 		return;
 	}
 	now_real = now_real_ns();
+	step = replay_clock(&in->replay, (uint64_t)(now_real / NS_PER_US),
+	    (uint64_t)(now_mono / NS_PER_US));
+	if (step != 0)
+		log_info("CLOCK_REALTIME was stepped by %+.6f s: the replay "
+		    "floor moves with it", (double)step / 1e6);
 	if (proto_verify(&in->key, &in->replay, (uint64_t)(now_real / NS_PER_US),
 	    buf, len, &c.m, &why) < 0) {
 		count(in, why);
@@ -229,6 +246,38 @@ transmit(struct intake *in)
 	}
 }
 
+static int64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+/*
+ * Within the budget: -1 (wait for anything).  Over it: the milliseconds
+ * left of the window, during which only replies are served.
+ */
+static int
+budget_wait(struct intake *in)
+{
+	int64_t now = now_mono_ns(), cpu = thread_cpu_ns();
+
+	if (now - in->win_start >= WINDOW_NS) {
+		in->win_start = now;
+		in->win_cpu = cpu;
+		return -1;
+	}
+	if (cpu - in->win_cpu < BUDGET_NS)
+		return -1;
+	if (!in->throttled) {
+		in->throttled = 1;
+		in->throttles++;
+	}
+	return (int)((WINDOW_NS - (now - in->win_start)) / NS_PER_MS) + 1;
+}
+
 static void *
 run(void *arg)
 {
@@ -237,32 +286,40 @@ run(void *arg)
 		{ .fd = in->fd, .events = POLLIN },
 		{ .fd = in->out_efd, .events = POLLIN },
 	};
+	int wait;
 
+	in->win_start = now_mono_ns();
+	in->win_cpu = thread_cpu_ns();
 	while (!__atomic_load_n(&in->stop, __ATOMIC_RELAXED)) {
-		if (poll(pf, 2, -1) < 0) {
+		wait = budget_wait(in);
+		if (wait < 0)
+			in->throttled = 0;
+		pf[0].events = wait < 0 ? POLLIN : 0;
+		pf[0].revents = 0;
+		if (poll(pf, 2, wait) < 0) {
 			if (errno != EINTR)
 				log_warn("intake poll");
 			continue;
 		}
 		if (pf[1].revents)
 			transmit(in);
-		if (pf[0].revents)
+		if (pf[0].revents & POLLIN)
 			receive(in);
 	}
 	return NULL;
 }
 
 int
-intake_start(struct intake *in)
+intake_start(struct intake *in, int prio)
 {
 	pthread_attr_t a;
-	struct sched_param sp = { .sched_priority = 0 };
+	struct sched_param sp = { .sched_priority = prio };
 	int rc;
 
 	pthread_attr_init(&a);
 	pthread_attr_setstacksize(&a, THREAD_STACK);
 	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&a, SCHED_OTHER);
+	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
 	pthread_attr_setschedparam(&a, &sp);
 	rc = pthread_create(&in->thread, &a, run, in);
 	pthread_attr_destroy(&a);

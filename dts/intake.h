@@ -3,7 +3,8 @@
  *
  * The slice edges are made by dts's main thread at SCHED_FIFO; nothing
  * that a stranger on the network can make expensive runs there.  The
- * intake thread (SCHED_OTHER) reads every datagram and checks it in the
+ * intake thread (SCHED_FIFO above the gang, below the edges, and held to
+ * a CPU budget: intake.c) reads every datagram and checks it in the
  * fixed order of doc/protocol.txt: length, magic/version, type for a node,
  * payload length, reserved fields, then the source's token bucket
  * (common/bucket.h), then the MAC, replay and payload ranges.  What passes
@@ -62,6 +63,10 @@ struct intake {
 	uint32_t dropped[REJ_MAX];    /* drops by reason (thread only) */
 	uint32_t exempt;              /* atomic: the master's address, which
 					 the global cap does not limit */
+	int64_t  win_start, win_cpu;  /* CPU budget: this window's start and
+					 the thread's CPU time then */
+	int      throttled;           /* over budget in this window */
+	uint64_t throttles;           /* windows that ran out of budget */
 	char     name[PROTO_NAME_LEN];
 };
 
@@ -70,8 +75,8 @@ int  intake_open(struct intake *in, const char *addr, int port,
 		 const struct auth_key *key, int64_t replay_window,
 		 char *err, size_t errlen);
 
-/* Start the thread (SCHED_OTHER, whatever the caller runs at).  0 or -1. */
-int  intake_start(struct intake *in);
+/* Start the thread at SCHED_FIFO prio.  0 or -1. */
+int  intake_start(struct intake *in, int prio);
 
 /* Main thread: the next checked command; 1, or 0 if none is waiting. */
 int  intake_next(struct intake *in, struct intake_cmd *c);

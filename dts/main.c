@@ -62,6 +62,9 @@
  */
 #define AGENT_PRIO(d) ((d)->rt_prio - 1)
 #define GANG_PRIO(d)  ((d)->rt_prio - 2)
+/* The datagram intake thread: above the gang too, held to a CPU budget
+ * (dts/intake.c), at the agent's priority. */
+#define INTAKE_PRIO(d) AGENT_PRIO(d)
 
 struct dts {
 	struct dts_conf conf;
@@ -502,7 +505,7 @@ main(int argc, char **argv)
 		    "authenticated");
 	d.rt_prio = priv_rt_max(d.conf.rt_priority);
 	start(&d);
-	if (ctl_start(&d.ctl) == -1)
+	if (ctl_start(&d.ctl, INTAKE_PRIO(&d)) == -1)
 		fatal("intake thread");
 
 	sched_init(&d.sched, &d.gang, d.agent.shm, d.timerfd,

@@ -47,7 +47,7 @@ has() { grep -qF -- "$1" "$OUT" || t_fail "no \"$1\" in the output of $2: $(cat 
 # row FIELD: a column of the status row of 127.0.0.1
 row() {
 	awk -v f="$1" '$2 == "127.0.0.1" {
-		split("host addr mode state ps_us ls_us phase q slices overruns rejected skew", n, " ")
+		split("host addr mode state ps_us ls_us phase q slices overruns rejected skew master", n, " ")
 		for (i in n) if (n[i] == f) { print $i; exit } }' "$OUT"
 }
 expect_row() {	# expect_row CONTEXT FIELD=VALUE...
@@ -91,6 +91,8 @@ grep -q "started" "$ERR" && t_fail "a second pvmd was started"
 ok -c "mode static; ps 80%; start; status"
 has "started: mode static, PS 80ms of IP 100ms, SI 2s, sync arrival; sent to 1 destination" start
 expect_row "static 80%" mode=static state=slicing ps_us=80000 ls_us=20000 skew=+0.0
+# this console (its host) is the node's master
+expect_row "master" master=this
 has "1 node answered within 300ms" status
 # every console starts from the configuration (ps 50%); changes reach the
 # nodes once this console has started them
@@ -104,8 +106,12 @@ expect_row "ls 30ms" ps_us=70000 ls_us=30000
 ok -c "ls 25%; start; status -v"
 expect_row "ls 25%" ps_us=75000 ls_us=25000
 has "sync arrival, IP 100ms, SI 2s" "status -v"
-has "rejected: short 0, long 0, magic 0, type 0, length 0, rate 0, mac 0, replay 0, range 0; queue full 0" "status -v"
+has "rejected: short 0, long 0, magic 0, type 0, length 0, rate 0, mac 0, replay 0, range 0, master 0; queue full 0" "status -v"
 has "following a console" "status -v"
+# takeover: start with the TAKEOVER flag
+ok -c "ls 25%; takeover; status"
+has "taken over: mode static, PS 75ms of IP 100ms" takeover
+expect_row "takeover" master=this ps_us=75000
 ok -c "si 5s; start; status -v"
 has "SI 5s" "si 5s"
 

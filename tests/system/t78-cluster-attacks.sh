@@ -33,7 +33,7 @@ t_setup t78-cluster-attacks
 
 T0=$(_t_now_us)
 elapsed() { awk -v d="$(($(_t_now_us) - T0))" 'BEGIN { printf "%.1f", d / 1e6 }'; }
-REASONS="short long magic type length rate mac replay range"
+REASONS="short long magic type length rate mac replay range master"
 
 C_CONF_EXTRA='mode = "static"; ip = "100ms"; ps = "40%"; si = "60s";'
 C_DTS_HOSTS="0 1 2"	# h3: no dts service

@@ -2,7 +2,10 @@
  * sendgram.c - a test client of the DTS wire protocol (common/proto.h).
  *
  *   sendgram [-k KEYFILE | -K] [-a ADDR] -p PORT [-t TIMEOUT_MS] [-n] [-S SI_US]
- *            ACTION [ARGS]
+ *            [-T] ACTION [ARGS]
+ *
+ * -T sets SCHED_F_TAKEOVER on a schedule: the sender becomes the master.
+ * -b binds the source address (127.0.0.2 plays a second console host).
  *
  * Talks to one dts control port over UDP from an ephemeral port.  Datagrams
  * are built with proto_seal() and a fresh seqgen; replies are checked with
@@ -137,6 +140,8 @@ random_bytes(void *buf, size_t len)
  */
 static uint64_t origin_ns;	/* -O: clock-sync origin; 0 = now */
 static uint32_t si_us = SI_US;	/* -S: the schedule's SI */
+static int takeover;		/* -T: SCHED_F_TAKEOVER on schedules */
+static const char *src_addr;	/* -b: the source address (a console's) */
 
 static int
 schedule_msg(struct proto_msg *m, int argc, char **argv, uint32_t ps, uint32_t ip)
@@ -157,7 +162,7 @@ schedule_msg(struct proto_msg *m, int argc, char **argv, uint32_t ps, uint32_t i
 	m->hdr.type = PROTO_SCHEDULE;
 	m->u.schedule.mode = (uint8_t)mode;
 	m->u.schedule.sync = (uint8_t)sync;
-	m->u.schedule.flags = (uint8_t)flags;
+	m->u.schedule.flags = (uint8_t)(flags | (takeover ? SCHED_F_TAKEOVER : 0));
 	m->u.schedule.ps_us = ps;
 	m->u.schedule.ip_us = ip;
 	m->u.schedule.si_us = si_us;
@@ -246,6 +251,10 @@ print_status(const struct proto_status *s)
 	for (i = 0; i < REJ_MAX; i++)
 		printf("rej_%s=%" PRIu32 "\n", proto_reject_name(i), s->rejected[i]);
 	printf("queue_full=%" PRIu32 "\n", s->queue_full);
+	printf("master=%" PRIu32 ".%" PRIu32 ".%" PRIu32 ".%" PRIu32 "\n",
+	       s->master >> 24, (s->master >> 16) & 255, (s->master >> 8) & 255,
+	       s->master & 255);
+	printf("yours=%d\n", (s->flags & STATUS_F_YOURS) ? 1 : 0);
 }
 
 /* Wait up to the timeout for a valid STATUS and print it. */
@@ -638,7 +647,8 @@ usage(const struct action *a)
 		exit(2);
 	}
 	fprintf(stderr, "usage: sendgram [-k KEYFILE | -K] [-a ADDR] -p PORT "
-		"[-t TIMEOUT_MS] [-n] [-o SAVEFILE] [-O ORIGIN_NS] [-S SI_US] ACTION [ARGS]\n"
+		"[-b SRC_ADDR] [-t TIMEOUT_MS] [-n] [-o SAVEFILE] [-O ORIGIN_NS] [-S SI_US] [-T]\n"
+		"       ACTION [ARGS]\n"
 		"actions:\n");
 	for (i = 0; i < NACTIONS; i++)
 		fprintf(stderr, "  %s\n", actions[i].usage);
@@ -660,6 +670,10 @@ open_socket(struct ctx *c, const char *addr, const char *port)
 	memcpy(&c->dst, ai->ai_addr, ai->ai_addrlen);
 	c->dstlen = ai->ai_addrlen;
 	freeaddrinfo(ai);
+	if (src_addr != NULL && inet_pton(AF_INET, src_addr, &any.sin_addr) != 1) {
+		warnmsg("-b %s: not an IPv4 address", src_addr);
+		return -1;
+	}
 	c->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&any, sizeof(any)) < 0) {
 		warnmsg("socket: %s", strerror(errno));
@@ -708,7 +722,7 @@ main(int argc, char **argv)
 	int opt, insecure = 0, nargs, rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "+k:Ka:p:t:no:O:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "+k:Ka:b:p:t:no:O:S:T")) != -1) {
 		switch (opt) {
 		case 'S':
 			if (parse_u32(optarg, &si_us) || si_us == 0)
@@ -719,6 +733,8 @@ main(int argc, char **argv)
 				usage(NULL);
 			break;
 		case 'o': c.save = optarg; break;
+		case 'T': takeover = 1; break;
+		case 'b': src_addr = optarg; break;
 		case 'k': keyfile = optarg; break;
 		case 'K': insecure = 1; break;
 		case 'a': addr = optarg; break;

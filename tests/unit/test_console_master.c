@@ -218,15 +218,16 @@ test_status_round(void **state)
 	out = fixture_output(f);
 	assert_contains(out, "HOST             ADDRESS         MODE        "
 	    "STATE      PS_US    LS_US PHASE      Q    SLICES OVERRUNS "
-	    "REJECTED   SKEW_US HEARD\n");
+	    "REJECTED   SKEW_US MASTER          HEARD\n");
 	assert_contains(out, "a                10.0.0.1        static      "
 	    "slicing    80000    20000 PS      1.50        42        0        "
-	    "2      +0.0 0.3s ago\n");
+	    "2      +0.0 -               0.3s ago\n");
 	assert_contains(out, "b                10.0.0.2        static      "
 	    "slicing    80000    20000 PS      0.25        42        0        "
-	    "2    +350.0 0.3s ago\n");
+	    "2    +350.0 -               0.3s ago\n");
 	assert_contains(out, "rejected: short 0, long 0, magic 0, type 0, "
-	    "length 0, rate 0, mac 2, replay 0, range 0\n");
+	    "length 0, rate 0, mac 2, replay 0, range 0, master 0; "
+	    "queue full 0\n");
 	assert_contains(out, "2 nodes answered within 300ms; skew against "
 	    "10.0.0.1; console dropped 0 datagrams (short 0,");
 	/* nobody answers: a failure, with the known nodes listed */
@@ -306,6 +307,70 @@ test_incoming(void **state)
 	assert_int_equal(f->c.net.received, 1);
 }
 
+static char notice_buf[512];
+
+static void
+notice_keep(struct console *c, const char *msg)
+{
+	(void)c;
+	snprintf(notice_buf, sizeof(notice_buf), "%s", msg);
+}
+
+static void
+master_status_from(struct fixture *f, const char *addr, uint8_t flags,
+    const char *master, int64_t now)
+{
+	struct proto_msg	 m;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_STATUS;
+	m.u.status.mode = MODE_STATIC;
+	m.u.status.flags = flags;
+	m.u.status.ps_us = 80000;
+	m.u.status.ip_us = 100000;
+	m.u.status.si_us = 10000000;
+	m.u.status.master = ntohl(ip4(master).s_addr);
+	snprintf(m.u.status.name, sizeof(m.u.status.name), "a");
+	master_datagram(&f->c, &m, ip4(addr), now);
+}
+
+/* A node taken over by another console: said once, with both addresses. */
+static void
+test_master_lost(void **state)
+{
+	struct fixture	*f = *state;
+	int64_t		 t = 1000 * SEC;
+	const char	*out;
+	uint64_t	 n;
+
+	f->c.notice = notice_keep;
+	notice_buf[0] = '\0';
+	master_status_from(f, "10.0.0.1", SCHED_F_ACTIVE | STATUS_F_YOURS,
+	    "10.0.0.9", t);
+	master_status_from(f, "10.0.0.1", SCHED_F_ACTIVE | STATUS_F_YOURS,
+	    "10.0.0.9", t + 1);
+	assert_string_equal(notice_buf, "");
+	master_status_from(f, "10.0.0.1", SCHED_F_ACTIVE, "10.0.0.7", t + 2);
+	assert_string_equal(notice_buf, "node a (10.0.0.1) now follows the "
+	    "console at 10.0.0.7: this console no longer commands it "
+	    "(takeover takes it back)");
+	notice_buf[0] = '\0';
+	master_status_from(f, "10.0.0.1", SCHED_F_ACTIVE, "10.0.0.7", t + 3);
+	assert_string_equal(notice_buf, "");	/* once */
+	/* the status table names the master */
+	assert_int_equal(master_status(&f->c, 0, 0, t + 4), 0);
+	master_status_from(f, "10.0.0.1", SCHED_F_ACTIVE, "10.0.0.7", t + 5);
+	master_timer(&f->c, t + 4 + MS(300));
+	out = fixture_output(f);
+	assert_contains(out, " 10.0.0.7        ");
+	/* takeover starts and sends at once */
+	n = f->c.net.sent;
+	assert_int_equal(cmds_exec(&f->c, "takeover"), 0);
+	assert_true(f->c.sch.started);
+	assert_int_equal(f->c.net.sent, n + 1);
+	assert_contains(fixture_output(f), "taken over: mode static");
+}
+
 int
 main(void)
 {
@@ -317,6 +382,7 @@ main(void)
 		T(test_timeout_at_least_two_si),
 		T(test_status_round),
 		T(test_incoming),
+		T(test_master_lost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

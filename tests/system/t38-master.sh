@@ -1,0 +1,68 @@
+#!/bin/bash
+# One master per node.  Two consoles (sendgram from 127.0.0.1 and from
+# 127.0.0.2, two console hosts) both hold the key.  The first to send a
+# SCHEDULE becomes the node's master; the other's schedules are refused,
+# counted (rejected: master) and answered with a STATUS that names the
+# master and says "not yours".  A SCHEDULE with the TAKEOVER flag moves
+# the node to the new console, and the old one is refused in turn.  When
+# the master falls silent (dead-man switch), the node has no master and
+# the next console is followed without a takeover.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/node.sh"
+t_setup master
+
+A=127.0.0.1
+B=127.0.0.2
+n_conf mode='"static"' ip='"100ms"' ps='"50%"'
+n_start_dts
+from() { local src=$1; shift; n_send -b "$src" "$@"; }
+field() { sed -n "s/^$1=//p" <<< "$2"; }
+
+out=$(n_status) || t_fail "no status"
+[ "$(field master "$out")" = 0.0.0.0 ] || t_fail "a master before any console: $(field master "$out")"
+
+# A speaks first: A is the master
+out=$(from $A -S 500000 schedule static 60000 100000) || t_fail "A: no reply"
+[ "$(field master "$out")" = $A ] && [ "$(field yours "$out")" = 1 ] &&
+    [ "$(field ps_us "$out")" = 60000 ] || t_fail "A is not the master: $(paste -sd' ' <<< "$out")"
+
+# B is refused, three times, and told who the master is
+for i in 1 2 3; do
+	out=$(from $B -S 500000 schedule static 20000 100000) || t_fail "B: no reply"
+done
+[ "$(field ps_us "$out")" = 60000 ] || t_fail "B's schedule was followed: ps_us $(field ps_us "$out")"
+[ "$(field master "$out")" = $A ] && [ "$(field yours "$out")" = 0 ] ||
+    t_fail "B not told that A is the master: $(paste -sd' ' <<< "$out")"
+[ "$(field rej_master "$out")" = 3 ] || t_fail "refused schedules counted $(field rej_master "$out"), want 3"
+# B's hpdt too: nothing of B reaches the scheduler
+out=$(from $B -S 500000 schedule hpdt 20000 100000) || t_fail "B: no reply"
+[ "$(field mode "$out")" = static ] || t_fail "B's hpdt was followed"
+grep -q "schedule from console $B refused: console $A is the master" "$T_LOG/dts.log" ||
+    t_fail "the refusal is not logged"
+
+# B takes over
+out=$(from $B -T -S 500000 schedule static 20000 100000) || t_fail "B takeover: no reply"
+[ "$(field master "$out")" = $B ] && [ "$(field yours "$out")" = 1 ] &&
+    [ "$(field ps_us "$out")" = 20000 ] || t_fail "takeover failed: $(paste -sd' ' <<< "$out")"
+grep -q "console $B takes over from console $A: it is now the master" "$T_LOG/dts.log" ||
+    t_fail "the takeover is not logged"
+# now A is refused and learns it
+out=$(from $A -S 500000 schedule static 60000 100000) || t_fail "A: no reply"
+[ "$(field ps_us "$out")" = 20000 ] && [ "$(field yours "$out")" = 0 ] &&
+    [ "$(field master "$out")" = $B ] || t_fail "old master A still obeyed: $(paste -sd' ' <<< "$out")"
+# read-only requests of a non-master are answered
+out=$(from $A status) || t_fail "A's status request not answered"
+[ "$(field master "$out")" = $B ] || t_fail "status to A: master $(field master "$out")"
+
+# B falls silent (SI 500 ms: silence 1.5 s): no master, A follows freely
+nomaster() { [ "$(n_status master)" = 0.0.0.0 ] && [ "$(n_status own)" = 1 ]; }
+t_wait_for 5 nomaster || t_fail "node still has master $(n_status master) after B's silence"
+out=$(from $A -S 500000 schedule static 70000 100000) || t_fail "A: no reply"
+[ "$(field master "$out")" = $A ] && [ "$(field ps_us "$out")" = 70000 ] ||
+    t_fail "A not followed after B fell silent: $(paste -sd' ' <<< "$out")"
+grep -q "console $A is now the master" "$T_LOG/dts.log" || t_fail "the new master is not logged"
+t_log "master A, B refused 3x (counted), B took over, A refused, B silent: A master again"
+
+n_halt || t_fail "dts did not exit after halt"
+n_no_leftovers || t_fail "left over after halt"
+t_pass
