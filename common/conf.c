@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "rules.h"
 #include "conf_priv.h"
 #include "log.h"
 #include "timeutil.h"
@@ -269,27 +270,23 @@ conf_load_trusted(struct dts_conf *c, const char *path, int missing_ok,
 
 /* ---- checks across keys -------------------------------------------------- */
 
+/* The schedule of the config, through the rules every schedule obeys;
+ * the mode may change later, so PS and Table 2.1 must both fit. */
 static int
-check_rt(const struct dts_conf *c, const char *file, char *err, size_t errlen)
+check_schedule(const struct dts_conf *c, const char *file, char *err,
+    size_t errlen)
 {
-	const struct load_table	*t = &c->load.table;
-	char			 why[400];
-	long			 rt, per;
-	int			 i;
+	struct rules_sched	 r = { .mode = c->mode, .any_mode = 1,
+	    .ps = c->ps_ns, .ip = c->ip_ns, .si = c->si_ns,
+	    .table = &c->load.table };
+	struct rt_budget	 rt;
+	char			 why[512];
 
-	rt_budget_read(&rt, &per);
-	if (rt_budget_check(c->ps_ns, c->ip_ns, rt, per, why,
-	    sizeof(why)) == -1) {
-		snprintf(err, errlen, "%s: ps/ip: %s", file, why);
+	rules_rt_budget(&rt);
+	if (rules_check(&r, &rt, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "%s: %s", file, why);
 		return -1;
 	}
-	for (i = 0; i < t->n; i++)
-		if (rt_budget_check(c->ip_ns * (100 - t->ls_pct[i]) / 100,
-		    c->ip_ns, rt, per, why, sizeof(why)) == -1) {
-			snprintf(err, errlen, "%s: load.table entry %d (LS "
-			    "%d%%): %s", file, i + 1, t->ls_pct[i], why);
-			return -1;
-		}
 	return 0;
 }
 
@@ -310,13 +307,6 @@ conf_check(const struct dts_conf *c, char *err, size_t errlen)
 			    confkey_schema[i].path, why);
 			return -1;
 		}
-	if (c->ps_ns <= 0 || c->ps_ns >= c->ip_ns) {
-		snprintf(err, errlen, "%s: ps %s must be shorter than ip %s "
-		    "(IP = PS + LS, and LS cannot be empty)", file,
-		    duration_format(c->ps_ns, a, sizeof(a)),
-		    duration_format(c->ip_ns, b, sizeof(b)));
-		return -1;
-	}
 	if (c->load.interval_ns < c->load.sample_ns) {
 		snprintf(err, errlen, "%s: load.interval %s is shorter than "
 		    "load.sample %s", file,
@@ -332,7 +322,7 @@ conf_check(const struct dts_conf *c, char *err, size_t errlen)
 			    t->ls_pct[j - 1]);
 			return -1;
 		}
-	return check_rt(c, file, err, errlen);
+	return check_schedule(c, file, err, errlen);
 }
 
 /* ---- Table 2.1 ----------------------------------------------------------- */

@@ -15,6 +15,7 @@
 #include "conf_priv.h"
 #include "log.h"
 #include "proto.h"
+#include "rules.h"
 #include "timeutil.h"
 
 #ifndef SYSCONFDIR
@@ -61,14 +62,17 @@ const struct conf_key confkey_schema[] = {
 	{ .path = "mode", .type = CT_ENUM, .def = "static", .off = OFF(mode),
 	  .names = mode_names,
 	  .help = "schedule used until a console speaks" },
-	{ .path = "ip", .type = CT_DURATION, .min = MS(1), .max = SEC(60),
+	{ .path = "ip", .type = CT_DURATION, .min = RULE_IP_MIN,
+	  .max = RULE_IP_MAX,
 	  .def = "100ms", .unit = "s", .off = OFF(ip_ns),
 	  .help = "iteration period IP = PS + LS" },
-	{ .path = "ps", .type = CT_SLICE, .min = US(1), .max = SEC(60),
+	{ .path = "ps", .type = CT_SLICE, .min = RULE_PS_MIN,
+	  .max = RULE_IP_MAX,
 	  .def = "80%", .unit = "s or %", .off = OFF(ps_ns),
 	  .off2 = OFF(ps_pct_milli),
 	  .help = "parallel slice: a duration, or a share of ip" },
-	{ .path = "si", .type = CT_DURATION, .min = MS(10), .max = SEC(3600),
+	{ .path = "si", .type = CT_DURATION, .min = RULE_SI_MIN,
+	  .max = RULE_SI_MAX,
 	  .def = "10s", .unit = "s", .off = OFF(si_ns),
 	  .help = "synchronization interval (console)" },
 	{ .path = "sync", .type = CT_ENUM, .def = "arrival", .off = OFF(sync),

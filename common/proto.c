@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "proto.h"
+#include "rules.h"
 
 /* ---- byte helpers ---------------------------------------------------- */
 
@@ -302,26 +303,24 @@ proto_decode(const uint8_t *buf, size_t len, struct proto_msg *m,
 
 /* ---- ranges -------------------------------------------------------- */
 
-#define IP_MIN_US 1000u         /* 1 ms */
-#define IP_MAX_US 60000000u     /* 60 s */
-#define SI_MIN_US 10000u        /* 10 ms */
-#define SI_MAX_US 3600000000u   /* 1 h */
-
 int
 proto_check_schedule(const struct proto_schedule *s, const char **err)
 {
+	static _Thread_local char buf[256];
+	struct rules_sched r = { .mode = s->mode,
+	    .ps = (int64_t)s->ps_us * NS_PER_US,
+	    .ip = (int64_t)s->ip_us * NS_PER_US,
+	    .si = (int64_t)s->si_us * NS_PER_US };
+
 	if (s->mode > MODE_MAX)
 		return *err = "unknown mode", -1;
 	if (s->sync > SYNC_MAX)
 		return *err = "unknown sync method", -1;
 	if (s->flags & ~SCHED_F_ALL)
 		return *err = "unknown flags", -1;
-	if (s->ip_us < IP_MIN_US || s->ip_us > IP_MAX_US)
-		return *err = "IP out of range [1ms, 60s]", -1;
-	if (s->si_us < SI_MIN_US || s->si_us > SI_MAX_US)
-		return *err = "SI out of range [10ms, 1h]", -1;
-	if (s->ps_us == 0 || s->ps_us >= s->ip_us)
-		return *err = "PS must be > 0 and < IP", -1;
+	if (rules_check(&r, NULL, buf, sizeof(buf)) == -1 ||
+	    rules_check_origin(s->origin_ns, buf, sizeof(buf)) == -1)
+		return *err = buf, -1;
 	return 0;
 }
 

@@ -5,13 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rules.h"
 #include "schedule.h"
 #include "timeutil.h"
-
-#define IP_MIN  NS_PER_MS
-#define IP_MAX  (60 * NS_PER_SEC)
-#define SI_MIN  (10 * NS_PER_MS)
-#define SI_MAX  (3600 * NS_PER_SEC)
 
 void
 sch_init(struct sch *s, const struct dts_conf *c)
@@ -25,7 +21,7 @@ sch_init(struct sch *s, const struct dts_conf *c)
 	s->si = c->si_ns;
 	s->bal_ls_pct = -1;
 	s->table = c->load.table;
-	rt_budget_read(&s->rt_runtime_us, &s->rt_period_us);
+	rules_rt_budget(&s->rt);
 }
 
 static int64_t
@@ -42,106 +38,31 @@ sch_user_ps(const struct sch *s)
 	return whole_us(s->ps);
 }
 
-static int64_t
-table_ps(const struct sch *s, int ls_pct)
-{
-	return whole_us(s->ip * (100 - ls_pct) / 100);
-}
 
 int64_t
 sch_ps(const struct sch *s)
 {
 	if (s->mode == MODE_BALANCED && s->bal_ls_pct >= 0)
-		return table_ps(s, s->bal_ls_pct);
+		return rules_table_ps(s->ip, s->bal_ls_pct);
 	return sch_user_ps(s);
-}
-
-/* "" when the command is the key itself, else "key " */
-static const char *
-key_of(const char *what, const char *key, char *buf, size_t len)
-{
-	if (strcmp(what, key) == 0)
-		return "";
-	snprintf(buf, len, "%s ", key);
-	return buf;
-}
-
-static int
-range_check(const char *what, const char *key, int64_t v, int64_t lo,
-    int64_t hi, const char *rng, char *err, size_t len)
-{
-	char	 b[32], k[16];
-
-	if (v >= lo && v <= hi)
-		return 0;
-	snprintf(err, len, "%s: %s%s is out of range %s", what,
-	    key_of(what, key, k, sizeof(k)), duration_format(v, b, sizeof(b)),
-	    rng);
-	return -1;
-}
-
-/* The RT budget for Table 2.1 (balanced and distributed). */
-static int
-table_check(const struct sch *s, const char *what, char *err, size_t len)
-{
-	char	 why[400], b[32];
-	int	 i;
-
-	for (i = 0; i < s->table.n; i++)
-		if (rt_budget_check(table_ps(s, s->table.ls_pct[i]), s->ip,
-		    s->rt_runtime_us, s->rt_period_us, why,
-		    sizeof(why)) == -1) {
-			snprintf(err, len, "%s: with ip %s, load.table entry "
-			    "%d (LS %d%%) fails: %s", what,
-			    duration_format(s->ip, b, sizeof(b)), i + 1,
-			    s->table.ls_pct[i], why);
-			return -1;
-		}
-	return 0;
 }
 
 int
 sch_check(const struct sch *s, const char *what, char *err, size_t len)
 {
-	char	 a[32], b[32], k[16], why[400];
-	int64_t	 ps = sch_user_ps(s);
+	struct rules_sched r = { .mode = s->mode, .ps = sch_user_ps(s),
+	    .ip = s->ip, .si = s->si, .table = &s->table };
+	char	 why[512];
+	size_t	 n = strlen(what);
 
-	if (range_check(what, "ip", s->ip, IP_MIN, IP_MAX, "[1ms, 60s]",
-	    err, len) == -1 ||
-	    range_check(what, "si", s->si, SI_MIN, SI_MAX, "[10ms, 1h]",
-	    err, len) == -1)
-		return -1;
-	if (s->si < s->ip) {
-		snprintf(err, len, "%s: %s%s is shorter than ip %s (SI must "
-		    "be at least IP)", what, key_of(what, "si", k, sizeof(k)),
-		    duration_format(s->si, a,
-		    sizeof(a)), duration_format(s->ip, b, sizeof(b)));
-		return -1;
-	}
-	if (ps < NS_PER_US) {
-		snprintf(err, len, "%s: %s%s is too short (PS must be at "
-		    "least 1us)", what, key_of(what, "ps", k, sizeof(k)),
-		    duration_format(ps, a, sizeof(a)));
-		return -1;
-	}
-	if (ps >= s->ip) {
-		snprintf(err, len, "%s: %s%s is not shorter than ip %s (IP = "
-		    "PS + LS, and LS cannot be empty)", what,
-		    key_of(what, "ps", k, sizeof(k)),
-		    duration_format(ps, a, sizeof(a)),
-		    duration_format(s->ip, b, sizeof(b)));
-		return -1;
-	}
-	if (s->mode == MODE_OFF || s->mode == MODE_HPDT)
+	if (rules_check(&r, &s->rt, why, sizeof(why)) == 0)
 		return 0;
-	if (s->mode == MODE_BALANCED || s->mode == MODE_DISTRIBUTED)
-		return table_check(s, what, err, len);
-	if (rt_budget_check(ps, s->ip, s->rt_runtime_us, s->rt_period_us,
-	    why, sizeof(why)) == -1) {
+	/* "ip: 500us is ..." for the ip command, "start: ip 500us is ..." */
+	if (strncmp(why, what, n) == 0 && why[n] == ' ')
+		snprintf(err, len, "%s: %s", what, why + n + 1);
+	else
 		snprintf(err, len, "%s: %s", what, why);
-		return -1;
-	}
-	return 0;
+	return -1;
 }
 
 /* Commit t into s if it checks out. */

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "conf.h"
+#include "rules.h"
 #include "proto.h"
 
 struct sch {
@@ -28,8 +29,7 @@ struct sch {
 	int32_t  ps_pct;          /* PS as percent * 1000 of IP, or -1 */
 	int      bal_ls_pct;      /* balanced: LS % from the RLA, -1 = none */
 	struct load_table table;  /* Table 2.1 */
-	long     rt_runtime_us;   /* kernel RT budget (injectable) */
-	long     rt_period_us;
+	struct rt_budget rt;      /* kernel RT budget (injectable) */
 	int      spoken;          /* start or stop was sent: SI broadcasts */
 	int      started;         /* nodes are told to slice */
 	int64_t  origin_ns;       /* CLOCK_REALTIME of a PS start (clock sync) */

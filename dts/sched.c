@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "rules.h"
 #include "sched.h"
 #include "timeutil.h"
 #include "trace.h"
@@ -22,7 +23,7 @@ sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
 	s->silence = silence;
 	s->mode = -1;
 	s->dist_ls_pct = 10;
-	rt_budget_read(&s->rt_runtime_us, &s->rt_period_us);
+	rules_rt_budget(&s->rt);
 }
 
 static void
@@ -114,19 +115,26 @@ start_slicing(struct sched *s, int64_t t0, int64_t ps, int64_t now, int jump)
 static int64_t
 dist_ps(const struct sched *s)
 {
-	return s->ip * (100 - s->dist_ls_pct) / 100;
+	return rules_table_ps(s->ip, s->dist_ls_pct);
 }
 
+/*
+ * The rules of common/rules.h for what this node would run: in
+ * DISTRIBUTED its own PS (Table 2.1 for its load), else the PS it was
+ * sent.  0, or -1 with *err.
+ */
 static int
-check_budget(const struct sched *s, int mode, int64_t ps, int64_t ip,
-	     const char **err)
+check_rules(const struct sched *s, int mode, int64_t ps, int64_t ip,
+	    int64_t si, int dist_ls_pct, const char **err)
 {
-	static char buf[256];
+	static char buf[512];
+	struct rules_sched r = { .mode = mode, .ps = ps, .ip = ip, .si = si };
 
-	if (mode == MODE_OFF || mode == MODE_HPDT)
-		return 0;
-	if (rt_budget_check(ps, ip, s->rt_runtime_us, s->rt_period_us,
-	    buf, sizeof(buf)) < 0) {
+	if (mode == MODE_DISTRIBUTED) {
+		r.mode = MODE_STATIC;
+		r.ps = rules_table_ps(ip, dist_ls_pct);
+	}
+	if (rules_check(&r, &s->rt, buf, sizeof(buf)) < 0) {
 		*err = buf;
 		return -1;
 	}
@@ -142,11 +150,8 @@ sched_apply(struct sched *s, const struct proto_schedule *p,
 	int64_t now = now_mono_ns(), t0;
 	int changed, was_dist = s->mode == MODE_DISTRIBUTED && s->slicing;
 
-	if (proto_check_schedule(p, err) < 0 || check_budget(s, p->mode, ps, ip, err) < 0)
-		return -1;
-	/* DISTRIBUTED runs its own PS (Table 2.1): that must fit too */
-	if (p->mode == MODE_DISTRIBUTED && check_budget(s, p->mode,
-	    ip * (100 - s->dist_ls_pct) / 100, ip, err) < 0)
+	if (proto_check_schedule(p, err) < 0 || check_rules(s, p->mode, ps,
+	    ip, (int64_t)p->si_us * NS_PER_US, s->dist_ls_pct, err) < 0)
 		return -1;
 	s->want = *p;
 	s->want.flags &= (uint8_t)~SCHED_F_SYNC;
@@ -231,8 +236,8 @@ sched_load(struct sched *s, uint32_t load_milli, uint32_t ls_pct)
 	s->load_milli = load_milli;
 	if (ls_pct < 1 || ls_pct > 99 || (int)ls_pct == s->dist_ls_pct)
 		return;
-	if (s->mode == MODE_DISTRIBUTED && check_budget(s, s->mode,
-	    s->ip * (100 - (int64_t)ls_pct) / 100, s->ip, &err) < 0) {
+	if (s->mode == MODE_DISTRIBUTED && check_rules(s, s->mode, 0, s->ip,
+	    s->si, (int)ls_pct, &err) < 0) {
 		log_warnx("distributed: LS %u%% of IP not applied: %s", ls_pct, err);
 		return;
 	}

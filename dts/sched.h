@@ -14,6 +14,7 @@
 
 #include "gang.h"
 #include "proto.h"
+#include "rules.h"
 #include "slice.h"
 
 struct sched {
@@ -39,7 +40,7 @@ struct sched {
 	int      own;               /* on the configured schedule */
 	uint32_t load_milli;
 
-	long     rt_runtime_us, rt_period_us;
+	struct rt_budget rt;       /* the kernel's real-time budget */
 
 	/* no fail-safe (dts-load cannot run): gang released, schedule kept */
 	int      suspended;

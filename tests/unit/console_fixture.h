@@ -33,8 +33,8 @@ fixture_new(void)
 	conf.console.nodes.n = 1;
 	snprintf(conf.console.nodes.s[0], CONF_ITEM_MAX, "127.0.0.1");
 	con_init(&f->c, &conf, NULL);
-	f->c.sch.rt_runtime_us = 950000;
-	f->c.sch.rt_period_us = 1000000;
+	f->c.sch.rt.runtime_us = 950000;
+	f->c.sch.rt.period_us = 1000000;
 	if (net_init(&f->c.net, &conf, 0, err, sizeof(err)) == -1 ||
 	    (f->c.out = open_memstream(&f->buf, &f->len)) == NULL)
 		abort();

@@ -469,10 +469,13 @@ test_ps_not_below_ip(void **state)
 
 	(void)state;
 	e = load_err("ip = \"100ms\";\nps = \"100ms\";\n");
-	assert_string_equal(e, " ps 100ms must be shorter than ip 100ms "
+	assert_string_equal(e, " ps 100ms is not shorter than ip 100ms "
 	    "(IP = PS + LS, and LS cannot be empty)");
 	assert_contains(load_err("ip = \"100ms\";\nps = \"2s\";\n"),
-	    "ps 2s must be shorter than ip 100ms");
+	    "ps 2s is not shorter than ip 100ms");
+	/* the console's SI must be at least IP (common/rules.c) */
+	assert_string_equal(load_err("ip = \"2s\";\nsi = \"1s\";\n"),
+	    " si 1s is shorter than ip 2s (SI must be at least IP)");
 }
 
 static void
@@ -494,15 +497,15 @@ test_rt_budget_in_conf(void **state)
 		skip();
 	/* 96% of IP: over the default 95% budget */
 	assert_contains(load_err("ip = \"100ms\";\nps = \"96%\";\n"),
-	    "ps/ip: PS 96ms of IP 100ms is 96% but the kernel allows");
+	    " PS 96ms of IP 100ms is 96% but the kernel allows");
 	/* 80% of 2s is 1.6s: longer than the RT runtime */
-	assert_contains(load_err("ip = \"2s\";\n"), "ps/ip: PS 1.6s is longer");
+	assert_contains(load_err("ip = \"2s\";\n"), " PS 1.6s is longer");
 	/* PS fine, but the table's first entry (LS 10%) gives PS 1.8s */
 	assert_contains(load_err("ip = \"2s\";\nps = \"400ms\";\n"),
-	    "load.table entry 1 (LS 10%): PS 1.8s is longer");
+	    "load.table entry 1 (LS 10%) fails: PS 1.8s is longer");
 	/* LS 1% leaves a 99% PS */
 	assert_contains(load_err("load = { table = [1, 50]; };\n"),
-	    "load.table entry 1 (LS 1%): PS 99ms of IP 100ms is 99%");
+	    "load.table entry 1 (LS 1%) fails: PS 99ms of IP 100ms is 99%");
 }
 
 static void

@@ -162,8 +162,15 @@ test_rt_runtime(void **state)
 	assert_int_equal(cmds_exec(&f->c, "ps 900ms"), 0);
 	assert_int_equal(cmds_exec(&f->c, "ip 2s"), 0);
 	/* no limit: anything below IP goes */
-	f->c.sch.rt_runtime_us = -1;
+	f->c.sch.rt.runtime_us = -1;
 	assert_int_equal(cmds_exec(&f->c, "ps 1999ms"), 0);
+	/* but HPDT only leaves the local user what RT throttling does */
+	assert_int_equal(cmds_exec(&f->c, "mode hpdt"), -1);
+	assert_string_equal(f->c.err, "mode: hpdt keeps the gang at real-time "
+	    "priority all the time, but the kernel does not throttle "
+	    "real-time tasks (sched_rt_runtime_us=-1 of sched_rt_period_us="
+	    "1000000): local users would get nothing");
+	assert_int_equal(f->c.sch.mode, MODE_STATIC);
 }
 
 /* Balanced and distributed take PS from Table 2.1: every entry counts. */

@@ -246,17 +246,30 @@ test_schedule_ranges(void **state)
 	assert_string_equal(err, "unknown flags");
 	t = s; t.ip_us = 999;
 	assert_int_equal(proto_check_schedule(&t, &err), -1);
-	t = s; t.ip_us = 60000001;
+	assert_string_equal(err, "ip 999us is out of range [1ms, 60s]");
+	t = s; t.ip_us = 60000001; t.si_us = 60000001;
 	assert_int_equal(proto_check_schedule(&t, &err), -1);
-	assert_non_null(strstr(err, "IP"));
+	assert_string_equal(err, "ip 60000.001ms is out of range [1ms, 60s]");
 	t = s; t.ps_us = 0;
 	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "ps 0s is too short (PS must be at least 1us)");
 	t = s; t.ps_us = t.ip_us;
 	assert_int_equal(proto_check_schedule(&t, &err), -1);
-	assert_non_null(strstr(err, "PS"));
+	assert_non_null(strstr(err, "is not shorter than ip"));
 	t = s; t.si_us = 9999;
 	assert_int_equal(proto_check_schedule(&t, &err), -1);
-	assert_non_null(strstr(err, "SI"));
+	assert_string_equal(err, "si 9.999ms is out of range [10ms, 1h]");
+	/* the node checks SI >= IP, as the console does */
+	t = s; t.ip_us = 2000000; t.ps_us = 1000000; t.si_us = 1000000;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "si 1s is shorter than ip 2s (SI must be at "
+	    "least IP)");
+	/* an origin that does not fit the node's int64 clock arithmetic */
+	t = s; t.origin_ns = (uint64_t)INT64_MAX + 1;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_non_null(strstr(err, "origin"));
+	t = s; t.origin_ns = (uint64_t)INT64_MAX;
+	assert_int_equal(proto_check_schedule(&t, &err), 0);
 	t = s; t.ip_us = 1000; t.ps_us = 999;
 	assert_int_equal(proto_check_schedule(&t, &err), 0);
 }
