@@ -403,3 +403,13 @@ t_bg() {
 	T_BG_PID=$!
 	t_track "$T_BG_PID"
 }
+
+# t_udp_drops PORT [RUNNER...]: how many datagrams the kernel dropped at
+# the full buffers of the UDP sockets bound to PORT (/proc/net/udp of the
+# network namespace RUNNER runs in: c_exec hK on a cluster host).
+t_udp_drops() {
+	local port=$1
+	shift
+	"$@" awk -v p=":$(printf '%04X' "$port")" \
+	    'substr($2, length($2) - 4) == p { d += $NF } END { print d + 0 }' /proc/net/udp
+}

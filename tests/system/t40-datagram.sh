@@ -59,11 +59,7 @@ fi
 # counted by dts or dropped by the kernel at dts's full socket buffer (the
 # intake thread reads at most 4 ms of CPU per 100 ms: dts(8))
 sum_rej() { n_status | awk -F= '/^rej_/ { s += $2 } END { print s }'; }
-# udp_drops: the kernel's drop count of dts's socket (/proc/net/udp)
-udp_drops() {
-	awk -v p=":$(printf '%04X' "$N_PORT")" \
-	    'substr($2, length($2) - 4) == p { d += $NF } END { print d + 0 }' /proc/net/udp
-}
+udp_drops() { t_udp_drops "$N_PORT"; }
 before=$(sum_rej) kbefore=$(udp_drops)
 n_send garbage 3000 12345 > /dev/null || t_fail "sendgram garbage failed"
 kill -0 "$N_DTS" || t_fail "dts died on garbage"

@@ -183,17 +183,24 @@ t_log "counts (every node): $want"
 # ---- 4. garbage -----------------------------------------------------------------
 N=600
 sum_rej() { awk -F= '/^rej_/ { s += $2 } END { print s + 0 }' <<< "$1"; }
-declare -a SUM0
-for k in 0 1 2; do SUM0[k]=$(sum_rej "${ST[$k]}"); done
+# each one is counted by dts or dropped by the kernel at dts's full socket
+# buffer (dts's intake thread reads at most 4 ms of CPU per 100 ms)
+declare -a SUM0 K0
+for k in 0 1 2; do
+	SUM0[k]=$(sum_rej "${ST[$k]}")
+	K0[k]=$(t_udp_drops "$C_PORT" c_exec h$k)
+done
 from_h3 -K garbage "$N" 12345
 [ "$SENT_RC" = "0 0 0 0" ] || t_fail "sendgram garbage on h3: status $SENT_RC"
 t_sleep 0.5
 snap
 for k in 0 1 2; do
 	d=$(($(sum_rej "${ST[$k]}") - SUM0[k]))
-	t_log "h$k counted $d of $((2 * N)) garbage datagrams"
-	[ "$d" -ge $((2 * N * 95 / 100)) ] && [ "$d" -le $((2 * N)) ] ||
-	    t_fail "h$k: $d of $((2 * N)) garbage datagrams counted"
+	kd=$(($(t_udp_drops "$C_PORT" c_exec h$k) - K0[k]))
+	t_log "h$k counted $d of $((2 * N)) garbage datagrams, the kernel dropped $kd"
+	[ "$((d + kd))" -ge $((2 * N * 99 / 100)) ] && [ "$d" -le $((2 * N)) ] &&
+	    [ "$d" -ge $((N / 10)) ] ||
+	    t_fail "h$k: $d of $((2 * N)) garbage datagrams counted, $kd dropped by the kernel"
 	sched_ok "${ST[$k]}" || t_fail "garbage changed h$k's schedule: $(paste -sd' ' <<< "${ST[$k]}")"
 done
 c_ft_con -n -c "status -v" || t_fail "status -v: $C_FT_ERR"
