@@ -1,6 +1,7 @@
 /*
- * auth.c - HMAC-SHA256 tags (libsodium), key files, replay protection and
- * the receiver's checks in their fixed order (proto_open).
+ * auth.c - Ed25519 signatures of commands and HMAC-SHA256 tags of replies
+ * (libsodium), key files, node keys, replay protection and the
+ * receiver's checks in their fixed order (proto_open).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,28 +16,21 @@
 
 _Static_assert(crypto_auth_hmacsha256_BYTES == PROTO_MAC_LEN, "tag length");
 _Static_assert(crypto_auth_hmacsha256_KEYBYTES == AUTH_KEY_LEN, "key length");
+_Static_assert(crypto_sign_BYTES == PROTO_SIG_LEN, "signature length");
+_Static_assert(crypto_sign_PUBLICKEYBYTES == AUTH_PUB_LEN, "public key length");
+_Static_assert(crypto_sign_SECRETKEYBYTES == AUTH_SK_LEN, "secret key length");
+_Static_assert(crypto_sign_SEEDBYTES == AUTH_KEY_LEN, "seed length");
 
+/* Read 32 bytes written as 64 hexadecimal digits from a secret file. */
 static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-int
-auth_key_load(struct auth_key *k, const char *path, char *err, size_t errlen)
+hex_file_read(const char *path, uint8_t out[AUTH_KEY_LEN], const char *make,
+    char *err, size_t errlen)
 {
 	char text[AUTH_KEY_LEN * 2 + 3];
 	struct stat st;
 	ssize_t n;
 	int fd;
 
-	memset(k, 0, sizeof(*k));
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
@@ -61,46 +55,35 @@ auth_key_load(struct auth_key *k, const char *path, char *err, size_t errlen)
 	text[n] = '\0';
 	while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
 		text[--n] = '\0';
-	if (n != AUTH_KEY_LEN * 2) {
+	if (n != AUTH_KEY_LEN * 2 || sodium_hex2bin(out, AUTH_KEY_LEN, text,
+	    (size_t)n, NULL, NULL, NULL) != 0) {
 		snprintf(err, errlen, "%s: a key is %d hexadecimal digits "
-			 "(make one with dts -k)", path, AUTH_KEY_LEN * 2);
+			 "(make one with %s)", path, AUTH_KEY_LEN * 2, make);
+		sodium_memzero(text, sizeof(text));
+		sodium_memzero(out, AUTH_KEY_LEN);
 		return -1;
-	}
-	for (int i = 0; i < AUTH_KEY_LEN; i++) {
-		int hi = hexval(text[2 * i]), lo = hexval(text[2 * i + 1]);
-		if (hi < 0 || lo < 0) {
-			snprintf(err, errlen, "%s: not a hexadecimal key", path);
-			sodium_memzero(k, sizeof(*k));
-			return -1;
-		}
-		k->key[i] = (uint8_t)(hi << 4 | lo);
 	}
 	sodium_memzero(text, sizeof(text));
 	return 0;
 }
 
-int
-auth_key_generate(const char *path, char *err, size_t errlen)
+/* Write 32 bytes as 64 hexadecimal digits to a new file of mode 0600. */
+static int
+hex_file_write(const char *path, const uint8_t v[AUTH_KEY_LEN], char *err,
+    size_t errlen)
 {
-	uint8_t key[AUTH_KEY_LEN];
 	char text[AUTH_KEY_LEN * 2 + 2];
 	int fd, ok;
 
-	if (sodium_init() < 0) {
-		snprintf(err, errlen, "libsodium failed to initialise");
-		return -1;
-	}
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	randombytes_buf(key, sizeof(key));
-	sodium_bin2hex(text, sizeof(text), key, sizeof(key));
+	sodium_bin2hex(text, sizeof(text), v, AUTH_KEY_LEN);
 	strcat(text, "\n");
 	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
 	ok = (close(fd) == 0) && ok;
-	sodium_memzero(key, sizeof(key));
 	sodium_memzero(text, sizeof(text));
 	if (!ok) {
 		snprintf(err, errlen, "%s: write failed", path);
@@ -108,6 +91,140 @@ auth_key_generate(const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+int
+auth_key_load(struct auth_key *k, const char *path, char *err, size_t errlen)
+{
+	if (sodium_init() < 0) {
+		snprintf(err, errlen, "libsodium failed to initialise");
+		return -1;
+	}
+	k->insecure = 0;
+	return hex_file_read(path, k->key, "dts -k", err, errlen);
+}
+
+int
+auth_key_generate(const char *path, char *err, size_t errlen)
+{
+	uint8_t key[AUTH_KEY_LEN];
+	int rc;
+
+	if (sodium_init() < 0) {
+		snprintf(err, errlen, "libsodium failed to initialise");
+		return -1;
+	}
+	randombytes_buf(key, sizeof(key));
+	rc = hex_file_write(path, key, err, errlen);
+	sodium_memzero(key, sizeof(key));
+	return rc;
+}
+
+uint32_t
+auth_key_id(const uint8_t pub[AUTH_PUB_LEN])
+{
+	return (uint32_t)pub[0] << 24 | (uint32_t)pub[1] << 16 |
+	    (uint32_t)pub[2] << 8 | pub[3];
+}
+
+int
+auth_signer_load(struct auth_key *k, const char *path, char *err,
+		 size_t errlen)
+{
+	uint8_t seed[crypto_sign_SEEDBYTES], pk[crypto_sign_PUBLICKEYBYTES];
+
+	if (sodium_init() < 0) {
+		snprintf(err, errlen, "libsodium failed to initialise");
+		return -1;
+	}
+	if (hex_file_read(path, seed, "dts-console -k", err, errlen) < 0)
+		return -1;
+	crypto_sign_seed_keypair(pk, k->sk, seed);
+	sodium_memzero(seed, sizeof(seed));
+	k->sign_id = auth_key_id(pk);
+	k->can_sign = 1;
+	return 0;
+}
+
+void
+auth_signer_public(const struct auth_key *k, char pub_hex[2 * AUTH_PUB_LEN + 1])
+{
+	uint8_t pk[crypto_sign_PUBLICKEYBYTES];
+
+	crypto_sign_ed25519_sk_to_pk(pk, k->sk);
+	sodium_bin2hex(pub_hex, 2 * AUTH_PUB_LEN + 1, pk, sizeof(pk));
+}
+
+int
+auth_signer_generate(const char *path, char pub_hex[2 * AUTH_PUB_LEN + 1],
+		     char *err, size_t errlen)
+{
+	struct auth_key k = { 0 };
+	uint8_t seed[crypto_sign_SEEDBYTES], pk[crypto_sign_PUBLICKEYBYTES];
+	int rc;
+
+	if (sodium_init() < 0) {
+		snprintf(err, errlen, "libsodium failed to initialise");
+		return -1;
+	}
+	randombytes_buf(seed, sizeof(seed));
+	crypto_sign_seed_keypair(pk, k.sk, seed);
+	rc = hex_file_write(path, seed, err, errlen);
+	sodium_memzero(seed, sizeof(seed));
+	if (rc == 0)
+		auth_signer_public(&k, pub_hex);
+	sodium_memzero(&k, sizeof(k));
+	return rc;
+}
+
+int
+auth_pub_add(struct auth_key *k, const char *hex, char *err, size_t errlen)
+{
+	uint8_t pk[AUTH_PUB_LEN];
+
+	if (strlen(hex) != 2 * AUTH_PUB_LEN || sodium_hex2bin(pk, sizeof(pk),
+	    hex, strlen(hex), NULL, NULL, NULL) != 0) {
+		snprintf(err, errlen, "\"%.70s\" is not a public key (64 "
+		    "hexadecimal digits, as dts-console -k prints)", hex);
+		return -1;
+	}
+	if (k->npub == AUTH_PUBS_MAX) {
+		snprintf(err, errlen, "at most %d console keys (the old and "
+		    "the new one while they change)", AUTH_PUBS_MAX);
+		return -1;
+	}
+	for (int i = 0; i < k->npub; i++)
+		if (k->pub_id[i] == auth_key_id(pk)) {
+			snprintf(err, errlen, "two console keys with the id "
+			    "%08x: make a new key", auth_key_id(pk));
+			return -1;
+		}
+	memcpy(k->pub[k->npub], pk, sizeof(pk));
+	k->pub_id[k->npub++] = auth_key_id(pk);
+	return 0;
+}
+
+void
+auth_node_key(const uint8_t secret[AUTH_KEY_LEN], uint32_t addr_be,
+	      uint8_t out[AUTH_KEY_LEN])
+{
+	static const char label[] = "DTS node key";
+	uint8_t msg[sizeof(label) + 4];
+
+	memcpy(msg, label, sizeof(label));
+	memcpy(msg + sizeof(label), &addr_be, 4);
+	crypto_generichash(out, AUTH_KEY_LEN, msg, sizeof(msg), secret,
+	    AUTH_KEY_LEN);
+}
+
+void
+auth_for_node(const struct auth_key *k, uint32_t addr_be, struct auth_key *out)
+{
+	*out = *k;
+	if (k->derive && !k->insecure) {
+		auth_node_key(k->key, addr_be, out->key);
+		out->derive = 0;
+	}
 }
 
 void
@@ -234,15 +351,24 @@ int
 proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t now_us,
 	   struct proto_msg *msg, uint8_t *buf, size_t cap)
 {
-	int n;
+	int cmd = proto_is_command(msg->hdr.type), n;
+	size_t tag = proto_tag_len(msg->hdr.type);
 
+	if (cmd && !k->insecure && !k->can_sign)
+		return -1;
 	msg->hdr.sender = g->sender;
 	msg->hdr.seq = seqgen_next(g, now_us);
+	msg->hdr.key_id = cmd && !k->insecure ? k->sign_id : 0;
 	n = proto_encode(msg, buf, cap);
-	if (n < 0 || (size_t)n + PROTO_MAC_LEN > cap)
+	if (n < 0 || (size_t)n + tag > cap)
 		return -1;
-	auth_sign(k, buf, (size_t)n, buf + n);
-	return n + PROTO_MAC_LEN;
+	if (k->insecure)
+		memset(buf + n, 0, tag);
+	else if (cmd)
+		crypto_sign_detached(buf + n, NULL, buf, (size_t)n, k->sk);
+	else
+		auth_sign(k, buf, (size_t)n, buf + n);
+	return n + (int)tag;
 }
 
 int
@@ -258,6 +384,25 @@ proto_frame(const uint8_t *buf, size_t len, unsigned accept,
 	return 0;
 }
 
+/* The tag of a framed datagram: a command's signature by a key k holds
+ * (looked up by key_id, before any cryptography), or a reply's MAC. */
+static int
+auth_check(const struct auth_key *k, const struct proto_msg *msg,
+	   const uint8_t *buf, size_t len)
+{
+	size_t tag = proto_tag_len(msg->hdr.type);
+
+	if (k->insecure)
+		return 0;
+	if (!proto_is_command(msg->hdr.type))
+		return auth_verify(k, buf, len - tag, buf + len - tag);
+	for (int i = 0; i < k->npub; i++)
+		if (k->pub_id[i] == msg->hdr.key_id)
+			return crypto_sign_verify_detached(buf + len - tag,
+			    buf, len - tag, k->pub[i]) == 0 ? 0 : -1;
+	return -1;
+}
+
 int
 proto_verify(const struct auth_key *k, struct replay *r, uint64_t now_us,
 	     const uint8_t *buf, size_t len, struct proto_msg *msg,
@@ -265,7 +410,7 @@ proto_verify(const struct auth_key *k, struct replay *r, uint64_t now_us,
 {
 	const char *err;
 
-	if (auth_verify(k, buf, len - PROTO_MAC_LEN, buf + len - PROTO_MAC_LEN) < 0) {
+	if (auth_check(k, msg, buf, len) < 0) {
 		*why = REJ_MAC;
 		return -1;
 	}

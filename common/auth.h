@@ -35,21 +35,77 @@
 
 #define AUTH_KEY_LEN     32
 #define AUTH_SENDERS_MAX 256 /* remembered senders; the oldest is forgotten */
+#define AUTH_PUB_LEN     32  /* an Ed25519 public key */
+#define AUTH_SK_LEN      64  /* an Ed25519 secret key (libsodium's form) */
+#define AUTH_PUBS_MAX    2   /* console keys a node takes at once: the old
+				and the new one while they change */
 
+/*
+ * Keys.  Commands (console -> node) are signed with a console's Ed25519
+ * key pair; a node holds only the public keys of the consoles it obeys,
+ * so no node can command another.  Replies (node -> console) carry an
+ * HMAC under the node's own key, which is derived from a secret only
+ * consoles hold and the node's IPv4 address (auth_node_key): a node can
+ * speak only for itself, and the console knows which node spoke.
+ */
 struct auth_key {
-	int     insecure;          /* no key: tags are zero and not checked */
-	uint8_t key[AUTH_KEY_LEN];
+	int      insecure;         /* nothing signed or checked (tags zero) */
+	/* replies: a node's own key; a console's secret, from which each
+	 * node's key is derived (derive = 1, see auth_for_node) */
+	int      derive;
+	uint8_t  key[AUTH_KEY_LEN];
+	/* a console: its key pair, to sign commands */
+	int      can_sign;
+	uint8_t  sk[AUTH_SK_LEN];
+	uint32_t sign_id;
+	/* a node: the consoles' public keys it obeys */
+	int      npub;
+	uint8_t  pub[AUTH_PUBS_MAX][AUTH_PUB_LEN];
+	uint32_t pub_id[AUTH_PUBS_MAX];
 };
 
 /*
  * Read a key file: 64 hexadecimal digits (32 bytes), optional trailing
- * newline.  The file must not be readable or writable by group or others.
- * Returns 0, or -1 with a one-line reason in err.
+ * newline, into k->key.  The file must not be readable or writable by
+ * others, nor writable by its group.  Returns 0, or -1 with a one-line
+ * reason in err.
  */
 int auth_key_load(struct auth_key *k, const char *path, char *err, size_t errlen);
 
 /* Write a new random key file (mode 0600). Returns 0 or -1 with err. */
 int auth_key_generate(const char *path, char *err, size_t errlen);
+
+/*
+ * A console's key pair: the file holds the 32-byte Ed25519 seed as 64
+ * hexadecimal digits, with the modes of a key file.  _load sets sk,
+ * sign_id and can_sign; _generate writes a new one (mode 0600) and puts
+ * its public key, as 64 hexadecimal digits, in pub_hex.  0 or -1 with err.
+ */
+int auth_signer_load(struct auth_key *k, const char *path, char *err,
+		     size_t errlen);
+int auth_signer_generate(const char *path, char pub_hex[2 * AUTH_PUB_LEN + 1],
+			 char *err, size_t errlen);
+/* The public key of a loaded key pair, as 64 hexadecimal digits. */
+void auth_signer_public(const struct auth_key *k,
+			char pub_hex[2 * AUTH_PUB_LEN + 1]);
+
+/* Add a console public key (64 hexadecimal digits).  0 or -1 with err. */
+int auth_pub_add(struct auth_key *k, const char *hex, char *err, size_t errlen);
+
+/* A key's id on the wire (hdr.key_id): its first 4 bytes, big-endian. */
+uint32_t auth_key_id(const uint8_t pub[AUTH_PUB_LEN]);
+
+/*
+ * A node's key: BLAKE2b-256 keyed with the consoles' secret, of
+ * "DTS node key" and the node's IPv4 address (network order).
+ */
+void auth_node_key(const uint8_t secret[AUTH_KEY_LEN], uint32_t addr_be,
+		   uint8_t out[AUTH_KEY_LEN]);
+
+/* The key that checks the replies of the node at addr_be: k itself, or
+ * with derive, k with that node's key. */
+void auth_for_node(const struct auth_key *k, uint32_t addr_be,
+		   struct auth_key *out);
 
 /* tag := HMAC-SHA256(key, buf[0..len)); zero if insecure. */
 void auth_sign(const struct auth_key *k, const uint8_t *buf, size_t len,
@@ -98,12 +154,15 @@ uint64_t seqgen_next(struct seqgen *g, uint64_t now_us);
 
 /*
  * Whole datagrams.  proto_seal() encodes msg, sets sender and seq from g
- * and appends the tag; returns the datagram length or -1.
+ * (and key_id for a command) and appends the tag: a command is signed
+ * with k's key pair (-1 if k has none), a reply gets the HMAC of k->key.
+ * Returns the datagram length or -1.
  * A receiver checks in the order of doc/protocol.txt:
  *   proto_frame(): length, magic/version, type known and in accept (a
- *     mask of PROTO_TYPE_BIT()s), payload length, reserved fields;
+ *     mask of PROTO_TYPE_BIT()s), payload and tag length, reserved fields;
  *   (the receiver's rate limit, before any cryptography);
- *   proto_verify(): MAC, replay, payload ranges.
+ *   proto_verify(): signature (a key_id k does not hold fails at once)
+ *     or MAC, replay, payload ranges.
  * proto_open() is both, for a receiver without a rate limit.  Each returns
  * 0, or -1 with *why.
  */

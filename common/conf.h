@@ -17,7 +17,7 @@
 #define CONF_STR_MAX   256
 #define LOADTAB_MAX    32
 #define CONF_LIST_MAX  64	/* entries of a string list */
-#define CONF_ITEM_MAX  64	/* bytes of one entry, NUL included */
+#define CONF_ITEM_MAX  80	/* bytes of one entry, NUL included */
 
 enum conf_backend { BACKEND_SIGNAL = 0, BACKEND_FREEZER = 1 };
 
@@ -61,6 +61,8 @@ struct dts_conf {
 	char    pvmd[CONF_STR_MAX];
 	char    load_agent[CONF_STR_MAX];
 	struct conf_strlist users;    /* may start a gang; none = anyone */
+	struct conf_strlist console_keys; /* public keys of the consoles
+					     whose signed commands we obey */
 	char    socket[CONF_STR_MAX]; /* adoption socket */
 	char    cgroup[CONF_STR_MAX]; /* "auto" or a path under cgroup2 */
 	int     backend;              /* enum conf_backend */
@@ -85,6 +87,9 @@ struct dts_conf {
 		char    launcher[CONF_STR_MAX]; /* launch script of every pvmd */
 		char    pvm_tmp[CONF_STR_MAX];  /* "" = $PVM_TMP or a private dir */
 		char    history[CONF_STR_MAX];  /* "" = no history file */
+		char    sign_key[CONF_STR_MAX]; /* this console's key pair */
+		char    node_secret[CONF_STR_MAX]; /* the nodes' keys derive
+						      from it */
 		int64_t start_wait_ns;        /* wait for the master pvmd */
 		int64_t timeout_ns;           /* node silent: out of the RLA */
 		int64_t status_wait_ns;       /* collect STATUS replies */

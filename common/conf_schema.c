@@ -55,6 +55,7 @@ static int valid_path_or_empty(const void *, char *, size_t);
 static int valid_rt_priority(const void *, char *, size_t);
 static int valid_home_path(const void *, char *, size_t);
 static int valid_user_name(const void *, char *, size_t);
+static int valid_public_key(const void *, char *, size_t);
 static int valid_cgroup(const void *, char *, size_t);
 static int valid_path_or_auto(const void *, char *, size_t);
 
@@ -88,7 +89,12 @@ const struct conf_key confkey_schema[] = {
 	  .valid = valid_ipv4, .help = "IPv4 address of the control socket" },
 	{ .path = "key_file", .type = CT_STRING, .def = SYSCONFDIR
 	  "/dts/dts.key", .off = OFF(key_file), .valid = valid_path,
-	  .help = "shared key, 64 hex digits, mode 0600 (dts -k FILE)" },
+	  .help = "this node's own key, which authenticates its replies: 64 "
+	  "hex digits, mode 0600 (dts-console -N ADDRESS)" },
+	{ .path = "console_keys", .type = CT_STRLIST, .def = "",
+	  .off = OFF(console_keys), .valid = valid_public_key,
+	  .help = "public keys of the consoles whose signed commands this "
+	  "node obeys (dts-console -k); two while they change" },
 	{ .path = "insecure", .type = CT_BOOL, .def = "false",
 	  .off = OFF(insecure),
 	  .help = "run without a key (datagrams unauthenticated)" },
@@ -156,6 +162,16 @@ const struct conf_key confkey_schema[] = {
 	  "/pvmd", .off = OFF(console.launcher), .valid = valid_path,
 	  .help = "launch script of every pvmd: the master the console "
 	  "starts, and slaves (PVM_DPATH, dx=)" },
+	{ .path = "console.sign_key", .type = CT_STRING, .def = SYSCONFDIR
+	  "/dts/console.key", .off = OFF(console.sign_key),
+	  .valid = valid_path,
+	  .help = "this console's key pair, which signs its commands "
+	  "(dts-console -k FILE)" },
+	{ .path = "console.node_secret", .type = CT_STRING, .def = SYSCONFDIR
+	  "/dts/nodes.key", .off = OFF(console.node_secret),
+	  .valid = valid_path,
+	  .help = "the secret every node's key derives from, to check their "
+	  "replies (dts -k FILE)" },
 	{ .path = "console.pvm_tmp", .type = CT_STRING, .def = "",
 	  .off = OFF(console.pvm_tmp), .valid = valid_path_or_empty,
 	  .help = "PVM_TMP of the master; \"\" = $PVM_TMP, else "
@@ -216,6 +232,18 @@ valid_user_name(const void *p, char *why, size_t len)
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(s))
 		return 0;
 	snprintf(why, len, "\"%s\" is not a user name", s);
+	return -1;
+}
+
+static int
+valid_public_key(const void *p, char *why, size_t len)
+{
+	const char	*s = p;
+
+	if (strlen(s) == 64 && strspn(s, "0123456789abcdefABCDEF") == 64)
+		return 0;
+	snprintf(why, len, "\"%.70s\" is not a public key (64 hexadecimal "
+	    "digits, as dts-console -k prints)", s);
 	return -1;
 }
 

@@ -3,7 +3,7 @@
  *
  * Fields are copied one by one in network byte order; nothing here trusts
  * the compiler's struct layout.  Decoding checks, in order: length bounds,
- * magic and version, type, payload length, reserved fields.  The MAC and
+ * magic and version, type, payload and tag length, reserved fields.  The MAC and
  * replay checks follow in auth.c (proto_open), the payload ranges last.
  */
 #include <endian.h>
@@ -69,6 +69,19 @@ proto_payload_len(unsigned type)
 	if (type == 0 || type > PROTO_TYPE_MAX)
 		return -1;
 	return payload_len[type];
+}
+
+int
+proto_is_command(unsigned type)
+{
+	return type == PROTO_SCHEDULE || type == PROTO_STATUS_REQ ||
+	    type == PROTO_TRACE_REQ;
+}
+
+size_t
+proto_tag_len(unsigned type)
+{
+	return proto_is_command(type) ? PROTO_SIG_LEN : PROTO_MAC_LEN;
 }
 
 /* ---- encode -------------------------------------------------------- */
@@ -145,7 +158,7 @@ proto_encode(const struct proto_msg *m, uint8_t *buf, size_t cap)
 	put8(&w, m->hdr.type);
 	put16(&w, (uint16_t)plen);
 	put32(&w, m->hdr.sender);
-	put32(&w, 0);
+	put32(&w, proto_is_command(m->hdr.type) ? m->hdr.key_id : 0);
 	put64(&w, m->hdr.seq);
 	switch (m->hdr.type) {
 	case PROTO_SCHEDULE:
@@ -252,7 +265,7 @@ proto_decode(const uint8_t *buf, size_t len, struct proto_msg *m,
 	m->hdr.type = get8(&r);
 	m->hdr.length = get16(&r);
 	m->hdr.sender = get32(&r);
-	m->hdr.reserved = get32(&r);
+	m->hdr.key_id = get32(&r);
 	m->hdr.seq = get64(&r);
 	if (m->hdr.magic != PROTO_MAGIC || m->hdr.version != PROTO_VERSION) {
 		*why = REJ_MAGIC;
@@ -263,12 +276,12 @@ proto_decode(const uint8_t *buf, size_t len, struct proto_msg *m,
 		*why = REJ_TYPE;
 		return -1;
 	}
-	if (m->hdr.length != plen ||
-	    len != (size_t)PROTO_HDR_LEN + (size_t)plen + PROTO_MAC_LEN) {
+	if (m->hdr.length != plen || len != (size_t)PROTO_HDR_LEN +
+	    (size_t)plen + proto_tag_len(m->hdr.type)) {
 		*why = REJ_LENGTH;
 		return -1;
 	}
-	if (m->hdr.reserved != 0) {
+	if (!proto_is_command(m->hdr.type) && m->hdr.key_id != 0) {
 		*why = REJ_RANGE;
 		return -1;
 	}

@@ -4,18 +4,22 @@
  * All multi-byte fields are fixed width and travel in network byte order.
  * A wire datagram is
  *
- *   struct proto_hdr | payload (hdr.length bytes) | HMAC-SHA256 tag (32 bytes)
+ *   struct proto_hdr | payload (hdr.length bytes) | tag
  *
- * and the tag covers the header and the payload.  doc/protocol.txt has the
- * byte diagram.  The structs below describe the layout; code never sends a
+ * and the tag covers the header and the payload.  Commands (console ->
+ * node) carry an Ed25519 signature (64 bytes) by a console key, named by
+ * hdr.key_id; replies (node -> console) an HMAC-SHA256 tag (32 bytes)
+ * under the replying node's own key.  doc/protocol.txt has the byte
+ * diagram.  The structs below describe the layout; code never sends a
  * struct as is: proto_encode_*() and proto_decode_*() convert field by field.
  *
  * Version history (bump PROTO_VERSION whenever the size or meaning of any
  * field or message changes):
  *   1  first version: SCHEDULE, STATUS_REQ, STATUS, LOAD.
  *   2  TRACE_REQ and TRACE: a node's slice edges, for Gantt charts.
- *   3  (in progress, see doc/protocol.txt) rate drops counted in STATUS;
- *      one master per node (SCHED_F_TAKEOVER, STATUS master).
+ *   3  commands signed (Ed25519, hdr.key_id), replies under per-node
+ *      keys; rate drops counted in STATUS; one master per node
+ *      (SCHED_F_TAKEOVER, STATUS master).  Not compatible with 2.
  */
 #ifndef DTS_PROTO_H
 #define DTS_PROTO_H
@@ -25,7 +29,8 @@
 
 #define PROTO_MAGIC     0x44545331u /* "DTS1" */
 #define PROTO_VERSION   3
-#define PROTO_MAC_LEN   32          /* HMAC-SHA256 */
+#define PROTO_MAC_LEN   32          /* HMAC-SHA256: node -> console */
+#define PROTO_SIG_LEN   64          /* Ed25519: console -> node */
 #define PROTO_NAME_LEN  32          /* host name in STATUS, NUL padded */
 #define PROTO_MAX_DGRAM 512         /* nothing larger is ever valid */
 
@@ -105,7 +110,8 @@ struct proto_hdr {
 	uint8_t  type;
 	uint16_t length;   /* payload bytes, without header and tag */
 	uint32_t sender;   /* random id chosen by the sender at start */
-	uint32_t reserved; /* must be zero */
+	uint32_t key_id;   /* commands: the signing console key's id
+			      (auth.h); replies: must be zero */
 	uint64_t seq;      /* sender's CLOCK_REALTIME in µs, strictly increasing */
 };
 
@@ -192,10 +198,8 @@ _Static_assert(PROTO_STATUS_REQ_LEN >= PROTO_STATUS_LEN, "no amplification");
 _Static_assert(sizeof(struct proto_load) == PROTO_LOAD_LEN, "load size");
 _Static_assert(sizeof(struct proto_trace_req) == PROTO_TRACE_REQ_LEN, "trace_req size");
 _Static_assert(PROTO_TRACE_REQ_LEN >= PROTO_TRACE_LEN, "no amplification");
-_Static_assert(PROTO_HDR_LEN + PROTO_STATUS_LEN + PROTO_MAC_LEN <= PROTO_MAX_DGRAM,
-	       "largest datagram fits");
-_Static_assert(PROTO_HDR_LEN + PROTO_TRACE_LEN + PROTO_MAC_LEN <= PROTO_MAX_DGRAM,
-	       "a full TRACE fits");
+_Static_assert(PROTO_HDR_LEN + PROTO_TRACE_REQ_LEN + PROTO_SIG_LEN <= PROTO_MAX_DGRAM,
+	       "the largest datagram fits");
 
 /* A decoded datagram, in host order. */
 struct proto_msg {
@@ -212,6 +216,12 @@ struct proto_msg {
 /* Payload length a type must have, or -1 for an unknown type. */
 int proto_payload_len(unsigned type);
 
+/* 1 for the types a console sends (SCHEDULE, STATUS_REQ, TRACE_REQ). */
+int proto_is_command(unsigned type);
+
+/* Tag length of a type: PROTO_SIG_LEN for commands, else PROTO_MAC_LEN. */
+size_t proto_tag_len(unsigned type);
+
 /*
  * Encode msg (host order; hdr.length is filled in) into buf, without the
  * tag.  Returns the number of bytes written (header + payload), or -1 if
@@ -223,7 +233,8 @@ int proto_encode(const struct proto_msg *msg, uint8_t *buf, size_t cap);
  * Decode the header and payload of a datagram whose tag has already been
  * checked or is still to be checked.  len is the whole datagram, tag
  * included.  Checks, in order: length bounds, magic/version, type, payload
- * length, reserved fields.  Returns -1 and sets *why on failure.
+ * and tag length, key_id of a reply (zero).  Returns -1 and sets *why on
+ * failure.
  */
 int proto_decode(const uint8_t *buf, size_t len, struct proto_msg *msg,
 		 enum proto_reject *why);

@@ -25,6 +25,7 @@
 
 #include "console.h"
 #include "log.h"
+#include "keys.h"
 #include "script.h"
 #include "shell.h"
 #include "timeutil.h"
@@ -36,6 +37,9 @@ struct opts {
 	int		 no_pvm;
 	int		 stop_on_error;
 	int		 scripted;	/* -c or -s given */
+	const char	*keygen;	/* -k FILE */
+	int		 pubkey;	/* -P */
+	const char	*nodekey;	/* -N ADDRESS */
 };
 
 static struct {
@@ -51,7 +55,9 @@ static void __attribute__((noreturn))
 usage(int rc)
 {
 	fprintf(rc ? stderr : stdout, "usage: dts-console [-ehnV] [-f conf] "
-	    "[-c commands] [-s file] [--daemon]\n");
+	    "[-c commands] [-s file] [--daemon]\n"
+	    "       dts-console -k file | [-f conf] -P | [-f conf] -N "
+	    "address\n");
 	exit(rc);
 }
 
@@ -68,7 +74,7 @@ parse(int argc, char **argv, struct opts *o)
 	int	 ch;
 
 	o->conf = SYSCONFDIR "/dts/dts.conf";
-	while ((ch = getopt_long(argc, argv, "c:ef:hns:V", longopts,
+	while ((ch = getopt_long(argc, argv, "c:ef:hk:nN:Ps:V", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'c':
@@ -79,6 +85,9 @@ parse(int argc, char **argv, struct opts *o)
 		case 'e': o->stop_on_error = 1; break;
 		case 'f': o->conf = optarg; o->explicit_conf = 1; break;
 		case 'n': o->no_pvm = 1; break;
+		case 'k': o->keygen = optarg; break;
+		case 'P': o->pubkey = 1; break;
+		case 'N': o->nodekey = optarg; break;
 		case 's':
 			if (script_add_file(&g.s, optarg, err,
 			    sizeof(err)) == -1) {
@@ -337,11 +346,17 @@ main(int argc, char **argv)
 	script_init(&g.s, 0);
 	log_init("dts-console", LOG_TO_STDERR, NULL, LOG_LVL_WARN);
 	parse(argc, argv, &o);
+	if (o.keygen != NULL)
+		return keys_generate(o.keygen);
 	conf_defaults(&conf);
 	if (conf_load(&conf, o.conf, !o.explicit_conf, err, sizeof(err)) == -1) {
 		fprintf(stderr, "dts-console: %s\n", err);
 		return 1;
 	}
+	if (o.pubkey)
+		return keys_public(&conf);
+	if (o.nodekey != NULL)
+		return keys_node(&conf, o.nodekey);
 	con_init(c, &conf, stdout);
 	c->conf_path = o.conf;
 	c->explicit_conf = o.explicit_conf;

@@ -10,6 +10,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "log.h"
 #include "net.h"
 #include "timeutil.h"
@@ -25,9 +27,11 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
 	n->fd = -1;
 	n->port = c->port;
 	n->key.insecure = c->insecure;
-	if (!c->insecure && auth_key_load(&n->key, c->key_file, err,
-	    errlen) == -1)
+	if (!c->insecure && (auth_key_load(&n->key, c->console.node_secret,
+	    err, errlen) == -1 || auth_signer_load(&n->key,
+	    c->console.sign_key, err, errlen) == -1))
 		return -1;
+	n->key.derive = 1;	/* each node's replies under its own key */
 	seqgen_init(&n->seq);
 	replay_init(&n->replay, now_real_us(),
 	    (uint64_t)(c->replay_window_ns / NS_PER_US));
@@ -166,9 +170,10 @@ net_send(struct net *n, struct proto_msg *msg)
 
 int
 net_accept(struct net *n, const uint8_t *buf, size_t len,
-    struct proto_msg *msg)
+    struct in_addr from, struct proto_msg *msg)
 {
 	enum proto_reject	 why;
+	struct auth_key		 k;
 
 	if (proto_frame(buf, len, PROTO_ACCEPT_CONSOLE, msg, &why) == -1) {
 		/* a broadcast of ours, heard back: not an attack */
@@ -180,11 +185,15 @@ net_accept(struct net *n, const uint8_t *buf, size_t len,
 	}
 	(void)replay_clock(&n->replay, now_real_us(),
 	    (uint64_t)(now_mono_ns() / NS_PER_US));
-	if (proto_verify(&n->key, &n->replay, now_real_us(), buf, len, msg,
+	/* the key of the node at that address: no node speaks for another */
+	auth_for_node(&n->key, from.s_addr, &k);
+	if (proto_verify(&k, &n->replay, now_real_us(), buf, len, msg,
 	    &why) == -1) {
+		sodium_memzero(&k, sizeof(k));
 		n->dropped[why]++;
 		return -1;
 	}
+	sodium_memzero(&k, sizeof(k));
 	n->received++;
 	return 0;
 }
@@ -209,7 +218,8 @@ net_recv(struct net *n, struct proto_msg *msg, struct sockaddr_in *from)
 		n->dropped[REJ_LONG]++;
 		return 2;
 	}
-	return net_accept(n, buf, (size_t)len, msg) == 0 ? 1 : 2;
+	return net_accept(n, buf, (size_t)len, from->sin_addr, msg) == 0 ?
+	    1 : 2;
 }
 
 const char *

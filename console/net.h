@@ -6,9 +6,11 @@
  * console.unicast, the address of every PVM host; otherwise the broadcast
  * address of every up, non-loopback IPv4 interface that has one (or
  * 127.0.0.1 if there is none).  The port is the nodes' `port`.
- * Incoming datagrams go through proto_open() (length, magic/version, type,
- * payload length, MAC, replay, ranges) with the console's own replay
- * state; anything wrong is dropped and counted by reason, as are
+ * Commands are signed with the console's key pair (console.sign_key).
+ * Incoming datagrams go through proto_frame() and proto_verify() (length,
+ * magic/version, type, payload length, the MAC under the key of the node
+ * at the source address, derived from console.node_secret, replay,
+ * ranges) with the console's own replay state; anything wrong is dropped and counted by reason, as are
  * datagrams of a type a console does not take (it takes STATUS, LOAD and
  * TRACE) and our own broadcasts.
  */
@@ -68,7 +70,7 @@ int net_recv(struct net *n, struct proto_msg *msg, struct sockaddr_in *from);
 
 /* Check one datagram as net_recv does (for tests); 0 or -1 (counted). */
 int net_accept(struct net *n, const uint8_t *buf, size_t len,
-    struct proto_msg *msg);
+    struct in_addr from, struct proto_msg *msg);
 
 /* "broadcast 10.0.0.255", "unicast to 3 PVM hosts", "list 127.0.0.1" */
 const char *net_describe(const struct net *n, char *buf, size_t len);

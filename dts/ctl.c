@@ -86,7 +86,8 @@ send_trace(struct ctl *c, uint64_t since, const struct sockaddr_in *to)
 }
 
 /*
- * One master: a console is known by its address (one console per host).
+ * One master: a console is known by its address and its key (key_id):
+ * two consoles on one host with their own key pairs are two consoles.
  * A SCHEDULE from another is refused (counted, answered with a STATUS
  * that names the master) unless it asks to take over, or we have no
  * master: none heard yet, or the dead-man switch fired.
@@ -99,7 +100,8 @@ from_master(struct ctl *c, const struct intake_cmd *cmd, char *why,
 
 	*why = '\0';
 	if (c->have_console &&
-	    c->console.sin_addr.s_addr == cmd->from.sin_addr.s_addr)
+	    c->console.sin_addr.s_addr == cmd->from.sin_addr.s_addr &&
+	    c->console_key == cmd->m.hdr.key_id)
 		return 1;
 	inet_ntop(AF_INET, &cmd->from.sin_addr, new, sizeof(new));
 	if (!c->have_console) {
@@ -161,9 +163,11 @@ handle(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 		s->last_console = now_mono_ns();
 		deadman_arm(c, s);
 		if (!c->have_console ||
-		    c->console.sin_addr.s_addr != cmd->from.sin_addr.s_addr)
+		    c->console.sin_addr.s_addr != cmd->from.sin_addr.s_addr ||
+		    c->console.sin_port != cmd->from.sin_port)
 			intake_exempt(&c->in, &cmd->from);
 		c->console = cmd->from;	/* load reports go to the master */
+		c->console_key = cmd->m.hdr.key_id;
 		c->have_console = 1;
 		break;
 	case PROTO_STATUS_REQ:

@@ -28,6 +28,7 @@ struct ctl {
 	struct intake in;
 	struct sockaddr_in console;   /* the console that commands us */
 	int      have_console;        /* it is the master (else own schedule) */
+	uint32_t console_key;         /* the master's key_id */
 	uint64_t foreign;             /* schedules refused from others */
 	int      deadman_tfd;         /* fires after `silence` without one */
 	int64_t  silence_conf;        /* 0: 3 SI */

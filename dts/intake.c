@@ -58,16 +58,19 @@ intake_open(struct intake *in, const char *addr, int port,
 	int on = 1;
 
 	memset(in, 0, sizeof(*in));
-	in->fd = in->cmd_efd = in->out_efd = -1;
+	in->fd = in->mfd = in->cmd_efd = in->out_efd = -1;
 	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1) {
 		snprintf(err, errlen, "bind address \"%s\" is not an IPv4 address",
 		    addr);
 		return -1;
 	}
+	in->mfd = -1;
+	in->bound = sin;
 	in->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (in->fd < 0 ||
 	    setsockopt(in->fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0 ||
 	    setsockopt(in->fd, SOL_SOCKET, SO_BROADCAST, &on, sizeof(on)) < 0 ||
+	    setsockopt(in->fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) < 0 ||
 	    bind(in->fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
 		snprintf(err, errlen, "control socket %s:%d: %s", addr, port,
 		    strerror(errno));
@@ -88,6 +91,8 @@ intake_open(struct intake *in, const char *addr, int port,
 	seqgen_init(&in->seq);
 	buckets_init(&in->buckets, BUCKET_RATE, BUCKET_BURST, BUCKET_RATE_ALL,
 	    BUCKET_BURST_ALL, now_mono_ns());
+	buckets_init(&in->mbuckets, BUCKET_RATE, BUCKET_BURST, BUCKET_RATE,
+	    BUCKET_BURST, now_mono_ns());
 	if (gethostname(in->name, sizeof(in->name) - 1) < 0)
 		snprintf(in->name, sizeof(in->name), "?");
 	return 0;
@@ -123,7 +128,7 @@ rx_time(struct msghdr *mh)
  */
 static void
 check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
-      const struct sockaddr_in *from, int64_t rx_real)
+      const struct sockaddr_in *from, int64_t rx_real, int master)
 {
 	struct intake_cmd c;
 	enum proto_reject why;
@@ -138,7 +143,10 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 		return;
 	}
 	now_mono = now_mono_ns();
-	if (buckets_take(&in->buckets, from->sin_addr.s_addr,
+	/* the master's socket has a bucket of its own: a flood from its
+	 * address (other ports) cannot spend its tokens */
+	if (master ? buckets_take(&in->mbuckets, from->sin_addr.s_addr, 1,
+	    now_mono) < 0 : buckets_take(&in->buckets, from->sin_addr.s_addr,
 	    from->sin_addr.s_addr == __atomic_load_n(&in->exempt,
 	    __ATOMIC_RELAXED), now_mono) < 0) {
 		count(in, REJ_RATE);
@@ -172,7 +180,7 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 }
 
 static void
-receive(struct intake *in)
+receive(struct intake *in, int fd)
 {
 	static uint8_t buf[BATCH][PROTO_MAX_DGRAM + 1];
 	static char cbuf[BATCH][CMSG_SPACE(sizeof(struct timespec))];
@@ -191,7 +199,7 @@ receive(struct intake *in)
 			.msg_controllen = sizeof(cbuf[i]),
 		};
 	}
-	n = recvmmsg(in->fd, mm, BATCH, MSG_DONTWAIT, NULL);
+	n = recvmmsg(fd, mm, BATCH, MSG_DONTWAIT, NULL);
 	if (n < 0) {
 		if (errno != EAGAIN && errno != EINTR)
 			log_warn("recvmmsg");
@@ -201,8 +209,15 @@ receive(struct intake *in)
 		size_t len = mm[i].msg_len;
 		int trunc = (mm[i].msg_hdr.msg_flags & MSG_TRUNC) ||
 		    len > PROTO_MAX_DGRAM;
+
+		/* the master's broadcasts reach both sockets: its own copy
+		 * is the one on in->mfd */
+		if (fd == in->fd && in->mfd >= 0 &&
+		    from[i].sin_addr.s_addr == in->mcur.sin_addr.s_addr &&
+		    from[i].sin_port == in->mcur.sin_port)
+			continue;
 		check(in, buf[i], len, trunc, &from[i],
-		    rx_time(&mm[i].msg_hdr));
+		    rx_time(&mm[i].msg_hdr), fd == in->mfd);
 	}
 }
 
@@ -278,33 +293,83 @@ budget_wait(struct intake *in)
 	return (int)((WINDOW_NS - (now - in->win_start)) / NS_PER_MS) + 1;
 }
 
+/*
+ * The master's own socket: bound to the control port too (SO_REUSEPORT;
+ * only root's sockets can join) and connected to the master's address
+ * and port, so that the kernel puts the master's datagrams there and
+ * nowhere else (a connected socket wins the lookup).  A flood from other
+ * sources fills the general socket, whose reading the CPU budget limits;
+ * the master's commands are read whatever that budget says.  Only a
+ * flood that forges the master's address and port reaches this socket,
+ * and the master's token bucket limits what that costs.
+ */
+static void
+master_socket(struct intake *in)
+{
+	struct sockaddr_in want;
+	int on = 1, fd;
+	unsigned gen;
+
+	pthread_mutex_lock(&in->mu);
+	gen = in->mgen;
+	want = in->mwant;
+	pthread_mutex_unlock(&in->mu);
+	if (gen == in->mgen_have)
+		return;
+	in->mgen_have = gen;
+	if (in->mfd >= 0)
+		close(in->mfd);
+	in->mfd = -1;
+	in->mcur = want;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) < 0 ||
+	    bind(fd, (const struct sockaddr *)&in->bound,
+	    sizeof(in->bound)) < 0 ||
+	    connect(fd, (const struct sockaddr *)&want, sizeof(want)) < 0) {
+		log_warn("socket of the master %s:%d (its commands share the "
+		    "socket of everyone else)", inet_ntoa(want.sin_addr),
+		    ntohs(want.sin_port));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	in->mfd = fd;
+}
+
 static void *
 run(void *arg)
 {
 	struct intake *in = arg;
-	struct pollfd pf[2] = {
+	struct pollfd pf[3] = {
 		{ .fd = in->fd, .events = POLLIN },
 		{ .fd = in->out_efd, .events = POLLIN },
+		{ .fd = -1, .events = POLLIN },
 	};
 	int wait;
 
 	in->win_start = now_mono_ns();
 	in->win_cpu = thread_cpu_ns();
 	while (!__atomic_load_n(&in->stop, __ATOMIC_RELAXED)) {
+		master_socket(in);
 		wait = budget_wait(in);
 		if (wait < 0)
 			in->throttled = 0;
 		pf[0].events = wait < 0 ? POLLIN : 0;
-		pf[0].revents = 0;
-		if (poll(pf, 2, wait) < 0) {
+		pf[0].revents = pf[2].revents = 0;
+		pf[2].fd = in->mfd;
+		if (poll(pf, 3, wait) < 0) {
 			if (errno != EINTR)
 				log_warn("intake poll");
 			continue;
 		}
+		if (pf[2].revents & POLLIN)
+			receive(in, in->mfd);
 		if (pf[1].revents)
 			transmit(in);
 		if (pf[0].revents & POLLIN)
-			receive(in);
+			receive(in, in->fd);
 	}
 	return NULL;
 }
@@ -371,6 +436,11 @@ void
 intake_exempt(struct intake *in, const struct sockaddr_in *master)
 {
 	__atomic_store_n(&in->exempt, master->sin_addr.s_addr, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&in->mu);
+	in->mwant = *master;
+	in->mgen++;
+	pthread_mutex_unlock(&in->mu);
+	efd_post(in->out_efd);	/* the thread opens the master's socket */
 }
 
 void
@@ -393,9 +463,11 @@ intake_close(struct intake *in)
 	}
 	if (in->fd >= 0)
 		close(in->fd);
+	if (in->mfd >= 0)
+		close(in->mfd);
 	if (in->cmd_efd >= 0)
 		close(in->cmd_efd);
 	if (in->out_efd >= 0)
 		close(in->out_efd);
-	in->fd = in->cmd_efd = in->out_efd = -1;
+	in->fd = in->mfd = in->cmd_efd = in->out_efd = -1;
 }

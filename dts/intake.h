@@ -5,7 +5,8 @@
  * that a stranger on the network can make expensive runs there.  The
  * intake thread (SCHED_FIFO above the gang, below the edges, and held to
  * a CPU budget: intake.c) reads every datagram and checks it in the
- * fixed order of doc/protocol.txt: length, magic/version, type for a node,
+ * fixed order of doc/protocol.txt (the master's on a socket of its own,
+ * read first: intake.c): length, magic/version, type for a node,
  * payload length, reserved fields, then the source's token bucket
  * (common/bucket.h), then the MAC, replay and payload ranges.  What passes
  * is queued for the main thread, which applies it and queues replies; the
@@ -41,6 +42,12 @@ struct intake_out {
 
 struct intake {
 	int      fd;                  /* the UDP socket */
+	int      mfd;                 /* the master's: connected to it (thread
+					 only; -1 none) */
+	struct sockaddr_in bound;     /* the address both are bound to */
+	struct sockaddr_in mcur;      /* mfd's peer (thread only) */
+	struct sockaddr_in mwant;     /* the master, set by intake_exempt */
+	unsigned mgen, mgen_have;     /* mwant's changes; the thread's copy */
 	int      cmd_efd;             /* readable: commands wait (main polls) */
 	int      out_efd;             /* readable: replies wait (thread polls) */
 	pthread_t thread;
@@ -60,6 +67,7 @@ struct intake {
 	struct replay replay;
 	struct seqgen seq;
 	struct buckets buckets;
+	struct buckets mbuckets;      /* for the master's socket */
 	uint32_t dropped[REJ_MAX];    /* drops by reason (thread only) */
 	uint32_t exempt;              /* atomic: the master's address, which
 					 the global cap does not limit */
@@ -89,7 +97,8 @@ int  intake_next(struct intake *in, struct intake_cmd *c);
 int  intake_send(struct intake *in, const struct proto_msg *m,
 		 const struct sockaddr_in *to);
 
-/* Main thread: the master console's address is exempt from the global cap. */
+/* Main thread: the master console's address is exempt from the global
+ * cap, and its datagrams get a socket of their own (intake.c). */
 void intake_exempt(struct intake *in, const struct sockaddr_in *master);
 
 /* Main thread: count a drop the main thread decided (a schedule refused). */

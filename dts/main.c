@@ -429,6 +429,37 @@ finish(struct dts *d)
 	log_fini();
 }
 
+/*
+ * The node's keys: its own (key_file), which authenticates its replies,
+ * and the public keys of the consoles it obeys (console_keys).  Without
+ * both no datagram could be trusted: no start, unless insecure.
+ */
+static int
+load_keys(const struct dts_conf *c, struct auth_key *k, char *err,
+	  size_t errlen)
+{
+	char why[256];
+
+	if (auth_key_load(k, c->key_file, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "%s (no key, no start; or set insecure "
+		    "= true)", why);
+		return -1;
+	}
+	if (c->console_keys.n == 0) {
+		snprintf(err, errlen, "console_keys is empty: this node would "
+		    "obey no console (dts-console -k prints a console's public "
+		    "key)");
+		return -1;
+	}
+	for (int i = 0; i < c->console_keys.n; i++)
+		if (auth_pub_add(k, c->console_keys.s[i], why,
+		    sizeof(why)) == -1) {
+			snprintf(err, errlen, "console_keys: %s", why);
+			return -1;
+		}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -474,9 +505,9 @@ main(int argc, char **argv)
 	if (conf_load_trusted(&d.conf, d.conf_path, !explicit_conf, err,
 	    sizeof(err)) == -1)
 		die_early("%s", err);
-	if (!d.conf.insecure &&
-	    auth_key_load(&key, d.conf.key_file, err, sizeof(err)) == -1)
-		die_early("%s (no key, no start; or set insecure = true)", err);
+	if (!d.conf.insecure && load_keys(&d.conf, &key, err,
+	    sizeof(err)) == -1)
+		die_early("%s", err);
 	key.insecure = d.conf.insecure;
 	if (conf_file_trusted(d.conf.load_agent, "load_agent", 0, err,
 	    sizeof(err)) == -1)

@@ -21,7 +21,8 @@ t_setup demo
 # thesis's 1 s / 10 s / 60 s would take minutes); one CPU: no per-CPU scaling.
 C_CONF_EXTRA="ip = \"100ms\";
 load = { sample = \"100ms\"; interval = \"500ms\"; window = \"2s\"; threshold = 0.25; per_cpu = false; };
-console = { launcher = \"$T_DIR/bin/pvmd-dts\"; status_wait = \"500ms\"; };"
+console = { launcher = \"$T_DIR/bin/pvmd-dts\"; status_wait = \"500ms\";
+    sign_key = \"$T_DIR/console.key\"; node_secret = \"$T_DIR/nodes.key\"; };"
 c_up 3 --no-pvm
 con() { c_exec h0 "$BUILD/console/dts-console" -f "$T_DIR/h0/dts.conf" "$@"; }
 

@@ -12,7 +12,8 @@
 # with the SYNC flag (sendgram), as dts-console does, alternating PS
 # between 50 ms and 40 ms so that each command visibly changes the node's
 # state.  h2 is the attacker: tests/tools/flood sends h1's control port
-# correctly framed SCHEDULEs with random tags at BENCH_FLOOD_RATE
+# correctly framed SCHEDULEs with random signatures under the console
+# key's id (so each one that gets a token costs a signature check) at BENCH_FLOOD_RATE
 # datagrams/s (default 210000, a margin over the 200000 target) from
 # BENCH_FLOODERS processes (default 2, the rate split between them: one
 # process alone did not reach 200 k/s next to a dts busy with the flood on
@@ -140,7 +141,7 @@ now_ns() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t * 1000))"; }
 CUR=$PS_A
 legit() {
 	local ps=$1 got i
-	got=$(c_exec h0 "$SENDGRAM" -k "$C_KEY" -a "$NODE_ADDR" -p "$C_PORT" \
+	got=$(c_exec h0 "$SENDGRAM" -k "$C_KEY" -s "$C_SIGN" -a "$NODE_ADDR" -p "$C_PORT" \
 	    -t 500 schedule static "$ps" "$IP_US" arrival \
 	    2> /dev/null | sed -n 's/^ps_us=//p')
 	L_REPLY=0 L_FOLLOWED=0
@@ -198,7 +199,7 @@ phase() {
 	if [ "$ph" = B ]; then
 		for ((i = 0; i < FLOODERS; i++)); do
 			c_bg h2 "flood-$r-$i" "$FLOOD" -a "$NODE_ADDR" -p "$C_PORT" \
-			    -t $((PHASE_S + 1)) -r $((RATE / FLOODERS))
+			    -t $((PHASE_S + 1)) -r $((RATE / FLOODERS)) -i "${C_PUB:0:8}"
 			pids+=("$C_BG_PID")
 		done
 	fi

@@ -58,7 +58,7 @@ for k in 0 1; do
 	HOG[k]=$C_BG_PID
 done
 
-SG() { c_exec h0 "$BUILD/tests/tools/sendgram" -k "$C_KEY" -p "$C_PORT" "$@"; }
+SG() { c_exec h0 "$BUILD/tests/tools/sendgram" -k "$C_KEY" -s "$C_SIGN" -p "$C_PORT" "$@"; }
 now_ns() { date +%s%N; }
 DPID=
 
@@ -86,7 +86,6 @@ set_mode() {
 	balanced)
 		cat > "$T_DIR/console.conf" <<-EOF
 		port = $C_PORT;
-		key_file = "$C_KEY";
 		log_file = "$T_LOG/console.log";
 		mode = "balanced";
 		ip = "100ms";
@@ -96,6 +95,8 @@ set_mode() {
 			history = "";
 			status_wait = "300ms";
 			launcher = "$C_LAUNCHER";
+			sign_key = "$C_SIGN";
+			node_secret = "$C_KEY";
 		};
 		EOF
 		c_exec h0 taskset -c 0 "$BUILD/console/dts-console" -n -f "$T_DIR/console.conf" \

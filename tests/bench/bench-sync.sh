@@ -36,7 +36,7 @@ C_CONF_EXTRA='mode = "static"; ip = "100ms"; ps = "50%"; silence = "60s";'
 c_up 4
 t_log "cluster of 4 up in ${C_UP_S} s"
 
-SG() { c_exec h0 "$BUILD/tests/tools/sendgram" -k "$C_KEY" -p "$C_PORT" "$@"; }
+SG() { c_exec h0 "$BUILD/tests/tools/sendgram" -k "$C_KEY" -s "$C_SIGN" -p "$C_PORT" "$@"; }
 now_ns() { date +%s%N; }
 
 # the parallel task (spin, in h0's gang) and the local hog, both on CPU 0

@@ -147,6 +147,8 @@ C_HOSTS=()
 C_ADDR=()
 C_NS=()
 C_KEY=
+C_SIGN=
+C_PUB=
 C_HOSTFILE=
 C_LAUNCHER=
 C_RSH=
@@ -247,7 +249,7 @@ c_send() {
 	local a
 	a=$(c_addr "${1:-}") || return 2
 	shift
-	c_exec h0 "$BUILD/tests/tools/sendgram" -k "$C_KEY" -a "$a" \
+	c_exec h0 "$BUILD/tests/tools/sendgram" -k "$C_KEY" -s "$C_SIGN" -a "$a" \
 	    -p "$C_PORT" "$@"
 }
 
@@ -401,7 +403,8 @@ _c_write_conf() {
 	extra=$(printf '%s\n%s\n' "$C_CONF_EXTRA" "${!var:-}" | tr ';' '\n')
 	local -A def=(
 		[port]=$C_PORT
-		[key_file]="\"$C_KEY\""
+		[key_file]="\"$T_DIR/$h/dts.key\""
+		[console_keys]="[\"$C_PUB\"]"
 		[log_file]="\"$T_LOG/dts-$h.log\""
 		[log_level]='"debug"'
 		[load_agent]="\"$BUILD/load/dts-load\""
@@ -411,7 +414,7 @@ _c_write_conf() {
 	)
 	{
 		echo "# dts.conf of $h (tests/cluster/cluster.sh)"
-		for key in port key_file log_file log_level load_agent pvmd socket cgroup; do
+		for key in port key_file console_keys log_file log_level load_agent pvmd socket cgroup; do
 			grep -qE "^[[:space:]]*${key}[[:space:]]*[=:]" <<< "$extra" ||
 			    printf '%s = %s;\n' "$key" "${def[$key]}"
 		done
@@ -432,11 +435,16 @@ _c_write_files() {
 		echo "* dx=$C_LAUNCHER ep=$BUILD/tests/pvm:/usr/bin"
 		printf '%s\n' "${C_HOSTS[@]}"
 	} > "$C_HOSTFILE"
-	C_KEY=$T_DIR/dts.key
-	[ -f "$C_KEY" ] || t_keygen "$C_KEY" || return 1
+	# the consoles' secret (C_KEY), a console key pair (C_SIGN, public key
+	# C_PUB) and every host's own key, derived for its address
+	t_keys "$T_DIR" || return 1
+	C_KEY=$T_DIR/nodes.key C_SIGN=$T_DIR/console.key
+	C_PUB=$(cat "$T_DIR/console.pub")
 	for k in "${!C_HOSTS[@]}"; do
 		mkdir -p "$T_DIR/${C_HOSTS[$k]}/tmp" "$T_DIR/${C_HOSTS[$k]}/home" ||
 		    return 1
+		[ -f "$T_DIR/${C_HOSTS[$k]}/dts.key" ] || t_nodekey "$C_KEY" \
+		    "${C_ADDR[$k]}" "$T_DIR/${C_HOSTS[$k]}/dts.key" || return 1
 		# like /tmp: a test user's pvmd writes there too
 		chmod 1777 "$T_DIR/${C_HOSTS[$k]}/tmp" "$T_DIR/${C_HOSTS[$k]}/home"
 		_c_write_conf "$k" || return 1
@@ -984,6 +992,8 @@ c_sc_write_console_conf() {
 		    launcher = "$C_LAUNCHER";
 		    pvm_tmp = "$T_DIR/h0/tmp";
 		    history = "";
+		    sign_key = "$C_SIGN";
+		    node_secret = "$C_KEY";
 		    $C_SC_CONSOLE_EXTRA
 		};
 		EOC

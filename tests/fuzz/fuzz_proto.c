@@ -1,12 +1,16 @@
 /*
  * fuzz_proto.c - libFuzzer harness for the datagram decoder: every input
- * goes through proto_decode() and the whole receiver path proto_open()
- * (insecure and keyed), must never crash, and a decoded datagram must
+ * goes through proto_decode() and the whole receiver path proto_open():
+ * insecure, as a node (Ed25519 signatures of commands, looked up by
+ * key_id: the fuzzer finds the id in the seed) and as a console (a
+ * node's HMAC); it must never crash, and a decoded datagram must
  * re-encode to the same bytes.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sodium.h>
 
 #include "auth.h"
 #include "proto.h"
@@ -18,12 +22,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct replay r;
 	static const struct auth_key none = { .insecure = 1 };
-	static struct auth_key keyed = { .key = { 1, 2, 3 } };
+	static struct auth_key keyed = { .key = { 1, 2, 3 } }, node;
+	static int node_init;
 	struct proto_msg m;
 	enum proto_reject why;
 	uint8_t again[PROTO_MAX_DGRAM];
 	const char *err;
 
+	if (!node_init++) {	/* the seed's key: seedgen.c's fixed seed */
+		uint8_t seed[crypto_sign_SEEDBYTES] = { 42 };
+
+		crypto_sign_seed_keypair(node.pub[0], node.sk, seed);
+		node.pub_id[0] = auth_key_id(node.pub[0]);
+		node.npub = 1;
+	}
 	replay_init(&r, 0, UINT64_MAX / 4);
 	if (proto_decode(data, size, &m, &why) == 0) {
 		int n = proto_encode(&m, again, sizeof(again));
@@ -38,6 +50,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	(void)proto_open(&none, &r, 1ull << 40, PROTO_ACCEPT_NODE, data, size,
+	    &m, &why);
+	(void)proto_open(&node, &r, 1ull << 40, PROTO_ACCEPT_NODE, data, size,
 	    &m, &why);
 	(void)proto_open(&keyed, &r, 1ull << 40, PROTO_ACCEPT_CONSOLE, data,
 	    size, &m, &why);

@@ -1,9 +1,12 @@
 /*
- * seedgen.c - write one valid datagram of each type (insecure tags) as the
- * fuzzer's seed corpus: `seedgen DIR`.
+ * seedgen.c - write one valid datagram of each type as the fuzzer's seed
+ * corpus: `seedgen DIR`.  Commands are signed with the key pair of a
+ * fixed seed (fuzz_proto.c's node obeys it), replies have zero tags.
  */
 #include <stdio.h>
 #include <string.h>
+
+#include <sodium.h>
 
 #include "auth.h"
 
@@ -11,10 +14,18 @@ static void
 emit(const char *dir, const char *name, struct proto_msg *m)
 {
 	static const struct auth_key none = { .insecure = 1 };
+	static struct auth_key con;
 	struct seqgen g = { .sender = 42, .last = 0 };
+	uint8_t seed[crypto_sign_SEEDBYTES] = { 42 }, pk[crypto_sign_PUBLICKEYBYTES];
 	uint8_t buf[PROTO_MAX_DGRAM];
 	char path[512];
-	int n = proto_seal(&none, &g, 1000, m, buf, sizeof(buf));
+	int n;
+
+	crypto_sign_seed_keypair(pk, con.sk, seed);
+	con.sign_id = auth_key_id(pk);
+	con.can_sign = 1;
+	n = proto_seal(proto_is_command(m->hdr.type) ? &con : &none, &g, 1000,
+	    m, buf, sizeof(buf));
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);

@@ -377,6 +377,23 @@ t_keygen() {
 	chmod 600 "$1"
 }
 
+# t_keys DIR: a test cluster's keys in DIR (kept if there): nodes.key, the
+# consoles' secret every node's key derives from (console.node_secret);
+# console.key, a console's key pair (console.sign_key), and console.pub,
+# its public key (the nodes' console_keys).
+t_keys() {
+	[ -f "$1/nodes.key" ] || t_keygen "$1/nodes.key" || return 1
+	[ -f "$1/console.key" ] ||
+	    "$BUILD/console/dts-console" -k "$1/console.key" > "$1/console.pub" ||
+	    return 1
+}
+
+# t_nodekey SECRET ADDR FILE: the key of the node at ADDR (its key_file).
+t_nodekey() {
+	(umask 077 && "$BUILD/tests/tools/sendgram" -k "$1" nodekey "$2" > "$3") &&
+	    chmod 600 "$3"
+}
+
 # t_conf FILE key=value...: a libconfig file of "key = value;" lines.
 # Values are written verbatim: quote strings yourself (name='"x"').
 t_conf() {

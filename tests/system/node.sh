@@ -20,6 +20,9 @@
 N_PORT=${N_PORT:-$((20000 + ($$ * 7 + RANDOM) % 20000))}
 N_CONF=
 N_KEY=
+N_SECRET=
+N_SIGN=
+N_PUB=
 N_CG=
 N_GANG=
 N_SOCK=
@@ -32,13 +35,19 @@ N_AGENT=
 n_conf() {
 	N_CONF=$T_DIR/dts.conf
 	N_KEY=$T_DIR/dts.key
+	N_SECRET=$T_DIR/nodes.key
+	N_SIGN=$T_DIR/console.key
 	N_SOCK=$T_DIR/dts.sock
 	N_CG=$(t_cg_dir)
 	N_GANG=$N_CG/gang
-	[ -f "$N_KEY" ] || t_keygen "$N_KEY" || t_fail "cannot write key"
+	t_keys "$T_DIR" || t_fail "cannot make the keys"
+	[ -f "$N_KEY" ] || t_nodekey "$N_SECRET" 127.0.0.1 "$N_KEY" ||
+	    t_fail "cannot write the node's key"
+	N_PUB=$(cat "$T_DIR/console.pub")
 	local -A kv=(
 		[port]=$N_PORT
 		[key_file]="\"$N_KEY\""
+		[console_keys]="[\"$N_PUB\"]"
 		[log_file]="\"$T_LOG/dts.log\""
 		[log_level]='"debug"'
 		[load_agent]="\"$BUILD/load/dts-load\""
@@ -95,7 +104,7 @@ _n_child_named() {
 # n_status [FIELD]: the node's STATUS as key=value lines, or one value.
 n_status() {
 	local out
-	out=$("$BUILD/tests/tools/sendgram" -k "$N_KEY" -p "$N_PORT" status) || return 1
+	out=$("$BUILD/tests/tools/sendgram" -k "$N_SECRET" -s "$N_SIGN" -p "$N_PORT" status) || return 1
 	if [ -n "${1:-}" ]; then
 		sed -n "s/^$1=//p" <<< "$out"
 	else
@@ -103,9 +112,9 @@ n_status() {
 	fi
 }
 
-# n_send ARGS...: sendgram with this node's key and port.
+# n_send ARGS...: sendgram as this node's console (its keys) to its port.
 n_send() {
-	"$BUILD/tests/tools/sendgram" -k "$N_KEY" -p "$N_PORT" "$@"
+	"$BUILD/tests/tools/sendgram" -k "$N_SECRET" -s "$N_SIGN" -p "$N_PORT" "$@"
 }
 
 # n_pvm ARGS...: the PVM client against this node's pvmd.

@@ -101,6 +101,26 @@ chmod 640 "$N_KEY"	# the group may read it, not write it
 chmod 620 "$N_KEY"
 expect_err "$N_CONF" "key $N_KEY: mode 0620 lets others write it"
 chmod 600 "$N_KEY"
+# no console keys: the node would obey nobody; a key that is not one
+n_conf console_keys='[]'
+expect_err "$N_CONF" "console_keys is empty: this node would obey no console"
+expect_nostart "console_keys is empty"
+n_conf console_keys='["0123"]'
+expect_err "$N_CONF" "dts.conf:[0-9]+: console_keys: entry 1: \"0123\" is not a public key \(64 hexadecimal digits"
+n_conf console_keys="[\"$N_PUB\", \"$N_PUB\"]"
+expect_err "$N_CONF" "console_keys: two console keys with the id"
+# the old and the new key of a console while it changes: both taken
+for i in 2 3; do
+	"$BUILD/console/dts-console" -k "$T_DIR/console$i.key" > "$T_DIR/console$i.pub" ||
+	    t_fail "dts-console -k failed"
+done
+grep -Eqx '[0-9a-f]{64}' "$T_DIR/console2.pub" || t_fail "dts-console -k printed: $(cat "$T_DIR/console2.pub")"
+[ "$(stat -c %a "$T_DIR/console2.key")" = 600 ] || t_fail "dts-console -k: mode $(stat -c %a "$T_DIR/console2.key")"
+pub2=$(cat "$T_DIR/console2.pub") pub3=$(cat "$T_DIR/console3.pub")
+n_conf console_keys="[\"$N_PUB\", \"$pub2\"]"
+out=$("$dts" -n -f "$N_CONF" 2>&1) || t_fail "two console keys rejected: $out"
+n_conf console_keys="[\"$N_PUB\", \"$pub2\", \"$pub3\"]"
+expect_err "$N_CONF" "console_keys: at most 2 console keys"
 # insecure = true runs without one
 n_conf key_file='"/nonexistent"' insecure=true
 out=$("$dts" -n -f "$N_CONF" 2>&1) || t_fail "insecure config without key rejected: $out"

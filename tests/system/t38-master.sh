@@ -63,6 +63,33 @@ out=$(from $A -S 500000 schedule static 70000 100000) || t_fail "A: no reply"
 grep -q "console $A is now the master" "$T_LOG/dts.log" || t_fail "the new master is not logged"
 t_log "master A, B refused 3x (counted), B took over, A refused, B silent: A master again"
 
+# A flood of forged commands (under the console key's id, so each one that
+# gets a token costs a signature check) from A's own address, other ports:
+# the master's commands, from its one port, are followed all the same (a
+# socket of their own), and dts spends at most its intake budget on the rest
+APORT=$((N_PORT + 2))
+out=$(from $A -P $APORT -S 500000 schedule static 50000 100000) || t_fail "A: no reply"
+[ "$(field ps_us "$out")" = 50000 ] || t_fail "A: $(paste -sd' ' <<< "$out")"
+"$BUILD/tests/tools/flood" -a 127.0.0.1 -p "$N_PORT" -t 5 -i "${N_PUB:0:8}" \
+    > "$T_LOG/flood.out" 2>&1 & t_track $!
+flood=$!
+t_sleep 0.5
+k0=$(t_udp_drops "$N_PORT")
+read -r u0 s0 < <(awk '{ print $14, $15 }' "/proc/$N_DTS/stat")
+ok=0
+for ps in 60000 40000 60000 40000 60000 40000; do
+	out=$(from $A -P $APORT -t 500 -S 500000 schedule static $ps 100000) &&
+	    [ "$(field ps_us "$out")" = $ps ] && ok=$((ok + 1))
+	t_sleep 0.3
+done
+read -r u1 s1 < <(awk '{ print $14, $15 }' "/proc/$N_DTS/stat")
+k1=$(t_udp_drops "$N_PORT")
+wait "$flood"; t_untrack "$flood"
+cpu=$(( (u1 + s1 - u0 - s0) * 100 / $(getconf CLK_TCK) ))
+t_log "flood: $(cat "$T_LOG/flood.out"); the kernel dropped $((k1 - k0)); $ok of 6 commands of the master followed; dts used ${cpu}0 ms of CPU in about 3 s"
+[ "$((k1 - k0))" -gt 1000 ] || t_fail "the flood did not fill dts's socket (dropped $((k1 - k0))): it tested nothing"
+[ "$ok" = 6 ] || t_fail "only $ok of 6 commands of the master were followed during the flood"
+
 n_halt || t_fail "dts did not exit after halt"
 n_no_leftovers || t_fail "left over after halt"
 t_pass

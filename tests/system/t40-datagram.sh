@@ -1,7 +1,8 @@
 #!/bin/bash
-# Datagrams from anyone without the key change nothing and are counted:
-# forged, replayed (also across a restart), truncated, oversized, bad
-# magic/version/type/length, out of range, above the RT budget, garbage.
+# Datagrams from anyone without the console's key pair change nothing and
+# are counted: forged (also with a node's own key), replayed (also across
+# a restart), truncated, oversized, bad magic/version/type/length, out of
+# range, above the RT budget, garbage.
 # Every attack carries mode hpdt, so one that got through would show.
 # A process outside the gang is never signalled.
 . "$(dirname "$0")/lib.sh"
@@ -37,6 +38,15 @@ for a in forge:mac replay-old:replay truncate:short oversize:long \
 	attack "${a%%:*}" "${a#*:}" hpdt 30000 100000
 done
 attack range range hpdt 200000 100000	# PS > IP, correctly signed
+
+# a node's own key material (its key_file, and its dts.conf with the
+# console's public key) commands no node: a key pair made from the node's
+# key, posing under the console key's id, and an HMAC under the node's key
+before=$(rej mac)
+n_send nodeforge "$N_KEY" hpdt 30000 100000 > /dev/null || t_fail "sendgram nodeforge failed"
+nodeforged() { [ "$(rej mac)" -ge $((before + 2)) ]; }
+t_wait_for 2 nodeforged || t_fail "nodeforge: rej_mac went $before -> $(rej mac), want +2"
+[ "$(n_status mode)" = static ] || t_fail "a node's key commanded the node"
 
 # a replayed datagram: the first copy is authentic and applied, the second
 # is dropped as a replay
@@ -84,7 +94,7 @@ done
 # replay across a restart: an authentic datagram captured before dts
 # restarted (here: sent to a port nobody listens on) is refused by the new
 # dts, whose replay floor is its own start time
-"$BUILD/tests/tools/sendgram" -k "$N_KEY" -p $((N_PORT + 1)) -n -o "$T_DIR/captured" \
+"$BUILD/tests/tools/sendgram" -k "$N_SECRET" -s "$N_SIGN" -p $((N_PORT + 1)) -n -o "$T_DIR/captured" \
     schedule hpdt 30000 100000 > /dev/null || t_fail "capture failed"
 n_halt || t_fail "dts did not exit"
 n_start

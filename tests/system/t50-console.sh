@@ -26,7 +26,7 @@ PORT=$N_PORT
 KEY=$N_KEY
 n_conf mode='"static"' ip='"100ms"' ps='"50%"' si='"2s"' insecure=false \
     load='{ sample = "20ms"; interval = "200ms"; window = "1s"; threshold = 0.1; }' \
-    console="{ nodes = [\"127.0.0.1\"]; launcher = \"$LAUNCHER\"; history = \"\"; status_wait = \"300ms\"; }"
+    console="{ nodes = [\"127.0.0.1\"]; launcher = \"$LAUNCHER\"; history = \"\"; status_wait = \"300ms\"; sign_key = \"$N_SIGN\"; node_secret = \"$N_SECRET\"; }"
 CONF=$N_CONF
 
 OUT=$T_DIR/out
@@ -58,6 +58,18 @@ expect_row() {	# expect_row CONTEXT FIELD=VALUE...
 		    t_fail "$ctx: ${kv%%=*} is '$(row "${kv%%=*}")', want '${kv#*=}': $(cat "$OUT")"
 	done
 }
+
+# ---- keys: the console's public key (-P) is what the node obeys, and the
+# node's key (-N) what it holds; nothing else is started
+ok -P
+[ "$(cat "$OUT")" = "$N_PUB" ] || t_fail "dts-console -P: '$(cat "$OUT")', want the node's console_keys '$N_PUB'"
+ok -N 127.0.0.1
+[ "$(cat "$OUT")" = "$(cat "$N_KEY")" ] || t_fail "dts-console -N 127.0.0.1 is not the node's key"
+ok -N 127.0.0.2
+[ "$(cat "$OUT")" != "$(cat "$N_KEY")" ] || t_fail "two addresses, one node key"
+con -N 127.0.0.256
+[ "$RC" = 2 ] && grep -qxF 'dts-console: -N: "127.0.0.256" is not an IPv4 address' "$ERR" ||
+    t_fail "-N with a bad address: status $RC, $(cat "$ERR")"
 
 # ---- without the dts service the master cannot start: one clear error ----
 con -c "conf"

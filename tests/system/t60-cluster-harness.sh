@@ -147,7 +147,7 @@ for k in 0 1 2; do	# pvmd + sleep (+ spin on h2)
 	    t_fail "h$k: STATUS members=$m, gang $(c_gang_pids h$k | paste -sd' ')"
 done
 [ "$(c_status h2 members)" -ge 3 ] || t_fail "h2: gang has < 3 members (pvmd + spin + sleep)"
-c_exec h0 sendgram -k "$C_KEY" -a "$C_BCAST" -p "$C_PORT" \
+c_exec h0 sendgram -k "$C_KEY" -s "$C_SIGN" -a "$C_BCAST" -p "$C_PORT" \
     schedule static 50000 100000 > /dev/null || t_fail "broadcast SCHEDULE: no reply"
 for k in 0 1 2; do
 	t_wait_for 5 test "$(c_status h$k ps_us)" = 50000 ||

@@ -38,9 +38,12 @@ REASONS="short long magic type length rate mac replay range master"
 C_CONF_EXTRA='mode = "static"; ip = "100ms"; ps = "40%"; si = "60s";'
 C_DTS_HOSTS="0 1 2"	# h3: no dts service
 c_up 4 --no-pvm
-OTHER=$T_DIR/h3/other.key	# h3's key: not the cluster's
+OTHER=$T_DIR/h3/other.key	# h3's keys: not the cluster's
 t_keygen "$OTHER" || t_fail "cannot write $OTHER"
 cmp -s "$OTHER" "$C_KEY" && t_fail "h3's key is the cluster's"
+"$BUILD/console/dts-console" -k "$T_DIR/h3/other.sign" > /dev/null ||
+    t_fail "cannot make h3's key pair"
+H3KEYS="-k $OTHER -s $T_DIR/h3/other.sign"
 
 # the VM h0 h1 h2, without h3; the console starts the nodes (and its SI
 # of 60 s sends nothing more during the test: an attack that got
@@ -126,30 +129,35 @@ attack() {
 ATT=(hpdt 30000 100000)	# what an attack asks for
 
 # ---- 1. forged ------------------------------------------------------------------
-attack mac "-k $OTHER" forge "${ATT[@]}"	# a random key
-attack mac "-k $OTHER" -n schedule "${ATT[@]}"	# h3's own key
+attack mac "$H3KEYS" forge "${ATT[@]}"	# a random key under the console's id
+attack mac "$H3KEYS" -n schedule "${ATT[@]}"	# h3's own key pair
+# a node's own key material (h1's key_file) commands no node
+from_h3 "$H3KEYS" nodeforge "$T_DIR/h1/dts.key" "${ATT[@]}"
+[ "$SENT_RC" = "0 0 0 0" ] || t_fail "sendgram nodeforge on h3: status $SENT_RC"
+for k in 0 1 2; do EXP[$k,mac]=$((EXP[$k,mac] + 4)); done
+check_nodes "h1's key as a key pair and as an HMAC key"
 attack mac -K -n schedule "${ATT[@]}"	# no key: a zero tag
 # h3 asks for STATUS with its key: dropped, no reply
-from_h3 "-k $OTHER" status
+from_h3 "$H3KEYS" status
 [ "$SENT_RC" = "1 1 1 1" ] || t_fail "STATUS requests with the wrong key: sendgram status $SENT_RC (a reply came?)"
 for k in 0 1 2; do EXP[$k,mac]=$((EXP[$k,mac] + 2)); done
 check_nodes "status with the wrong key"
 t_log "1. forged: $(elapsed) s"
 
 # ---- 2. malformed ---------------------------------------------------------------
-attack short "-k $OTHER" truncate "${ATT[@]}"
-attack long "-k $OTHER" oversize "${ATT[@]}"
-attack magic "-k $OTHER" badmagic "${ATT[@]}"
-attack magic "-k $OTHER" badversion "${ATT[@]}"
-attack type "-k $OTHER" badtype "${ATT[@]}"
-attack length "-k $OTHER" badlen "${ATT[@]}"
+attack short "$H3KEYS" truncate "${ATT[@]}"
+attack long "$H3KEYS" oversize "${ATT[@]}"
+attack magic "$H3KEYS" badmagic "${ATT[@]}"
+attack magic "$H3KEYS" badversion "${ATT[@]}"
+attack type "$H3KEYS" badtype "${ATT[@]}"
+attack length "$H3KEYS" badlen "${ATT[@]}"
 t_log "2. malformed: $(elapsed) s"
 
 # ---- 3. replayed ----------------------------------------------------------------
 # h0, with the key, broadcasts the schedule the nodes have (PS 40%); h3
 # captures the bytes (here: sendgram -o, as an eavesdropper would)
 capture() {
-	c_exec h0 sendgram -k "$C_KEY" -a "$C_BCAST" -p "$C_PORT" -n -o "$1" \
+	c_exec h0 sendgram -k "$C_KEY" -s "$C_SIGN" -a "$C_BCAST" -p "$C_PORT" -n -o "$1" \
 	    schedule static "$PS" 100000 > /dev/null || t_fail "authentic broadcast failed"
 	cp "$1" "$T_DIR/h3/${1##*/}" || t_fail "cannot copy the capture to h3"
 }
@@ -221,8 +229,12 @@ done
 capture "$T_DIR/captured2"
 new_ps 40
 c_exec h0 sh -c 'i=0; while [ $i -lt 300 ]; do
-	sendgram -k "$1" -a "$2" -p "$3" -n status || exit 1; i=$((i + 1)); done' \
-    _ "$C_KEY" "$C_BCAST" "$C_PORT" > /dev/null || t_fail "300 STATUS requests from h0"
+	sendgram -k "$1" -s "$4" -a "$2" -p "$3" -n status || exit 1; i=$((i + 1)); done' \
+    _ "$C_KEY" "$C_BCAST" "$C_PORT" "$C_SIGN" > /dev/null || t_fail "300 STATUS requests from h0"
+# 300 signatures to check take a node's intake thread about 0.3 s of CPU,
+# which its budget (4 ms per 100 ms) spreads over about 0.75 s: let it
+# drain its socket before the replay, or the kernel could drop that
+t_sleep 2
 WHAT="replay of a SCHEDULE of PS 50% after 300 other senders" \
     attack replay -K raw "$T_DIR/h3/captured2"
 c_ft_con -n -c "status -v" || t_fail "status -v: $C_FT_ERR"

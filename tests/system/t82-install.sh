@@ -83,14 +83,17 @@ C_DTS=$prefix/sbin/dts
 C_CONF_EXTRA="load_agent = \"$prefix/libexec/dts/dts-load\";
 pvmd = \"$T_DIR/real/pvmd\";"
 c_up 2 --no-pvm || t_fail "cluster did not come up"
-# the key: root's, readable by the console's user only
-chgrp "$(id -g "$T_USER")" "$C_KEY" && chmod 640 "$C_KEY" || t_fail "key mode"
+# the console's keys (its key pair, the nodes' secret): root's, readable by
+# the console's user only
+for f in "$C_SIGN" "$C_KEY"; do
+	chgrp "$(id -g "$T_USER")" "$f" && chmod 640 "$f" || t_fail "key mode of $f"
+done
 
 # ---- the user: dts-console ------------------------------------------------
 conf=$T_DIR/console.conf
-t_conf "$conf" key_file="\"$C_KEY\"" port="$C_PORT" mode='"static"' \
+t_conf "$conf" port="$C_PORT" mode='"static"' \
     ip='"100ms"' ps='"50%"' \
-    console="{ launcher = \"$prefix/libexec/dts/pvmd\"; pvm_tmp = \"$T_DIR/h0/utmp\"; history = \"\"; }"
+    console="{ launcher = \"$prefix/libexec/dts/pvmd\"; pvm_tmp = \"$T_DIR/h0/utmp\"; history = \"\"; sign_key = \"$C_SIGN\"; node_secret = \"$C_KEY\"; }"
 mkdir -p "$T_DIR/h0/utmp" && chown "$T_USER" "$T_DIR/h0/utmp" || t_fail "utmp"
 # ucons K CMDS: the installed dts-console as the user, on host K
 ucons() {

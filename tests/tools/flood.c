@@ -3,7 +3,7 @@
  * flood benchmark (tests/bench/bench-flood.sh).
  *
  *   flood [-a ADDR] -p PORT [-t SECONDS] [-r RATE] [-b BATCH]
- *         [-T schedule|status|trace]
+ *         [-T schedule|status|trace] [-i KEY_ID]
  *
  *   -a ADDR     destination address (default 127.0.0.1)
  *   -p PORT     destination UDP port (required)
@@ -12,15 +12,19 @@
  *   -b BATCH    datagrams per sendmmsg() call, 1..1024 (default 64)
  *   -T TYPE     message type, one the node accepts: schedule (default),
  *               status (STATUS_REQ) or trace (TRACE_REQ)
+ *   -i KEY_ID   the key_id to claim, 8 hexadecimal digits: the real
+ *               console key's (its public key's first 8 digits), so that
+ *               every forgery costs the node a signature check
  *
  * Every datagram is what a forger without the key sends: correctly
  * framed by proto_encode() (magic, version, the type, its payload length,
- * reserved fields zero) with a valid, in-range payload (a SCHEDULE that
+ * key_id as -i says) with a valid, in-range payload (a SCHEDULE that
  * proto_check_schedule() accepts: static, PS 50 ms, IP 100 ms), a fresh
  * random sender id and a current sequence (the sender's CLOCK_REALTIME in
- * µs, as a real sender's), followed by PROTO_MAC_LEN random bytes as the
- * tag.  So a receiver can reject it only at the MAC check (or, before
- * that, for its rate).  Nothing is ever signed.
+ * µs, as a real sender's), followed by a command's tag length
+ * (PROTO_SIG_LEN) of random bytes as the signature.  So a receiver can
+ * reject it only at the signature check (or, before that, for its rate).
+ * Nothing is ever signed.
  *
  * At the end it prints one line:
  *   flood: sent=N seconds=S rate=R size=BYTES errors=E
@@ -147,19 +151,20 @@ template_msg(struct proto_msg *m, int type)
 static size_t
 forge(struct proto_msg *m, uint64_t seq, uint8_t *buf)
 {
+	size_t tag = proto_tag_len(m->hdr.type);
 	int n;
 
 	m->hdr.sender = (uint32_t)(rnd() >> 32);
 	m->hdr.seq = seq;
-	n = proto_encode(m, buf, PROTO_MAX_DGRAM - PROTO_MAC_LEN);
+	n = proto_encode(m, buf, PROTO_MAX_DGRAM - tag);
 	if (n < 0)
 		die("cannot encode a datagram of type %u", m->hdr.type);
-	for (size_t i = 0; i < PROTO_MAC_LEN; i += 8) {
+	for (size_t i = 0; i < tag; i += 8) {
 		uint64_t r = rnd();
-		size_t k = PROTO_MAC_LEN - i < 8 ? PROTO_MAC_LEN - i : 8;
+		size_t k = tag - i < 8 ? tag - i : 8;
 		memcpy(buf + n + i, &r, k);
 	}
-	return (size_t)n + PROTO_MAC_LEN;
+	return (size_t)n + tag;
 }
 
 static int
@@ -199,13 +204,15 @@ main(int argc, char **argv)
 	double secs = 1, rate = 0, v;
 	unsigned batch = 64;
 	int opt, fd, type = PROTO_SCHEDULE;
+	uint32_t key_id = 0;
+	char *end_id;
 	uint64_t sent = 0, errors = 0, seq_last = 0;
 	int64_t t0, end, now;
 	size_t len = 0;
 	struct proto_msg m;
 
 	opterr = 0;
-	while ((opt = getopt(argc, argv, ":a:p:t:r:b:T:")) != -1) {
+	while ((opt = getopt(argc, argv, ":a:p:t:r:b:T:i:")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p':
@@ -233,6 +240,13 @@ main(int argc, char **argv)
 			if ((type = type_parse(optarg)) < 0)
 				die_usage("-T: bad type '%s'", optarg);
 			break;
+		case 'i':
+			errno = 0;
+			key_id = (uint32_t)strtoul(optarg, &end_id, 16);
+			if (errno != 0 || *end_id != '\0' || strlen(optarg) != 8)
+				die_usage("-i: bad key id '%s' (8 hexadecimal digits)",
+					  optarg);
+			break;
 		case ':':
 			die_usage("-%c needs a value", optopt);
 		default:
@@ -249,6 +263,7 @@ main(int argc, char **argv)
 	rng |= 1;
 	fd = open_socket(addr, port);
 	template_msg(&m, type);
+	m.hdr.key_id = key_id;
 	for (unsigned i = 0; i < batch; i++) {
 		iov[i].iov_base = bufs[i];
 		mm[i].msg_hdr.msg_iov = &iov[i];

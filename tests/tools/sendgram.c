@@ -1,11 +1,17 @@
 /*
  * sendgram.c - a test client of the DTS wire protocol (common/proto.h).
  *
- *   sendgram [-k KEYFILE | -K] [-a ADDR] -p PORT [-t TIMEOUT_MS] [-n] [-S SI_US]
- *            [-T] ACTION [ARGS]
+ *   sendgram [-k SECRET [-s SIGNKEY] | -K] [-a ADDR] -p PORT [-t TIMEOUT_MS]
+ *            [-n] [-S SI_US] [-T] ACTION [ARGS]
  *
+ * It plays a console: -s is its key pair (console.sign_key), which signs
+ * the commands; -k is the nodes' secret (console.node_secret), and a
+ * reply is checked under the key of the node at its source address.
+ * -K: insecure, nothing signed or checked.
  * -T sets SCHED_F_TAKEOVER on a schedule: the sender becomes the master.
- * -b binds the source address (127.0.0.2 plays a second console host).
+ * -b binds the source address (127.0.0.2 plays a second console host),
+ * -P the source port (a console keeps one port for its life; a node
+ * gives its master's address and port a socket of its own).
  *
  * Talks to one dts control port over UDP from an ephemeral port.  Datagrams
  * are built with proto_seal() and a fresh seqgen; replies are checked with
@@ -32,6 +38,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <sodium.h>
 
 #include "auth.h"
 #include "proto.h"
@@ -142,6 +150,8 @@ static uint64_t origin_ns;	/* -O: clock-sync origin; 0 = now */
 static uint32_t si_us = SI_US;	/* -S: the schedule's SI */
 static int takeover;		/* -T: SCHED_F_TAKEOVER on schedules */
 static const char *src_addr;	/* -b: the source address (a console's) */
+static uint32_t src_port;	/* -P: a fixed source port, as a console
+				   that runs on has (0: ephemeral) */
 
 static int
 schedule_msg(struct proto_msg *m, int argc, char **argv, uint32_t ps, uint32_t ip)
@@ -194,8 +204,12 @@ seal(struct ctx *c, struct proto_msg *m, uint8_t *buf)
 static int
 resign(struct ctx *c, uint8_t *buf, int body)
 {
-	auth_sign(&c->key, buf, (size_t)body, buf + body);
-	return body + PROTO_MAC_LEN;
+	if (c->key.can_sign)
+		crypto_sign_detached(buf + body, NULL, buf, (size_t)body,
+		    c->key.sk);
+	else
+		memset(buf + body, 0, PROTO_SIG_LEN);
+	return body + PROTO_SIG_LEN;
 }
 
 /* A default valid SCHEDULE (or one from the action's args), sealed. */
@@ -267,6 +281,9 @@ wait_reply(struct ctx *c, unsigned type, struct proto_msg *out)
 	static struct replay r;
 	static int r_init;
 	struct proto_msg m;
+	struct auth_key k;
+	struct sockaddr_in from;
+	socklen_t flen;
 	enum proto_reject why;
 	int64_t left;
 	ssize_t n;
@@ -276,10 +293,14 @@ wait_reply(struct ctx *c, unsigned type, struct proto_msg *out)
 	while ((left = deadline - now_mono_ns()) > 0) {
 		if (poll(&pfd, 1, (int)((left + NS_PER_MS - 1) / NS_PER_MS)) <= 0)
 			continue;
-		n = recv(c->fd, buf, sizeof(buf), 0);
-		if (n < 0)
+		flen = sizeof(from);
+		n = recvfrom(c->fd, buf, sizeof(buf), 0,
+		    (struct sockaddr *)&from, &flen);
+		if (n < 0 || from.sin_family != AF_INET)
 			continue;
-		if (proto_open(&c->key, &r, now_real_us(), PROTO_ACCEPT_CONSOLE,
+		/* the replying node's own key, as a console checks it */
+		auth_for_node(&c->key, from.sin_addr.s_addr, &k);
+		if (proto_open(&k, &r, now_real_us(), PROTO_ACCEPT_CONSOLE,
 		    buf, (size_t)n, &m, &why) < 0) {
 			warnmsg("dropped a reply: %s", proto_reject_name(why));
 			continue;
@@ -343,19 +364,82 @@ sent(int rc, const char *what, int len)
 	return rc ? 1 : 0;
 }
 
+/* A key pair from 32 bytes used as its seed, posing as the console's key
+ * (its id), so that the forgery reaches the signature check. */
+static void
+pose_as(struct ctx *c, const uint8_t seed[AUTH_KEY_LEN], struct auth_key *k)
+{
+	uint8_t pk[AUTH_PUB_LEN];
+
+	memset(k, 0, sizeof(*k));
+	crypto_sign_seed_keypair(pk, k->sk, seed);
+	k->can_sign = 1;
+	k->sign_id = c->key.can_sign ? c->key.sign_id : auth_key_id(pk);
+}
+
 static int
 act_forge(struct ctx *c, int argc, char **argv)
 {
-	struct auth_key wrong = { .insecure = 0 };
+	struct auth_key wrong;
 	struct proto_msg m;
-	uint8_t buf[BUF_LEN];
+	uint8_t buf[BUF_LEN], seed[AUTH_KEY_LEN];
 	int n;
 
 	if (schedule_msg(&m, argc, argv, 50000, 100000) < 0)
 		return 2;
-	random_bytes(wrong.key, sizeof(wrong.key));
+	random_bytes(seed, sizeof(seed));
+	pose_as(c, seed, &wrong);
 	n = seal_at(c, &wrong, now_real_us(), &m, buf);
-	return sent(send_dgram(c, buf, (size_t)n), "forge: SCHEDULE signed with a random key", n);
+	return sent(send_dgram(c, buf, (size_t)n), "forge: SCHEDULE signed with a "
+		    "random key pair under the console key's id", n);
+}
+
+/*
+ * nodeforge NODEKEYFILE: what a node's own key can do against another
+ * node: a SCHEDULE signed with a key pair made from it (under the console
+ * key's id), and one whose tag is its HMAC.
+ */
+static int
+act_nodeforge(struct ctx *c, int argc, char **argv)
+{
+	struct auth_key nk = { 0 }, posed;
+	struct proto_msg m;
+	uint8_t buf[BUF_LEN];
+	char err[256];
+	int n, body;
+
+	if (auth_key_load(&nk, argv[0], err, sizeof(err)) < 0) {
+		warnmsg("%s", err);
+		return 1;
+	}
+	if (schedule_msg(&m, argc - 1, argv + 1, 50000, 100000) < 0)
+		return 2;
+	pose_as(c, nk.key, &posed);
+	n = seal_at(c, &posed, now_real_us(), &m, buf);
+	if (send_dgram(c, buf, (size_t)n) < 0)
+		return 1;
+	n = seal(c, &m, buf);
+	body = n - PROTO_SIG_LEN;
+	memset(buf + body, 0, PROTO_SIG_LEN);
+	auth_sign(&nk, buf, (size_t)body, buf + body);
+	return sent(send_dgram(c, buf, (size_t)n), "nodeforge: 2 SCHEDULEs "
+		    "signed with a node's key (as a key pair; as an HMAC key)", n);
+}
+
+/* nodekey ADDR: the key of the node at ADDR, from -k (the nodes' secret). */
+static int
+act_nodekey(struct ctx *c, int argc, char **argv)
+{
+	struct in_addr a;
+	uint8_t key[AUTH_KEY_LEN];
+	char hex[2 * AUTH_KEY_LEN + 1];
+
+	if (inet_pton(AF_INET, argv[0], &a) != 1)
+		return 2;
+	auth_node_key(c->key.key, a.s_addr, key);
+	sodium_bin2hex(hex, sizeof(hex), key, sizeof(key));
+	printf("%s\n", hex);
+	return 0;
 }
 
 static int
@@ -421,7 +505,7 @@ send_patched(struct ctx *c, int argc, char **argv, size_t off,
 	if (n < 0)
 		return 2;
 	memcpy(buf + off, val, vlen);
-	n = resign(c, buf, n - PROTO_MAC_LEN);
+	n = resign(c, buf, n - PROTO_SIG_LEN);
 	return sent(send_dgram(c, buf, (size_t)n), what, n);
 }
 
@@ -507,7 +591,7 @@ garbage_dgram(uint64_t *s, uint8_t *buf, unsigned i)
 	if (i % 4 == 3) {
 		type = (uint8_t)(1 + rnd(s) % PROTO_TYPE_MAX);
 		plen = (uint16_t)proto_payload_len(type);
-		len = PROTO_HDR_LEN + plen + PROTO_MAC_LEN;
+		len = PROTO_HDR_LEN + plen + proto_tag_len(type);
 	}
 	for (j = 0; j < len; j++)
 		buf[j] = (uint8_t)rnd(s);
@@ -622,6 +706,8 @@ static const struct action actions[] = {
 	{ "status", 0, 0, "status", act_status },
 	{ "schedule", 3, 5, "schedule MODE PS_US IP_US [SYNC] [FLAGS]", act_schedule },
 	{ "forge", 0, 5, "forge " SCHED_ARGS, act_forge },
+	{ "nodeforge", 1, 6, "nodeforge NODEKEYFILE " SCHED_ARGS, act_nodeforge },
+	{ "nodekey", 1, 1, "nodekey ADDR (no -p needed)", act_nodekey },
 	{ "replay", 0, 5, "replay " SCHED_ARGS, act_replay },
 	{ "replay-old", 0, 5, "replay-old " SCHED_ARGS, act_replay_old },
 	{ "truncate", 0, 5, "truncate " SCHED_ARGS, act_truncate },
@@ -646,8 +732,8 @@ usage(const struct action *a)
 		fprintf(stderr, "usage: sendgram [options] %s\n", a->usage);
 		exit(2);
 	}
-	fprintf(stderr, "usage: sendgram [-k KEYFILE | -K] [-a ADDR] -p PORT "
-		"[-b SRC_ADDR] [-t TIMEOUT_MS] [-n] [-o SAVEFILE] [-O ORIGIN_NS] [-S SI_US] [-T]\n"
+	fprintf(stderr, "usage: sendgram [-k SECRET [-s SIGNKEY] | -K] [-a ADDR] -p PORT "
+		"[-b SRC_ADDR] [-P SRC_PORT] [-t TIMEOUT_MS] [-n] [-o SAVEFILE] [-O ORIGIN_NS] [-S SI_US] [-T]\n"
 		"       ACTION [ARGS]\n"
 		"actions:\n");
 	for (i = 0; i < NACTIONS; i++)
@@ -674,8 +760,11 @@ open_socket(struct ctx *c, const char *addr, const char *port)
 		warnmsg("-b %s: not an IPv4 address", src_addr);
 		return -1;
 	}
+	any.sin_port = htons((uint16_t)src_port);
 	c->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&any, sizeof(any)) < 0) {
+	if (c->fd < 0 ||
+	    setsockopt(c->fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) < 0 ||
+	    bind(c->fd, (struct sockaddr *)&any, sizeof(any)) < 0) {
 		warnmsg("socket: %s", strerror(errno));
 		return -1;
 	}
@@ -684,20 +773,24 @@ open_socket(struct ctx *c, const char *addr, const char *port)
 }
 
 static int
-load_key(struct ctx *c, const char *keyfile, int insecure)
+load_key(struct ctx *c, const char *keyfile, const char *signkey,
+	 int insecure)
 {
 	char err[256];
 
-	if (!!keyfile == !!insecure)
+	if (!!keyfile == !!insecure || (insecure && signkey))
 		usage(NULL); /* exactly one of -k and -K */
 	if (insecure) {
 		c->key.insecure = 1;
 		return 0;
 	}
-	if (auth_key_load(&c->key, keyfile, err, sizeof(err)) < 0) {
+	if (auth_key_load(&c->key, keyfile, err, sizeof(err)) < 0 ||
+	    (signkey && auth_signer_load(&c->key, signkey, err,
+	    sizeof(err)) < 0)) {
 		warnmsg("%s", err);
 		return -1;
 	}
+	c->key.derive = 1;
 	return 0;
 }
 
@@ -715,14 +808,15 @@ find_action(const char *name)
 int
 main(int argc, char **argv)
 {
-	const char *keyfile = NULL, *addr = "127.0.0.1", *port = NULL;
+	const char *keyfile = NULL, *signkey = NULL, *addr = "127.0.0.1";
+	const char *port = NULL;
 	const struct action *a;
 	struct ctx c = { .timeout_ms = 1000 };
 	uint32_t v;
 	int opt, insecure = 0, nargs, rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "+k:Ka:b:p:t:no:O:S:T")) != -1) {
+	while ((opt = getopt(argc, argv, "+k:Ks:a:b:P:p:t:no:O:S:T")) != -1) {
 		switch (opt) {
 		case 'S':
 			if (parse_u32(optarg, &si_us) || si_us == 0)
@@ -735,7 +829,12 @@ main(int argc, char **argv)
 		case 'o': c.save = optarg; break;
 		case 'T': takeover = 1; break;
 		case 'b': src_addr = optarg; break;
+		case 'P':
+			if (parse_u32(optarg, &src_port) || src_port > 65535)
+				usage(NULL);
+			break;
 		case 'k': keyfile = optarg; break;
+		case 's': signkey = optarg; break;
 		case 'K': insecure = 1; break;
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
@@ -748,12 +847,17 @@ main(int argc, char **argv)
 		default: usage(NULL);
 		}
 	}
-	if (!port || optind >= argc || !(a = find_action(argv[optind])))
+	if (optind >= argc || !(a = find_action(argv[optind])) ||
+	    (!port && strcmp(a->name, "nodekey") != 0))
 		usage(NULL);
 	nargs = argc - optind - 1;
 	if (nargs < a->min_args || nargs > a->max_args)
 		usage(a);
-	if (load_key(&c, keyfile, insecure) < 0 || open_socket(&c, addr, port) < 0)
+	if (load_key(&c, keyfile, signkey, insecure) < 0)
+		return 1;
+	if (strcmp(a->name, "nodekey") == 0)	/* needs no socket */
+		return act_nodekey(&c, nargs, argv + optind + 1);
+	if (open_socket(&c, addr, port) < 0)
 		return 1;
 	seqgen_init(&c.gen);
 	rc = a->fn(&c, nargs, argv + optind + 1);

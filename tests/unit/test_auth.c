@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
+#include <sodium.h>
 
 #include "auth.h"
 
@@ -75,7 +77,7 @@ test_key_files(void **state)
 	assert_non_null(strstr(err, "64 hexadecimal digits"));
 	line[5] = 'g';
 	assert_int_equal(auth_key_load(&k, write_file("nothex", line, 0600), err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "not a hexadecimal key"));
+	assert_non_null(strstr(err, "64 hexadecimal digits"));
 	assert_int_equal(auth_key_load(&k, "/nonexistent/key", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "No such file"));
 }
@@ -244,50 +246,142 @@ schedule(void)
 	return m;
 }
 
+/* A console's key pair from a fixed seed, and a node that obeys it. */
+static void
+console_keys(uint8_t seed_byte, struct auth_key *con, char pub[65])
+{
+	char path[256], err[256], hex[65];
+	uint8_t seed[AUTH_KEY_LEN];
+
+	memset(con, 0, sizeof(*con));
+	memset(seed, seed_byte, sizeof(seed));
+	sodium_bin2hex(hex, sizeof(hex), seed, sizeof(seed));
+	snprintf(path, sizeof(path), "seed%u", seed_byte);
+	assert_int_equal(auth_signer_load(con, write_file(path, hex, 0600),
+	    err, sizeof(err)), 0);
+	auth_signer_public(con, pub);
+}
+
 static void
 test_seal_open(void **state)
 {
-	struct auth_key k = { 0 }, wrong = { 0 };
+	struct auth_key con, con2, node = { 0 }, wrong = { 0 }, posed;
 	static struct replay r;
 	struct seqgen g;
 	struct proto_msg m = schedule(), out;
 	enum proto_reject why;
 	uint8_t buf[PROTO_MAX_DGRAM];
+	char pub[65], pub2[65], err[256];
 	int n;
 
-	memset(k.key, 1, sizeof(k.key));
-	memset(wrong.key, 2, sizeof(wrong.key));
+	console_keys(1, &con, pub);
+	console_keys(2, &con2, pub2);
+	assert_int_equal(auth_pub_add(&node, pub, err, sizeof(err)), 0);
+	memset(node.key, 3, sizeof(node.key));
+	memset(wrong.key, 4, sizeof(wrong.key));
 	replay_init(&r, NOW, WIN);
 	seqgen_init(&g);
 
-	n = proto_seal(&k, &g, NOW + 1, &m, buf, sizeof(buf));
-	assert_int_equal(n, PROTO_HDR_LEN + PROTO_SCHEDULE_LEN + PROTO_MAC_LEN);
-	assert_int_equal(proto_open(&k, &r, NOW + 2, ~0u, buf, (size_t)n, &out, &why), 0);
+	n = proto_seal(&con, &g, NOW + 1, &m, buf, sizeof(buf));
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_SCHEDULE_LEN + PROTO_SIG_LEN);
+	assert_int_equal(m.hdr.key_id, con.sign_id);
+	assert_int_equal(proto_open(&node, &r, NOW + 2, ~0u, buf, (size_t)n, &out, &why), 0);
 	assert_int_equal(out.u.schedule.ps_us, 80000);
 	/* the same bytes again */
-	assert_int_equal(proto_open(&k, &r, NOW + 3, ~0u, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(proto_open(&node, &r, NOW + 3, ~0u, buf, (size_t)n, &out, &why), -1);
 	assert_int_equal(why, REJ_REPLAY);
 	/* tampered payload */
-	n = proto_seal(&k, &g, NOW + 4, &m, buf, sizeof(buf));
+	n = proto_seal(&con, &g, NOW + 4, &m, buf, sizeof(buf));
 	buf[PROTO_HDR_LEN + 5] ^= 0x10;
-	assert_int_equal(proto_open(&k, &r, NOW + 5, ~0u, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(proto_open(&node, &r, NOW + 5, ~0u, buf, (size_t)n, &out, &why), -1);
 	assert_int_equal(why, REJ_MAC);
-	/* wrong key */
-	n = proto_seal(&wrong, &g, NOW + 6, &m, buf, sizeof(buf));
-	assert_int_equal(proto_open(&k, &r, NOW + 7, ~0u, buf, (size_t)n, &out, &why), -1);
+	/* another console's key pair: its id is unknown here */
+	n = proto_seal(&con2, &g, NOW + 6, &m, buf, sizeof(buf));
+	assert_int_equal(proto_open(&node, &r, NOW + 7, ~0u, buf, (size_t)n, &out, &why), -1);
 	assert_int_equal(why, REJ_MAC);
+	/* ... and under the right id, the signature does not verify */
+	posed = con2;
+	posed.sign_id = con.sign_id;
+	n = proto_seal(&posed, &g, NOW + 8, &m, buf, sizeof(buf));
+	assert_int_equal(proto_open(&node, &r, NOW + 9, ~0u, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(why, REJ_MAC);
+	/* a node's key cannot sign a command at all */
+	assert_int_equal(proto_seal(&node, &g, NOW + 10, &m, buf, sizeof(buf)), -1);
+	/* rotation: with both public keys, both consoles are obeyed */
+	assert_int_equal(auth_pub_add(&node, pub2, err, sizeof(err)), 0);
+	n = proto_seal(&con2, &g, NOW + 11, &m, buf, sizeof(buf));
+	assert_int_equal(proto_open(&node, &r, NOW + 12, ~0u, buf, (size_t)n, &out, &why), 0);
+	n = proto_seal(&con, &g, NOW + 13, &m, buf, sizeof(buf));
+	assert_int_equal(proto_open(&node, &r, NOW + 14, ~0u, buf, (size_t)n, &out, &why), 0);
+	/* a third is refused, as is a key that is not one */
+	assert_int_equal(auth_pub_add(&node, pub, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "at most 2"));
+	assert_int_equal(auth_pub_add(&wrong, "abc", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a public key"));
 	/* authentic but out of range: checked last */
 	m.u.schedule.ps_us = 200000;
-	n = proto_seal(&k, &g, NOW + 8, &m, buf, sizeof(buf));
-	assert_int_equal(proto_open(&k, &r, NOW + 9, ~0u, buf, (size_t)n, &out, &why), -1);
+	n = proto_seal(&con, &g, NOW + 15, &m, buf, sizeof(buf));
+	assert_int_equal(proto_open(&node, &r, NOW + 16, ~0u, buf, (size_t)n, &out, &why), -1);
 	assert_int_equal(why, REJ_RANGE);
+	/* replies: the node's HMAC, checked with its key only */
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_LOAD;
+	n = proto_seal(&node, &g, NOW + 17, &m, buf, sizeof(buf));
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_LOAD_LEN + PROTO_MAC_LEN);
+	assert_int_equal(proto_open(&wrong, &r, NOW + 18, ~0u, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(why, REJ_MAC);
+	assert_int_equal(proto_open(&node, &r, NOW + 19, ~0u, buf, (size_t)n, &out, &why), 0);
 	/* an insecure sender is refused by a keyed receiver */
 	struct auth_key none = { .insecure = 1 };
 	m = schedule();
-	n = proto_seal(&none, &g, NOW + 10, &m, buf, sizeof(buf));
-	assert_int_equal(proto_open(&k, &r, NOW + 11, ~0u, buf, (size_t)n, &out, &why), -1);
+	n = proto_seal(&none, &g, NOW + 20, &m, buf, sizeof(buf));
+	assert_int_equal(proto_open(&node, &r, NOW + 21, ~0u, buf, (size_t)n, &out, &why), -1);
 	assert_int_equal(why, REJ_MAC);
-	assert_int_equal(proto_open(&none, &r, NOW + 11, ~0u, buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(proto_open(&none, &r, NOW + 22, ~0u, buf, (size_t)n, &out, &why), 0);
+}
+
+/* Node keys: one per address, from the consoles' secret. */
+static void
+test_node_keys(void **state)
+{
+	struct auth_key con = { .derive = 1 }, k1, k2, k1b;
+	uint8_t secret2[AUTH_KEY_LEN];
+
+	memset(con.key, 9, sizeof(con.key));
+	auth_for_node(&con, htonl(0x0a000001), &k1);
+	auth_for_node(&con, htonl(0x0a000002), &k2);
+	auth_for_node(&con, htonl(0x0a000001), &k1b);
+	assert_int_equal(k1.derive, 0);
+	assert_memory_equal(k1.key, k1b.key, AUTH_KEY_LEN);
+	assert_memory_not_equal(k1.key, k2.key, AUTH_KEY_LEN);
+	assert_memory_not_equal(k1.key, con.key, AUTH_KEY_LEN);
+	memset(secret2, 10, sizeof(secret2));
+	auth_node_key(secret2, htonl(0x0a000001), k1b.key);
+	assert_memory_not_equal(k1.key, k1b.key, AUTH_KEY_LEN);
+	/* a console without derive uses its key as it is */
+	con.derive = 0;
+	auth_for_node(&con, htonl(0x0a000001), &k1b);
+	assert_memory_equal(k1b.key, con.key, AUTH_KEY_LEN);
+}
+
+/* dts-console -k: a new key pair whose public key loads again. */
+static void
+test_signer_generate(void **state)
+{
+	struct auth_key a = { 0 }, node = { 0 };
+	char path[256], pub[65], pub2[65], err[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/signer", tmpdir);
+	assert_int_equal(auth_signer_generate(path, pub, err, sizeof(err)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(auth_signer_generate(path, pub, err, sizeof(err)), -1);
+	assert_int_equal(auth_signer_load(&a, path, err, sizeof(err)), 0);
+	auth_signer_public(&a, pub2);
+	assert_string_equal(pub, pub2);
+	assert_int_equal(auth_pub_add(&node, pub, err, sizeof(err)), 0);
+	assert_int_equal(node.pub_id[0], a.sign_id);
 }
 
 int
@@ -296,6 +390,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_key_files),
 		cmocka_unit_test(test_key_generate),
+		cmocka_unit_test(test_node_keys),
+		cmocka_unit_test(test_signer_generate),
 		cmocka_unit_test(test_sign_verify),
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_replay_eviction),

@@ -625,7 +625,9 @@ test_schema_print(void **state)
 	fclose(fp);
 	for (p = buf; *p != '\0'; p++)
 		lines += *p == '\n';
-	assert_int_equal(lines, 37);
+	assert_int_equal(lines, 40);
+	assert_contains(buf, "console_keys");
+	assert_contains(buf, "console.sign_key");
 	assert_contains(buf, "[1ms, 60s]");
 	assert_contains(buf, "off|static|balanced|distributed|hpdt");
 	assert_contains(buf, "load.table_step");

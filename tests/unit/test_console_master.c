@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <sodium.h>
 
 #include <arpa/inet.h>
 #include <math.h>
@@ -262,36 +263,51 @@ static void
 test_incoming(void **state)
 {
 	struct fixture	*f = *state;
-	struct auth_key	 k = { .insecure = 0 }, wrong = { .insecure = 0 };
-	struct seqgen	 node;
+	struct auth_key	 con = { .insecure = 0 }, node = { 0 }, wrong = { 0 };
+	struct seqgen	 g;
 	struct proto_msg m, out;
+	struct in_addr	 a1, a2;
 	uint8_t		 buf[PROTO_MAX_DGRAM], junk[PROTO_MAX_DGRAM];
+	uint8_t		 pk[AUTH_PUB_LEN];
 	int		 n, i;
 
-	memset(k.key, 7, sizeof(k.key));
+	inet_pton(AF_INET, "10.0.0.1", &a1);
+	inet_pton(AF_INET, "10.0.0.2", &a2);
+	/* the console: the nodes' secret and a key pair of its own */
+	memset(con.key, 7, sizeof(con.key));
+	con.derive = 1;
+	crypto_sign_keypair(pk, con.sk);
+	con.can_sign = 1;
+	con.sign_id = auth_key_id(pk);
+	f->c.net.key = con;
+	/* the node at 10.0.0.1 holds only its own key */
+	auth_node_key(con.key, a1.s_addr, node.key);
 	memset(wrong.key, 8, sizeof(wrong.key));
-	f->c.net.key = k;
-	seqgen_init(&node);
+	seqgen_init(&g);
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = PROTO_STATUS;
-	n = seal(&k, &node, &m, buf);
-	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, &out), 0);
-	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, &out), -1);
+	n = seal(&node, &g, &m, buf);
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a1, &out), 0);
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a1, &out), -1);
 	assert_int_equal(f->c.net.dropped[REJ_REPLAY], 1);
-	n = seal(&wrong, &node, &m, buf);
-	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, &out), -1);
+	/* node 10.0.0.1 cannot speak for 10.0.0.2 */
+	n = seal(&node, &g, &m, buf);
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a2, &out), -1);
 	assert_int_equal(f->c.net.dropped[REJ_MAC], 1);
+	n = seal(&wrong, &g, &m, buf);
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a1, &out), -1);
+	assert_int_equal(f->c.net.dropped[REJ_MAC], 2);
 	m.hdr.type = PROTO_SCHEDULE;	/* another console's */
 	m.u.schedule.ip_us = 100000;
 	m.u.schedule.ps_us = 80000;
 	m.u.schedule.si_us = 1000000;
-	n = seal(&k, &node, &m, buf);
-	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, &out), -1);
+	n = seal(&con, &g, &m, buf);
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a1, &out), -1);
 	assert_int_equal(f->c.net.dropped[REJ_TYPE], 1);
-	n = seal(&k, &f->c.net.seq, &m, buf);	/* our own broadcast */
-	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, &out), -1);
+	n = seal(&con, &f->c.net.seq, &m, buf);	/* our own broadcast */
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a1, &out), -1);
 	assert_int_equal(f->c.net.own, 1);
-	assert_int_equal(net_accept(&f->c.net, buf, 10, &out), -1);
+	assert_int_equal(net_accept(&f->c.net, buf, 10, a1, &out), -1);
 	assert_int_equal(f->c.net.dropped[REJ_SHORT], 1);
 	/* random bytes never crash and are always counted */
 	srand(1);
@@ -301,9 +317,10 @@ test_incoming(void **state)
 			junk[j] = (uint8_t)rand();
 		if (i % 2 == 0 && len >= 8)
 			memcpy(junk, buf, 8);	/* valid magic/type */
-		assert_int_equal(net_accept(&f->c.net, junk, len, &out), -1);
+		assert_int_equal(net_accept(&f->c.net, junk, len, a1, &out),
+		    -1);
 	}
-	assert_int_equal(net_dropped_total(&f->c.net), 2000 + 4);
+	assert_int_equal(net_dropped_total(&f->c.net), 2000 + 5);
 	assert_int_equal(f->c.net.received, 1);
 }
 

@@ -30,8 +30,8 @@ wire(const struct proto_msg *m, uint8_t *buf, size_t cap)
 	int n = proto_encode(m, buf, cap);
 
 	assert_true(n > 0);
-	memset(buf + n, 0xaa, PROTO_MAC_LEN);
-	return n + PROTO_MAC_LEN;
+	memset(buf + n, 0xaa, proto_tag_len(m->hdr.type));
+	return n + (int)proto_tag_len(m->hdr.type);
 }
 
 static void
@@ -42,7 +42,7 @@ test_schedule_roundtrip(void **state)
 	uint8_t buf[PROTO_MAX_DGRAM];
 	int n = wire(&m, buf, sizeof(buf));
 
-	assert_int_equal(n, PROTO_HDR_LEN + PROTO_SCHEDULE_LEN + PROTO_MAC_LEN);
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_SCHEDULE_LEN + PROTO_SIG_LEN);
 	/* network byte order on the wire */
 	assert_int_equal(buf[0], 'D');
 	assert_int_equal(buf[3], '1');
@@ -120,6 +120,7 @@ test_trace_roundtrip(void **state)
 	struct proto_msg m = { .hdr = { .type = PROTO_TRACE } }, out;
 	enum proto_reject why;
 	uint8_t buf[PROTO_MAX_DGRAM];
+	int k;
 
 	m.u.trace.count = 3;
 	m.u.trace.more = 1;
@@ -149,8 +150,9 @@ test_trace_roundtrip(void **state)
 	/* the request is never smaller than the reply */
 	m.hdr.type = PROTO_TRACE_REQ;
 	m.u.trace_req.since_ns = 123456789;
-	assert_true(wire(&m, buf, sizeof(buf)) >= n);
-	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	k = wire(&m, buf, sizeof(buf));
+	assert_true(k >= n);
+	assert_int_equal(proto_decode(buf, (size_t)k, &out, &why), 0);
 	assert_true(out.u.trace_req.since_ns == 123456789);
 }
 
@@ -180,9 +182,10 @@ expect_reject(const uint8_t *buf, size_t len, enum proto_reject want)
 static void
 test_malformed(void **state)
 {
-	struct proto_msg m = sample_schedule();
+	struct proto_msg m = sample_schedule(), st, out;
+	enum proto_reject why;
 	uint8_t buf[PROTO_MAX_DGRAM + 64], bad[sizeof(buf)];
-	int n = wire(&m, buf, sizeof(buf));
+	int n = wire(&m, buf, sizeof(buf)), k;
 
 	/* every truncation shorter than header + tag */
 	for (size_t len = 0; len < PROTO_HDR_LEN + PROTO_MAC_LEN; len++)
@@ -218,10 +221,21 @@ test_malformed(void **state)
 	memcpy(bad, buf, (size_t)n);
 	bad[5] = PROTO_STATUS;
 	expect_reject(bad, (size_t)n, REJ_LENGTH);
-	/* reserved header field */
+	/* a command's key_id is any value (the receiver looks it up) */
 	memcpy(bad, buf, (size_t)n);
 	bad[12] = 1;
-	expect_reject(bad, (size_t)n, REJ_RANGE);
+	assert_int_equal(proto_decode(bad, (size_t)n, &out, &why), 0);
+	assert_int_equal(out.hdr.key_id, 0x01000000);
+	/* a command with a reply's tag length */
+	expect_reject(buf, (size_t)n - PROTO_SIG_LEN + PROTO_MAC_LEN, REJ_LENGTH);
+	/* a reply's key_id must be zero */
+	memset(&st, 0, sizeof(st));
+	st.hdr.type = PROTO_LOAD;
+	k = wire(&st, bad, sizeof(bad));
+	assert_int_equal(k, PROTO_HDR_LEN + PROTO_LOAD_LEN + PROTO_MAC_LEN);
+	assert_int_equal(proto_decode(bad, (size_t)k, &out, &why), 0);
+	bad[15] = 1;
+	expect_reject(bad, (size_t)k, REJ_RANGE);
 	/* reserved schedule byte */
 	memcpy(bad, buf, (size_t)n);
 	bad[PROTO_HDR_LEN + 3] = 1;
