@@ -210,12 +210,6 @@ receive(struct intake *in, int fd)
 		int trunc = (mm[i].msg_hdr.msg_flags & MSG_TRUNC) ||
 		    len > PROTO_MAX_DGRAM;
 
-		/* the master's broadcasts reach both sockets: its own copy
-		 * is the one on in->mfd */
-		if (fd == in->fd && in->mfd >= 0 &&
-		    from[i].sin_addr.s_addr == in->mcur.sin_addr.s_addr &&
-		    from[i].sin_port == in->mcur.sin_port)
-			continue;
 		check(in, buf[i], len, trunc, &from[i],
 		    rx_time(&mm[i].msg_hdr), fd == in->mfd);
 	}
@@ -296,12 +290,13 @@ budget_wait(struct intake *in)
 /*
  * The master's own socket: bound to the control port too (SO_REUSEPORT;
  * only root's sockets can join) and connected to the master's address
- * and port, so that the kernel puts the master's datagrams there and
- * nowhere else (a connected socket wins the lookup).  A flood from other
- * sources fills the general socket, whose reading the CPU budget limits;
- * the master's commands are read whatever that budget says.  Only a
- * flood that forges the master's address and port reaches this socket,
- * and the master's token bucket limits what that costs.
+ * and port, so that the kernel puts the master's unicast datagrams there
+ * and nowhere else (a connected socket wins the lookup; a broadcast goes
+ * to the general socket only).  A flood from other sources fills the
+ * general socket, whose reading the CPU budget limits; the master's
+ * commands are read whatever that budget says.  Only a flood that forges
+ * the master's address and port reaches this socket, and the master's
+ * token bucket limits what that costs.
  */
 static void
 master_socket(struct intake *in)
@@ -320,7 +315,6 @@ master_socket(struct intake *in)
 	if (in->mfd >= 0)
 		close(in->mfd);
 	in->mfd = -1;
-	in->mcur = want;
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0 ||

@@ -45,7 +45,6 @@ struct intake {
 	int      mfd;                 /* the master's: connected to it (thread
 					 only; -1 none) */
 	struct sockaddr_in bound;     /* the address both are bound to */
-	struct sockaddr_in mcur;      /* mfd's peer (thread only) */
 	struct sockaddr_in mwant;     /* the master, set by intake_exempt */
 	unsigned mgen, mgen_have;     /* mwant's changes; the thread's copy */
 	int      cmd_efd;             /* readable: commands wait (main polls) */

@@ -141,15 +141,17 @@ now_ns() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t * 1000))"; }
 CUR=$PS_A
 legit() {
 	local ps=$1 got i
+	# from one port, as a console that runs on: h1 gives its master's
+	# address and port a socket of their own
 	got=$(c_exec h0 "$SENDGRAM" -k "$C_KEY" -s "$C_SIGN" -a "$NODE_ADDR" -p "$C_PORT" \
-	    -t 500 schedule static "$ps" "$IP_US" arrival \
+	    -P "$((C_PORT + 1))" -t 500 schedule static "$ps" "$IP_US" arrival \
 	    2> /dev/null | sed -n 's/^ps_us=//p')
 	L_REPLY=0 L_FOLLOWED=0
 	if [ -n "$got" ]; then
 		L_REPLY=1
 	else	# the reply may be lost while the command was applied
 		for i in 1 2; do
-			got=$(c_send h1 -t 250 status 2> /dev/null | sed -n 's/^ps_us=//p')
+			got=$(c_send h1 -P "$((C_PORT + 1))" -t 250 status 2> /dev/null | sed -n 's/^ps_us=//p')
 			[ -n "$got" ] && break
 		done
 	fi

@@ -1066,7 +1066,8 @@ c_sc_add() {
 
 # c_sc_open: a console on h0 that stays, reading commands from a fifo
 # (stdin, not a terminal), stdout in $T_LOG/console.out and stderr (its
-# notices, such as balanced's new PS) in $T_LOG/console.err.
+# notices, such as balanced's new PS) in $T_LOG/console.err; with the
+# options in C_SC_ARGS (e.g. -n).
 c_sc_open() {
 	local -a _c
 	local fifo=$T_DIR/run/console.fifo
@@ -1078,7 +1079,8 @@ c_sc_open() {
 	: > "$T_LOG/console.out"
 	: > "$T_LOG/console.err"
 	_C_SC_OFF=0 _C_SC_EOFF=0
-	"${_c[@]}" "$BUILD/console/dts-console" -f "$C_SC_CONF" < "$fifo" \
+	# shellcheck disable=SC2086
+	"${_c[@]}" "$BUILD/console/dts-console" -f "$C_SC_CONF" ${C_SC_ARGS:-} < "$fifo" \
 	    > "$T_LOG/console.out" 2> "$T_LOG/console.err" &
 	C_SC_PID=$!
 	t_track "$C_SC_PID"

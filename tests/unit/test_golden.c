@@ -1,0 +1,247 @@
+/*
+ * test_golden.c - the example datagrams of doc/protocol.txt, byte by
+ * byte: each decodes to the field values the document gives (checked
+ * here, not taken from our encoder), passes the receiver's checks with
+ * the document's keys, and seals again to the same bytes.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <sodium.h>
+
+#include "auth.h"
+
+#define DOC SRCDIR "/doc/protocol.txt"
+
+struct vector {
+	char	 name[32];
+	uint8_t	 b[PROTO_MAX_DGRAM];
+	size_t	 len;
+};
+
+/* The vector NAME from doc/protocol.txt ("vector NAME (N bytes)", hex
+ * lines "  OFFSET  xx xx ...", "end"). */
+static void
+load(const char *name, struct vector *v)
+{
+	FILE	*f = fopen(DOC, "r");
+	char	 line[256], want[64];
+	unsigned declared = 0;
+	int	 in = 0;
+
+	assert_non_null(f);
+	memset(v, 0, sizeof(*v));
+	snprintf(want, sizeof(want), "vector %s ", name);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (!in) {
+			if (strncmp(line, want, strlen(want)) == 0) {
+				in = 1;
+				assert_int_equal(sscanf(line + strlen(want),
+				    "(%u bytes)", &declared), 1);
+			}
+			continue;
+		}
+		if (strncmp(line, "end", 3) == 0)
+			break;
+		char *p = line, *end;
+		strtoul(p, &end, 16);	/* the offset */
+		assert_int_equal(strtoul(p, NULL, 16), v->len);
+		for (p = end; ; p = end) {
+			unsigned long x = strtoul(p, &end, 16);
+			if (end == p)
+				break;
+			assert_true(x <= 0xff && v->len < sizeof(v->b));
+			v->b[v->len++] = (uint8_t)x;
+		}
+	}
+	fclose(f);
+	assert_true(in);
+	assert_int_equal(v->len, declared);
+	snprintf(v->name, sizeof(v->name), "%s", name);
+}
+
+/* The document's keys. */
+static void
+keys(struct auth_key *con, struct auth_key *node, struct auth_key *console)
+{
+	uint8_t	 seed[32], pk[32];
+
+	assert_true(sodium_init() >= 0);
+	memset(con, 0, sizeof(*con));
+	memset(node, 0, sizeof(*node));
+	memset(console, 0, sizeof(*console));
+	memset(seed, 1, sizeof(seed));
+	crypto_sign_seed_keypair(pk, con->sk, seed);
+	con->can_sign = 1;
+	con->sign_id = auth_key_id(pk);
+	assert_int_equal(con->sign_id, 0x8a88e3dd);
+	memcpy(node->pub[0], pk, sizeof(pk));
+	node->pub_id[0] = con->sign_id;
+	node->npub = 1;
+	memset(console->key, 2, sizeof(console->key));
+	console->derive = 1;
+	/* the node at 10.0.0.1 holds its own key */
+	auth_node_key(console->key, inet_addr("10.0.0.1"), node->key);
+}
+
+/* Decode v, check its tag as its receiver would, seal it again. */
+static void
+check(const struct vector *v, struct proto_msg *m)
+{
+	struct auth_key	 con, node, console, k;
+	struct replay	 r;
+	struct seqgen	 g;
+	struct proto_msg again;
+	enum proto_reject why;
+	uint8_t		 buf[PROTO_MAX_DGRAM];
+	int		 cmd, n;
+
+	keys(&con, &node, &console);
+	assert_int_equal(proto_decode(v->b, v->len, m, &why), 0);
+	cmd = proto_is_command(m->hdr.type);
+	replay_init(&r, m->hdr.seq - 1, 60000000);
+	auth_for_node(&console, inet_addr("10.0.0.1"), &k);
+	assert_int_equal(proto_open(cmd ? &node : &k, &r, m->hdr.seq,
+	    cmd ? PROTO_ACCEPT_NODE : PROTO_ACCEPT_CONSOLE, v->b, v->len,
+	    &again, &why), 0);
+	/* a reply of another node's address fails */
+	if (!cmd) {
+		replay_init(&r, m->hdr.seq - 1, 60000000);
+		auth_for_node(&console, inet_addr("10.0.0.2"), &k);
+		assert_int_equal(proto_open(&k, &r, m->hdr.seq,
+		    PROTO_ACCEPT_CONSOLE, v->b, v->len, &again, &why), -1);
+		assert_int_equal(why, REJ_MAC);
+	}
+	g.sender = m->hdr.sender;
+	g.last = m->hdr.seq - 1;
+	again = *m;
+	n = proto_seal(cmd ? &con : &node, &g, m->hdr.seq, &again, buf,
+	    sizeof(buf));
+	assert_int_equal(n, v->len);
+	assert_memory_equal(buf, v->b, v->len);
+}
+
+static void
+test_schedule(void **state)
+{
+	struct vector	 v;
+	struct proto_msg m;
+
+	load("SCHEDULE", &v);
+	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_SCHEDULE_LEN +
+	    PROTO_SIG_LEN);
+	/* the header, as the diagram says */
+	assert_memory_equal(v.b, "DTS1", 4);
+	assert_int_equal(v.b[4], 3);
+	assert_int_equal(v.b[5], PROTO_SCHEDULE);
+	check(&v, &m);
+	assert_int_equal(m.hdr.sender, 0x11223344);
+	assert_int_equal(m.hdr.key_id, 0x8a88e3dd);
+	assert_true(m.hdr.seq == 1763770000000000ull);
+	assert_int_equal(m.u.schedule.mode, MODE_STATIC);
+	assert_int_equal(m.u.schedule.sync, SYNC_CLOCK);
+	assert_int_equal(m.u.schedule.flags, SCHED_F_ACTIVE | SCHED_F_SYNC);
+	assert_int_equal(m.u.schedule.ps_us, 80000);
+	assert_int_equal(m.u.schedule.ip_us, 100000);
+	assert_int_equal(m.u.schedule.si_us, 10000000);
+	assert_true(m.u.schedule.origin_ns == 1763770000000000000ull);
+}
+
+static void
+test_requests(void **state)
+{
+	struct vector	 v;
+	struct proto_msg m;
+
+	load("STATUS_REQ", &v);
+	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_STATUS_REQ_LEN +
+	    PROTO_SIG_LEN);
+	check(&v, &m);
+	assert_int_equal(m.hdr.type, PROTO_STATUS_REQ);
+	assert_true(m.hdr.seq == 1763770000000001ull);
+	load("TRACE_REQ", &v);
+	check(&v, &m);
+	assert_int_equal(m.hdr.type, PROTO_TRACE_REQ);
+	assert_true(m.hdr.seq == 1763770000000002ull);
+	assert_true(m.u.trace_req.since_ns == 1763770000500000000ull);
+}
+
+static void
+test_status(void **state)
+{
+	struct vector	 v;
+	struct proto_msg m;
+	const struct proto_status *s = &m.u.status;
+
+	load("STATUS", &v);
+	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_STATUS_LEN +
+	    PROTO_MAC_LEN);
+	assert_int_equal(v.b[12] | v.b[13] | v.b[14] | v.b[15], 0);
+	check(&v, &m);
+	assert_int_equal(m.hdr.sender, 0x55667788);
+	assert_true(m.hdr.seq == 1763770000100000ull);
+	assert_int_equal(s->mode, MODE_STATIC);
+	assert_int_equal(s->sync, SYNC_CLOCK);
+	assert_int_equal(s->flags, SCHED_F_ACTIVE | SCHED_F_SYNC |
+	    STATUS_F_YOURS);
+	assert_int_equal(s->phase, PHASE_PS);
+	assert_int_equal(s->ps_us, 80000);
+	assert_int_equal(s->ip_us, 100000);
+	assert_int_equal(s->si_us, 10000000);
+	assert_int_equal(s->load_milli, 1250);
+	assert_int_equal(s->members, 3);
+	assert_int_equal(s->slices, 42);
+	assert_int_equal(s->overruns, 1);
+	assert_true(s->last_ps_ns == 1763770000400000000ull);
+	for (int i = 0; i < REJ_MAX; i++)
+		assert_int_equal(s->rejected[i], i == REJ_MAC ? 7 :
+		    i == REJ_MASTER ? 2 : 0);
+	assert_int_equal(s->queue_full, 0);
+	assert_int_equal(s->master, 0x0a0000fe);
+	assert_string_equal(s->name, "node1");
+}
+
+static void
+test_load_trace(void **state)
+{
+	struct vector	 v;
+	struct proto_msg m;
+
+	load("LOAD", &v);
+	check(&v, &m);
+	assert_true(m.hdr.seq == 1763770000100001ull);
+	assert_int_equal(m.u.load.load_milli, 2500);
+	assert_int_equal(m.u.load.ncpu, 2);
+	load("TRACE", &v);
+	check(&v, &m);
+	assert_true(m.hdr.seq == 1763770000100002ull);
+	assert_int_equal(m.u.trace.count, 2);
+	assert_int_equal(m.u.trace.more, 0);
+	assert_true(m.u.trace.edge[0].real_ns == 1763770000500000000ull);
+	assert_int_equal(m.u.trace.edge[0].late_ns, 15000);
+	assert_int_equal(m.u.trace.edge[0].op_ns, 30000);
+	assert_int_equal(m.u.trace.edge[0].phase, PHASE_PS);
+	assert_true(m.u.trace.edge[1].real_ns == 1763770000580000000ull);
+	assert_int_equal(m.u.trace.edge[1].late_ns, 12000);
+	assert_int_equal(m.u.trace.edge[1].op_ns, 25000);
+	assert_int_equal(m.u.trace.edge[1].phase, PHASE_LS);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_schedule),
+		cmocka_unit_test(test_requests),
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_load_trace),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
