@@ -21,14 +21,16 @@
 
 /*
  * The thread runs above the gang (a command must not wait for the LS of
- * a gang that spins on dts's CPU, nor forever in HPDT) but may spend at
- * most BUDGET of CPU per WINDOW.  Past that it stops reading the socket
- * until the window ends and the kernel drops what does not fit in the
- * socket's buffer: a flood costs the node at most BUDGET / WINDOW of a
- * core, and the console repeats its schedule every SI.
+ * a gang that spins on dts's CPU, nor forever in HPDT) but is held to a
+ * CPU budget: a token bucket of CPU time, earned at BUDGET_PCT of one
+ * core and holding at most BUDGET_BURST.  When it is empty the thread
+ * stops reading the shared socket until it has earned its way back, and
+ * the kernel drops what does not fit in the socket's buffer: a flood
+ * costs the node at most BUDGET_PCT of a core (after one burst), and the
+ * console repeats its schedule every SI.
  */
-#define WINDOW_NS (100 * NS_PER_MS)
-#define BUDGET_NS (4 * NS_PER_MS)      /* 4 % of one core */
+#define BUDGET_PCT   4                 /* % of one core, on average */
+#define BUDGET_BURST (50 * NS_PER_MS)  /* CPU time spent at once */
 
 static void
 efd_post(int efd)
@@ -266,25 +268,27 @@ thread_cpu_ns(void)
 
 /*
  * Within the budget: -1 (wait for anything).  Over it: the milliseconds
- * left of the window, during which only replies are served.
+ * until the budget has been earned back, during which only replies and
+ * the master's socket are served.
  */
 static int
 budget_wait(struct intake *in)
 {
 	int64_t now = now_mono_ns(), cpu = thread_cpu_ns();
 
-	if (now - in->win_start >= WINDOW_NS) {
-		in->win_start = now;
-		in->win_cpu = cpu;
-		return -1;
-	}
-	if (cpu - in->win_cpu < BUDGET_NS)
+	in->budget += (now - in->budget_at) * BUDGET_PCT / 100 -
+	    (cpu - in->budget_cpu);
+	if (in->budget > BUDGET_BURST)
+		in->budget = BUDGET_BURST;
+	in->budget_at = now;
+	in->budget_cpu = cpu;
+	if (in->budget > 0)
 		return -1;
 	if (!in->throttled) {
 		in->throttled = 1;
 		in->throttles++;
 	}
-	return (int)((WINDOW_NS - (now - in->win_start)) / NS_PER_MS) + 1;
+	return (int)(-in->budget * 100 / BUDGET_PCT / NS_PER_MS) + 1;
 }
 
 /*
@@ -343,8 +347,9 @@ run(void *arg)
 	};
 	int wait;
 
-	in->win_start = now_mono_ns();
-	in->win_cpu = thread_cpu_ns();
+	in->budget = BUDGET_BURST;
+	in->budget_at = now_mono_ns();
+	in->budget_cpu = thread_cpu_ns();
 	while (!__atomic_load_n(&in->stop, __ATOMIC_RELAXED)) {
 		master_socket(in);
 		wait = budget_wait(in);
@@ -357,6 +362,14 @@ run(void *arg)
 			if (errno != EINTR)
 				log_warn("intake poll");
 			continue;
+		}
+		if (pf[2].revents & POLLERR) {
+			/* an ICMP error for a reply to the master's address
+			 * (it exited): clear it, or poll never waits again */
+			int e;
+			socklen_t el = sizeof(e);
+
+			(void)getsockopt(in->mfd, SOL_SOCKET, SO_ERROR, &e, &el);
 		}
 		if (pf[2].revents & POLLIN)
 			receive(in, in->mfd);

@@ -70,10 +70,11 @@ struct intake {
 	uint32_t dropped[REJ_MAX];    /* drops by reason (thread only) */
 	uint32_t exempt;              /* atomic: the master's address, which
 					 the global cap does not limit */
-	int64_t  win_start, win_cpu;  /* CPU budget: this window's start and
-					 the thread's CPU time then */
-	int      throttled;           /* over budget in this window */
-	uint64_t throttles;           /* windows that ran out of budget */
+	int64_t  budget;              /* CPU budget left, ns (intake.c) */
+	int64_t  budget_at, budget_cpu; /* when it was last counted: the
+					 clock and the thread's CPU time */
+	int      throttled;           /* over budget now */
+	uint64_t throttles;           /* times it ran out of budget */
 	char     name[PROTO_NAME_LEN];
 };
 

@@ -90,6 +90,18 @@ t_log "flood: $(cat "$T_LOG/flood.out"); the kernel dropped $((k1 - k0)); $ok of
 [ "$((k1 - k0))" -gt 1000 ] || t_fail "the flood did not fill dts's socket (dropped $((k1 - k0))): it tested nothing"
 [ "$ok" = 6 ] || t_fail "only $ok of 6 commands of the master were followed during the flood"
 
+# The master's port closes before the reply arrives (-n: no wait): the
+# ICMP error lands on the master's socket, and dts must not spin on it
+from $A -P $APORT -n -S 500000 schedule static 60000 100000 || t_fail "A: send failed"
+t_sleep 0.5
+read -r u0 s0 < <(awk '{ print $14, $15 }' "/proc/$N_DTS/stat")
+t_sleep 2
+read -r u1 s1 < <(awk '{ print $14, $15 }' "/proc/$N_DTS/stat")
+ticks=$((u1 + s1 - u0 - s0))
+t_log "dts after a refused reply to its master: $ticks ticks of CPU in 2 s"
+[ "$ticks" -le $(( $(getconf CLK_TCK) / 5 )) ] ||
+    t_fail "dts used $ticks ticks of CPU in 2 s after a refused reply (a busy loop?)"
+
 n_halt || t_fail "dts did not exit after halt"
 n_no_leftovers || t_fail "left over after halt"
 t_pass

@@ -67,7 +67,7 @@ fi
 
 # garbage: thousands of random datagrams; dts lives, and each one is either
 # counted by dts or dropped by the kernel at dts's full socket buffer (the
-# intake thread reads at most 4 ms of CPU per 100 ms: dts(8))
+# intake thread may use 4 % of a core, in bursts of 50 ms: dts(8))
 sum_rej() { n_status | awk -F= '/^rej_/ { s += $2 } END { print s }'; }
 udp_drops() { t_udp_drops "$N_PORT"; }
 before=$(sum_rej) kbefore=$(udp_drops)

@@ -192,7 +192,7 @@ t_log "counts (every node): $want"
 N=600
 sum_rej() { awk -F= '/^rej_/ { s += $2 } END { print s + 0 }' <<< "$1"; }
 # each one is counted by dts or dropped by the kernel at dts's full socket
-# buffer (dts's intake thread reads at most 4 ms of CPU per 100 ms)
+# buffer (dts's intake thread may use 4 % of a core, in bursts of 50 ms)
 declare -a SUM0 K0
 for k in 0 1 2; do
 	SUM0[k]=$(sum_rej "${ST[$k]}")
@@ -232,7 +232,7 @@ c_exec h0 sh -c 'i=0; while [ $i -lt 300 ]; do
 	sendgram -k "$1" -s "$4" -a "$2" -p "$3" -n status || exit 1; i=$((i + 1)); done' \
     _ "$C_KEY" "$C_BCAST" "$C_PORT" "$C_SIGN" > /dev/null || t_fail "300 STATUS requests from h0"
 # 300 signatures to check take a node's intake thread about 0.3 s of CPU,
-# which its budget (4 ms per 100 ms) spreads over about 0.75 s: let it
+# which its budget (4 % of a core, bursts of 50 ms) spreads out: let it
 # drain its socket before the replay, or the kernel could drop that
 t_sleep 2
 WHAT="replay of a SCHEDULE of PS 50% after 300 other senders" \
