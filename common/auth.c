@@ -21,6 +21,15 @@ _Static_assert(crypto_sign_PUBLICKEYBYTES == AUTH_PUB_LEN, "public key length");
 _Static_assert(crypto_sign_SECRETKEYBYTES == AUTH_SK_LEN, "secret key length");
 _Static_assert(crypto_sign_SEEDBYTES == AUTH_KEY_LEN, "seed length");
 
+static int
+sodium_ready(char *err, size_t errlen)
+{
+	if (sodium_init() >= 0)
+		return 0;
+	snprintf(err, errlen, "libsodium failed to initialise");
+	return -1;
+}
+
 /* Read 32 bytes written as 64 hexadecimal digits from a secret file. */
 static int
 hex_file_read(const char *path, uint8_t out[AUTH_KEY_LEN], const char *make,
@@ -96,10 +105,8 @@ hex_file_write(const char *path, const uint8_t v[AUTH_KEY_LEN], char *err,
 int
 auth_key_load(struct auth_key *k, const char *path, char *err, size_t errlen)
 {
-	if (sodium_init() < 0) {
-		snprintf(err, errlen, "libsodium failed to initialise");
+	if (sodium_ready(err, errlen) < 0)
 		return -1;
-	}
 	k->insecure = 0;
 	return hex_file_read(path, k->key, "dts -k", err, errlen);
 }
@@ -110,10 +117,8 @@ auth_key_generate(const char *path, char *err, size_t errlen)
 	uint8_t key[AUTH_KEY_LEN];
 	int rc;
 
-	if (sodium_init() < 0) {
-		snprintf(err, errlen, "libsodium failed to initialise");
+	if (sodium_ready(err, errlen) < 0)
 		return -1;
-	}
 	randombytes_buf(key, sizeof(key));
 	rc = hex_file_write(path, key, err, errlen);
 	sodium_memzero(key, sizeof(key));
@@ -133,10 +138,8 @@ auth_signer_load(struct auth_key *k, const char *path, char *err,
 {
 	uint8_t seed[crypto_sign_SEEDBYTES], pk[crypto_sign_PUBLICKEYBYTES];
 
-	if (sodium_init() < 0) {
-		snprintf(err, errlen, "libsodium failed to initialise");
+	if (sodium_ready(err, errlen) < 0)
 		return -1;
-	}
 	if (hex_file_read(path, seed, "dts-console -k", err, errlen) < 0)
 		return -1;
 	crypto_sign_seed_keypair(pk, k->sk, seed);
@@ -163,10 +166,8 @@ auth_signer_generate(const char *path, char pub_hex[2 * AUTH_PUB_LEN + 1],
 	uint8_t seed[crypto_sign_SEEDBYTES], pk[crypto_sign_PUBLICKEYBYTES];
 	int rc;
 
-	if (sodium_init() < 0) {
-		snprintf(err, errlen, "libsodium failed to initialise");
+	if (sodium_ready(err, errlen) < 0)
 		return -1;
-	}
 	randombytes_buf(seed, sizeof(seed));
 	crypto_sign_seed_keypair(pk, k.sk, seed);
 	rc = hex_file_write(path, seed, err, errlen);
@@ -178,16 +179,24 @@ auth_signer_generate(const char *path, char pub_hex[2 * AUTH_PUB_LEN + 1],
 }
 
 int
+auth_pub_parse(const char *hex, uint8_t pk[AUTH_PUB_LEN], char *err,
+	       size_t errlen)
+{
+	if (strlen(hex) == 2 * AUTH_PUB_LEN && sodium_hex2bin(pk, AUTH_PUB_LEN,
+	    hex, strlen(hex), NULL, NULL, NULL) == 0)
+		return 0;
+	snprintf(err, errlen, "\"%.70s\" is not a public key (64 "
+	    "hexadecimal digits, as dts-console -k prints)", hex);
+	return -1;
+}
+
+int
 auth_pub_add(struct auth_key *k, const char *hex, char *err, size_t errlen)
 {
 	uint8_t pk[AUTH_PUB_LEN];
 
-	if (strlen(hex) != 2 * AUTH_PUB_LEN || sodium_hex2bin(pk, sizeof(pk),
-	    hex, strlen(hex), NULL, NULL, NULL) != 0) {
-		snprintf(err, errlen, "\"%.70s\" is not a public key (64 "
-		    "hexadecimal digits, as dts-console -k prints)", hex);
+	if (auth_pub_parse(hex, pk, err, errlen) < 0)
 		return -1;
-	}
 	if (k->npub == AUTH_PUBS_MAX) {
 		snprintf(err, errlen, "at most %d console keys (the old and "
 		    "the new one while they change)", AUTH_PUBS_MAX);

@@ -89,6 +89,10 @@ int auth_signer_generate(const char *path, char pub_hex[2 * AUTH_PUB_LEN + 1],
 void auth_signer_public(const struct auth_key *k,
 			char pub_hex[2 * AUTH_PUB_LEN + 1]);
 
+/* A console public key from 64 hexadecimal digits.  0 or -1 with err. */
+int auth_pub_parse(const char *hex, uint8_t pk[AUTH_PUB_LEN], char *err,
+		   size_t errlen);
+
 /* Add a console public key (64 hexadecimal digits).  0 or -1 with err. */
 int auth_pub_add(struct auth_key *k, const char *hex, char *err, size_t errlen);
 

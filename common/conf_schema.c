@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "auth.h"
 #include "conf_priv.h"
 #include "log.h"
 #include "proto.h"
@@ -238,13 +239,9 @@ valid_user_name(const void *p, char *why, size_t len)
 static int
 valid_public_key(const void *p, char *why, size_t len)
 {
-	const char	*s = p;
+	uint8_t	 pk[AUTH_PUB_LEN];
 
-	if (strlen(s) == 64 && strspn(s, "0123456789abcdefABCDEF") == 64)
-		return 0;
-	snprintf(why, len, "\"%.70s\" is not a public key (64 hexadecimal "
-	    "digits, as dts-console -k prints)", s);
-	return -1;
+	return auth_pub_parse(p, pk, why, len);
 }
 
 static int

@@ -74,8 +74,7 @@ proto_payload_len(unsigned type)
 int
 proto_is_command(unsigned type)
 {
-	return type == PROTO_SCHEDULE || type == PROTO_STATUS_REQ ||
-	    type == PROTO_TRACE_REQ;
+	return (PROTO_ACCEPT_NODE & PROTO_TYPE_BIT(type)) != 0;
 }
 
 size_t

@@ -46,18 +46,28 @@ ctl_start(struct ctl *c, int prio)
 int ctl_cmd_fd(const struct ctl *c) { return c->in.cmd_efd; }
 int ctl_deadman_fd(const struct ctl *c) { return c->deadman_tfd; }
 
+/* The master is a console's address and key (from_master). */
+static int
+is_master(const struct ctl *c, const struct intake_cmd *cmd)
+{
+	return c->have_console &&
+	    c->console.sin_addr.s_addr == cmd->from.sin_addr.s_addr &&
+	    c->console_key == cmd->m.hdr.key_id;
+}
+
+/* A STATUS to the sender of cmd. */
 static void
-send_status(struct ctl *c, struct sched *s, const struct sockaddr_in *to)
+send_status(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 {
 	struct proto_msg m = { .hdr.type = PROTO_STATUS };
 
 	sched_status(s, &m.u.status, now_mono_ns());
 	if (c->have_console) {
 		m.u.status.master = ntohl(c->console.sin_addr.s_addr);
-		if (c->console.sin_addr.s_addr == to->sin_addr.s_addr)
+		if (is_master(c, cmd))
 			m.u.status.flags |= STATUS_F_YOURS;
 	}
-	(void)intake_send(&c->in, &m, to);
+	(void)intake_send(&c->in, &m, &cmd->from);
 }
 
 static uint32_t
@@ -99,9 +109,7 @@ from_master(struct ctl *c, const struct intake_cmd *cmd, char *why,
 	char old[INET_ADDRSTRLEN], new[INET_ADDRSTRLEN];
 
 	*why = '\0';
-	if (c->have_console &&
-	    c->console.sin_addr.s_addr == cmd->from.sin_addr.s_addr &&
-	    c->console_key == cmd->m.hdr.key_id)
+	if (is_master(c, cmd))
 		return 1;
 	inet_ntop(AF_INET, &cmd->from.sin_addr, new, sizeof(new));
 	if (!c->have_console) {
@@ -178,7 +186,7 @@ handle(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 	default:	/* intake passes nothing else */
 		return;
 	}
-	send_status(c, s, &cmd->from);
+	send_status(c, s, cmd);
 }
 
 void

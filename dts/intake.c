@@ -66,7 +66,6 @@ intake_open(struct intake *in, const char *addr, int port,
 		    addr);
 		return -1;
 	}
-	in->mfd = -1;
 	in->bound = sin;
 	in->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (in->fd < 0 ||
@@ -149,8 +148,8 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 	 * address (other ports) cannot spend its tokens */
 	if (master ? buckets_take(&in->mbuckets, from->sin_addr.s_addr, 1,
 	    now_mono) < 0 : buckets_take(&in->buckets, from->sin_addr.s_addr,
-	    from->sin_addr.s_addr == __atomic_load_n(&in->exempt,
-	    __ATOMIC_RELAXED), now_mono) < 0) {
+	    from->sin_addr.s_addr == in->master.sin_addr.s_addr,
+	    now_mono) < 0) {
 		count(in, REJ_RATE);
 		return;
 	}
@@ -284,10 +283,6 @@ budget_wait(struct intake *in)
 	in->budget_cpu = cpu;
 	if (in->budget > 0)
 		return -1;
-	if (!in->throttled) {
-		in->throttled = 1;
-		in->throttles++;
-	}
 	return (int)(-in->budget * 100 / BUDGET_PCT / NS_PER_MS) + 1;
 }
 
@@ -316,6 +311,7 @@ master_socket(struct intake *in)
 	if (gen == in->mgen_have)
 		return;
 	in->mgen_have = gen;
+	in->master = want;
 	if (in->mfd >= 0)
 		close(in->mfd);
 	in->mfd = -1;
@@ -353,8 +349,6 @@ run(void *arg)
 	while (!__atomic_load_n(&in->stop, __ATOMIC_RELAXED)) {
 		master_socket(in);
 		wait = budget_wait(in);
-		if (wait < 0)
-			in->throttled = 0;
 		pf[0].events = wait < 0 ? POLLIN : 0;
 		pf[0].revents = pf[2].revents = 0;
 		pf[2].fd = in->mfd;
@@ -442,7 +436,6 @@ intake_send(struct intake *in, const struct proto_msg *m,
 void
 intake_exempt(struct intake *in, const struct sockaddr_in *master)
 {
-	__atomic_store_n(&in->exempt, master->sin_addr.s_addr, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&in->mu);
 	in->mwant = *master;
 	in->mgen++;

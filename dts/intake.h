@@ -47,6 +47,9 @@ struct intake {
 	struct sockaddr_in bound;     /* the address both are bound to */
 	struct sockaddr_in mwant;     /* the master, set by intake_exempt */
 	unsigned mgen, mgen_have;     /* mwant's changes; the thread's copy */
+	struct sockaddr_in master;    /* the thread's copy of mwant: its own
+					 socket, and exempt from the global
+					 cap of the shared one */
 	int      cmd_efd;             /* readable: commands wait (main polls) */
 	int      out_efd;             /* readable: replies wait (thread polls) */
 	pthread_t thread;
@@ -68,13 +71,9 @@ struct intake {
 	struct buckets buckets;
 	struct buckets mbuckets;      /* for the master's socket */
 	uint32_t dropped[REJ_MAX];    /* drops by reason (thread only) */
-	uint32_t exempt;              /* atomic: the master's address, which
-					 the global cap does not limit */
 	int64_t  budget;              /* CPU budget left, ns (intake.c) */
 	int64_t  budget_at, budget_cpu; /* when it was last counted: the
 					 clock and the thread's CPU time */
-	int      throttled;           /* over budget now */
-	uint64_t throttles;           /* times it ran out of budget */
 	char     name[PROTO_NAME_LEN];
 };
 

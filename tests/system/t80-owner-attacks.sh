@@ -227,8 +227,21 @@ attacks() {
 	t_log "$BACKEND: $n cgroup files, none writable by $T_USER"
 	hold "writes to $n cgroup files"
 
-	# 4. the key
+	# 4. the keys: the node's, and the console's key pair and secret
 	must_fail "reading the key" cat "$N_KEY"
+	must_fail "reading the console's key pair" cat "$N_SIGN"
+	must_fail "reading the nodes' secret" cat "$N_SECRET"
+	# ... nor can the user take the control port, to read the master's
+	# commands on a socket of its own (SO_REUSEPORT: the same uid only)
+	for rp in 0 1; do
+		must_fail "binding the control port (SO_REUSEPORT=$rp)" python3 -c "
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, $rp)
+s.bind(('0.0.0.0', $N_PORT))"
+		grep -q "Address already in use" "$T_LOG/attempt.log" ||
+		    t_fail "$BACKEND: bind as $T_USER: $(cat "$T_LOG/attempt.log")"
+	done
 
 	# 5. a config of the user's own naming its own program as load_agent
 	cat > "$T_HOME/evil.sh" <<-EOF

@@ -82,6 +82,13 @@ t_pub_bin "$BUILD/tests/pvm/spin" "$BUILD/tests/pvm/dts-pvmctl" || t_fail "t_pub
 C_DTS=$prefix/sbin/dts
 C_CONF_EXTRA="load_agent = \"$prefix/libexec/dts/dts-load\";
 pvmd = \"$T_DIR/real/pvmd\";"
+# the keys as the README makes them, with the installed programs: the
+# consoles' secret (dts -k) and a console key pair (dts-console -k); the
+# harness keeps them and derives each host's own key from them
+"$prefix/sbin/dts" -k "$T_DIR/nodes.key" || t_fail "dts -k failed"
+"$prefix/bin/dts-console" -k "$T_DIR/console.key" > "$T_DIR/console.pub" ||
+    t_fail "dts-console -k failed"
+grep -Eqx '[0-9a-f]{64}' "$T_DIR/console.pub" || t_fail "dts-console -k printed $(cat "$T_DIR/console.pub")"
 c_up 2 --no-pvm || t_fail "cluster did not come up"
 # the console's keys (its key pair, the nodes' secret): root's, readable by
 # the console's user only
@@ -95,6 +102,11 @@ t_conf "$conf" port="$C_PORT" mode='"static"' \
     ip='"100ms"' ps='"50%"' \
     console="{ launcher = \"$prefix/libexec/dts/pvmd\"; pvm_tmp = \"$T_DIR/h0/utmp\"; history = \"\"; sign_key = \"$C_SIGN\"; node_secret = \"$C_KEY\"; }"
 mkdir -p "$T_DIR/h0/utmp" && chown "$T_USER" "$T_DIR/h0/utmp" || t_fail "utmp"
+# each host's key_file is what the installed dts-console -N prints for it
+for k in 0 1; do
+	[ "$("$prefix/bin/dts-console" -f "$conf" -N "${C_ADDR[$k]}")" = "$(cat "$T_DIR/h$k/dts.key")" ] ||
+	    t_fail "dts-console -N ${C_ADDR[$k]} is not h$k's key_file"
+done
 # ucons K CMDS: the installed dts-console as the user, on host K
 ucons() {
 	c_exec "$1" setpriv --reuid="$T_UID" --regid="$(id -g "$T_USER")" --init-groups \
