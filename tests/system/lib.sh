@@ -388,10 +388,14 @@ t_keys() {
 	    return 1
 }
 
-# t_nodekey SECRET ADDR FILE: the key of the node at ADDR (its key_file).
+# t_nodekey SECRET ADDR FILE: the key of the node at ADDR (its key_file),
+# as an administrator makes it: dts-console -N with SECRET as its
+# console.node_secret.
 t_nodekey() {
-	(umask 077 && "$BUILD/tests/tools/sendgram" -k "$1" nodekey "$2" > "$3") &&
-	    chmod 600 "$3"
+	local conf=$3.conf
+	printf 'console = { node_secret = "%s"; };\n' "$1" > "$conf" &&
+	    (umask 077 && "$BUILD/console/dts-console" -f "$conf" -N "$2" > "$3") &&
+	    rm -f "$conf"
 }
 
 # t_conf FILE key=value...: a libconfig file of "key = value;" lines.

@@ -426,22 +426,6 @@ act_nodeforge(struct ctx *c, int argc, char **argv)
 		    "signed with a node's key (as a key pair; as an HMAC key)", n);
 }
 
-/* nodekey ADDR: the key of the node at ADDR, from -k (the nodes' secret). */
-static int
-act_nodekey(struct ctx *c, int argc, char **argv)
-{
-	struct in_addr a;
-	uint8_t key[AUTH_KEY_LEN];
-	char hex[2 * AUTH_KEY_LEN + 1];
-
-	if (inet_pton(AF_INET, argv[0], &a) != 1)
-		return 2;
-	auth_node_key(c->key.key, a.s_addr, key);
-	sodium_bin2hex(hex, sizeof(hex), key, sizeof(key));
-	printf("%s\n", hex);
-	return 0;
-}
-
 static int
 act_replay(struct ctx *c, int argc, char **argv)
 {
@@ -707,7 +691,6 @@ static const struct action actions[] = {
 	{ "schedule", 3, 5, "schedule MODE PS_US IP_US [SYNC] [FLAGS]", act_schedule },
 	{ "forge", 0, 5, "forge " SCHED_ARGS, act_forge },
 	{ "nodeforge", 1, 6, "nodeforge NODEKEYFILE " SCHED_ARGS, act_nodeforge },
-	{ "nodekey", 1, 1, "nodekey ADDR (no -p needed)", act_nodekey },
 	{ "replay", 0, 5, "replay " SCHED_ARGS, act_replay },
 	{ "replay-old", 0, 5, "replay-old " SCHED_ARGS, act_replay_old },
 	{ "truncate", 0, 5, "truncate " SCHED_ARGS, act_truncate },
@@ -847,16 +830,13 @@ main(int argc, char **argv)
 		default: usage(NULL);
 		}
 	}
-	if (optind >= argc || !(a = find_action(argv[optind])) ||
-	    (!port && strcmp(a->name, "nodekey") != 0))
+	if (!port || optind >= argc || !(a = find_action(argv[optind])))
 		usage(NULL);
 	nargs = argc - optind - 1;
 	if (nargs < a->min_args || nargs > a->max_args)
 		usage(a);
 	if (load_key(&c, keyfile, signkey, insecure) < 0)
 		return 1;
-	if (strcmp(a->name, "nodekey") == 0)	/* needs no socket */
-		return act_nodekey(&c, nargs, argv + optind + 1);
 	if (open_socket(&c, addr, port) < 0)
 		return 1;
 	seqgen_init(&c.gen);
