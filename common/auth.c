@@ -13,6 +13,7 @@
 #include <sodium.h>
 
 #include "auth.h"
+#include "timeutil.h"
 
 _Static_assert(crypto_auth_hmacsha256_BYTES == PROTO_MAC_LEN, "tag length");
 _Static_assert(crypto_auth_hmacsha256_KEYBYTES == AUTH_KEY_LEN, "key length");
@@ -259,12 +260,15 @@ auth_verify(const struct auth_key *k, const uint8_t *buf, size_t len,
 /* ---- replay protection --------------------------------------------- */
 
 void
-replay_init(struct replay *r, uint64_t now_us, uint64_t window_us)
+replay_init(struct replay *r, uint64_t real_us, uint64_t mono_us,
+	    uint64_t window_us)
 {
 	memset(r, 0, sizeof(*r));
-	r->floor_us = now_us;
+	r->floor_us = r->start_us = real_us;
 	r->window_us = window_us;
-	r->offset_us = INT64_MIN;	/* not looked yet */
+	r->offset_us = r->start_off_us = (int64_t)real_us - (int64_t)mono_us;
+	r->real_us = real_us;
+	r->mono_us = mono_us;
 }
 
 int64_t
@@ -272,10 +276,8 @@ replay_clock(struct replay *r, uint64_t real_us, uint64_t mono_us)
 {
 	int64_t off = (int64_t)real_us - (int64_t)mono_us, step;
 
-	if (r->offset_us == INT64_MIN) {
-		r->offset_us = off;
-		return 0;
-	}
+	r->real_us = real_us;
+	r->mono_us = mono_us;
 	step = off - r->offset_us;
 	if (step >= -AUTH_STEP_US && step <= AUTH_STEP_US)
 		return 0;
@@ -287,45 +289,68 @@ replay_clock(struct replay *r, uint64_t real_us, uint64_t mono_us)
 	return step;
 }
 
-static struct replay_entry *
-replay_slot(struct replay *r, uint32_t sender)
+/* |a - b| <= w, without overflow */
+static int
+within(uint64_t a, uint64_t b, uint64_t w)
 {
-	struct replay_entry *oldest = &r->e[0];
+	return a > b ? a - b <= w : b - a <= w;
+}
 
-	for (unsigned i = 0; i < r->n; i++) {
-		if (r->e[i].sender == sender)
-			return &r->e[i];
-		if (r->e[i].seen_us < oldest->seen_us)
-			oldest = &r->e[i];
-	}
-	if (r->n < AUTH_SENDERS_MAX)
-		oldest = &r->e[r->n++];
-	else if (oldest->last_seq > r->floor_us)
-		/*
-		 * The table is full: forget the sender heard longest ago, but
-		 * raise the floor to its last sequence, so that nothing it
-		 * sent (nor anything older from anyone) can be replayed.
-		 */
-		r->floor_us = oldest->last_seq;
-	oldest->sender = sender;
-	oldest->last_seq = 0;
-	return oldest;
+/*
+ * A first datagram: after our start and near our clock, both by the real
+ * clock now or both by our stamp; and above raise, the last sequence of
+ * a sender forgotten to make room.
+ */
+static int
+fresh(const struct replay *r, uint64_t seq, uint64_t raise)
+{
+	uint64_t stamp = (uint64_t)((int64_t)r->mono_us + r->start_off_us);
+
+	if (seq <= raise)
+		return 0;
+	return (seq > r->floor_us && within(seq, r->real_us, r->window_us)) ||
+	    (seq > r->start_us && within(seq, stamp, r->window_us));
 }
 
 int
-replay_check(struct replay *r, uint32_t sender, uint64_t seq, uint64_t now_us)
+replay_check(struct replay *r, uint32_t sender, uint64_t seq)
 {
-	struct replay_entry *e;
+	struct replay_entry *e = NULL;
+	uint64_t pace;
 
-	if (seq <= r->floor_us)
-		return -1;
-	if (seq + r->window_us < now_us || seq > now_us + r->window_us)
-		return -1;
-	e = replay_slot(r, sender);
-	if (seq <= e->last_seq || seq <= r->floor_us)
-		return -1;
+	for (unsigned i = 0; i < r->n && e == NULL; i++)
+		if (r->e[i].sender == sender)
+			e = &r->e[i];
+	if (e != NULL) {
+		/* heard before: newer, and at that sender's pace */
+		pace = (uint64_t)((int64_t)r->mono_us + e->pace_us);
+		if (seq <= e->last_seq || !within(seq, pace, r->window_us))
+			return -1;
+	} else if (r->n < AUTH_SENDERS_MAX) {
+		if (!fresh(r, seq, 0))
+			return -1;
+		e = &r->e[r->n++];
+	} else {
+		/*
+		 * The table is full: forget the sender heard longest ago, but
+		 * raise the floors to its last sequence, so that nothing it
+		 * sent (nor anything older from anyone) can be replayed.
+		 */
+		e = &r->e[0];
+		for (unsigned i = 1; i < r->n; i++)
+			if (r->e[i].seen_us < e->seen_us)
+				e = &r->e[i];
+		if (!fresh(r, seq, e->last_seq))
+			return -1;
+		if (e->last_seq > r->floor_us)
+			r->floor_us = e->last_seq;
+		if (e->last_seq > r->start_us)
+			r->start_us = e->last_seq;
+	}
+	e->sender = sender;
 	e->last_seq = seq;
-	e->seen_us = now_us;
+	e->pace_us = (int64_t)seq - (int64_t)r->mono_us;
+	e->seen_us = r->mono_us;
 	return 0;
 }
 
@@ -335,29 +360,23 @@ seqgen_init(struct seqgen *g)
 	if (sodium_init() < 0)
 		randombytes_stir();
 	g->sender = randombytes_random();
+	g->base_us = (now_real_ns() - now_mono_ns()) / NS_PER_US;
 	g->last = 0;
 }
 
 uint64_t
-seqgen_next(struct seqgen *g, uint64_t now_us)
+seqgen_next(struct seqgen *g, uint64_t mono_us)
 {
-	if (now_us + AUTH_STEP_US < g->last) {
-		/* the clock went back: a new sender, from the new clock */
-		uint32_t old = g->sender;
+	uint64_t now = (uint64_t)(g->base_us + (int64_t)mono_us);
 
-		while ((g->sender = randombytes_random()) == old)
-			;
-		g->last = now_us;
-		return g->last;
-	}
-	g->last = now_us > g->last ? now_us : g->last + 1;
+	g->last = now > g->last ? now : g->last + 1;
 	return g->last;
 }
 
 /* ---- whole datagrams ----------------------------------------------- */
 
 int
-proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t now_us,
+proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t mono_us,
 	   struct proto_msg *msg, uint8_t *buf, size_t cap)
 {
 	int cmd = proto_is_command(msg->hdr.type), n;
@@ -366,7 +385,7 @@ proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t now_us,
 	if (cmd && !k->insecure && !k->can_sign)
 		return -1;
 	msg->hdr.sender = g->sender;
-	msg->hdr.seq = seqgen_next(g, now_us);
+	msg->hdr.seq = seqgen_next(g, mono_us);
 	msg->hdr.key_id = cmd && !k->insecure ? k->sign_id : 0;
 	n = proto_encode(msg, buf, cap);
 	if (n < 0 || (size_t)n + tag > cap)
@@ -413,7 +432,7 @@ auth_check(const struct auth_key *k, const struct proto_msg *msg,
 }
 
 int
-proto_verify(const struct auth_key *k, struct replay *r, uint64_t now_us,
+proto_verify(const struct auth_key *k, struct replay *r,
 	     const uint8_t *buf, size_t len, struct proto_msg *msg,
 	     enum proto_reject *why)
 {
@@ -423,7 +442,7 @@ proto_verify(const struct auth_key *k, struct replay *r, uint64_t now_us,
 		*why = REJ_MAC;
 		return -1;
 	}
-	if (replay_check(r, msg->hdr.sender, msg->hdr.seq, now_us) < 0) {
+	if (replay_check(r, msg->hdr.sender, msg->hdr.seq) < 0) {
 		*why = REJ_REPLAY;
 		return -1;
 	}
@@ -436,11 +455,11 @@ proto_verify(const struct auth_key *k, struct replay *r, uint64_t now_us,
 }
 
 int
-proto_open(const struct auth_key *k, struct replay *r, uint64_t now_us,
-	   unsigned accept, const uint8_t *buf, size_t len,
-	   struct proto_msg *msg, enum proto_reject *why)
+proto_open(const struct auth_key *k, struct replay *r, unsigned accept,
+	   const uint8_t *buf, size_t len, struct proto_msg *msg,
+	   enum proto_reject *why)
 {
 	if (proto_frame(buf, len, accept, msg, why) < 0)
 		return -1;
-	return proto_verify(k, r, now_us, buf, len, msg, why);
+	return proto_verify(k, r, buf, len, msg, why);
 }

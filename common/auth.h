@@ -2,28 +2,40 @@
  * auth.h - HMAC-SHA256 authentication (libsodium) and replay protection.
  *
  * Every datagram carries hdr.sender (a random id per process run) and
- * hdr.seq (the sender's CLOCK_REALTIME in microseconds, made strictly
- * increasing).  A receiver accepts a sequence only if it is
- *   - newer than the last one it accepted from that sender,
+ * hdr.seq, the sender's stamp in microseconds: its CLOCK_REALTIME when it
+ * started, carried on by CLOCK_MONOTONIC and made strictly increasing.  A
+ * step of the sender's real clock does not move its stamps.
+ *
+ * A receiver accepts the first datagram of a sender it has not heard of
+ * only if its sequence is
  *   - newer than the receiver's own start time (so datagrams captured before
  *     a restart cannot be replayed to the restarted node), and
- *   - within +-window of the receiver's clock (so a captured datagram from a
- *     sender this receiver has not heard of cannot be replayed later).
+ *   - within +-window of the receiver's real clock (so a captured datagram
+ *     from a sender it has not heard of cannot be replayed later),
+ * both in terms of the receiver's real clock now or both in terms of its
+ * own stamp (its real clock as it was at its start, carried on by
+ * CLOCK_MONOTONIC): after a step of its clock, new senders are heard
+ * whether their clocks took the same step or not;
+ * and each later one only if it is newer than the last one it accepted
+ * from that sender and within +-window of where that sender's stamp
+ * should be by the receiver's CLOCK_MONOTONIC (so a datagram held back
+ * while newer ones were withheld cannot be delivered late).
  * When the table of senders is full, the one heard longest ago is
  * forgotten and the floor rises to its last sequence: what it sent stays
  * refused.
  *
  * Clock steps.  CLOCK_REALTIME can be stepped (NTP fixing a boot-time
- * clock, an RTC kept in local time); CLOCK_MONOTONIC is not.  A receiver
- * calls replay_clock() before each check: when the offset between the two
- * has moved by more than AUTH_STEP_US, the floor (its start, in the old
- * clock's terms) moves with the clock, so a step back of an hour does not
- * refuse every datagram for an hour.  A sender whose clock went back
- * takes a new random sender id and starts its sequence again from the new
- * clock (seqgen_next), so its receivers need not wait until the clock has
- * caught up with its old sequence.  Steps larger than the window between
- * a sender and a receiver that did not both see them are still refused:
- * their clocks disagree.
+ * clock, an RTC kept in local time); CLOCK_MONOTONIC is not.  Between a
+ * sender and a receiver that have heard each other, no step on either
+ * side matters: stamps and the pace check use only CLOCK_MONOTONIC.  A
+ * receiver calls replay_clock() before each check: when REALTIME has
+ * moved against MONOTONIC by more than AUTH_STEP_US, the floor (its
+ * start, in the old clock's terms) moves with the clock, so that after a
+ * step back of an hour new senders are not refused for an hour.  A
+ * process that starts while its clock is wrong by more than the window
+ * stamps its datagrams wrong until it restarts, and new peers whose
+ * clocks are right refuse them: start dts after the clock is set
+ * (systemd's time-sync.target).
  */
 #ifndef DTS_AUTH_H
 #define DTS_AUTH_H
@@ -122,39 +134,48 @@ int auth_verify(const struct auth_key *k, const uint8_t *buf, size_t len,
 struct replay_entry {
 	uint32_t sender;
 	uint64_t last_seq;
-	uint64_t seen_us;          /* when last accepted, for eviction */
+	int64_t  pace_us;          /* last_seq - receiver's MONOTONIC then */
+	uint64_t seen_us;          /* MONOTONIC when last accepted (eviction) */
 };
 
 #define AUTH_STEP_US 1000  /* a smaller move of REALTIME-MONOTONIC is no step */
 
 struct replay {
-	uint64_t floor_us;         /* receiver start time (CLOCK_REALTIME µs) */
+	uint64_t floor_us;         /* receiver start time (CLOCK_REALTIME µs),
+				      moved with the clock's steps */
+	uint64_t start_us;         /* the same, as it was at the start */
+	int64_t  start_off_us;     /* REALTIME - MONOTONIC at the start */
 	uint64_t window_us;
 	int64_t  offset_us;        /* REALTIME - MONOTONIC at the last look */
+	uint64_t real_us, mono_us; /* the receiver's clocks at the last look */
 	unsigned n;
 	struct replay_entry e[AUTH_SENDERS_MAX];
 };
 
-void replay_init(struct replay *r, uint64_t now_us, uint64_t window_us);
+/* A receiver that starts at real_us, mono_us (µs) and accepts a window. */
+void replay_init(struct replay *r, uint64_t real_us, uint64_t mono_us,
+		 uint64_t window_us);
 
 /*
- * Look at both clocks (µs); if REALTIME was stepped since the last look,
- * move the floor with it and return the step (else 0).  The first call
- * only records the offset.
+ * The receiver's clocks now (µs), before each check.  If REALTIME was
+ * stepped since the last look, the floor moves with it and the step is
+ * returned (else 0).
  */
 int64_t replay_clock(struct replay *r, uint64_t real_us, uint64_t mono_us);
 
-/* 0 and remember seq if acceptable at now_us, -1 if it is a replay. */
-int replay_check(struct replay *r, uint32_t sender, uint64_t seq, uint64_t now_us);
+/* 0 and remember seq if acceptable at the last replay_clock(), -1 if it
+ * is a replay (or too far from the clocks). */
+int replay_check(struct replay *r, uint32_t sender, uint64_t seq);
 
 /* Sender side: a fresh random id and strictly increasing sequences. */
 struct seqgen {
 	uint32_t sender;
+	int64_t  base_us;          /* REALTIME - MONOTONIC at seqgen_init */
 	uint64_t last;
 };
 void seqgen_init(struct seqgen *g);
-/* The next sequence; after a step back of the clock, a new sender id. */
-uint64_t seqgen_next(struct seqgen *g, uint64_t now_us);
+/* The next sequence at CLOCK_MONOTONIC mono_us: base + mono, or last + 1. */
+uint64_t seqgen_next(struct seqgen *g, uint64_t mono_us);
 
 /*
  * Whole datagrams.  proto_seal() encodes msg, sets sender and seq from g
@@ -166,19 +187,20 @@ uint64_t seqgen_next(struct seqgen *g, uint64_t now_us);
  *     mask of PROTO_TYPE_BIT()s), payload and tag length, reserved fields;
  *   (the receiver's rate limit, before any cryptography);
  *   proto_verify(): signature (a key_id k does not hold fails at once)
- *     or MAC, replay, payload ranges.
+ *     or MAC, replay (at the clocks of the last replay_clock()), payload
+ *     ranges.
  * proto_open() is both, for a receiver without a rate limit.  Each returns
  * 0, or -1 with *why.
  */
-int proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t now_us,
+int proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t mono_us,
 	       struct proto_msg *msg, uint8_t *buf, size_t cap);
 int proto_frame(const uint8_t *buf, size_t len, unsigned accept,
 		struct proto_msg *msg, enum proto_reject *why);
-int proto_verify(const struct auth_key *k, struct replay *r, uint64_t now_us,
+int proto_verify(const struct auth_key *k, struct replay *r,
 		 const uint8_t *buf, size_t len, struct proto_msg *msg,
 		 enum proto_reject *why);
-int proto_open(const struct auth_key *k, struct replay *r, uint64_t now_us,
-	       unsigned accept, const uint8_t *buf, size_t len,
-	       struct proto_msg *msg, enum proto_reject *why);
+int proto_open(const struct auth_key *k, struct replay *r, unsigned accept,
+	       const uint8_t *buf, size_t len, struct proto_msg *msg,
+	       enum proto_reject *why);
 
 #endif /* DTS_AUTH_H */

@@ -17,6 +17,7 @@
 int64_t now_mono_ns(void);
 int64_t now_real_ns(void);
 static inline uint64_t now_real_us(void) { return (uint64_t)(now_real_ns() / NS_PER_US); }
+static inline uint64_t now_mono_us(void) { return (uint64_t)(now_mono_ns() / NS_PER_US); }
 
 static inline struct timespec ns_to_ts(int64_t ns)
 {

@@ -119,7 +119,14 @@ master_input(struct console *c, int64_t now)
 	int			 i, rc;
 
 	for (i = 0; i < 256; i++) {
-		if ((rc = net_recv(&c->net, &m, &from)) == 0)
+		rc = net_recv(&c->net, &m, &from);
+		if (c->net.stepped_us != 0) {
+			con_notice(c, "the real-time clock was stepped by "
+			    "%+.3f s: nodes already heard are not affected",
+			    (double)c->net.stepped_us / 1e6);
+			c->net.stepped_us = 0;
+		}
+		if (rc == 0)
 			return;
 		if (rc == 1)
 			master_datagram(c, &m, from.sin_addr, now);

@@ -33,7 +33,7 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
 		return -1;
 	n->key.derive = 1;	/* each node's replies under its own key */
 	seqgen_init(&n->seq);
-	replay_init(&n->replay, now_real_us(),
+	replay_init(&n->replay, now_real_us(), now_mono_us(),
 	    (uint64_t)(c->replay_window_ns / NS_PER_US));
 	if (c->console.nodes.n > 0) {
 		n->how = NET_LIST;
@@ -119,7 +119,7 @@ net_send_to(struct net *n, struct in_addr dst, struct proto_msg *msg)
 	uint8_t			 buf[PROTO_MAX_DGRAM];
 	int			 len;
 
-	len = proto_seal(&n->key, &n->seq, now_real_us(), msg, buf,
+	len = proto_seal(&n->key, &n->seq, now_mono_us(), msg, buf,
 	    sizeof(buf));
 	if (len < 0)
 		return -1;
@@ -144,7 +144,7 @@ net_send(struct net *n, struct proto_msg *msg)
 	uint8_t			 buf[PROTO_MAX_DGRAM];
 	int			 i, len, nd, ok = 0;
 
-	len = proto_seal(&n->key, &n->seq, now_real_us(), msg, buf,
+	len = proto_seal(&n->key, &n->seq, now_mono_us(), msg, buf,
 	    sizeof(buf));
 	nd = net_destinations(n, dst, NET_DST_MAX);
 	if (len < 0 || nd == 0)
@@ -183,12 +183,10 @@ net_accept(struct net *n, const uint8_t *buf, size_t len,
 			n->dropped[why]++;
 		return -1;
 	}
-	(void)replay_clock(&n->replay, now_real_us(),
-	    (uint64_t)(now_mono_ns() / NS_PER_US));
+	n->stepped_us += replay_clock(&n->replay, now_real_us(), now_mono_us());
 	/* the key of the node at that address: no node speaks for another */
 	auth_for_node(&n->key, from.s_addr, &k);
-	if (proto_verify(&k, &n->replay, now_real_us(), buf, len, msg,
-	    &why) == -1) {
+	if (proto_verify(&k, &n->replay, buf, len, msg, &why) == -1) {
 		sodium_memzero(&k, sizeof(k));
 		n->dropped[why]++;
 		return -1;

@@ -40,6 +40,7 @@ struct net {
 	uint64_t	 sent, send_errors, received;
 	uint64_t	 dropped[REJ_MAX];
 	uint64_t	 own;		/* our own datagrams heard back */
+	int64_t		 stepped_us;	/* CLOCK_REALTIME step seen, not told */
 };
 
 /*

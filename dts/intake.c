@@ -87,7 +87,7 @@ intake_open(struct intake *in, const char *addr, int port,
 	}
 	pthread_mutex_init(&in->mu, NULL);
 	in->key = *key;
-	replay_init(&in->replay, now_real_us(),
+	replay_init(&in->replay, now_real_us(), now_mono_us(),
 	    (uint64_t)(replay_window / NS_PER_US));
 	seqgen_init(&in->seq);
 	buckets_init(&in->buckets, BUCKET_RATE, BUCKET_BURST, BUCKET_RATE_ALL,
@@ -158,9 +158,8 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 	    (uint64_t)(now_mono / NS_PER_US));
 	if (step != 0)
 		log_info("CLOCK_REALTIME was stepped by %+.6f s: the replay "
-		    "floor moves with it", (double)step / 1e6);
-	if (proto_verify(&in->key, &in->replay, (uint64_t)(now_real / NS_PER_US),
-	    buf, len, &c.m, &why) < 0) {
+		    "floor for new senders moves with it", (double)step / 1e6);
+	if (proto_verify(&in->key, &in->replay, buf, len, &c.m, &why) < 0) {
 		count(in, why);
 		log_debug("dropped datagram from %s: %s",
 		    inet_ntoa(from->sin_addr), proto_reject_name(why));
@@ -247,7 +246,7 @@ transmit(struct intake *in)
 			snprintf(o.m.u.status.name, sizeof(o.m.u.status.name),
 			    "%s", in->name);
 		}
-		n = proto_seal(&in->key, &in->seq, now_real_us(), &o.m, buf,
+		n = proto_seal(&in->key, &in->seq, now_mono_us(), &o.m, buf,
 		    sizeof(buf));
 		if (n > 0 && sendto(in->fd, buf, (size_t)n, 0,
 		    (const struct sockaddr *)&o.to, sizeof(o.to)) < 0)

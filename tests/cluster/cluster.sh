@@ -93,6 +93,8 @@
 #   c_pvm K ARGS...         dts-pvmctl on host K
 #   c_send K ARGS...        sendgram (key, port, K's address) run on h0
 #   c_status K [FIELD]      STATUS of K's dts as key=value lines, or one value
+#   c_clock K / c_clock_step K SECS   a clock of K's own (before c_up), and
+#                           a step of it (tests/tools/clockstep.so)
 #   c_pids K                every live PID in K's namespace
 #   c_dts_pid K             K's dts (not a zombie)
 #   c_agent_pid K           its dts-load (a child of dts)
@@ -198,13 +200,43 @@ c_host() { local k; k=$(c_idx "$1") && echo "${C_HOSTS[$k]}"; }
 c_ns() { local k; k=$(c_idx "$1") && echo "${C_NS[$k]}"; }
 c_addr() { local k; k=$(c_idx "$1") && echo "${C_ADDR[$k]}"; }
 
-# _c_cmd ARRAY K: the argv prefix that runs a command on host K.
+# _c_cmd ARRAY K: the argv prefix that runs a command on host K (with
+# C_HOST_ENV_K's NAME=VALUE words in its environment, if set).
 _c_cmd() {
 	local -n _out=$1
-	local k
+	local k v
 	k=$(c_idx "$2") || return 2
 	_out=(nsenter "--net=/run/netns/${C_NS[$k]}" -- unshare --mount \
 	    --propagation slave --uts -- "$T_DIR/bin/hinner" "${C_HOSTS[$k]}")
+	v=C_HOST_ENV_$k
+	# shellcheck disable=SC2206
+	[ -z "${!v:-}" ] || _out+=(env ${!v})
+}
+
+# c_clock K: give host K a clock of its own that c_clock_step can step
+# (tests/tools/clockstep.so, preloaded into everything the harness runs
+# on K from now on: dts, its children, consoles, sendgram).  Call it
+# before c_up (or before K's dts starts).  The step starts at 0.
+c_clock() {
+	local k f
+	k=$(c_idx "${1:-}" 2> /dev/null) || k=${1#h}
+	f=$T_DIR/clock-h$k
+	[ -x "$BUILD/tests/tools/clockstep.so" ] ||
+	    _c_die "c_clock: not built: $BUILD/tests/tools/clockstep.so"
+	printf '%-31s\n' 0 > "$f" || return 1
+	# ASan wants to be first in the list of libraries: let it be second
+	printf -v "C_HOST_ENV_$k" '%s' "LD_PRELOAD=$BUILD/tests/tools/clockstep.so CLOCKSTEP_FILE=$f ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+}
+
+# c_clock_step K SECONDS: host K's clock now reads SECONDS (a signed
+# integer) off the true time, as after `date -s`: a step of the
+# difference from the last value.
+c_clock_step() {
+	local k
+	k=$(c_idx "${1:-}" 2> /dev/null) || k=${1#h}
+	[ -f "$T_DIR/clock-h$k" ] || _c_die "c_clock_step: no c_clock $1"
+	printf '%-31s\n' "$(($2 * 1000000))" |
+	    dd of="$T_DIR/clock-h$k" conv=notrunc status=none
 }
 
 # ---- running things on hosts ----------------------------------------------

@@ -36,7 +36,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		node.pub_id[0] = auth_key_id(node.pub[0]);
 		node.npub = 1;
 	}
-	replay_init(&r, 0, UINT64_MAX / 4);
+	replay_init(&r, 0, 1ull << 40, UINT64_MAX / 4);
+	(void)replay_clock(&r, 1ull << 40, 1ull << 40);
 	if (proto_decode(data, size, &m, &why) == 0) {
 		int n = proto_encode(&m, again, sizeof(again));
 		/* STATUS_REQ padding and a name without NUL are normalised */
@@ -49,11 +50,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (why >= REJ_MAX) {
 		abort();
 	}
-	(void)proto_open(&none, &r, 1ull << 40, PROTO_ACCEPT_NODE, data, size,
+	(void)proto_open(&none, &r, PROTO_ACCEPT_NODE, data, size,
 	    &m, &why);
-	(void)proto_open(&node, &r, 1ull << 40, PROTO_ACCEPT_NODE, data, size,
+	(void)proto_open(&node, &r, PROTO_ACCEPT_NODE, data, size,
 	    &m, &why);
-	(void)proto_open(&keyed, &r, 1ull << 40, PROTO_ACCEPT_CONSOLE, data,
+	(void)proto_open(&keyed, &r, PROTO_ACCEPT_CONSOLE, data,
 	    size, &m, &why);
 	return 0;
 }

@@ -12,8 +12,7 @@
 #     node is back on its own config's schedule (STATIC, PS 50%), slicing,
 #     and says so in its STATUS and its log.
 # Commands signed with a node's own key are t78's business; clock steps
-# are unit-tested (test_auth): stepping this machine's clock would disturb
-# everything else on it.
+# are t77's.
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/cluster/cluster.sh"
 t_setup t79-cluster-trust

@@ -182,10 +182,10 @@ schedule_msg(struct proto_msg *m, int argc, char **argv, uint32_t ps, uint32_t i
 
 /* Seal m with the context's key and sequence; exits on failure. */
 static int
-seal_at(struct ctx *c, const struct auth_key *k, uint64_t now_us,
+seal_at(struct ctx *c, const struct auth_key *k, uint64_t mono_us,
 	struct proto_msg *m, uint8_t *buf)
 {
-	int n = proto_seal(k, &c->gen, now_us, m, buf, BUF_LEN);
+	int n = proto_seal(k, &c->gen, mono_us, m, buf, BUF_LEN);
 
 	if (n < 0) {
 		warnmsg("cannot encode a datagram of type %u", m->hdr.type);
@@ -197,7 +197,7 @@ seal_at(struct ctx *c, const struct auth_key *k, uint64_t now_us,
 static int
 seal(struct ctx *c, struct proto_msg *m, uint8_t *buf)
 {
-	return seal_at(c, &c->key, now_real_us(), m, buf);
+	return seal_at(c, &c->key, now_mono_us(), m, buf);
 }
 
 /* Sign buf[0..body) again after patching it; returns the datagram length. */
@@ -288,8 +288,10 @@ wait_reply(struct ctx *c, unsigned type, struct proto_msg *out)
 	int64_t left;
 	ssize_t n;
 
-	if (!r_init++)
-		replay_init(&r, now_real_us() - REPLY_WINDOW, REPLY_WINDOW);
+	if (!r_init++) {
+		replay_init(&r, now_real_us(), now_mono_us(), REPLY_WINDOW);
+		r.floor_us -= REPLY_WINDOW;	/* replies to an earlier run too */
+	}
 	while ((left = deadline - now_mono_ns()) > 0) {
 		if (poll(&pfd, 1, (int)((left + NS_PER_MS - 1) / NS_PER_MS)) <= 0)
 			continue;
@@ -300,7 +302,8 @@ wait_reply(struct ctx *c, unsigned type, struct proto_msg *out)
 			continue;
 		/* the replying node's own key, as a console checks it */
 		auth_for_node(&c->key, from.sin_addr.s_addr, &k);
-		if (proto_open(&k, &r, now_real_us(), PROTO_ACCEPT_CONSOLE,
+		(void)replay_clock(&r, now_real_us(), now_mono_us());
+		if (proto_open(&k, &r, PROTO_ACCEPT_CONSOLE,
 		    buf, (size_t)n, &m, &why) < 0) {
 			warnmsg("dropped a reply: %s", proto_reject_name(why));
 			continue;
@@ -389,7 +392,7 @@ act_forge(struct ctx *c, int argc, char **argv)
 		return 2;
 	random_bytes(seed, sizeof(seed));
 	pose_as(c, seed, &wrong);
-	n = seal_at(c, &wrong, now_real_us(), &m, buf);
+	n = seal_at(c, &wrong, now_mono_us(), &m, buf);
 	return sent(send_dgram(c, buf, (size_t)n), "forge: SCHEDULE signed with a "
 		    "random key pair under the console key's id", n);
 }
@@ -415,7 +418,7 @@ act_nodeforge(struct ctx *c, int argc, char **argv)
 	if (schedule_msg(&m, argc - 1, argv + 1, 50000, 100000) < 0)
 		return 2;
 	pose_as(c, nk.key, &posed);
-	n = seal_at(c, &posed, now_real_us(), &m, buf);
+	n = seal_at(c, &posed, now_mono_us(), &m, buf);
 	if (send_dgram(c, buf, (size_t)n) < 0)
 		return 1;
 	n = seal(c, &m, buf);
@@ -450,7 +453,7 @@ act_replay_old(struct ctx *c, int argc, char **argv)
 
 	if (schedule_msg(&m, argc, argv, 50000, 100000) < 0)
 		return 2;
-	n = seal_at(c, &c->key, now_real_us() - OLD_US, &m, buf);
+	n = seal_at(c, &c->key, now_mono_us() - OLD_US, &m, buf);
 	return sent(send_dgram(c, buf, (size_t)n),
 		    "replay-old: signed SCHEDULE with seq 2 hours old", n);
 }

@@ -16,6 +16,7 @@
 #include <sodium.h>
 
 #include "auth.h"
+#include "timeutil.h"
 
 #define NOW 1763770000000000ull /* µs, CLOCK_REALTIME-like */
 #define WIN 30000000ull         /* 30 s */
@@ -125,24 +126,40 @@ test_sign_verify(void **state)
 	assert_int_equal(auth_verify(&none, msg, sizeof(msg), tag), 0);
 }
 
+/* The receiver's clocks at real NOW + t, monotonic t (µs), then a check. */
+static int
+check_at(struct replay *r, uint64_t t, uint32_t sender, uint64_t seq)
+{
+	(void)replay_clock(r, NOW + t, t);
+	return replay_check(r, sender, seq);
+}
+
 static void
 test_replay(void **state)
 {
 	static struct replay r;
 
-	replay_init(&r, NOW, WIN);
-	assert_int_equal(replay_check(&r, 1, NOW + 10, NOW + 20), 0);
-	assert_int_equal(replay_check(&r, 1, NOW + 10, NOW + 20), -1);	/* same */
-	assert_int_equal(replay_check(&r, 1, NOW + 9, NOW + 20), -1);	/* older */
-	assert_int_equal(replay_check(&r, 1, NOW + 11, NOW + 20), 0);
-	assert_int_equal(replay_check(&r, 2, NOW + 5, NOW + 20), 0);	/* other sender */
+	replay_init(&r, NOW, 0, WIN);
+	assert_int_equal(check_at(&r, 20, 1, NOW + 10), 0);
+	assert_int_equal(check_at(&r, 20, 1, NOW + 10), -1);	/* same */
+	assert_int_equal(check_at(&r, 20, 1, NOW + 9), -1);	/* older */
+	assert_int_equal(check_at(&r, 20, 1, NOW + 11), 0);
+	assert_int_equal(check_at(&r, 20, 2, NOW + 5), 0);	/* other sender */
 	/* before the receiver started: captured before a restart */
-	assert_int_equal(replay_check(&r, 3, NOW - 1, NOW + 20), -1);
-	assert_int_equal(replay_check(&r, 3, NOW, NOW + 20), -1);
-	/* outside the window, both ways */
-	assert_int_equal(replay_check(&r, 4, NOW + 100, NOW + 100 + WIN + 1), -1);
-	assert_int_equal(replay_check(&r, 4, NOW + 100 + WIN + 1, NOW + 100), -1);
-	assert_int_equal(replay_check(&r, 4, NOW + 100 + WIN, NOW + 100), 0);
+	assert_int_equal(check_at(&r, 20, 3, NOW - 1), -1);
+	assert_int_equal(check_at(&r, 20, 3, NOW), -1);
+	/* a new sender outside the window, both ways */
+	assert_int_equal(check_at(&r, 100 + WIN + 1, 4, NOW + 100), -1);
+	assert_int_equal(check_at(&r, 100, 4, NOW + 100 + WIN + 1), -1);
+	assert_int_equal(check_at(&r, 100, 4, NOW + 100 + WIN), 0);
+	/*
+	 * A known sender keeps its pace: sender 1 was last heard at NOW + 11
+	 * when our clock said 20.  A datagram it sent then and that was held
+	 * back for two windows (newer ones withheld) is refused; one on pace
+	 * is taken.
+	 */
+	assert_int_equal(check_at(&r, 20 + 2 * WIN, 1, NOW + 12), -1);
+	assert_int_equal(check_at(&r, 20 + 2 * WIN, 1, NOW + 11 + 2 * WIN), 0);
 }
 
 static void
@@ -151,75 +168,88 @@ test_replay_eviction(void **state)
 	static struct replay r;
 	uint64_t now = NOW + 1000;
 
-	replay_init(&r, NOW, WIN);
+	replay_init(&r, NOW, 0, WIN);
 	for (uint32_t s = 0; s < AUTH_SENDERS_MAX + 10; s++)
-		assert_int_equal(replay_check(&r, s, now + s, now + s), 0);
+		assert_int_equal(check_at(&r, 1000 + s, s, now + s), 0);
 	assert_int_equal(r.n, AUTH_SENDERS_MAX);
 	/* a remembered sender still cannot replay */
-	assert_int_equal(replay_check(&r, AUTH_SENDERS_MAX + 9,
-	    now + AUTH_SENDERS_MAX + 9, now + 400), -1);
+	assert_int_equal(check_at(&r, 1400, AUTH_SENDERS_MAX + 9,
+	    now + AUTH_SENDERS_MAX + 9), -1);
 	/* a forgotten one cannot either: sender 0 was evicted first */
-	assert_int_equal(replay_check(&r, 0, now + 0, now + 500), -1);
-	assert_int_equal(replay_check(&r, 5, now + 5, now + 500), -1);
+	assert_int_equal(check_at(&r, 1500, 0, now + 0), -1);
+	assert_int_equal(check_at(&r, 1500, 5, now + 5), -1);
 	/* and a sender speaking now is still heard */
-	assert_int_equal(replay_check(&r, 0, now + 501, now + 501), 0);
+	assert_int_equal(check_at(&r, 1501, 0, now + 501), 0);
 }
 
 static void
 test_seqgen(void **state)
 {
 	struct seqgen g, h;
+	int64_t drift;
 
 	seqgen_init(&g);
 	seqgen_init(&h);
 	assert_int_not_equal(g.sender, h.sender);	/* 1 in 2^32 */
+	/* stamps start at the real clock */
+	drift = (int64_t)seqgen_next(&h, now_mono_us()) - (int64_t)now_real_us();
+	assert_true(drift > -1000000 && drift < 1000000);
+	g.base_us = 0;
 	assert_true(seqgen_next(&g, 100) == 100);
 	assert_true(seqgen_next(&g, 100) == 101);	/* same µs */
-	assert_true(seqgen_next(&g, 50) == 102);	/* back, under a step */
+	assert_true(seqgen_next(&g, 50) == 102);	/* never back */
 	assert_true(seqgen_next(&g, 200) == 200);
 }
 
 /*
- * A step back of the clock by an hour: without replay_clock every
- * datagram would be older than the receiver's start (its floor) for an
- * hour; with it the floor moves with the clock.  Replays stay refused, and
- * a sender whose clock went back starts over as a new sender.
+ * Steps of a minute, either way, on the receiver: a sender it has heard
+ * goes on being heard (its stamps and the pace check use only the
+ * monotonic clocks), a sender's stamps do not move with its own real
+ * clock at all, the floor for new senders moves with the receiver's
+ * clock, and replays stay refused.
  */
 static void
 test_clock_step(void **state)
 {
 	static struct replay r;
-	struct seqgen g;
-	const uint64_t hour = 3600ULL * 1000000, mono = 5000000;
-	uint64_t real = NOW, s1, s2, s3;
-	uint32_t id;
+	struct seqgen g, h;
+	const uint64_t minute = 60ULL * 1000000, sec = 1000000, M = 5000000;
+	uint64_t s;
 
-	replay_init(&r, real, WIN);
-	assert_int_equal(replay_clock(&r, real, mono), 0);	/* first look */
+	replay_init(&r, NOW, M, WIN);
 	seqgen_init(&g);
-	id = g.sender;
-	s1 = seqgen_next(&g, real + 10);
-	assert_int_equal(replay_check(&r, g.sender, s1, real + 10), 0);
-	/* 1 s later both clocks agree: no step */
-	assert_int_equal(replay_clock(&r, real + 1000000, mono + 1000000), 0);
-	/* REALTIME stepped back an hour, on both hosts */
-	real = real + 2000000 - hour;
-	s2 = seqgen_next(&g, real);
-	assert_true(g.sender != id);		/* a new sender */
-	assert_true(s2 == real);		/* from the new clock */
-	/* without moving the floor it would be refused */
-	assert_int_equal(replay_check(&r, g.sender, s2, real), -1);
-	assert_true(replay_clock(&r, real, mono + 2000000) == -(int64_t)hour);
-	assert_true(r.floor_us == NOW - hour);
-	s3 = seqgen_next(&g, real + 5);
-	assert_int_equal(replay_check(&r, g.sender, s3, real + 5), 0);
-	assert_int_equal(replay_check(&r, g.sender, s3, real + 6), -1);	/* replay */
-	/* a datagram captured before the receiver started, in new-clock
-	 * terms, is still refused */
-	assert_int_equal(replay_check(&r, 77, NOW - hour - 1, real + 7), -1);
-	/* a step under AUTH_STEP_US is jitter, not a step */
-	assert_int_equal(replay_clock(&r, real + 10 + AUTH_STEP_US,
-	    mono + 2000000 + 10), 0);
+	g.base_us = (int64_t)NOW - (int64_t)M;	/* the two clocks agree */
+	s = seqgen_next(&g, M + 10);
+	(void)replay_clock(&r, NOW + 10, M + 10);
+	assert_int_equal(replay_check(&r, g.sender, s), 0);
+	/* the receiver's real clock steps a minute forward ... */
+	assert_true(replay_clock(&r, NOW + sec + minute, M + sec) ==
+	    (int64_t)minute);
+	s = seqgen_next(&g, M + sec);
+	assert_int_equal(replay_check(&r, g.sender, s), 0);
+	/* ... and then two back */
+	assert_true(replay_clock(&r, NOW + 2 * sec - minute, M + 2 * sec) ==
+	    -2 * (int64_t)minute);
+	assert_true(r.floor_us == NOW - minute);
+	s = seqgen_next(&g, M + 2 * sec);
+	assert_int_equal(replay_check(&r, g.sender, s), 0);
+	assert_int_equal(replay_check(&r, g.sender, s), -1);	/* replay */
+	/* a new sender whose clock agrees with ours now is heard at once */
+	seqgen_init(&h);
+	h.base_us = (int64_t)(NOW - minute) - (int64_t)M;
+	assert_int_equal(replay_check(&r, h.sender,
+	    seqgen_next(&h, M + 2 * sec)), 0);
+	/* so is one whose clock did not take the step (by our own stamp) */
+	seqgen_init(&h);
+	h.base_us = (int64_t)NOW - (int64_t)M;
+	assert_int_equal(replay_check(&r, h.sender,
+	    seqgen_next(&h, M + 2 * sec)), 0);
+	/* one captured before we started, in either clock's terms, is not */
+	assert_int_equal(replay_check(&r, 77, NOW - minute - 1), -1);
+	assert_int_equal(replay_check(&r, 78, NOW - 1), -1);
+	/* a move under AUTH_STEP_US is jitter, not a step */
+	assert_int_equal(replay_clock(&r, NOW + 3 * sec - minute + 10 +
+	    AUTH_STEP_US, M + 3 * sec + 10), 0);
 }
 
 /* replay_clock reports the step exactly and moves the floor by it. */
@@ -228,12 +258,22 @@ test_clock_step_value(void **state)
 {
 	static struct replay r;
 
-	replay_init(&r, NOW, WIN);
-	(void)replay_clock(&r, NOW, 1000);
+	replay_init(&r, NOW, 1000, WIN);
+	assert_true(replay_clock(&r, NOW + 500, 1500) == 0);
 	assert_true(replay_clock(&r, NOW + 500 - 7000000, 1500) == -7000000);
 	assert_true(r.floor_us == NOW - 7000000);
 	assert_true(replay_clock(&r, NOW + 900 + 3000000, 1900) == 10000000);
 	assert_true(r.floor_us == NOW + 3000000);
+}
+
+/* proto_open() with the receiver's clocks at NOW + t, t. */
+static int
+open_at(const struct auth_key *k, struct replay *r, uint64_t t,
+	const uint8_t *buf, int n, struct proto_msg *out,
+	enum proto_reject *why)
+{
+	(void)replay_clock(r, NOW + t, t);
+	return proto_open(k, r, ~0u, buf, (size_t)n, out, why);
 }
 
 static struct proto_msg
@@ -279,40 +319,41 @@ test_seal_open(void **state)
 	assert_int_equal(auth_pub_add(&node, pub, err, sizeof(err)), 0);
 	memset(node.key, 3, sizeof(node.key));
 	memset(wrong.key, 4, sizeof(wrong.key));
-	replay_init(&r, NOW, WIN);
+	replay_init(&r, NOW, 0, WIN);
 	seqgen_init(&g);
+	g.base_us = 0;
 
 	n = proto_seal(&con, &g, NOW + 1, &m, buf, sizeof(buf));
 	assert_int_equal(n, PROTO_HDR_LEN + PROTO_SCHEDULE_LEN + PROTO_SIG_LEN);
 	assert_int_equal(m.hdr.key_id, con.sign_id);
-	assert_int_equal(proto_open(&node, &r, NOW + 2, ~0u, buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(open_at(&node, &r, 2, buf, n, &out, &why), 0);
 	assert_int_equal(out.u.schedule.ps_us, 80000);
 	/* the same bytes again */
-	assert_int_equal(proto_open(&node, &r, NOW + 3, ~0u, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(open_at(&node, &r, 3, buf, n, &out, &why), -1);
 	assert_int_equal(why, REJ_REPLAY);
 	/* tampered payload */
 	n = proto_seal(&con, &g, NOW + 4, &m, buf, sizeof(buf));
 	buf[PROTO_HDR_LEN + 5] ^= 0x10;
-	assert_int_equal(proto_open(&node, &r, NOW + 5, ~0u, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(open_at(&node, &r, 5, buf, n, &out, &why), -1);
 	assert_int_equal(why, REJ_MAC);
 	/* another console's key pair: its id is unknown here */
 	n = proto_seal(&con2, &g, NOW + 6, &m, buf, sizeof(buf));
-	assert_int_equal(proto_open(&node, &r, NOW + 7, ~0u, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(open_at(&node, &r, 7, buf, n, &out, &why), -1);
 	assert_int_equal(why, REJ_MAC);
 	/* ... and under the right id, the signature does not verify */
 	posed = con2;
 	posed.sign_id = con.sign_id;
 	n = proto_seal(&posed, &g, NOW + 8, &m, buf, sizeof(buf));
-	assert_int_equal(proto_open(&node, &r, NOW + 9, ~0u, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(open_at(&node, &r, 9, buf, n, &out, &why), -1);
 	assert_int_equal(why, REJ_MAC);
 	/* a node's key cannot sign a command at all */
 	assert_int_equal(proto_seal(&node, &g, NOW + 10, &m, buf, sizeof(buf)), -1);
 	/* rotation: with both public keys, both consoles are obeyed */
 	assert_int_equal(auth_pub_add(&node, pub2, err, sizeof(err)), 0);
 	n = proto_seal(&con2, &g, NOW + 11, &m, buf, sizeof(buf));
-	assert_int_equal(proto_open(&node, &r, NOW + 12, ~0u, buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(open_at(&node, &r, 12, buf, n, &out, &why), 0);
 	n = proto_seal(&con, &g, NOW + 13, &m, buf, sizeof(buf));
-	assert_int_equal(proto_open(&node, &r, NOW + 14, ~0u, buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(open_at(&node, &r, 14, buf, n, &out, &why), 0);
 	/* a third is refused, as is a key that is not one */
 	assert_int_equal(auth_pub_add(&node, pub, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "at most 2"));
@@ -321,23 +362,23 @@ test_seal_open(void **state)
 	/* authentic but out of range: checked last */
 	m.u.schedule.ps_us = 200000;
 	n = proto_seal(&con, &g, NOW + 15, &m, buf, sizeof(buf));
-	assert_int_equal(proto_open(&node, &r, NOW + 16, ~0u, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(open_at(&node, &r, 16, buf, n, &out, &why), -1);
 	assert_int_equal(why, REJ_RANGE);
 	/* replies: the node's HMAC, checked with its key only */
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = PROTO_LOAD;
 	n = proto_seal(&node, &g, NOW + 17, &m, buf, sizeof(buf));
 	assert_int_equal(n, PROTO_HDR_LEN + PROTO_LOAD_LEN + PROTO_MAC_LEN);
-	assert_int_equal(proto_open(&wrong, &r, NOW + 18, ~0u, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(open_at(&wrong, &r, 18, buf, n, &out, &why), -1);
 	assert_int_equal(why, REJ_MAC);
-	assert_int_equal(proto_open(&node, &r, NOW + 19, ~0u, buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(open_at(&node, &r, 19, buf, n, &out, &why), 0);
 	/* an insecure sender is refused by a keyed receiver */
 	struct auth_key none = { .insecure = 1 };
 	m = schedule();
 	n = proto_seal(&none, &g, NOW + 20, &m, buf, sizeof(buf));
-	assert_int_equal(proto_open(&node, &r, NOW + 21, ~0u, buf, (size_t)n, &out, &why), -1);
+	assert_int_equal(open_at(&node, &r, 21, buf, n, &out, &why), -1);
 	assert_int_equal(why, REJ_MAC);
-	assert_int_equal(proto_open(&none, &r, NOW + 22, ~0u, buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(open_at(&none, &r, 22, buf, n, &out, &why), 0);
 }
 
 /* Node keys: one per address, from the consoles' secret. */

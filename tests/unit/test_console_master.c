@@ -256,7 +256,7 @@ static int
 seal(struct auth_key *k, struct seqgen *g, struct proto_msg *m,
     uint8_t *buf)
 {
-	return proto_seal(k, g, now_real_us(), m, buf, PROTO_MAX_DGRAM);
+	return proto_seal(k, g, now_mono_us(), m, buf, PROTO_MAX_DGRAM);
 }
 
 static void

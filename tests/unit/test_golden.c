@@ -105,20 +105,21 @@ check(const struct vector *v, struct proto_msg *m)
 	keys(&con, &node, &console);
 	assert_int_equal(proto_decode(v->b, v->len, m, &why), 0);
 	cmd = proto_is_command(m->hdr.type);
-	replay_init(&r, m->hdr.seq - 1, 60000000);
+	replay_init(&r, m->hdr.seq - 1, 0, 60000000);
 	auth_for_node(&console, inet_addr("10.0.0.1"), &k);
-	assert_int_equal(proto_open(cmd ? &node : &k, &r, m->hdr.seq,
+	assert_int_equal(proto_open(cmd ? &node : &k, &r,
 	    cmd ? PROTO_ACCEPT_NODE : PROTO_ACCEPT_CONSOLE, v->b, v->len,
 	    &again, &why), 0);
 	/* a reply of another node's address fails */
 	if (!cmd) {
-		replay_init(&r, m->hdr.seq - 1, 60000000);
+		replay_init(&r, m->hdr.seq - 1, 0, 60000000);
 		auth_for_node(&console, inet_addr("10.0.0.2"), &k);
-		assert_int_equal(proto_open(&k, &r, m->hdr.seq,
+		assert_int_equal(proto_open(&k, &r,
 		    PROTO_ACCEPT_CONSOLE, v->b, v->len, &again, &why), -1);
 		assert_int_equal(why, REJ_MAC);
 	}
 	g.sender = m->hdr.sender;
+	g.base_us = 0;
 	g.last = m->hdr.seq - 1;
 	again = *m;
 	n = proto_seal(cmd ? &con : &node, &g, m->hdr.seq, &again, buf,
