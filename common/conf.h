@@ -37,6 +37,9 @@ struct load_table {
 	int    ls_pct[LOADTAB_MAX];
 };
 
+/* What the gang does in LS: stopped (the thesis), or at SCHED_IDLE. */
+enum ls_policy { LS_STOP = 0, LS_IDLE = 1 };
+
 struct dts_conf {
 	char    file[CONF_STR_MAX];   /* where it came from, "" for defaults */
 
@@ -47,6 +50,7 @@ struct dts_conf {
 	int32_t ps_pct_milli;         /* -1 if ps was a duration */
 	int64_t si_ns;
 	int     sync;                 /* enum proto_sync */
+	int     ls_policy;            /* enum ls_policy */
 	int64_t silence_ns;           /* dead-man: console silent this long
 					 (0 = 3 SI): back to this schedule */
 

@@ -40,6 +40,7 @@ static const char *const sync_names[] = { "arrival", "clock", NULL };
 static const char *const backend_names[] = { "signal", "freezer", NULL };
 static const char *const level_names[] = { "err", "warn", "info", "debug", NULL };
 static const char *const rla_names[] = { "mean", "max", NULL };
+static const char *const ls_policy_names[] = { "stop", "idle", NULL };
 
 _Static_assert(MODE_OFF == 0 && MODE_STATIC == 1 && MODE_BALANCED == 2 &&
     MODE_DISTRIBUTED == 3 && MODE_HPDT == 4 && MODE_MAX == 4, "mode_names");
@@ -49,6 +50,7 @@ _Static_assert(BACKEND_SIGNAL == 0 && BACKEND_FREEZER == 1, "backend_names");
 _Static_assert(LOG_LVL_ERR == 0 && LOG_LVL_WARN == 1 && LOG_LVL_INFO == 2 &&
     LOG_LVL_DEBUG == 3, "level_names");
 _Static_assert(RLA_MEAN == 0 && RLA_MAX == 1, "rla_names");
+_Static_assert(LS_STOP == 0 && LS_IDLE == 1, "ls_policy_names");
 
 static int valid_ipv4(const void *, char *, size_t);
 static int valid_path(const void *, char *, size_t);
@@ -80,6 +82,10 @@ const struct conf_key confkey_schema[] = {
 	{ .path = "sync", .type = CT_ENUM, .def = "arrival", .off = OFF(sync),
 	  .names = sync_names,
 	  .help = "PS starts when a datagram arrives, or on the clock" },
+	{ .path = "ls_policy", .type = CT_ENUM, .def = "stop",
+	  .off = OFF(ls_policy), .names = ls_policy_names,
+	  .help = "LS: stop the gang, or run it at SCHED_IDLE (idle CPU "
+	  "goes to the parallel job)" },
 	{ .path = "silence", .type = CT_DURATION, .min = 0,
 	  .max = SEC(3600), .def = "0", .unit = "s", .off = OFF(silence_ns),
 	  .help = "no command from the console this long: back to this "

@@ -80,12 +80,16 @@ enum proto_phase {
 #define SCHED_F_ACTIVE 0x01 /* slice (start); clear = release the gang (stop) */
 #define SCHED_F_SYNC   0x02 /* jump to sync_point now */
 #define SCHED_F_TAKEOVER 0x04 /* the sender becomes the node's master */
-#define SCHED_F_ALL    (SCHED_F_ACTIVE | SCHED_F_SYNC | SCHED_F_TAKEOVER)
+#define SCHED_F_LS_IDLE 0x08 /* ls_policy idle: in LS the gang runs at
+				SCHED_IDLE instead of being stopped */
+#define SCHED_F_ALL    (SCHED_F_ACTIVE | SCHED_F_SYNC | SCHED_F_TAKEOVER | \
+			SCHED_F_LS_IDLE)
 
 /* STATUS flags: SCHED_F_ACTIVE (slicing), SCHED_F_SYNC (a console spoke
  * within silence) and */
 #define STATUS_F_OWN   0x04 /* on its configured schedule (none, or silent) */
 #define STATUS_F_YOURS 0x08 /* the receiver of this reply is its master */
+#define STATUS_F_LS_IDLE 0x10 /* ls_policy idle in force */
 
 /* Why a received datagram was dropped; counted per reason in STATUS. */
 enum proto_reject {
@@ -279,7 +283,7 @@ struct agent_shared {
 	volatile uint32_t phase;    /* enum proto_phase */
 	volatile uint32_t mode;     /* enum proto_mode */
 	volatile uint32_t active;   /* 1 while slicing */
-	uint32_t pad;
+	volatile uint32_t ls_idle;  /* LS runs the gang at SCHED_IDLE */
 	char     gang[AGENT_GANG_MAX]; /* the gang cgroup directory */
 };
 

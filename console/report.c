@@ -232,6 +232,8 @@ report_show(struct console *c)
 	    sizeof(a)));
 	fprintf(c->out, "%-12s %s\n", "sync", proto_sync_name((unsigned)
 	    s->sync));
+	fprintf(c->out, "%-12s %s\n", "ls_policy", s->ls_idle ? "idle" :
+	    "stop");
 	fprintf(c->out, "%-12s %s\n", "rla", c->conf.console.rla == RLA_MAX ?
 	    "max" : "mean");
 	fprintf(c->out, "%-12s %g\n", "hysteresis",

@@ -15,6 +15,7 @@ sch_init(struct sch *s, const struct dts_conf *c)
 	memset(s, 0, sizeof(*s));
 	s->mode = c->mode;
 	s->sync = c->sync;
+	s->ls_idle = c->ls_policy == LS_IDLE;
 	s->ip = c->ip_ns;
 	s->ps = c->ps_ns;
 	s->ps_pct = c->ps_pct_milli;
@@ -239,7 +240,8 @@ sch_message(const struct sch *s, int flags, struct proto_schedule *p)
 	p->mode = (uint8_t)s->mode;
 	p->sync = (uint8_t)s->sync;
 	p->flags = (uint8_t)((flags & SCHED_F_SYNC) |
-	    (s->started ? SCHED_F_ACTIVE : 0));
+	    (s->started ? SCHED_F_ACTIVE : 0) |
+	    (s->ls_idle ? SCHED_F_LS_IDLE : 0));
 	p->ps_us = (uint32_t)(sch_ps(s) / NS_PER_US);
 	p->ip_us = (uint32_t)(s->ip / NS_PER_US);
 	p->si_us = (uint32_t)(s->si / NS_PER_US);

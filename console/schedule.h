@@ -24,6 +24,7 @@
 struct sch {
 	int      mode;            /* enum proto_mode */
 	int      sync;            /* enum proto_sync */
+	int      ls_idle;         /* ls_policy idle */
 	int64_t  ip, si;          /* ns */
 	int64_t  ps;              /* ns, when ps_pct < 0 */
 	int32_t  ps_pct;          /* PS as percent * 1000 of IP, or -1 */

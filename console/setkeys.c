@@ -62,6 +62,19 @@ set_sync(struct console *c, char **v)
 }
 
 static int
+set_ls_policy(struct console *c, char **v)
+{
+	if (strcmp(v[0], "stop") != 0 && strcmp(v[0], "idle") != 0)
+		return con_err(c, "set ls_policy: \"%s\" is not stop or idle",
+		    v[0]);
+	c->sch.ls_idle = strcmp(v[0], "idle") == 0;
+	master_changed(c, 0, now_mono_ns());
+	fprintf(c->out, "ls_policy %s%s\n", v[0], c->sch.spoken ? " (sent)" :
+	    "");
+	return 0;
+}
+
+static int
 set_rla(struct console *c, char **v)
 {
 	if (strcmp(v[0], "mean") == 0)
@@ -141,6 +154,7 @@ set_weight(struct console *c, char **v)
 
 static const struct setkey keys[] = {
 	{ "sync", "arrival|clock", 1, set_sync },
+	{ "ls_policy", "stop|idle", 1, set_ls_policy },
 	{ "rla", "mean|max", 1, set_rla },
 	{ "hysteresis", "X", 1, set_hysteresis },
 	{ "timeout", "DUR", 1, set_timeout },
@@ -149,7 +163,7 @@ static const struct setkey keys[] = {
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
-const char *const setkeys_names[] = { "sync", "rla", "hysteresis",
+const char *const setkeys_names[] = { "sync", "ls_policy", "rla", "hysteresis",
     "timeout", "status_wait", "weight", NULL };
 
 int
@@ -162,7 +176,7 @@ setkeys_cmd(struct console *c, int argc, char **argv)
 		if (strcmp(keys[i].name, argv[1]) == 0)
 			break;
 	if (i == NKEYS)
-		return con_err(c, "set: unknown key \"%s\" (one of sync, rla, "
+		return con_err(c, "set: unknown key \"%s\" (one of sync, ls_policy, rla, "
 		    "hysteresis, timeout, status_wait, weight)", argv[1]);
 	k = &keys[i];
 	if (argc - 2 != k->nargs)
@@ -178,6 +192,7 @@ setkeys_complete(const char *line, int nwords, const char *text, int i,
 {
 	static const char *const syncs[] = { "arrival", "clock", NULL };
 	static const char *const rlas[] = { "mean", "max", NULL };
+	static const char *const lsps[] = { "stop", "idle", NULL };
 	const char *const *names = NULL;
 	char		 key[32];
 	size_t		 len = strlen(text);
@@ -192,6 +207,8 @@ setkeys_complete(const char *line, int nwords, const char *text, int i,
 		names = syncs;
 	else if (strcmp(key, "rla") == 0)
 		names = rlas;
+	else if (strcmp(key, "ls_policy") == 0)
+		names = lsps;
 	else if (strcmp(key, "weight") == 0) {
 		for (k = 0; k < c->hosts.n; k++)
 			if (strncmp(c->hosts.v[k].name, text, len) == 0 &&

@@ -11,6 +11,8 @@ struct console;
 #define SETKEYS_HELP \
 	"  set sync arrival|clock    PS starts on arrival, or on the clock " \
 	"origin\n" \
+	"  set ls_policy stop|idle   LS stops the gang, or runs it at " \
+	"SCHED_IDLE\n" \
 	"  set rla mean|max          balanced: fold Q/W by mean or max\n" \
 	"  set hysteresis X          balanced: act when the RLA moved more " \
 	"than X\n" \

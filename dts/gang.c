@@ -108,13 +108,15 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 int
 gang_adopt(struct gang *g, pid_t pid)
 {
-	struct sched_param sp = { .sched_priority = g->rt ? g->rt_prio : 0 };
+	int rt = g->rt && !g->idle;
+	struct sched_param sp = { .sched_priority = rt ? g->rt_prio : 0 };
 	char text[32];
 
 	snprintf(text, sizeof(text), "%d\n", (int)pid);
 	if (cg_write(g->cg, "cgroup.procs", text) == -1)
 		return -1;
-	if (sched_setscheduler(pid, g->rt ? SCHED_RR : SCHED_OTHER, &sp) == -1)
+	if (sched_setscheduler(pid, g->idle ? SCHED_IDLE : rt ? SCHED_RR :
+	    SCHED_OTHER, &sp) == -1)
 		log_warn("adopt %d: policy", (int)pid);
 	return 0;
 }
@@ -142,14 +144,33 @@ gang_set_rt(struct gang *g, int rt)
 {
 	int n;
 
-	if (g->rt == rt)
+	if (g->rt == rt && !g->idle)
 		return;
 	n = cg_set_policy(g->cg, rt ? SCHED_RR : SCHED_OTHER,
 	    rt ? g->rt_prio : 0);
 	g->rt = rt;
+	g->idle = 0;
 	if (n > 0)
 		log_info("gang: %d thread(s) now at %s", n,
 		    rt ? "SCHED_RR" : "SCHED_OTHER");
+}
+
+int
+gang_set_idle(struct gang *g, int idle)
+{
+	if (g->idle == idle)
+		return 0;
+	g->idle = idle;
+	/*
+	 * With autogroups each session is a CPU group, and SCHED_IDLE ranks
+	 * a thread only within its group: the group's weight goes down too
+	 * (nice 19: 15 against a normal session's 1024).
+	 */
+	(void)cg_set_autogroup_nice(g->cg, idle ? 19 : 0);
+	if (idle)
+		return cg_set_policy(g->cg, SCHED_IDLE, 0) < 0 ? -1 : 0;
+	return cg_set_policy(g->cg, g->rt ? SCHED_RR : SCHED_OTHER,
+	    g->rt ? g->rt_prio : 0) < 0 ? -1 : 0;
 }
 
 void
@@ -160,6 +181,7 @@ gang_release(struct gang *g)
 	cg_release(g->cg);
 	g->stopped = 0;
 	g->rt = 0;
+	g->idle = 0;
 }
 
 void
@@ -167,6 +189,7 @@ gang_forget(struct gang *g)
 {
 	g->stopped = 0;
 	g->rt = 0;
+	g->idle = 0;
 }
 
 int

@@ -31,6 +31,7 @@ struct gang {
 	char  cg[CG_PATH_MAX];    /* base/gang */
 	int   stopped;
 	int   rt;                 /* members at SCHED_RR rt_prio */
+	int   idle;               /* members at SCHED_IDLE (an idle LS) */
 	int   rt_prio;
 	int   freeze_fd;          /* freezer: open cgroup.freeze */
 	int   procs_fd;           /* signal: open cgroup.procs */
@@ -56,6 +57,12 @@ int  gang_stop(struct gang *g);
 int  gang_cont(struct gang *g);
 /* Every thread of the gang to SCHED_RR rt_prio or SCHED_OTHER. */
 void gang_set_rt(struct gang *g, int rt);
+/*
+ * An idle LS (ls_policy idle): every thread to SCHED_IDLE, so that any
+ * other task preempts it, or back to the policy of gang_set_rt.  Hot
+ * path: one read of cgroup.threads and one sched_setscheduler a thread.
+ */
+int  gang_set_idle(struct gang *g, int idle);
 /* Continue, normal priority: nothing left stopped or RT.  Stays set up. */
 void gang_release(struct gang *g);
 /* The fail-safe released the gang behind our back: forget our state. */

@@ -322,7 +322,8 @@ own_schedule(const struct dts *d)
 	struct proto_schedule p = {
 		.mode = (uint8_t)d->conf.mode,
 		.sync = (uint8_t)d->conf.sync,
-		.flags = SCHED_F_ACTIVE | SCHED_F_SYNC,
+		.flags = SCHED_F_ACTIVE | SCHED_F_SYNC |
+		    (d->conf.ls_policy == LS_IDLE ? SCHED_F_LS_IDLE : 0),
 		.ps_us = (uint32_t)(d->conf.ps_ns / NS_PER_US),
 		.ip_us = (uint32_t)(d->conf.ip_ns / NS_PER_US),
 		.si_us = (uint32_t)(d->conf.si_ns / NS_PER_US),

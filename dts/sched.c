@@ -50,6 +50,7 @@ publish(struct sched *s)
 		s->shm->phase = (uint32_t)s->phase;
 		s->shm->mode = (uint32_t)s->mode;
 		s->shm->active = (uint32_t)s->slicing;
+		s->shm->ls_idle = (uint32_t)s->ls_idle;
 	}
 }
 
@@ -65,6 +66,11 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 	if (phase == PHASE_PS) {
 		if (s->gang->stopped && gang_cont(s->gang) < 0)
 			log_warn("continue gang");
+		if (s->gang->idle && gang_set_idle(s->gang, 0) < 0)
+			log_warn("gang out of SCHED_IDLE");
+	} else if (phase == PHASE_LS && s->ls_idle) {
+		if (!s->gang->idle && gang_set_idle(s->gang, 1) < 0)
+			log_warn("gang to SCHED_IDLE");
 	} else if (phase == PHASE_LS) {
 		if (!s->gang->stopped && gang_stop(s->gang) < 0)
 			log_warn("stop gang");
@@ -158,18 +164,21 @@ sched_apply(struct sched *s, const struct proto_schedule *p,
 	if (s->suspended)
 		return 0;
 	changed = s->mode != p->mode || s->ps != ps || s->ip != ip ||
-	    s->sync != p->sync || s->active != !!(p->flags & SCHED_F_ACTIVE);
+	    s->sync != p->sync || s->active != !!(p->flags & SCHED_F_ACTIVE) ||
+	    s->ls_idle != !!(p->flags & SCHED_F_LS_IDLE);
 	s->mode = p->mode;
+	s->ls_idle = !!(p->flags & SCHED_F_LS_IDLE);
 	s->sync = p->sync;
 	s->active = !!(p->flags & SCHED_F_ACTIVE);
 	s->ps = ps;
 	s->ip = ip;
 	s->si = (int64_t)p->si_us * NS_PER_US;
 	if (changed)
-		log_info("schedule: mode %s, PS %lld us of IP %lld us, sync %s, %s",
-		    proto_mode_name(s->mode), (long long)p->ps_us,
+		log_info("schedule: mode %s, PS %lld us of IP %lld us, sync %s, "
+		    "LS %s, %s", proto_mode_name(s->mode), (long long)p->ps_us,
 		    (long long)p->ip_us, proto_sync_name(s->sync),
-		    s->active ? "active" : "stopped");
+		    s->ls_idle ? "idle" : "stop", s->active ? "active" :
+		    "stopped");
 
 	if (!s->active || s->mode == MODE_OFF) {
 		stop_slicing(s, 0);
@@ -223,7 +232,9 @@ sched_regain(struct sched *s)
 		return;
 	}
 	gang_set_rt(s->gang, 1);
-	if (s->phase == PHASE_LS && gang_stop(s->gang) == -1)
+	if (s->phase == PHASE_LS && s->ls_idle)
+		(void)gang_set_idle(s->gang, 1);
+	else if (s->phase == PHASE_LS && gang_stop(s->gang) == -1)
 		log_warn("stop gang");
 	publish(s);
 }
@@ -260,6 +271,8 @@ sched_status(const struct sched *s, struct proto_status *st, int64_t now_mono)
 		st->flags |= SCHED_F_SYNC;
 	if (s->own)
 		st->flags |= STATUS_F_OWN;
+	if (s->ls_idle)
+		st->flags |= STATUS_F_LS_IDLE;
 	st->phase = (uint8_t)s->phase;
 	st->ps_us = (uint32_t)((s->mode == MODE_DISTRIBUTED ? dist_ps(s) : s->ps) / NS_PER_US);
 	st->ip_us = (uint32_t)(s->ip / NS_PER_US);

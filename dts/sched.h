@@ -20,6 +20,7 @@
 struct sched {
 	/* desired state */
 	int      mode, sync, active;
+	int      ls_idle;           /* ls_policy idle: LS at SCHED_IDLE */
 	int64_t  ps, ip, si;        /* ns; ps as set by console or config */
 	int      dist_ls_pct;       /* Table 2.1 for the local Q (agent) */
 

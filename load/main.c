@@ -485,7 +485,7 @@ agent_sample(struct agent *a)
 	char			 cg[AGENT_GANG_MAX];
 	double			 v;
 
-	kind = sample_kind(a->shm->phase);
+	kind = sample_kind(a->shm->phase, a->shm->ls_idle != 0);
 	if (kind == SAMPLE_SKIP)
 		return;
 	memcpy(cg, a->shm->gang, sizeof(cg));

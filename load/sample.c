@@ -29,11 +29,11 @@ sample_mean(const struct sample_acc *acc, double *q)
 }
 
 enum sample_kind
-sample_kind(unsigned phase)
+sample_kind(unsigned phase, int ls_idle)
 {
 	switch (phase) {
 	case PHASE_LS:
-		return SAMPLE_GANG_STOPPED;
+		return ls_idle ? SAMPLE_GANG_RUNS : SAMPLE_GANG_STOPPED;
 	case PHASE_NONE:
 		return SAMPLE_GANG_RUNS;
 	default:

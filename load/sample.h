@@ -3,7 +3,8 @@
  *
  * Thesis 2.1.2: the ready-queue length is sampled every second, and only
  * while the gang is stopped (LS), so PVM tasks never count as local load.
- * When DTS is not slicing (hpdt, off, stopped) the gang's runnable members
+ * When DTS is not slicing (hpdt, off, stopped), and in an LS where the
+ * gang runs at SCHED_IDLE (ls_policy idle), the gang's runnable members
  * are subtracted instead; during PS no sample is taken at all.
  *
  * Pure functions: the caller reads /proc and the shared page and passes the
@@ -34,8 +35,10 @@ enum sample_kind {
 	SAMPLE_GANG_RUNS      /* not slicing: subtract the gang's runnable members */
 };
 
-/* Kind of sample for enum proto_phase phase. */
-enum sample_kind sample_kind(unsigned phase);
+/* Kind of sample for enum proto_phase phase; ls_idle: the gang runs at
+ * SCHED_IDLE in LS (ls_policy idle), so its runnable members are
+ * subtracted there too. */
+enum sample_kind sample_kind(unsigned phase, int ls_idle);
 
 /*
  * The local run-queue length for one tick:

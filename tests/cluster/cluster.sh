@@ -1276,7 +1276,8 @@ c_ft_daemons() {
 
 # c_ft_leftovers K: "PID:COMM:STATE:CLASS" of every process in K's
 # namespace or K's gang that is stopped (T, t), frozen (in the gang while
-# it is frozen: STATE F) or real-time (FF, RR), except the node service
+# it is frozen: STATE F), real-time (FF, RR) or at SCHED_IDLE (IDL),
+# except the node service
 # itself (dts and its dts-load run at SCHED_FIFO by design); nothing if
 # none.
 c_ft_leftovers() {
@@ -1289,7 +1290,7 @@ c_ft_leftovers() {
 		c_is_stopped "$1" "$p" && [ "$s" != T ] && [ "$s" != t ] && s=F
 		c=$(t_policy "$p")
 		case "$s:$c" in
-		T:* | t:* | F:* | *:FF | *:RR) out="$out $p:$(_c_comm "$p"):$s:$c" ;;
+		T:* | t:* | F:* | *:FF | *:RR | *:IDL) out="$out $p:$(_c_comm "$p"):$s:$c" ;;
 		esac
 	done
 	echo "${out# }"

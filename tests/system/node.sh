@@ -242,7 +242,10 @@ n_no_leftovers() {
 	n_gang_frozen && bad=" (gang frozen)"
 	for p in $(n_gang_pids); do
 		[ "$(t_proc_state "$p")" = T ] && bad="$bad $p(stopped)"
-		case "$(t_policy "$p")" in FF|RR) bad="$bad $p(RT)" ;; esac
+		case "$(t_policy "$p")" in
+		FF|RR) bad="$bad $p(RT)" ;;
+		IDL) bad="$bad $p(SCHED_IDLE)" ;;
+		esac
 	done
 	[ -z "$bad" ] || { t_log "left over:$bad"; return 1; }
 }

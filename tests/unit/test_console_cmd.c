@@ -199,6 +199,7 @@ test_complete(void **state)
 	assert_null(complete(f, "mode balanced x", 0));
 	assert_string_equal(complete(f, "set hy", 0), "hysteresis");
 	assert_string_equal(complete(f, "set sync c", 0), "clock");
+	assert_string_equal(complete(f, "set ls_policy i", 0), "idle");
 	assert_string_equal(complete(f, "help sp", 0), "spawn");
 	assert_null(complete(f, "ip 1", 0));
 	/* host names from the cached PVM host table */
@@ -241,8 +242,10 @@ test_set_errors(void **state)
 {
 	struct fixture	*f = *state;
 	static const struct { const char *cmd, *err; } bad[] = {
-		{ "set foo 1", "set: unknown key \"foo\" (one of sync, rla, "
-		  "hysteresis, timeout, status_wait, weight)" },
+		{ "set foo 1", "set: unknown key \"foo\" (one of sync, ls_policy, "
+		  "rla, hysteresis, timeout, status_wait, weight)" },
+		{ "set ls_policy yield",
+		  "set ls_policy: \"yield\" is not stop or idle" },
 		{ "set sync fast", "set sync: \"fast\" is not arrival or clock" },
 		{ "set rla median", "set rla: \"median\" is not mean or max" },
 		{ "set hysteresis x", "set hysteresis: \"x\" is not a number" },

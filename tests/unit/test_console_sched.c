@@ -223,6 +223,7 @@ test_wire(void **state)
 	struct fixture		*f = *state;
 	struct proto_schedule	 p;
 	const char		*err;
+	uint64_t		 n;
 
 	assert_int_equal(cmds_exec(&f->c, "ps 75%"), 0);
 	assert_int_equal(cmds_exec(&f->c, "set sync clock"), 0);
@@ -257,6 +258,18 @@ test_wire(void **state)
 	assert_int_equal(p.flags, 0);
 	assert_false(f->c.sch.started);
 	assert_true(f->c.sch.spoken);
+	/* ls_policy idle rides on the flags, and goes out at once */
+	assert_int_equal(cmds_exec(&f->c, "start"), 0);
+	n = f->c.net.sent;
+	assert_int_equal(cmds_exec(&f->c, "set ls_policy idle"), 0);
+	assert_int_equal(f->c.net.sent, n + 1);
+	sch_message(&f->c.sch, 0, &p);
+	assert_int_equal(p.flags & (SCHED_F_ACTIVE | SCHED_F_LS_IDLE),
+	    SCHED_F_ACTIVE | SCHED_F_LS_IDLE);
+	assert_int_equal(proto_check_schedule(&p, &err), 0);
+	assert_int_equal(cmds_exec(&f->c, "set ls_policy stop"), 0);
+	sch_message(&f->c.sch, 0, &p);
+	assert_int_equal(p.flags & SCHED_F_LS_IDLE, 0);
 }
 
 /* Clock sync: the origin stays for SIs, moves when IP or PS changes. */

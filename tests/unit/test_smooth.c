@@ -213,10 +213,15 @@ static void
 test_kind(void **state)
 {
 	(void)state;
-	assert_int_equal(sample_kind(PHASE_LS), SAMPLE_GANG_STOPPED);
-	assert_int_equal(sample_kind(PHASE_PS), SAMPLE_SKIP);
-	assert_int_equal(sample_kind(PHASE_NONE), SAMPLE_GANG_RUNS);
-	assert_int_equal(sample_kind(77), SAMPLE_SKIP);
+	assert_int_equal(sample_kind(PHASE_LS, 0), SAMPLE_GANG_STOPPED);
+	assert_int_equal(sample_kind(PHASE_PS, 0), SAMPLE_SKIP);
+	assert_int_equal(sample_kind(PHASE_NONE, 0), SAMPLE_GANG_RUNS);
+	assert_int_equal(sample_kind(77, 0), SAMPLE_SKIP);
+	/* ls_policy idle: the gang runs in LS, its runnable members are
+	 * subtracted; PS still takes no sample */
+	assert_int_equal(sample_kind(PHASE_LS, 1), SAMPLE_GANG_RUNS);
+	assert_int_equal(sample_kind(PHASE_PS, 1), SAMPLE_SKIP);
+	assert_int_equal(sample_kind(PHASE_NONE, 1), SAMPLE_GANG_RUNS);
 }
 
 /* LS: everything running except dts-load itself is local load. */
@@ -299,7 +304,7 @@ test_interval(void **state)
 	smooth_init(&s, LI_DEFAULT, W_DEFAULT, 1.0);
 	sample_reset(&acc);
 	for (i = 0; i < sizeof(phase) / sizeof(phase[0]); i++)
-		if (sample_runq(sample_kind(phase[i]), 4, 3, 1, 0, &v))
+		if (sample_runq(sample_kind(phase[i], 0), 4, 3, 1, 0, &v))
 			sample_add(&acc, v);
 	assert_int_equal(sample_mean(&acc, &q), 3);
 	assert_near(q, 3.0, 0.0);
