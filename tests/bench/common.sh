@@ -74,18 +74,6 @@ b_steal_ticks() {
 	awk -v c="cpu$1" '$1 == c { print $9 }' /proc/stat
 }
 
-# b_busy_pct SECONDS: how busy the whole machine is (percent of all CPUs)
-# over SECONDS (for the notes: this VM is shared).
-b_busy_pct() {
-	local a b
-	a=$(awk '$1 == "cpu" { print $2+$3+$4+$7+$8, $5+$6 }' /proc/stat)
-	sleep "$1"
-	b=$(awk '$1 == "cpu" { print $2+$3+$4+$7+$8, $5+$6 }' /proc/stat)
-	awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " ");
-		bu = y[1] - x[1]; id = y[2] - x[2];
-		printf "%.0f\n", (bu + id) ? 100 * bu / (bu + id) : 0 }'
-}
-
 # b_elapsed: seconds since b_init.
 b_elapsed() {
 	awk -v a="$B_T0" -v b="$(_t_now_us)" 'BEGIN { printf "%.0f\n", (b - a) / 1e6 }'

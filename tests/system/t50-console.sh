@@ -151,7 +151,7 @@ bad "mode fast" 'mode: "fast" is not one of static, balanced, distributed, hpdt 
 bad "st" 'ambiguous command "st": start, stop, status'
 bad "frobnicate" 'unknown command "frobnicate" (type help for a list)'
 bad "start now" "start: too many arguments (usage: start)"
-bad "set colour blue" 'set: unknown key "colour" (one of sync, rla, hysteresis, timeout, status_wait, weight)'
+bad "set colour blue" 'set: unknown key "colour" (one of sync, ls_policy, rla, hysteresis, timeout, status_wait, weight)'
 bad "set weight vm 0" "set weight: 0 is out of range (0, 1000]"
 bad "status -x" 'status: unknown option "-x" (usage: status [-v])'
 # in one session: the bad ones change nothing, the rest still runs
