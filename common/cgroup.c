@@ -119,36 +119,6 @@ cg_set_policy(const char *cg, int policy, int prio)
 	return pa.changed;
 }
 
-struct nice_arg {
-	char text[8];
-	int  changed;
-};
-
-static void
-set_nice_one(pid_t pid, void *arg)
-{
-	struct nice_arg *na = arg;
-	char path[64];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/autogroup", (int)pid);
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
-		return;		/* no autogroups, or gone */
-	if (write(fd, na->text, strlen(na->text)) > 0)
-		na->changed++;
-	close(fd);
-}
-
-int
-cg_set_autogroup_nice(const char *cg, int nice)
-{
-	struct nice_arg na = { .changed = 0 };
-
-	snprintf(na.text, sizeof(na.text), "%d", nice);
-	cg_foreach(cg, "cgroup.procs", set_nice_one, &na);
-	return na.changed;
-}
-
 int
 pidset_add(struct pidset *s, pid_t pid)
 {
@@ -251,7 +221,6 @@ cg_release(const char *cg)
 		return;
 	for (int i = 0; i < 2; i++) {
 		cg_set_policy(cg, SCHED_OTHER, 0);
-		(void)cg_set_autogroup_nice(cg, 0);
 		(void)cg_write(cg, "cgroup.freeze", "0");
 		(void)cg_signal_all(cg, SIGCONT);
 	}

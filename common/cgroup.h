@@ -38,13 +38,6 @@ int  cg_count(const char *cg, int *runnable);
 /* Every thread of cg to policy (SCHED_OTHER: prio 0).  Threads changed. */
 int  cg_set_policy(const char *cg, int policy, int prio);
 
-/*
- * The nice value of the autogroup (the session's CPU group, when
- * kernel.sched_autogroup_enabled is 1) of every process of cg.  Returns
- * the processes whose autogroup took it (0 when autogroups are off).
- */
-int  cg_set_autogroup_nice(const char *cg, int nice);
-
 /* sig to every process of cg, again until a pass finds no new member. */
 int  cg_signal_all(const char *cg, int sig);
 
@@ -55,10 +48,10 @@ int  cg_write(const char *cg, const char *file, const char *text);
 int  cg_populated(const char *cg);
 
 /*
- * Release the gang: thaw, SCHED_OTHER for every thread, autogroup nice 0,
- * SIGCONT for every process, twice (continued members can fork).  Nothing
- * is left stopped, frozen, at real-time priority or at SCHED_IDLE.  Safe
- * to repeat; "" does nothing.
+ * Release the gang: thaw, SCHED_OTHER for every thread, SIGCONT for every
+ * process, twice (continued members can fork).  Nothing is left stopped,
+ * frozen, at real-time priority or at SCHED_IDLE.  Safe to repeat; ""
+ * does nothing.
  */
 void cg_release(const char *cg);
 

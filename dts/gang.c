@@ -144,33 +144,63 @@ gang_set_rt(struct gang *g, int rt)
 {
 	int n;
 
-	if (g->rt == rt && !g->idle)
+	if (g->rt == rt)
+		return;
+	g->rt = rt;
+	if (g->idle)	/* an idle LS: applied when it ends */
 		return;
 	n = cg_set_policy(g->cg, rt ? SCHED_RR : SCHED_OTHER,
 	    rt ? g->rt_prio : 0);
-	g->rt = rt;
-	g->idle = 0;
 	if (n > 0)
 		log_info("gang: %d thread(s) now at %s", n,
 		    rt ? "SCHED_RR" : "SCHED_OTHER");
 }
 
-int
+void
 gang_set_idle(struct gang *g, int idle)
 {
 	if (g->idle == idle)
-		return 0;
+		return;
 	g->idle = idle;
-	/*
-	 * With autogroups each session is a CPU group, and SCHED_IDLE ranks
-	 * a thread only within its group: the group's weight goes down too
-	 * (nice 19: 15 against a normal session's 1024).
-	 */
-	(void)cg_set_autogroup_nice(g->cg, idle ? 19 : 0);
 	if (idle)
-		return cg_set_policy(g->cg, SCHED_IDLE, 0) < 0 ? -1 : 0;
-	return cg_set_policy(g->cg, g->rt ? SCHED_RR : SCHED_OTHER,
-	    g->rt ? g->rt_prio : 0) < 0 ? -1 : 0;
+		(void)cg_set_policy(g->cg, SCHED_IDLE, 0);
+	else
+		(void)cg_set_policy(g->cg, g->rt ? SCHED_RR : SCHED_OTHER,
+		    g->rt ? g->rt_prio : 0);
+}
+
+/* Does "word" stand in the space-separated list text? */
+static int
+has_word(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = text; (p = strstr(p, word)) != NULL; p += n)
+		if ((p == text || p[-1] == ' ') &&
+		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+			return 1;
+	return 0;
+}
+
+int
+gang_can_idle(const struct gang *g, char *why, size_t len)
+{
+	char path[CG_PATH_MAX + 32], text[256];
+
+	if (proc_read_small("/proc/sys/kernel/sched_autogroup_enabled", text,
+	    sizeof(text)) == 0 && text[0] == '1') {
+		snprintf(why, len, "kernel.sched_autogroup_enabled is 1, so "
+		    "every session is a CPU group of its own");
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", g->cg);
+	if (proc_read_small(path, text, sizeof(text)) == 0 &&
+	    has_word(text, "cpu")) {
+		snprintf(why, len, "the gang's cgroup is a CPU group of its "
+		    "own (cpu controller)");
+		return 0;
+	}
+	return 1;
 }
 
 void

@@ -55,14 +55,23 @@ int  gang_adopt(struct gang *g, pid_t pid);
 
 int  gang_stop(struct gang *g);
 int  gang_cont(struct gang *g);
-/* Every thread of the gang to SCHED_RR rt_prio or SCHED_OTHER. */
+/* Every thread of the gang to SCHED_RR rt_prio or SCHED_OTHER; during
+ * an idle LS only remembered, for when it ends. */
 void gang_set_rt(struct gang *g, int rt);
 /*
  * An idle LS (ls_policy idle): every thread to SCHED_IDLE, so that any
  * other task preempts it, or back to the policy of gang_set_rt.  Hot
  * path: one read of cgroup.threads and one sched_setscheduler a thread.
  */
-int  gang_set_idle(struct gang *g, int idle);
+void gang_set_idle(struct gang *g, int idle);
+/*
+ * Would SCHED_IDLE make the gang yield to every local task?  Only if the
+ * gang and the local users share one CPU group: not with autogroups
+ * (kernel.sched_autogroup_enabled = 1: each session is a group, and
+ * SCHED_IDLE ranks a thread only inside its own) nor with the gang in a
+ * cgroup of the cpu controller.  1, or 0 with the reason in why.
+ */
+int  gang_can_idle(const struct gang *g, char *why, size_t len);
 /* Continue, normal priority: nothing left stopped or RT.  Stays set up. */
 void gang_release(struct gang *g);
 /* The fail-safe released the gang behind our back: forget our state. */

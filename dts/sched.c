@@ -66,11 +66,9 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 	if (phase == PHASE_PS) {
 		if (s->gang->stopped && gang_cont(s->gang) < 0)
 			log_warn("continue gang");
-		if (s->gang->idle && gang_set_idle(s->gang, 0) < 0)
-			log_warn("gang out of SCHED_IDLE");
+		gang_set_idle(s->gang, 0);
 	} else if (phase == PHASE_LS && s->ls_idle) {
-		if (!s->gang->idle && gang_set_idle(s->gang, 1) < 0)
-			log_warn("gang to SCHED_IDLE");
+		gang_set_idle(s->gang, 1);
 	} else if (phase == PHASE_LS) {
 		if (!s->gang->stopped && gang_stop(s->gang) < 0)
 			log_warn("stop gang");
@@ -94,6 +92,7 @@ stop_slicing(struct sched *s, int rt)
 	if (s->gang->stopped && gang_cont(s->gang) < 0)
 		log_warn("continue gang");
 	gang_set_rt(s->gang, rt);
+	gang_set_idle(s->gang, 0);
 	s->phase = PHASE_NONE;
 	publish(s);
 }
@@ -147,6 +146,32 @@ check_rules(const struct sched *s, int mode, int64_t ps, int64_t ip,
 	return 0;
 }
 
+/*
+ * ls_policy idle where p asks for it and SCHED_IDLE would really yield to
+ * every local task; where it would not, LS stops the gang (the owner's
+ * promise first), said once per request.
+ */
+static int
+ls_idle_possible(struct sched *s, const struct proto_schedule *p)
+{
+	char why[160];
+
+	if (!(p->flags & SCHED_F_LS_IDLE)) {
+		s->idle_refused = 0;
+		return 0;
+	}
+	if (gang_can_idle(s->gang, why, sizeof(why))) {
+		s->idle_refused = 0;
+		return 1;
+	}
+	if (!s->idle_refused)
+		log_warnx("ls_policy idle cannot hold here: %s, in which "
+		    "SCHED_IDLE yields only to its own members; LS stops the "
+		    "gang instead", why);
+	s->idle_refused = 1;
+	return 0;
+}
+
 int
 sched_apply(struct sched *s, const struct proto_schedule *p,
 	    int64_t arrival_mono, int64_t arrival_real, const char **err)
@@ -154,7 +179,8 @@ sched_apply(struct sched *s, const struct proto_schedule *p,
 	int64_t ps = (int64_t)p->ps_us * NS_PER_US;
 	int64_t ip = (int64_t)p->ip_us * NS_PER_US;
 	int64_t now = now_mono_ns(), t0;
-	int changed, was_dist = s->mode == MODE_DISTRIBUTED && s->slicing;
+	int changed, ls_idle, was_dist = s->mode == MODE_DISTRIBUTED &&
+	    s->slicing;
 
 	if (proto_check_schedule(p, err) < 0 || check_rules(s, p->mode, ps,
 	    ip, (int64_t)p->si_us * NS_PER_US, s->dist_ls_pct, err) < 0)
@@ -163,11 +189,12 @@ sched_apply(struct sched *s, const struct proto_schedule *p,
 	s->want.flags &= (uint8_t)~SCHED_F_SYNC;
 	if (s->suspended)
 		return 0;
+	ls_idle = ls_idle_possible(s, p);
 	changed = s->mode != p->mode || s->ps != ps || s->ip != ip ||
 	    s->sync != p->sync || s->active != !!(p->flags & SCHED_F_ACTIVE) ||
-	    s->ls_idle != !!(p->flags & SCHED_F_LS_IDLE);
+	    s->ls_idle != ls_idle;
 	s->mode = p->mode;
-	s->ls_idle = !!(p->flags & SCHED_F_LS_IDLE);
+	s->ls_idle = ls_idle;
 	s->sync = p->sync;
 	s->active = !!(p->flags & SCHED_F_ACTIVE);
 	s->ps = ps;
@@ -233,7 +260,7 @@ sched_regain(struct sched *s)
 	}
 	gang_set_rt(s->gang, 1);
 	if (s->phase == PHASE_LS && s->ls_idle)
-		(void)gang_set_idle(s->gang, 1);
+		gang_set_idle(s->gang, 1);
 	else if (s->phase == PHASE_LS && gang_stop(s->gang) == -1)
 		log_warn("stop gang");
 	publish(s);

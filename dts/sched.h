@@ -20,7 +20,8 @@
 struct sched {
 	/* desired state */
 	int      mode, sync, active;
-	int      ls_idle;           /* ls_policy idle: LS at SCHED_IDLE */
+	int      ls_idle;           /* ls_policy idle in force: LS at SCHED_IDLE */
+	int      idle_refused;      /* idle asked for, gang_can_idle said no */
 	int64_t  ps, ip, si;        /* ns; ps as set by console or config */
 	int      dist_ls_pct;       /* Table 2.1 for the local Q (agent) */
 

@@ -14,6 +14,10 @@
  *   attack rt SECONDS           ask for SCHED_FIFO, then spin
  *   attack cont SECONDS PID...  SIGCONT to every PID each millisecond: a
  *                               stopped gang runs again (signal backend)
+ *   attack unidle SECONDS       spin, and each millisecond ask to leave
+ *                               SCHED_IDLE (ls_policy idle's LS) for
+ *                               SCHED_OTHER; prints how often it was
+ *                               at SCHED_IDLE and how often that worked
  *
  * Every spinner ends by itself after SECONDS of wall-clock time, so a
  * failed cleanup cannot leave it behind for long.  The spawning forms print
@@ -59,7 +63,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: attack ptrace PID | signal SIG PID | "
 	    "setsid N SECS | daemon N SECS | forkbomb N SECS | rt SECS | "
-	    "cont SECS PID...\n");
+	    "cont SECS PID... | unidle SECS\n");
 	exit(2);
 }
 
@@ -170,6 +174,28 @@ do_rt(double secs)
 }
 
 static int
+do_unidle(double secs)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	int64_t end = mono_ns() + (int64_t)(secs * 1e9), next = 0;
+	long tries = 0, escaped = 0;
+
+	while (mono_ns() < end) {
+		for (int i = 0; i < 10000; i++)
+			sink += (uint64_t)i;
+		if (mono_ns() < next || sched_getscheduler(0) != SCHED_IDLE)
+			continue;
+		next = mono_ns() + 1000000;
+		tries++;
+		if (sched_setscheduler(0, SCHED_OTHER, &sp) == 0)
+			escaped++;
+	}
+	fprintf(stderr, "attack: unidle: at SCHED_IDLE %ld times, left it "
+	    "%ld times\n", tries, escaped);
+	return 0;
+}
+
+static int
 do_cont(double secs, int n, char **pids)
 {
 	struct timespec ms = { 0, 1000000 };
@@ -198,6 +224,8 @@ main(int argc, char **argv)
 		return do_forkbomb(num(argv[2]), (double)num(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "rt") == 0)
 		return do_rt((double)num(argv[2]));
+	if (argc == 3 && strcmp(argv[1], "unidle") == 0)
+		return do_unidle((double)num(argv[2]));
 	if (argc >= 4 && strcmp(argv[1], "cont") == 0)
 		return do_cont((double)num(argv[2]), argc - 3, argv + 3);
 	usage();
