@@ -50,6 +50,27 @@ efd_drain(int efd)
 		log_warn("eventfd read");
 }
 
+/*
+ * A socket on the control port (SO_REUSEPORT: the general one and the
+ * master's share it) with kernel receive times.  The fd, or -1.
+ */
+static int
+port_socket(const struct sockaddr_in *bound)
+{
+	int on = 1, fd;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) < 0 ||
+	    bind(fd, (const struct sockaddr *)bound, sizeof(*bound)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int
 intake_open(struct intake *in, const char *addr, int port,
 	    const struct auth_key *key, int64_t replay_window, char *err,
@@ -67,12 +88,8 @@ intake_open(struct intake *in, const char *addr, int port,
 		return -1;
 	}
 	in->bound = sin;
-	in->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (in->fd < 0 ||
-	    setsockopt(in->fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0 ||
-	    setsockopt(in->fd, SOL_SOCKET, SO_BROADCAST, &on, sizeof(on)) < 0 ||
-	    setsockopt(in->fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) < 0 ||
-	    bind(in->fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+	if ((in->fd = port_socket(&in->bound)) < 0 ||
+	    setsockopt(in->fd, SOL_SOCKET, SO_BROADCAST, &on, sizeof(on)) < 0) {
 		snprintf(err, errlen, "control socket %s:%d: %s", addr, port,
 		    strerror(errno));
 		intake_close(in);
@@ -300,7 +317,7 @@ static void
 master_socket(struct intake *in)
 {
 	struct sockaddr_in want;
-	int on = 1, fd;
+	int fd;
 	unsigned gen;
 
 	pthread_mutex_lock(&in->mu);
@@ -314,12 +331,8 @@ master_socket(struct intake *in)
 	if (in->mfd >= 0)
 		close(in->mfd);
 	in->mfd = -1;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = port_socket(&in->bound);
 	if (fd < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) < 0 ||
-	    bind(fd, (const struct sockaddr *)&in->bound,
-	    sizeof(in->bound)) < 0 ||
 	    connect(fd, (const struct sockaddr *)&want, sizeof(want)) < 0) {
 		log_warn("socket of the master %s:%d (its commands share the "
 		    "socket of everyone else)", inet_ntoa(want.sin_addr),
