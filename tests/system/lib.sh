@@ -205,9 +205,12 @@ _t_rm_cg() {
 
 # ---- a user who owns the parallel job (attacks, least privilege) --------
 
-# t_make_user: an unprivileged user unique to this run; T_USER, T_UID.
+# t_make_user: an unprivileged user unique to this run; T_USER, T_UID
+# (the test is skipped without useradd or setpriv).
 # Cleanup ends its processes and deletes it.
 t_make_user() {
+	command -v useradd > /dev/null || t_skip "needs useradd (passwd)"
+	command -v setpriv > /dev/null || t_skip "needs setpriv (util-linux)"
 	T_USER=dtst$$
 	useradd -M -N -d "$T_HOME" -s /bin/sh "$T_USER" >/dev/null 2>&1 ||
 		t_fail "useradd $T_USER failed"

@@ -30,8 +30,6 @@
 t_setup ls-idle
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs (pins everything to CPU 1)"
 command -v flock > /dev/null || t_skip "needs flock (util-linux)"
-command -v useradd > /dev/null || t_skip "needs useradd (passwd)"
-command -v setpriv > /dev/null || t_skip "needs setpriv (util-linux)"
 t_make_user
 t_pub_bin "$BUILD/tests/tools/attack" || t_fail "cannot publish the attacker"
 

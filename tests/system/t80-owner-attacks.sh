@@ -18,8 +18,6 @@
 . "$(dirname "$0")/node.sh"
 t_setup owner-attacks
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs (pins the gang and hog to CPU 1)"
-command -v useradd > /dev/null || t_skip "needs useradd (passwd)"
-command -v setpriv > /dev/null || t_skip "needs setpriv (util-linux)"
 
 LS_PCT=50
 MIN_HOG=$((LS_PCT - 2))
