@@ -14,10 +14,10 @@
 
 #include "intake.h"
 #include "log.h"
+#include "priv.h"
 #include "timeutil.h"
 
 #define BATCH 16                       /* datagrams per recvmmsg */
-#define THREAD_STACK (256 * 1024)      /* mlockall locks all of it */
 
 /*
  * The thread runs above the gang (a command must not wait for the LS of
@@ -390,21 +390,8 @@ run(void *arg)
 int
 intake_start(struct intake *in, int prio)
 {
-	pthread_attr_t a;
-	struct sched_param sp = { .sched_priority = prio };
-	int rc;
-
-	pthread_attr_init(&a);
-	pthread_attr_setstacksize(&a, THREAD_STACK);
-	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
-	pthread_attr_setschedparam(&a, &sp);
-	rc = pthread_create(&in->thread, &a, run, in);
-	pthread_attr_destroy(&a);
-	if (rc != 0) {
-		errno = rc;
+	if (priv_rt_thread(&in->thread, prio, run, in) == -1)
 		return -1;
-	}
 	in->running = 1;
 	return 0;
 }

@@ -1,9 +1,10 @@
 /*
  * main.c - dts, the DTS Scheduler: a per-node system service started by
- * root.  Start-up in a fixed order, then one event loop (epoll: slice
- * timer, checked control commands, dead-man timer, adoption socket,
- * signals, Load agent).  The UDP socket has a thread of its own
- * (intake.c), so that no datagram costs the slice edges anything.
+ * root.  Start-up in a fixed order, then one event loop (epoll: checked
+ * control commands, dead-man timer, adoption socket, signals, Load
+ * agent).  The slice edges have a thread of their own (sched.c), and so
+ * has the UDP socket (intake.c): no datagram and no event costs an edge
+ * more than the moment the main thread holds the scheduler's lock.
  *
  *   1. config and key (-n: check and exit), trusted only from root
  *   2. UDP control socket, adoption socket, the gang cgroup subtree
@@ -14,7 +15,8 @@
  *      SIGTERM/SIGINT/SIGHUP release the gang (running, SCHED_OTHER) and
  *      exit; the gang stays in its cgroup and a new dts takes it over.
  *
- * Priorities: dts FIFO max, dts-load FIFO max-1, the gang RR max-2.  The
+ * Priorities: dts's edge thread FIFO max, its main and intake threads and
+ * dts-load FIFO max-1, the gang RR max-2.  The
  * thesis has the agent below pvmd, but the agent is also the fail-safe:
  * below the gang it could not run while the gang spins on every CPU.
  */
@@ -63,8 +65,10 @@
 #define AGENT_PRIO(d) ((d)->rt_prio - 1)
 #define GANG_PRIO(d)  ((d)->rt_prio - 2)
 /* The datagram intake thread: above the gang too, held to a CPU budget
- * (dts/intake.c), at the agent's priority. */
+ * (dts/intake.c), at the agent's priority; so is the main thread, below
+ * the edges. */
 #define INTAKE_PRIO(d) AGENT_PRIO(d)
+#define MAIN_PRIO(d)   AGENT_PRIO(d)
 
 struct dts {
 	struct dts_conf conf;
@@ -74,7 +78,7 @@ struct dts {
 	struct adopt adopt;
 	struct sched sched;
 	struct dts_agent agent;
-	int   epfd, sigfd, timerfd;
+	int   epfd, sigfd;
 	int   restart_tfd;      /* restarts dts-load after a back-off */
 	int   rt_prio;
 	int   done;
@@ -135,15 +139,19 @@ start_agent(struct dts *d)
 	    AGENT_PRIO(d), err, sizeof(err)) == -1) {
 		log_warnx("dts-load: %s; no fail-safe, so the gang is released "
 		    "until it runs", err);
+		sched_lock(&d->sched);
 		sched_suspend(&d->sched);
+		sched_unlock(&d->sched);
 		agent_backoff(d);
 		return;
 	}
 	epoll_add(d, d->agent.sock, EPOLLIN);
+	sched_lock(&d->sched);
 	if (d->sched.suspended) {
 		log_info("dts-load runs again: slicing resumes");
 		sched_resume(&d->sched);
 	}
+	sched_unlock(&d->sched);
 }
 
 static void
@@ -161,14 +169,18 @@ agent_input(struct dts *d)
 	if (n == (ssize_t)sizeof(r) && r.magic == AGENT_MAGIC_RELEASED) {
 		log_warnx("dts-load released the gang: this dts missed its "
 		    "slice edges; slicing again");
+		sched_lock(&d->sched);
 		sched_regain(&d->sched);
+		sched_unlock(&d->sched);
 		return;
 	}
 	if (n != (ssize_t)sizeof(r) || r.magic != AGENT_MAGIC) {
 		log_warnx("dts-load: malformed report (%zd bytes)", n);
 		return;
 	}
+	sched_lock(&d->sched);
 	sched_load(&d->sched, r.load_milli, r.ls_pct);
+	sched_unlock(&d->sched);
 	if (r.notify)
 		ctl_send_load(&d->ctl, r.load_milli,
 		    d->conf.load.per_cpu ? (uint32_t)proc_ncpu() : 1);
@@ -280,6 +292,20 @@ is_adopt_conn(const struct dts *d, int fd)
 	return fd == d->adopt.fd;
 }
 
+/* The events that change the gang or the schedule: under its lock. */
+static void
+locked_event(struct dts *d, int fd)
+{
+	sched_lock(&d->sched);
+	if (fd == ctl_cmd_fd(&d->ctl))
+		ctl_input(&d->ctl, &d->sched);
+	else if (fd == ctl_deadman_fd(&d->ctl))
+		ctl_deadman(&d->ctl, &d->sched);
+	else if (fd != d->agent.sock && is_adopt_conn(d, fd))
+		adopt_event(d, fd);
+	sched_unlock(&d->sched);
+}
+
 /*
  * The agent's news first: after a release by the fail-safe, the phase
  * must be applied again before the next edge relies on our state.
@@ -299,18 +325,12 @@ loop(struct dts *d)
 				agent_input(d);
 		for (int i = 0; i < n; i++) {
 			int fd = ev[i].data.fd;
-			if (fd == d->timerfd)
-				sched_timer(&d->sched);
-			else if (fd == ctl_cmd_fd(&d->ctl))
-				ctl_input(&d->ctl, &d->sched);
-			else if (fd == ctl_deadman_fd(&d->ctl))
-				ctl_deadman(&d->ctl, &d->sched);
-			else if (fd == d->sigfd)
+			if (fd == d->sigfd)
 				signal_input(d);
 			else if (fd == d->restart_tfd)
 				agent_restart(d);
-			else if (fd != d->agent.sock && is_adopt_conn(d, fd))
-				adopt_event(d, fd);
+			else
+				locked_event(d, fd);
 		}
 	}
 }
@@ -359,11 +379,9 @@ setup_fds(struct dts *d)
 	signal(SIGPIPE, SIG_IGN);
 	if ((d->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
 		fatal("signalfd");
-	d->timerfd = timerfd_create(CLOCK_MONOTONIC,
-	    TFD_NONBLOCK | TFD_CLOEXEC);
 	d->restart_tfd = timerfd_create(CLOCK_MONOTONIC,
 	    TFD_NONBLOCK | TFD_CLOEXEC);
-	if (d->timerfd == -1 || d->restart_tfd == -1)
+	if (d->restart_tfd == -1)
 		fatal("timerfd_create");
 	if ((d->epfd = epoll_create1(EPOLL_CLOEXEC)) == -1)
 		fatal("epoll_create1");
@@ -422,6 +440,7 @@ start(struct dts *d)
 static void
 finish(struct dts *d)
 {
+	sched_stop(&d->sched);
 	sched_release(&d->sched);
 	agent_stop(&d->agent);
 	adopt_close(&d->adopt);
@@ -540,10 +559,12 @@ main(int argc, char **argv)
 	if (ctl_start(&d.ctl, INTAKE_PRIO(&d)) == -1)
 		fatal("intake thread");
 
-	sched_init(&d.sched, &d.gang, d.agent.shm, d.timerfd,
-	    d.conf.silence_ns);
+	sched_init(&d.sched, &d.gang, d.agent.shm, d.conf.silence_ns);
 	initial_schedule(&d);
-	epoll_add(&d, d.timerfd, EPOLLIN);
+	if (sched_start(&d.sched, d.rt_prio) == -1)
+		fatal("edge thread");
+	if (priv_lower_self(MAIN_PRIO(&d)) == -1)
+		log_warn("main thread to FIFO %d", MAIN_PRIO(&d));
 	epoll_add(&d, ctl_cmd_fd(&d.ctl), EPOLLIN);
 	epoll_add(&d, ctl_deadman_fd(&d.ctl), EPOLLIN);
 	epoll_add(&d, d.sigfd, EPOLLIN);

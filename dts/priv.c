@@ -2,6 +2,7 @@
  * priv.c - RT scheduling, memory locking and capabilities (libcap).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +39,40 @@ priv_rt_self(int prio)
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) == -1)
 		log_warn("mlockall");
 #endif
+	return 0;
+}
+
+int
+priv_rt_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t a;
+	struct sched_param sp = { .sched_priority = prio };
+	int rc;
+
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, PRIV_THREAD_STACK);
+	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+	pthread_attr_setschedparam(&a, &sp);
+	rc = pthread_create(t, &a, fn, arg);
+	pthread_attr_destroy(&a);
+	if (rc != 0) {
+		errno = rc;
+		return -1;
+	}
+	return 0;
+}
+
+int
+priv_lower_self(int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+
+	if (rc != 0) {
+		errno = rc;
+		return -1;
+	}
 	return 0;
 }
 

@@ -11,10 +11,20 @@
 #ifndef DTS_PRIV_H
 #define DTS_PRIV_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 /* SCHED_FIFO prio for the caller + mlockall (a failure to lock only warns). */
 int  priv_rt_self(int prio);
+
+/* A thread's stack: mlockall locks all of it. */
+#define PRIV_THREAD_STACK (256 * 1024)
+
+/* Start fn(arg) on a new thread at SCHED_FIFO prio.  0, or -1 (errno). */
+int  priv_rt_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg);
+
+/* Move the calling thread to SCHED_FIFO prio.  0, or -1 (errno). */
+int  priv_lower_self(int prio);
 
 /* Resolve rt_priority 0 to the maximum SCHED_FIFO priority. */
 int  priv_rt_max(int conf_prio);

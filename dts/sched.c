@@ -3,10 +3,9 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
 
 #include "log.h"
+#include "priv.h"
 #include "rules.h"
 #include "sched.h"
 #include "timeutil.h"
@@ -14,27 +13,40 @@
 
 void
 sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
-	   int timerfd, int64_t silence)
+	   int64_t silence)
 {
+	pthread_mutexattr_t ma;
+	pthread_condattr_t ca;
+
 	memset(s, 0, sizeof(*s));
 	s->gang = g;
 	s->shm = shm;
-	s->timerfd = timerfd;
 	s->silence = silence;
 	s->mode = -1;
 	s->dist_ls_pct = 10;
 	rules_rt_budget(&s->rt);
+	/* the main thread runs below the edge thread: inherit, not invert */
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&s->mu, &ma);
+	pthread_mutexattr_destroy(&ma);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cv, &ca);
+	pthread_condattr_destroy(&ca);
 }
 
+/* The edge thread's next wake-up: the next edge, or a pending jump. */
 static void
-arm(struct sched *s, int64_t deadline)
+replan(struct sched *s)
 {
-	struct itimerspec its = { .it_value = ns_to_ts(deadline) };
+	int64_t w = s->slicing ? s->sl.deadline : 0;
 
-	if (deadline == 0)	/* disarm */
-		memset(&its, 0, sizeof(its));
-	if (timerfd_settime(s->timerfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
-		log_warn("timerfd_settime");
+	if (s->jump_at != 0 && (w == 0 || s->jump_at < w))
+		w = s->jump_at;
+	if (w != s->wake_at)
+		s->kick = 1;
+	s->wake_at = w;
 }
 
 /* The fail-safe releases the gang if no edge comes for this long. */
@@ -87,8 +99,9 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 static void
 stop_slicing(struct sched *s, int rt)
 {
-	arm(s, 0);
 	s->slicing = 0;
+	s->jump_at = 0;
+	replan(s);
 	if (s->gang->stopped && gang_cont(s->gang) < 0)
 		log_warn("continue gang");
 	gang_set_rt(s->gang, rt);
@@ -98,8 +111,9 @@ stop_slicing(struct sched *s, int rt)
 }
 
 /*
- * sync_point: restart the loop at origin t0.  jump: a PS starts now even
- * if one is running (arrival sync); otherwise only a change of phase acts.
+ * sync_point: restart the loop at origin t0.  jump: a PS starts at t0 even
+ * if one is running (arrival sync), and the trace counts it late from t0;
+ * otherwise only a change of phase acts.
  */
 static void
 start_slicing(struct sched *s, int64_t t0, int64_t ps, int64_t now, int jump)
@@ -111,10 +125,33 @@ start_slicing(struct sched *s, int64_t t0, int64_t ps, int64_t now, int jump)
 	memset(&s->sl, 0, sizeof(s->sl));
 	phase = slice_sync(&s->sl, t0, ps, s->ip, now);
 	s->slicing = 1;
+	s->jump_at = 0;
 	if (phase != s->phase || (jump && phase == PHASE_PS))
-		enter_phase(s, phase, now, now);
-	arm(s, s->sl.deadline);
+		enter_phase(s, phase, jump && t0 <= now ? t0 : now, now);
+	replan(s);
 	publish(s);
+}
+
+/*
+ * Arrival sync: the datagram arrived at arrival (mono, the kernel's stamp);
+ * its PS starts ARRIVAL_DELAY later.  Until then the slices go on as they
+ * were; the edge thread jumps at that deadline.  Already past (the
+ * datagram was handled late): jump now, from that origin.
+ */
+static void
+arrival_sync(struct sched *s, int64_t arrival, int64_t ps, int64_t now)
+{
+	int64_t t0 = arrival + ARRIVAL_DELAY;
+
+	if (t0 > now + ARRIVAL_DELAY)	/* a stamp from the future */
+		t0 = now + ARRIVAL_DELAY;
+	if (t0 <= now) {
+		start_slicing(s, t0, ps, now, 1);
+		return;
+	}
+	s->jump_at = t0;
+	s->jump_ps = ps;
+	replan(s);
 }
 
 static int64_t
@@ -216,38 +253,106 @@ sched_apply(struct sched *s, const struct proto_schedule *p,
 		if (!was_dist || changed)
 			start_slicing(s, was_dist ? s->sl.t0 : now, dist_ps(s), now, 0);
 	} else if (changed || (p->flags & SCHED_F_SYNC) || !s->slicing) {
-		if (s->sync == SYNC_CLOCK)
+		if (s->sync == SYNC_ARRIVAL) {
+			arrival_sync(s, arrival_mono, ps, now);
+		} else {
 			t0 = (int64_t)p->origin_ns - (arrival_real - arrival_mono);
-		else
-			t0 = arrival_mono;
-		if (t0 > now + s->ip)
-			t0 = now;
-		start_slicing(s, t0, ps, now, s->sync == SYNC_ARRIVAL);
+			if (t0 > now + s->ip)
+				t0 = now;
+			start_slicing(s, t0, ps, now, 0);
+		}
 	}
 	publish(s);
 	return 0;
 }
 
 void
-sched_timer(struct sched *s)
+sched_timer(struct sched *s, int64_t wake)
 {
-	uint64_t expirations;
-	int64_t wake = now_mono_ns(), deadline = s->sl.deadline;
+	int64_t deadline = s->sl.deadline;
 	int crossed, phase;
 
-	if (!s->slicing) {	/* a stale expiry: drain it */
-		if (read(s->timerfd, &expirations, sizeof(expirations)) < 0 &&
-		    errno != EAGAIN)
-			log_warn("timerfd read");
+	if (s->jump_at != 0 && wake >= s->jump_at) {
+		start_slicing(s, s->jump_at, s->jump_ps, wake, 1);
+		return;
+	}
+	if (!s->slicing || wake < deadline) {	/* nothing due */
+		replan(s);
 		return;
 	}
 	if (s->shm)
 		s->shm->beat_ns = wake;	/* liveness, for the fail-safe */
-	/* no read(2) on the edge path: re-arming resets the expiry count */
 	phase = slice_advance(&s->sl, wake, &crossed);
 	if (crossed > 0 && (phase != s->phase || crossed > 1))
 		enter_phase(s, phase, deadline, wake);
-	arm(s, s->sl.deadline);
+	replan(s);
+}
+
+/*
+ * The edge thread: sleep until wake_at (absolute, CLOCK_MONOTONIC), or
+ * until the main thread moves it.  Holds the lock except while asleep.
+ */
+static void *
+edge_thread(void *arg)
+{
+	struct sched *s = arg;
+	struct timespec ts;
+	int64_t now;
+
+	pthread_mutex_lock(&s->mu);
+	while (!s->quit) {
+		s->kick = 0;
+		if (s->wake_at == 0) {
+			pthread_cond_wait(&s->cv, &s->mu);
+			continue;
+		}
+		ts = ns_to_ts(s->wake_at);
+		(void)pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		now = now_mono_ns();
+		if (!s->quit && s->wake_at != 0 && now >= s->wake_at)
+			sched_timer(s, now);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+int
+sched_start(struct sched *s, int prio)
+{
+	s->quit = 0;
+	if (priv_rt_thread(&s->thread, prio, edge_thread, s) == -1)
+		return -1;
+	s->running = 1;
+	return 0;
+}
+
+void
+sched_stop(struct sched *s)
+{
+	if (!s->running)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->quit = 1;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	pthread_join(s->thread, NULL);
+	s->running = 0;
+}
+
+void
+sched_lock(struct sched *s)
+{
+	pthread_mutex_lock(&s->mu);
+}
+
+void
+sched_unlock(struct sched *s)
+{
+	if (s->kick) {
+		s->kick = 0;
+		pthread_cond_signal(&s->cv);
+	}
+	pthread_mutex_unlock(&s->mu);
 }
 
 void
@@ -334,8 +439,9 @@ sched_resume(struct sched *s)
 void
 sched_release(struct sched *s)
 {
-	arm(s, 0);
 	s->slicing = 0;
+	s->jump_at = 0;
+	replan(s);
 	s->phase = PHASE_NONE;
 	publish(s);
 	gang_release(s->gang);

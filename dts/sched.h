@@ -6,16 +6,30 @@
  * console's datagrams, DISTRIBUTED slices with PS from the local Load
  * agent, HPDT keeps the gang at RT priority and never stops it, OFF leaves
  * it at normal priority.  Also the state behind a STATUS reply.
+ *
+ * The edges run on a thread of their own (sched_start), at dts's FIFO
+ * priority: it sleeps on a condition variable with an absolute
+ * CLOCK_MONOTONIC deadline (one futex wait: no epoll, no timer to re-arm)
+ * and does the gang operation when it times out.  Everything else (control
+ * commands, the Load agent, adoption) runs on the main thread and changes
+ * the plan under sched_lock(); sched_unlock() wakes the edge thread when
+ * its next wake-up moved.
+ *
+ * Arrival sync: a PS starts ARRIVAL_DELAY after the datagram's kernel
+ * receive stamp, on the edge thread, so the time a node takes to check and
+ * handle the datagram does not move its edge.
  */
 #ifndef DTS_SCHED_H
 #define DTS_SCHED_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "gang.h"
 #include "proto.h"
 #include "rules.h"
 #include "slice.h"
+#include "timeutil.h"
 
 struct sched {
 	/* desired state */
@@ -28,8 +42,7 @@ struct sched {
 	/* running state */
 	struct gang *gang;
 	volatile struct agent_shared *shm;  /* may be NULL */
-	int      timerfd;
-	int      slicing;           /* timer armed, phases alternate */
+	int      slicing;           /* phases alternate */
 	int      phase;             /* enum proto_phase */
 	struct slice sl;
 
@@ -47,10 +60,36 @@ struct sched {
 	/* no fail-safe (dts-load cannot run): gang released, schedule kept */
 	int      suspended;
 	struct proto_schedule want; /* the last schedule applied */
+
+	/* arrival sync: a jump to a PS at jump_at (mono ns), 0 = none */
+	int64_t  jump_at, jump_ps;
+
+	/* the edge thread */
+	pthread_mutex_t mu;
+	pthread_cond_t  cv;
+	pthread_t thread;
+	int64_t  wake_at;           /* its next wake-up (mono ns), 0 = none */
+	int      kick;              /* wake_at moved: wake it */
+	int      running, quit;
 };
 
+/* A PS asked for by an arrival-sync datagram starts this long after the
+ * kernel received it (above the usual time to check and handle one). */
+#define ARRIVAL_DELAY (2 * NS_PER_MS)
+
 void sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
-		int timerfd, int64_t silence);
+		int64_t silence);
+
+/* Start the edge thread at SCHED_FIFO prio / stop and join it.  0 or -1. */
+int  sched_start(struct sched *s, int prio);
+void sched_stop(struct sched *s);
+
+/*
+ * Every call below from another thread than the edge thread is made
+ * between sched_lock() and sched_unlock().
+ */
+void sched_lock(struct sched *s);
+void sched_unlock(struct sched *s);
 
 /*
  * Apply a schedule (from the console, or from the config at start-up).
@@ -60,8 +99,8 @@ void sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *s
 int  sched_apply(struct sched *s, const struct proto_schedule *p,
 		 int64_t arrival_mono, int64_t arrival_real, const char **err);
 
-/* The slice timer fired. */
-void sched_timer(struct sched *s);
+/* The edge thread woke at now (mono ns): an edge, or a jump, is due. */
+void sched_timer(struct sched *s, int64_t now);
 
 /*
  * The Load agent released the gang (dts missed its edges): the gang runs

@@ -67,8 +67,13 @@ done
 grep -q "dts: uid 0, capabilities \"cap_kill,cap_sys_nice=eip\", not dumpable" "$T_LOG/dts.log" ||
     t_fail "dts did not log its privileges"
 
-# priorities: dts FIFO max, dts-load FIFO max-1, the gang RR max-2
-chrt -p "$N_DTS" | grep -q SCHED_FIFO && [ "$(prio "$N_DTS")" = "$max" ] || t_fail "dts not at FIFO $max"
+# priorities: dts's edge thread FIFO max, its other threads (main, intake)
+# and dts-load FIFO max-1, the gang RR max-2
+tprio=$(for t in /proc/"$N_DTS"/task/*; do
+	chrt -p "${t##*/}" | grep -q SCHED_FIFO && prio "${t##*/}" || echo other
+done | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')
+[ "$tprio" = "$((max - 1)):2 $max:1 " ] ||
+    t_fail "dts threads: want 1 at FIFO $max and 2 at FIFO $((max - 1)), got $tprio"
 chrt -p "$N_AGENT" | grep -q SCHED_FIFO && [ "$(prio "$N_AGENT")" = $((max - 1)) ] ||
     t_fail "dts-load not at FIFO $((max - 1))"
 

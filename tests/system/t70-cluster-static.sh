@@ -169,10 +169,15 @@ measure_grid() {
 		t_log "$WHY: measuring once more"
 	done
 }
-# A PS that starts because a schedule arrived, not because a deadline
-# passed, is recorded with lateness 0 (a timer wake-up is never exactly on
-# time): the sync_point.
-jumps() { awk -F, '$1 == "PS" && $3 == 0 { n++ } END { print n + 0 }' "$T_LOG/trace-h$1.csv"; }
+# A PS that starts because a schedule arrived, not on the grid of the PS
+# before it: its deadline (done - op - late: the sync point for a jump) is
+# more than 1 ms off a whole number of IPs from the previous PS's (the
+# SI, 1030 ms, moves the grid by 30 ms).
+jumps() {
+	awk -F, -v ip="$IP_NS" '$1 == "PS" { t = $2 - $3 - $4
+		if (p != "") { d = (t - p) % ip; if (d > 1000000 && d < ip - 1000000) n++ }
+		p = t } END { print n + 0 }' "$T_LOG/trace-h$1.csv"
+}
 
 # Arrival sync restarts the PS on every host at every SI (1030ms, not a
 # multiple of IP): every host jumped, and the grid moved at each SI.
