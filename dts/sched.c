@@ -3,6 +3,9 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 
 #include "log.h"
 #include "priv.h"
@@ -15,8 +18,6 @@ void
 sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
 	   int64_t silence)
 {
-	pthread_mutexattr_t ma;
-	pthread_condattr_t ca;
 
 	memset(s, 0, sizeof(*s));
 	s->gang = g;
@@ -25,15 +26,12 @@ sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
 	s->mode = -1;
 	s->dist_ls_pct = 10;
 	rules_rt_budget(&s->rt);
-	/* the main thread runs below the edge thread: inherit, not invert */
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
-	pthread_mutex_init(&s->mu, &ma);
-	pthread_mutexattr_destroy(&ma);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	/*
+	 * No priority inheritance: nothing runs between the edge thread
+	 * (FIFO max) and the main thread (max-1) that holds the lock, and a
+	 * PI mutex costs a system call per edge (FUTEX_UNLOCK_PI).
+	 */
+	pthread_mutex_init(&s->mu, NULL);
 }
 
 /* The edge thread's next wake-up: the next edge, or a pending jump. */
@@ -49,8 +47,12 @@ replan(struct sched *s)
 	s->wake_at = w;
 }
 
-/* The fail-safe releases the gang if no edge comes for this long. */
-#define BEAT_LIMIT_MIN (50 * NS_PER_MS)
+/*
+ * The fail-safe releases the gang if no edge comes for this long.  dts-load
+ * wakes once per limit to look: 200 ms keeps that at 5 wake-ups a second
+ * (at 50 ms the watch cost a tenth of what the edges cost at IP 10 ms).
+ */
+#define BEAT_LIMIT_MIN (200 * NS_PER_MS)
 
 static void
 publish(struct sched *s)
@@ -289,25 +291,54 @@ sched_timer(struct sched *s, int64_t wake)
 }
 
 /*
- * The edge thread: sleep until wake_at (absolute, CLOCK_MONOTONIC), or
- * until the main thread moves it.  Holds the lock except while asleep.
+ * Sleep until deadline (absolute CLOCK_MONOTONIC ns; 0: no deadline), or
+ * until *word is no longer seen: a futex wait, which returns at once if
+ * the main thread moved the plan since the edge thread read it.  Not a
+ * condition variable: glibc's marks the mutex contended after a wait, and
+ * its unlock then costs a FUTEX_WAKE per edge.
+ */
+static void
+wait_until(uint32_t *word, uint32_t seen, int64_t deadline)
+{
+	struct timespec ts = ns_to_ts(deadline);
+
+	(void)syscall(SYS_futex, word, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG,
+	    seen, deadline != 0 ? &ts : NULL, NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+/* The plan moved (under the lock): wake the edge thread. */
+static void
+plan_moved(struct sched *s)
+{
+	__atomic_add_fetch(&s->plan, 1, __ATOMIC_RELEASE);
+}
+
+static void
+wake_edge_thread(struct sched *s)
+{
+	(void)syscall(SYS_futex, &s->plan, FUTEX_WAKE | FUTEX_PRIVATE_FLAG,
+	    1, NULL, NULL, 0);
+}
+
+/*
+ * The edge thread: sleep until wake_at, or until the main thread moves
+ * it; then do what is due.  Holds the lock except while asleep.
  */
 static void *
 edge_thread(void *arg)
 {
 	struct sched *s = arg;
-	struct timespec ts;
-	int64_t now;
+	uint32_t seen;
+	int64_t now, until;
 
 	pthread_mutex_lock(&s->mu);
 	while (!s->quit) {
 		s->kick = 0;
-		if (s->wake_at == 0) {
-			pthread_cond_wait(&s->cv, &s->mu);
-			continue;
-		}
-		ts = ns_to_ts(s->wake_at);
-		(void)pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		seen = __atomic_load_n(&s->plan, __ATOMIC_ACQUIRE);
+		until = s->wake_at;
+		pthread_mutex_unlock(&s->mu);
+		wait_until(&s->plan, seen, until);
+		pthread_mutex_lock(&s->mu);
 		now = now_mono_ns();
 		if (!s->quit && s->wake_at != 0 && now >= s->wake_at)
 			sched_timer(s, now);
@@ -333,8 +364,9 @@ sched_stop(struct sched *s)
 		return;
 	pthread_mutex_lock(&s->mu);
 	s->quit = 1;
-	pthread_cond_signal(&s->cv);
+	plan_moved(s);
 	pthread_mutex_unlock(&s->mu);
+	wake_edge_thread(s);
 	pthread_join(s->thread, NULL);
 	s->running = 0;
 }
@@ -348,11 +380,15 @@ sched_lock(struct sched *s)
 void
 sched_unlock(struct sched *s)
 {
-	if (s->kick) {
+	int kick = s->kick;
+
+	if (kick) {
 		s->kick = 0;
-		pthread_cond_signal(&s->cv);
+		plan_moved(s);
 	}
 	pthread_mutex_unlock(&s->mu);
+	if (kick)
+		wake_edge_thread(s);
 }
 
 void

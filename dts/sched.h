@@ -8,9 +8,9 @@
  * it at normal priority.  Also the state behind a STATUS reply.
  *
  * The edges run on a thread of their own (sched_start), at dts's FIFO
- * priority: it sleeps on a condition variable with an absolute
- * CLOCK_MONOTONIC deadline (one futex wait: no epoll, no timer to re-arm)
- * and does the gang operation when it times out.  Everything else (control
+ * priority: it sleeps until an absolute CLOCK_MONOTONIC deadline (one
+ * futex wait: no epoll, no timer to re-arm) and does the gang operation
+ * when it times out.  Everything else (control
  * commands, the Load agent, adoption) runs on the main thread and changes
  * the plan under sched_lock(); sched_unlock() wakes the edge thread when
  * its next wake-up moved.
@@ -66,10 +66,10 @@ struct sched {
 
 	/* the edge thread */
 	pthread_mutex_t mu;
-	pthread_cond_t  cv;
 	pthread_t thread;
 	int64_t  wake_at;           /* its next wake-up (mono ns), 0 = none */
 	int      kick;              /* wake_at moved: wake it */
+	uint32_t plan;              /* futex word: bumped when it is woken */
 	int      running, quit;
 };
 

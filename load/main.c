@@ -16,7 +16,7 @@
  * SCHED_OTHER and SIGCONT for every member -- and exits.  epoll wakes it
  * on the hang-up, so that takes milliseconds, not a polling period.  It
  * also watches dts's liveness: while dts slices, it must make an edge at
- * least every limit_ns (max(2 IP, 50 ms)); if it does not (stopped, hung),
+ * least every limit_ns (max(2 IP, 200 ms)); if it does not (stopped, hung),
  * the agent releases the gang, tells dts, and carries on.  When dts makes
  * edges again it applies its phase again.
  *
@@ -335,7 +335,7 @@ agent_timer_open(struct agent *a)
 /*
  * The liveness watch wakes when dts's limit would run out (last edge +
  * limit), so the gang is released as soon as it does, and a live dts
- * costs one wake-up per limit (20 a second at IP 10 ms, 5 at 100 ms).
+ * costs one wake-up per limit (5 a second up to IP 100 ms).
  * Not slicing, or released and waiting for dts: a look every 100 ms.
  */
 #define WATCH_IDLE (100 * NS_PER_MS)

@@ -59,13 +59,17 @@ b_stats() {
 # b_snap PID...: B_SNAP=(wall_us cpu_ns_of_each_PID), read with bash
 # builtins only (no fork between the reads: under load a subshell can take
 # tens of ms, which would skew a share measured over a few seconds).
+# Every thread of a process counts (dts has three).
 b_snap() {
-	local p ns t
+	local p ns t sum
 	t=${EPOCHREALTIME/[.,]/}
 	B_SNAP=("$((10#$t))")
 	for p in "$@"; do
-		read -r ns _ < "/proc/$p/schedstat" || ns=0
-		B_SNAP+=("$ns")
+		sum=0
+		for t in /proc/"$p"/task/*/schedstat; do
+			read -r ns _ < "$t" 2>/dev/null && sum=$((sum + ns))
+		done
+		B_SNAP+=("$sum")
 	done
 }
 

@@ -350,11 +350,15 @@ t_wait_for() {
 	done
 }
 
-# CPU time of PID in ns (first field of /proc/PID/schedstat).
+# CPU time of PID in ns: the first field of /proc/PID/task/*/schedstat,
+# summed over its threads (dts has three).
 t_cpu_ns() {
-	local ns
-	read -r ns _ < "/proc/$1/schedstat" || return 1
-	echo "$ns"
+	local ns sum=0 t
+	for t in /proc/"$1"/task/*/schedstat; do
+		read -r ns _ < "$t" 2>/dev/null && sum=$((sum + ns))
+	done
+	[ -e "/proc/$1" ] || return 1
+	echo "$sum"
 }
 
 # State letter (R, S, T, Z, ...) from /proc/PID/stat.

@@ -2,7 +2,7 @@
 # The fail-safe.  dts killed with SIGKILL at any moment: the gang runs
 # again, at SCHED_OTHER, within 100 ms (dts-load releases it).  dts
 # stopped (SIGSTOP: a hung dts) makes no slice edge: dts-load releases the
-# gang within max(2 IP, 50 ms) + 100 ms, and once dts runs again it
+# gang within max(2 IP, 200 ms) + 100 ms, and once dts runs again it
 # slices again.  A killed dts-load is restarted, as root with only
 # cap_kill and cap_sys_nice.  SIGTERM, SIGINT and SIGHUP release the gang
 # and exit 0.  A new dts takes over the populated gang each time.  pvmd
@@ -74,7 +74,7 @@ kill9 "in PS"
 t_log "worst kill -9 release: $worst us"
 restart_dts
 
-# ---- 3. SIGSTOP (a hung dts): released within max(2 IP, 50 ms) + 100 ms ---
+# ---- 3. SIGSTOP (a hung dts): released within max(2 IP, 200 ms) + 100 ms ---
 # IP 100 ms: the limit is 200 ms.  Stopped in a PS (PS 80%) and in an LS
 # (PS 20%); SIGCONT: dts slices again.
 hang() {	# hang PS_US PHASE
