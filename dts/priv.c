@@ -32,9 +32,9 @@ priv_rt_self(int prio)
 
 	if (sched_setscheduler(0, SCHED_FIFO, &sp) == -1)
 		return -1;
-#ifdef __SANITIZE_ADDRESS__
-	/* ASan reserves terabytes of shadow memory: do not try to lock it */
-	log_info("ASan build: memory not locked");
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	/* the sanitizers reserve terabytes of shadow memory: do not lock it */
+	log_info("sanitizer build: memory not locked");
 #else
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) == -1)
 		log_warn("mlockall");
