@@ -29,7 +29,13 @@ master_send_flags(struct console *c, int flags, int64_t now)
 
 	sch_message(&c->sch, SCHED_F_SYNC, &m.u.schedule);
 	m.u.schedule.flags |= (uint8_t)(flags & SCHED_F_TAKEOVER);
-	c->m.next_si = now + c->sch.si;
+	/* on a grid: a late wake-up does not delay every later SI (with
+	 * arrival sync each delay would move every node's slices) */
+	if (c->m.next_si != 0 && now >= c->m.next_si &&
+	    now - c->m.next_si < c->sch.si)
+		c->m.next_si += c->sch.si;
+	else
+		c->m.next_si = now + c->sch.si;
 	if ((n = net_send(&c->net, &m)) < 0)
 		return con_err(c, "no destination to send the schedule to "
 		    "(see console.nodes, console.unicast)");

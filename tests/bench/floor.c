@@ -1,7 +1,9 @@
 /*
- * floor.c - the bare floor of a signal-based slice loop, for bench-edge.sh.
+ * floor.c - the bare floor of a signal-based slice loop, for bench-edge.sh,
+ * bench-share.sh and bench-sync.sh.
  *
- *   floor [-r RTPRIO] [-c CPU] [-g PGID] [-w WARM_S] [-l LS_US] N SECONDS PS_US OUT.csv
+ *   floor [-r RTPRIO] [-c CPU] [-g PGID] [-w WARM_S] [-l LS_US] [-O ORIGIN_NS]
+ *         N SECONDS PS_US OUT.csv
  *
  * Forks N busy children into a new process group (SCHED_RR RTPRIO, like
  * pvmd's gang; -r 0: SCHED_OTHER) - or, with -g, drives the existing
@@ -13,10 +15,17 @@
  * CLOCK_MONOTONIC deadlines (clock_nanosleep TIMER_ABSTIME): PS_US of
  * running, then LS_US (default PS_US) stopped, and so on
  * for SECONDS (after WARM_S of the same loop that is not recorded: the
- * gang may have been RT-throttled just before).  Per edge it records, like dts's trace:
+ * gang may have been RT-throttled just before).  With -O the edges are
+ * those of clock sync: a PS begins at ORIGIN_NS + k * (PS_US + LS_US),
+ * ORIGIN_NS a CLOCK_REALTIME time in ns (converted once to
+ * CLOCK_MONOTONIC, as dts converts a datagram's origin), so that loops
+ * started apart (one per host of a test cluster) wake at the same
+ * deadlines; without it the first edge (a stop) is PS_US from the start.
+ * Per edge it records, like dts's trace:
  *   late_ns = wake - deadline, op_ns = (killpg done) - wake (the loop
- *   does nothing else, so that is the killpg call),
- * and writes OUT.csv: phase,late_ns,op_ns.  On stdout one line:
+ *   does nothing else, so that is the killpg call), real_ns = the
+ *   CLOCK_REALTIME time when the killpg was done,
+ * and writes OUT.csv: phase,late_ns,op_ns,real_ns.  On stdout one line:
  *   floor n=N edges=E cpu_ns=C wall_ns=W
  * (C = this controller's own CPU time, children excluded).  SIGTERM or
  * SIGINT end the loop early, with the same clean-up.  The children
@@ -47,7 +56,7 @@ on_term(int sig)
 }
 
 struct edge {
-	int64_t late, op;
+	int64_t late, op, real;
 	int stop;
 };
 
@@ -58,6 +67,26 @@ ns(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * CLOCK_REALTIME - CLOCK_MONOTONIC, from the tightest of a few bracketed
+ * reads (a preemption between two reads would shift every deadline).
+ */
+static int64_t
+real_minus_mono(void)
+{
+	int64_t best = 0, width = -1;
+
+	for (int i = 0; i < 16; i++) {
+		int64_t m0 = ns(CLOCK_MONOTONIC), r = ns(CLOCK_REALTIME);
+		int64_t m1 = ns(CLOCK_MONOTONIC);
+		if (width < 0 || m1 - m0 < width) {
+			width = m1 - m0;
+			best = r - m0 - (m1 - m0) / 2;
+		}
+	}
+	return best;
 }
 
 static void
@@ -72,11 +101,15 @@ main(int argc, char **argv)
 {
 	int rtprio = 97, cpu = -1, c, own = 1;
 	double warm = 0;
-	int64_t ls = 0;
+	int64_t ls = 0, origin = 0;
+	int aligned = 0;
 	pid_t pg = 0;
 
-	while ((c = getopt(argc, argv, "r:c:g:w:l:")) != -1) {
-		if (c == 'g') {
+	while ((c = getopt(argc, argv, "r:c:g:w:l:O:")) != -1) {
+		if (c == 'O') {
+			origin = atoll(optarg);
+			aligned = 1;
+		} else if (c == 'g') {
 			pg = (pid_t)atoi(optarg);
 			own = 0;
 			if (pg <= 1)
@@ -94,7 +127,7 @@ main(int argc, char **argv)
 	}
 	if (argc - optind != 4) {
 usage:
-		fprintf(stderr, "usage: floor [-r RTPRIO] [-c CPU] [-g PGID] [-w WARM_S] [-l LS_US] N SECONDS PS_US OUT.csv\n");
+		fprintf(stderr, "usage: floor [-r RTPRIO] [-c CPU] [-g PGID] [-w WARM_S] [-l LS_US] [-O ORIGIN_NS] N SECONDS PS_US OUT.csv\n");
 		return 2;
 	}
 	int n = atoi(argv[optind]);
@@ -146,10 +179,25 @@ usage:
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 
-	int64_t t0 = ns(CLOCK_MONOTONIC) + half, rec = t0 + (int64_t)(warm * 1e9);
+	int64_t t0 = ns(CLOCK_MONOTONIC) + half;
+	int stop = 1;
+	if (aligned) {
+		/* the next edge of the grid origin + k * period, 1 ms from now */
+		int64_t period = half + ls, o = origin - real_minus_mono();
+		int64_t from = ns(CLOCK_MONOTONIC) + 1000000, q = (from - o) / period;
+		if (o + q * period > from)	/* C division truncates toward 0 */
+			q--;
+		int64_t b = o + q * period;	/* a PS begins at b <= from */
+		if (b + half > from) {
+			t0 = b + half;
+		} else {
+			t0 = b + period;
+			stop = 0;
+		}
+	}
+	int64_t rec = t0 + (int64_t)(warm * 1e9);
 	int64_t end = rec + (int64_t)(secs * 1e9), cpu0 = 0, w0 = 0;
 	size_t k = 0;
-	int stop = 1;
 	/* half = the PS length, ls = the LS length; stop = this edge stops */
 	for (int64_t dl = t0; dl < end && k < max; dl += stop ? ls : half, stop = !stop) {
 		if (w0 == 0 && dl >= rec) {
@@ -163,11 +211,12 @@ usage:
 			break;
 		int64_t wake = ns(CLOCK_MONOTONIC);
 		killpg(pg, stop ? SIGSTOP : SIGCONT);
-		int64_t done = ns(CLOCK_MONOTONIC);
+		int64_t done = ns(CLOCK_MONOTONIC), real = ns(CLOCK_REALTIME);
 		if (dl < rec)
 			goto skip;
 		e[k].late = wake - dl;
 		e[k].op = done - wake;
+		e[k].real = real;
 		e[k].stop = stop;
 		k++;
 skip:
@@ -191,10 +240,10 @@ skip:
 	FILE *f = fopen(out, "w");
 	if (f == NULL)
 		die(out);
-	fprintf(f, "phase,late_ns,op_ns\n");
+	fprintf(f, "phase,late_ns,op_ns,real_ns\n");
 	for (size_t i = 0; i < k; i++)
-		fprintf(f, "%s,%lld,%lld\n", e[i].stop ? "LS" : "PS",
-			(long long)e[i].late, (long long)e[i].op);
+		fprintf(f, "%s,%lld,%lld,%lld\n", e[i].stop ? "LS" : "PS",
+			(long long)e[i].late, (long long)e[i].op, (long long)e[i].real);
 	if (fclose(f) != 0)
 		die(out);
 	printf("floor n=%d edges=%zu cpu_ns=%lld wall_ns=%lld\n", n, k,

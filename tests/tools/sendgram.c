@@ -2,13 +2,16 @@
  * sendgram.c - a test client of the DTS wire protocol (common/proto.h).
  *
  *   sendgram [-k SECRET [-s SIGNKEY] | -K] [-a ADDR] -p PORT [-t TIMEOUT_MS]
- *            [-n] [-S SI_US] [-T] ACTION [ARGS]
+ *            [-n] [-S SI_US] [-R MS] [-T] ACTION [ARGS]
  *
  * It plays a console: -s is its key pair (console.sign_key), which signs
  * the commands; -k is the nodes' secret (console.node_secret), and a
  * reply is checked under the key of the node at its source address.
  * -K: insecure, nothing signed or checked.
  * -T sets SCHED_F_TAKEOVER on a schedule: the sender becomes the master.
+ * -R: schedule only; send it every SI (-S) for MS milliseconds, as a console does,
+ * on an absolute CLOCK_MONOTONIC grid (no drift, whatever a send costs),
+ * and print the CLOCK_REALTIME ns of each send instead of the replies.
  * -b binds the source address (127.0.0.2 plays a second console host),
  * -P the source port (a console keeps one port for its life; a node
  * gives its master's address and port a socket of its own).
@@ -149,6 +152,7 @@ random_bytes(void *buf, size_t len)
 static uint64_t origin_ns;	/* -O: clock-sync origin; 0 = now */
 static uint32_t si_us = SI_US;	/* -S: the schedule's SI */
 static int takeover;		/* -T: SCHED_F_TAKEOVER on schedules */
+static uint32_t repeat_ms;	/* -R: send the schedule every SI this long */
 static const char *src_addr;	/* -b: the source address (a console's) */
 static uint32_t src_port;	/* -P: a fixed source port, as a console
 				   that runs on has (0: ephemeral) */
@@ -349,12 +353,27 @@ act_schedule(struct ctx *c, int argc, char **argv)
 {
 	struct proto_msg m;
 	uint8_t buf[BUF_LEN];
+	int64_t next = now_mono_ns(), end = next + (int64_t)repeat_ms * NS_PER_MS;
+	struct timespec ts;
 
 	if (schedule_msg(&m, argc, argv, 0, 0) < 0)
 		return 2;
-	if (send_dgram(c, buf, (size_t)seal(c, &m, buf)) < 0)
-		return 1;
-	return c->nowait ? 0 : wait_status(c);
+	if (repeat_ms == 0) {
+		if (send_dgram(c, buf, (size_t)seal(c, &m, buf)) < 0)
+			return 1;
+		return c->nowait ? 0 : wait_status(c);
+	}
+	for (; next < end; next += (int64_t)si_us * NS_PER_US) {
+		size_t len = (size_t)seal(c, &m, buf);	/* signed ahead */
+		ts = ns_to_ts(next);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+		    NULL) == EINTR)
+			;
+		if (send_dgram(c, buf, len) < 0)
+			return 1;
+		printf("%lld\n", (long long)now_real_ns());
+	}
+	return 0;
 }
 
 /* The one line an attack prints; len < 0: no byte count. */
@@ -720,7 +739,7 @@ usage(const struct action *a)
 		exit(2);
 	}
 	fprintf(stderr, "usage: sendgram [-k SECRET [-s SIGNKEY] | -K] [-a ADDR] -p PORT "
-		"[-b SRC_ADDR] [-P SRC_PORT] [-t TIMEOUT_MS] [-n] [-o SAVEFILE] [-O ORIGIN_NS] [-S SI_US] [-T]\n"
+		"[-b SRC_ADDR] [-P SRC_PORT] [-t TIMEOUT_MS] [-n] [-o SAVEFILE] [-O ORIGIN_NS] [-S SI_US] [-R MS] [-T]\n"
 		"       ACTION [ARGS]\n"
 		"actions:\n");
 	for (i = 0; i < NACTIONS; i++)
@@ -803,7 +822,7 @@ main(int argc, char **argv)
 	int opt, insecure = 0, nargs, rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "+k:Ks:a:b:P:p:t:no:O:S:T")) != -1) {
+	while ((opt = getopt(argc, argv, "+k:Ks:a:b:P:p:t:no:O:R:S:T")) != -1) {
 		switch (opt) {
 		case 'S':
 			if (parse_u32(optarg, &si_us) || si_us == 0)
@@ -811,6 +830,11 @@ main(int argc, char **argv)
 			break;
 		case 'O':
 			if (parse_u64(optarg, &origin_ns) || origin_ns == 0)
+				usage(NULL);
+			break;
+		case 'R':
+			if (parse_u32(optarg, &repeat_ms) || repeat_ms == 0 ||
+			    repeat_ms > 3600000)
 				usage(NULL);
 			break;
 		case 'o': c.save = optarg; break;
