@@ -1,23 +1,51 @@
 /*
- * adopt_msg.h - the local adoption request: how a launcher (the PVM launch
+ * adopt_msg.h - the local adoption socket: how a launcher (the PVM launch
  * script through dts-run, or dts-run -- CMD) asks the node's dts to take
- * the calling process into the gang before it execs the daemon.
+ * the calling process into the gang before it execs the daemon, and how a
+ * gang member (dts-pvmjoin) asks it to take in a task that was started
+ * outside pvmd.
  *
- * Unix socket, SOCK_SEQPACKET, one request and one reply, text:
+ * Unix socket, SOCK_SEQPACKET, one request and one reply a connection,
+ * text:
  *
  *   request   "ADOPT pvmd"     adopt me; tell me which pvmd to exec
  *             "ADOPT run"      adopt me; I exec a command of my own
+ *             "JOIN <pid>"     move process <pid> into the gang (the
+ *                              asker is a member; see dts(8))
  *   reply     "OK <path>"      adopted; for pvmd, the real pvmd to exec
- *             "ERR <reason>"   not adopted, one line for the user
+ *             "OK"             joined
+ *             "ERR <reason>"   refused, one line for the user
  *
  * dts learns who asks from SO_PEERCRED (pid, uid), never from the request.
  */
 #ifndef DTS_ADOPT_MSG_H
 #define DTS_ADOPT_MSG_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
 #define ADOPT_SOCKET_DEFAULT "/run/dts/dts.sock"
 #define ADOPT_SOCKET_ENV     "DTS_SOCKET"   /* dts-run: another socket */
 #define ADOPT_MSG_MAX        512            /* request or reply, bytes */
 #define ADOPT_REPLY_WAIT_MS  10000          /* dts-run gives up after this */
+#define ADOPT_PID_MAX        4194304        /* the kernel's PID_MAX_LIMIT */
+
+/* dts-run --pvmd starts this helper (dts(8), "Tasks started outside
+ * pvmd"); the variable names another one. */
+#define PVMJOIN_ENV          "DTS_PVMJOIN"
+
+/*
+ * "JOIN <pid>": exactly one space, then 1 to ADOPT_PID_MAX in decimal
+ * without sign or leading zero.  0 and *pid, or -1.
+ */
+int adopt_parse_join(const char *req, pid_t *pid);
+
+/*
+ * One request, one reply (NUL terminated into reply) over the socket at
+ * path, waiting up to wait_ms for the answer.  0, or -1 with a one-line
+ * reason in err.
+ */
+int adopt_ask(const char *path, const char *req, char *reply, size_t len,
+	      int wait_ms, char *err, size_t errlen);
 
 #endif /* DTS_ADOPT_MSG_H */

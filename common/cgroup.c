@@ -6,6 +6,7 @@
  * never an error.  Nothing here acts on a pid that the cgroup's own files
  * did not list.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -115,6 +116,50 @@ cg_set_policy(const char *cg, int policy, int prio)
 		errno = pa.first_errno;
 		log_warn("%s: policy %d for %d thread(s)", cg, policy,
 		    pa.failed);
+	}
+	return pa.changed;
+}
+
+/* The threads of pid not in done: policy for each.  New ones, or -1. */
+static int
+policy_pass(pid_t pid, struct pidset *done, struct policy_arg *pa)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int fresh = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+
+		if (tid <= 0 || *end != '\0' ||
+		    pidset_add(done, (pid_t)tid) != 1)
+			continue;
+		fresh++;
+		set_policy_one((pid_t)tid, pa);
+	}
+	closedir(d);
+	return fresh;
+}
+
+int
+cg_set_policy_pid(const char *cg, pid_t pid, int policy, int prio)
+{
+	struct policy_arg pa = { policy, prio, 0, 0, 0 };
+	struct pidset done = { NULL, 0, 0 };
+
+	for (int pass = 0; pass < CG_SWEEPS; pass++)
+		if (policy_pass(pid, &done, &pa) <= 0)
+			break;
+	free(done.pid);
+	if (pa.failed > 0) {
+		errno = pa.first_errno;
+		log_warn("%s: policy %d for %d thread(s) of pid %d", cg,
+		    policy, pa.failed, (int)pid);
 	}
 	return pa.changed;
 }

@@ -38,6 +38,13 @@ int  cg_count(const char *cg, int *runnable);
 /* Every thread of cg to policy (SCHED_OTHER: prio 0).  Threads changed. */
 int  cg_set_policy(const char *cg, int policy, int prio);
 
+/*
+ * Every thread of process pid, a member of cg (just moved there), to
+ * policy; its threads are listed again until a pass finds no new one (a
+ * thread not yet changed may start another).  Threads changed.
+ */
+int  cg_set_policy_pid(const char *cg, pid_t pid, int policy, int prio);
+
 /* sig to every process of cg, again until a pass finds no new member. */
 int  cg_signal_all(const char *cg, int sig);
 

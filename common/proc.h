@@ -19,6 +19,26 @@ int   proc_pid_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp);
 /* Read a small file into buf (NUL terminated); -1 if it is gone or empty. */
 int   proc_read_small(const char *path, char *buf, size_t cap);
 
+/*
+ * The "Uid:" line of a /proc/PID/status text: real, effective, saved and
+ * filesystem uid into uids[4].  0, or -1 if there is no such line.
+ */
+int   proc_parse_uids(const char *status, uid_t uids[4]);
+
+/*
+ * The cgroup v2 path (relative to the mount: "/dts/gang") from the text
+ * of /proc/PID/cgroup, its "0::" line.  0, or -1 if there is none or it
+ * does not fit in len.
+ */
+int   proc_parse_cgroup(const char *text, char *buf, size_t len);
+
+/* The same, of process pid (0: ourselves); -1 if it is gone. */
+int   proc_pid_uids(pid_t pid, uid_t uids[4]);
+int   proc_pid_cgroup(pid_t pid, char *buf, size_t len);
+
+/* /proc/PID/comm without its newline; -1 if the process is gone. */
+int   proc_pid_comm(pid_t pid, char *buf, size_t len);
+
 /* procs_running from /proc/stat, or -1. */
 int   proc_procs_running(void);
 

@@ -2,6 +2,7 @@
  * cmds.c - the command table and the scheduling commands.  The PVM
  * commands are in pvm.c, the `set` keys in setkeys.c.
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,75 @@ cmd_show(struct console *c, int argc, char **argv)
 	return 0;
 }
 
+static void
+hosts_table(struct console *c)
+{
+	const struct hostfile	*hf = &c->hostfile;
+	char			 a[INET_ADDRSTRLEN];
+	int			 i;
+
+	fprintf(c->out, "%-24s %-15s %s\n", "HOST", "ADDRESS", "SLOTS");
+	for (i = 0; i < hf->n; i++) {
+		inet_ntop(AF_INET, &hf->v[i].addr, a, sizeof(a));
+		if (hf->v[i].slots > 0)
+			fprintf(c->out, "%-24s %-15s %d\n", hf->v[i].name, a,
+			    hf->v[i].slots);
+		else
+			fprintf(c->out, "%-24s %-15s -\n", hf->v[i].name, a);
+	}
+}
+
+/*
+ * hosts [FILE]: the nodes of an MPI job from its host file; they replace
+ * every other destination.  Each becomes a known node (status lists it
+ * as "no reply" until it answers); a running schedule goes to them now.
+ */
+static int
+cmd_hosts(struct console *c, int argc, char **argv)
+{
+	struct in_addr	 a[NODES_MAX];
+	struct hostfile	*hf;
+	char		 err[CMD_ERR_MAX], where[CMD_ERR_MAX];
+	int		 i;
+
+	if (argc == 1) {
+		if (c->hostfile.n == 0) {
+			fprintf(c->out, "no host file read; the console sends "
+			    "to %s\n", net_describe(&c->net, where,
+			    sizeof(where)));
+			return 0;
+		}
+		fprintf(c->out, "%d host%s from %s\n", c->hostfile.n,
+		    c->hostfile.n == 1 ? "" : "s", c->hostfile.path);
+		hosts_table(c);
+		return 0;
+	}
+	if ((hf = malloc(sizeof(*hf))) == NULL)
+		return con_err(c, "hosts: out of memory");
+	if (hostfile_load(argv[1], hostfile_resolve, hf, err,
+	    sizeof(err)) == -1) {
+		free(hf);
+		return con_err(c, "hosts: %s", err);
+	}
+	c->hostfile = *hf;
+	free(hf);
+	for (i = 0; i < c->hostfile.n; i++) {
+		struct node *n = nodes_get(&c->nodes, c->hostfile.v[i].addr);
+
+		a[i] = c->hostfile.v[i].addr;
+		if (n != NULL && n->name[0] == '\0')
+			snprintf(n->name, sizeof(n->name), "%s",
+			    c->hostfile.v[i].name);
+	}
+	net_set_list(&c->net, a, c->hostfile.n, c->hostfile.path);
+	fprintf(c->out, "%d host%s from %s: the console drives them from now "
+	    "on%s\n", c->hostfile.n, c->hostfile.n == 1 ? "" : "s",
+	    c->hostfile.path, c->sch.spoken ? " (schedule sent)" : "");
+	hosts_table(c);
+	master_changed(c, 0, now_mono_ns());
+	return 0;
+}
+
 static int
 cmd_help(struct console *c, int argc, char **argv)
 {
@@ -266,6 +336,13 @@ static const struct cmd_entry table[] = {
 	  "  (LS), late_ns the wake-up after the deadline, op_ns the gang "
 	  "operation.\n  tests/bench/svg.py gantt FILE OUT.svg draws the "
 	  "Gantt chart.\n" },
+	{ "hosts", "[FILE]", 0, 1, CMD_C_NONE, cmd_hosts,
+	  "drive the hosts of an MPI host file, or list them",
+	  "  FILE is an Open MPI (host slots=N) or MPICH (host:N) host file; "
+	  "# starts\n  a comment.  Its hosts replace every other destination "
+	  "(console.nodes,\n  unicast, broadcast) from now on; a running "
+	  "schedule goes to them at once.\n  A bad line names the file and "
+	  "the line and changes nothing.\n" },
 	{ "set", "KEY VALUE | weight HOST W", 2, 3, CMD_C_SETKEY, setkeys_cmd,
 	  "set a tunable (see show; help set lists them)", SETKEYS_HELP },
 	{ "show", "", 0, 0, CMD_C_NONE, cmd_show,
@@ -339,6 +416,9 @@ host_nth(struct console *c, const char *text, int i)
 	for (k = 0; k < c->hosts.n; k++)
 		if (strncmp(c->hosts.v[k].name, text, len) == 0 && i-- == 0)
 			return c->hosts.v[k].name;
+	for (k = 0; k < c->hostfile.n; k++)
+		if (strncmp(c->hostfile.v[k].name, text, len) == 0 && i-- == 0)
+			return c->hostfile.v[k].name;
 	return NULL;
 }
 

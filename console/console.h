@@ -1,7 +1,8 @@
 /*
  * console.h - the state of dts-console, shared by its modules: the
  * configuration and tunables, the desired schedule, the nodes heard, the
- * cached PVM host table, the socket and the master loop's timers.
+ * cached PVM host table, the host file read last (`hosts`), the socket
+ * and the master loop's timers.
  *
  * Commands report failure by returning con_err(c, ...), which keeps a
  * one-line message in c->err; their output goes to c->out.  Messages that
@@ -17,6 +18,7 @@
 #include "balance.h"
 #include "cmd.h"
 #include "conf.h"
+#include "hostfile.h"
 #include "master.h"
 #include "net.h"
 #include "nodes.h"
@@ -39,6 +41,7 @@ struct console {
 	struct weights	 weights;
 	struct nodes	 nodes;
 	struct vm_hosts	 hosts;		/* cached pvm_config */
+	struct hostfile	 hostfile;	/* `hosts FILE`: an MPI job's nodes */
 	struct net	 net;
 	struct cpvm	 pvm;
 	struct master	 m;

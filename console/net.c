@@ -68,6 +68,18 @@ net_set_hosts(struct net *n, const struct vm_hosts *h)
 			n->list[n->nlist++] = h->v[i].addr;
 }
 
+void
+net_set_list(struct net *n, const struct in_addr *a, int k, const char *from)
+{
+	int	 i;
+
+	n->how = NET_HOSTFILE;
+	n->nlist = 0;
+	for (i = 0; i < k && n->nlist < NET_DST_MAX; i++)
+		n->list[n->nlist++] = a[i];
+	snprintf(n->list_from, sizeof(n->list_from), "%s", from);
+}
+
 static int
 broadcast_addrs(struct in_addr *out, int cap)
 {
@@ -228,9 +240,14 @@ net_describe(const struct net *n, char *buf, size_t len)
 	size_t		 off;
 	int		 i, nd = net_destinations(n, dst, NET_DST_MAX);
 
-	off = (size_t)snprintf(buf, len, "%s", n->how == NET_LIST ?
-	    "console.nodes" : n->how == NET_UNICAST ? "unicast to the PVM "
-	    "hosts" : "broadcast");
+	if (n->how == NET_HOSTFILE)
+		off = (size_t)snprintf(buf, len, "hosts of %s", n->list_from);
+	else
+		off = (size_t)snprintf(buf, len, "%s", n->how == NET_LIST ?
+		    "console.nodes" : n->how == NET_UNICAST ? "unicast to the "
+		    "PVM hosts" : "broadcast");
+	if (off >= len)
+		off = len - 1;
 	if (nd == 0)
 		snprintf(buf + off, len - off, " (no destination yet)");
 	for (i = 0; i < nd && off < len; i++) {

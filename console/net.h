@@ -2,7 +2,8 @@
  * net.h - the console's UDP socket: sealed datagrams out to the nodes,
  * checked datagrams in.
  *
- * Destinations, first that applies: the addresses of console.nodes; with
+ * Destinations, first that applies: the hosts of the host file the
+ * console read last (`hosts FILE`); the addresses of console.nodes; with
  * console.unicast, the address of every PVM host; otherwise the broadcast
  * address of every up, non-loopback IPv4 interface that has one (or
  * 127.0.0.1 if there is none).  The port is the nodes' `port`.
@@ -26,7 +27,7 @@
 
 #define NET_DST_MAX NODES_MAX
 
-enum net_how { NET_BROADCAST = 0, NET_UNICAST, NET_LIST };
+enum net_how { NET_BROADCAST = 0, NET_UNICAST, NET_LIST, NET_HOSTFILE };
 
 struct net {
 	int		 fd;		/* -1: closed (sends are only counted) */
@@ -35,8 +36,9 @@ struct net {
 	struct auth_key	 key;
 	struct seqgen	 seq;
 	struct replay	 replay;
-	struct in_addr	 list[NET_DST_MAX];	/* NET_LIST, NET_UNICAST */
+	struct in_addr	 list[NET_DST_MAX];	/* all but NET_BROADCAST */
 	int		 nlist;
+	char		 list_from[128];	/* NET_HOSTFILE: the file */
 	uint64_t	 sent, send_errors, received;
 	uint64_t	 dropped[REJ_MAX];
 	uint64_t	 own;		/* our own datagrams heard back */
@@ -52,6 +54,13 @@ int net_init(struct net *n, const struct dts_conf *c, int open_socket,
 
 /* NET_UNICAST: the PVM hosts' addresses. */
 void net_set_hosts(struct net *n, const struct vm_hosts *h);
+
+/*
+ * The hosts of an MPI host file (the console's `hosts FILE`), from then
+ * on: they replace console.nodes, unicast and broadcast.
+ */
+void net_set_list(struct net *n, const struct in_addr *a, int k,
+    const char *from);
 
 /* The destinations of the next send; returns how many (max cap). */
 int net_destinations(const struct net *n, struct in_addr *out, int cap);

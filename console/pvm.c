@@ -271,7 +271,8 @@ cpvm_connect(struct console *c, int start)
 	int	 tid;
 
 	if (c->no_pvm)
-		return con_err(c, "PVM is off (-n)");
+		return con_err(c, "a PVM command, and PVM is off (dts-console "
+		    "-n)");
 	if (c->pvm.connected)
 		return 0;
 	if (root_check(c) == -1)

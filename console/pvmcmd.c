@@ -214,6 +214,10 @@ cpvm_cmd_halt(struct console *c, int argc, char **argv)
 	char	 why[CMD_ERR_MAX];
 	int	 rc;
 
+	if (c->no_pvm)
+		return con_err(c, "halt: a PVM command, and PVM is off "
+		    "(dts-console -n): stop releases the gangs, an MPI job "
+		    "ends with its mpirun");
 	if (cpvm_connect(c, 0) == -1) {
 		snprintf(why, sizeof(why), "%s", c->err);
 		return con_err(c, "halt: no virtual machine to halt (%s)",

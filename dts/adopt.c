@@ -14,7 +14,9 @@
 
 #include "adopt.h"
 #include "adopt_msg.h"
+#include "cgroup.h"
 #include "log.h"
+#include "proc.h"
 
 static int
 addr_of(const char *path, struct sockaddr_un *sun)
@@ -163,8 +165,8 @@ decide(struct adopt *a, const char *req, const struct ucred *cr,
 	int members;
 
 	if (strcmp(req, "ADOPT pvmd") != 0 && strcmp(req, "ADOPT run") != 0)
-		return "malformed request (expected \"ADOPT pvmd\" or "
-		    "\"ADOPT run\")";
+		return "malformed request (expected \"ADOPT pvmd\", "
+		    "\"ADOPT run\" or \"JOIN <pid>\")";
 	pw = getpwuid(cr->uid);
 	*name = pw ? pw->pw_name : "?";
 	if (pw == NULL || !user_allowed(a->conf, pw->pw_name)) {
@@ -192,13 +194,156 @@ decide(struct adopt *a, const char *req, const struct ucred *cr,
 	return NULL;
 }
 
+/* The gang's uid for one member, into an owner_arg. */
+struct owner_arg {
+	uid_t uid;
+	int   n, mixed;
+};
+
+static void
+owner_one(pid_t pid, void *arg)
+{
+	struct owner_arg *oa = arg;
+	uid_t ids[4];
+
+	if (proc_pid_uids(pid, ids) == -1)
+		return;
+	if (oa->n++ == 0)
+		oa->uid = ids[0];
+	else if (ids[0] != oa->uid)
+		oa->mixed = 1;
+}
+
+/*
+ * The gang's uid: the one it was adopted for; after a takeover (this dts
+ * found the gang running) the one uid all its members have.  0 or -1.
+ */
+static int
+gang_owner(struct adopt *a, uid_t *uid)
+{
+	struct owner_arg oa = { 0, 0, 0 };
+
+	if (a->gang_uid == (uid_t)-1) {
+		(void)cg_foreach(a->gang->cg, "cgroup.procs", owner_one, &oa);
+		if (oa.n == 0 || oa.mixed)
+			return -1;
+		a->gang_uid = oa.uid;
+	}
+	*uid = a->gang_uid;
+	return 0;
+}
+
+/*
+ * "JOIN <pid>": a gang member (dts-pvmjoin) asks for a task of its pvmd
+ * that was started outside the gang.  The checks, in order: a well-formed
+ * request; an asker in the gang, of the gang's uid; a gang that is not
+ * root's (a root gang could pull in any root process); a target that
+ * exists, is not in the gang yet, and whose real, effective, saved and
+ * filesystem uids are all the gang's; then the move.  Returns NULL when
+ * joined, or the reason.  (Between the checks and the move the target
+ * could only be another process if its pid came round again: the whole
+ * pid space would have to be used up within this call.)
+ */
+static const char *
+decide_join(struct adopt *a, const char *req, const struct ucred *cr,
+	    pid_t *pid, char *why, size_t whylen)
+{
+	uid_t owner, id[4];
+
+	if (adopt_parse_join(req, pid) == -1)
+		return "malformed request (expected \"JOIN <pid>\", the pid "
+		    "in decimal from 1 to 4194304)";
+	if (!gang_has(a->gang, cr->pid)) {
+		snprintf(why, whylen, "pid %d is not in the gang: only a gang "
+		    "member may ask for a join", (int)cr->pid);
+		return why;
+	}
+	if (gang_owner(a, &owner) == -1)
+		return "the gang's user is unknown (its members run as "
+		    "different users)";
+	if (cr->uid != owner) {
+		snprintf(why, whylen, "uid %d may not ask: the gang is uid "
+		    "%d's", (int)cr->uid, (int)owner);
+		return why;
+	}
+	if (owner == 0)
+		return "the gang runs as root, and a root gang takes nobody "
+		    "in (start a root program in it with dts-run -- COMMAND)";
+	if (proc_pid_uids(*pid, id) == -1) {
+		snprintf(why, whylen, "no process %d", (int)*pid);
+		return why;
+	}
+	if (gang_has(a->gang, *pid)) {
+		snprintf(why, whylen, "pid %d is already in the gang",
+		    (int)*pid);
+		return why;
+	}
+	if (id[0] != owner || id[1] != owner || id[2] != owner ||
+	    id[3] != owner) {
+		snprintf(why, whylen, "pid %d runs as uid %d/%d/%d/%d (real/"
+		    "effective/saved/fs), not as the gang's uid %d", (int)*pid,
+		    (int)id[0], (int)id[1], (int)id[2], (int)id[3],
+		    (int)owner);
+		return why;
+	}
+	if (gang_adopt(a->gang, *pid) == -1) {
+		snprintf(why, whylen, "cannot move pid %d into %s: %s",
+		    (int)*pid, a->gang->cg, strerror(errno));
+		return why;
+	}
+	return NULL;
+}
+
+static void
+answer_join(struct adopt *a, int fd, const char *req, const struct ucred *cr)
+{
+	char why[ADOPT_MSG_MAX], comm[64] = "?";
+	const char *refused;
+	pid_t pid = 0;
+
+	if ((refused = decide_join(a, req, cr, &pid, why,
+	    sizeof(why))) != NULL) {
+		a->refused++;
+		log_warnx("join refused: asked by pid %d, uid %d: %s",
+		    (int)cr->pid, (int)cr->uid, refused);
+		reply(fd, "ERR %s", refused);
+		return;
+	}
+	a->joined++;
+	(void)proc_pid_comm(pid, comm, sizeof(comm));
+	log_info("joined pid %d (%s, uid %d) into %s, asked by pid %d",
+	    (int)pid, comm, (int)cr->uid, a->gang->cg, (int)cr->pid);
+	reply(fd, "OK");
+}
+
+static void
+answer_adopt(struct adopt *a, int fd, const char *req,
+	     const struct ucred *cr)
+{
+	char why[ADOPT_MSG_MAX];
+	const char *refused, *name = "?";
+
+	if ((refused = decide(a, req, cr, &name, why, sizeof(why))) != NULL) {
+		a->refused++;
+		log_warnx("adoption refused: pid %d, uid %d: %s",
+		    (int)cr->pid, (int)cr->uid, refused);
+		reply(fd, "ERR %s", refused);
+		return;
+	}
+	a->adopted++;
+	a->gang_uid = cr->uid;
+	log_info("adopted pid %d (user %s) into %s: %s", (int)cr->pid, name,
+	    a->gang->cg, req + 6);
+	reply(fd, "OK %s", strcmp(req, "ADOPT pvmd") == 0 ?
+	    conf_pvmd(a->conf) : "");
+}
+
 int
 adopt_input(struct adopt *a, int fd)
 {
-	char req[ADOPT_MSG_MAX + 1], why[ADOPT_MSG_MAX];
+	char req[ADOPT_MSG_MAX + 1];
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
-	const char *refused, *name = "?";
 	ssize_t n;
 
 	n = recv(fd, req, ADOPT_MSG_MAX, MSG_DONTWAIT);
@@ -207,20 +352,10 @@ adopt_input(struct adopt *a, int fd)
 	if (n > 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0) {
 		req[n] = '\0';
 		req[strcspn(req, "\n")] = '\0';
-		if ((refused = decide(a, req, &cr, &name, why,
-		    sizeof(why))) != NULL) {
-			a->refused++;
-			log_warnx("adoption refused: pid %d, uid %d: %s",
-			    (int)cr.pid, (int)cr.uid, refused);
-			reply(fd, "ERR %s", refused);
-		} else {
-			a->adopted++;
-			a->gang_uid = cr.uid;
-			log_info("adopted pid %d (user %s) into %s: %s",
-			    (int)cr.pid, name, a->gang->cg, req + 6);
-			reply(fd, "OK %s", strcmp(req, "ADOPT pvmd") == 0 ?
-			    conf_pvmd(a->conf) : "");
-		}
+		if (strncmp(req, "JOIN", 4) == 0)
+			answer_join(a, fd, req, &cr);
+		else
+			answer_adopt(a, fd, req, &cr);
 	}
 	for (int i = 0; i < ADOPT_CONN_MAX; i++)
 		if (a->conn[i] == fd)

@@ -6,6 +6,11 @@
  * (config `users`) and that no other gang runs, moves the peer into the
  * gang cgroup at the gang's priority and answers.  The launcher then execs
  * the daemon, which so starts inside the gang.
+ *
+ * A gang member may also ask for another process of the gang's user to
+ * join (dts-pvmjoin does, for the PVM tasks started outside pvmd); dts
+ * checks both sides (decide_join) and never takes in a process for a
+ * root gang.
  */
 #ifndef DTS_ADOPT_H
 #define DTS_ADOPT_H
@@ -24,7 +29,7 @@ struct adopt {
 	const struct dts_conf *conf;
 	struct gang *gang;
 	uid_t  gang_uid;                 /* who the running gang belongs to */
-	unsigned adopted, refused;
+	unsigned adopted, joined, refused;
 };
 
 /*

@@ -17,22 +17,7 @@
 static int
 own_cgroup(char *buf, size_t len)
 {
-	char text[4096], *p;
-	size_t n;
-
-	if (proc_read_small("/proc/self/cgroup", text, sizeof(text)) == -1)
-		return -1;
-	if (strncmp(text, "0::", 3) == 0)
-		p = text + 3;
-	else if ((p = strstr(text, "\n0::")) != NULL)
-		p += 4;
-	else
-		return -1;
-	if ((n = strcspn(p, "\n")) + 1 > len)
-		return -1;
-	memcpy(buf, p, n);
-	buf[n] = '\0';
-	return 0;
+	return proc_pid_cgroup(0, buf, len);
 }
 
 /*
@@ -84,6 +69,8 @@ int
 gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 	   char *err, size_t errlen)
 {
+	char mnt[CG_PATH_MAX];
+
 	memset(g, 0, sizeof(*g));
 	g->freeze_fd = -1;
 	g->procs_fd = -1;
@@ -95,6 +82,13 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 	if ((size_t)snprintf(g->cg, sizeof(g->cg), "%.*s/gang",
 	    (int)sizeof(g->base) - 16, g->base) >= sizeof(g->cg))
 		return -1;
+	if (cg_mount(mnt, sizeof(mnt)) == -1 ||
+	    strncmp(g->cg, mnt, strlen(mnt)) != 0) {
+		snprintf(err, errlen, "cgroup %s: not under the cgroup2 mount",
+		    g->cg);
+		return -1;
+	}
+	snprintf(g->rel, sizeof(g->rel), "%s", g->cg + strlen(mnt));
 	if (conf_dir_make_trusted(g->cg, "cgroup", err, errlen) == -1)
 		return -1;
 	if (g->be->open(g) == -1) {
@@ -105,20 +99,35 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 	return 0;
 }
 
+/*
+ * Stopped first, then the policy: a newcomer set to SCHED_RR during an LS
+ * must not run at that priority before its stop.
+ */
 int
 gang_adopt(struct gang *g, pid_t pid)
 {
 	int rt = g->rt && !g->idle;
-	struct sched_param sp = { .sched_priority = rt ? g->rt_prio : 0 };
 	char text[32];
 
 	snprintf(text, sizeof(text), "%d\n", (int)pid);
 	if (cg_write(g->cg, "cgroup.procs", text) == -1)
 		return -1;
-	if (sched_setscheduler(pid, g->idle ? SCHED_IDLE : rt ? SCHED_RR :
-	    SCHED_OTHER, &sp) == -1)
-		log_warn("adopt %d: policy", (int)pid);
+	if (g->stopped && g->be->join != NULL)
+		g->be->join(g, pid);
+	if (cg_set_policy_pid(g->cg, pid, g->idle ? SCHED_IDLE : rt ?
+	    SCHED_RR : SCHED_OTHER, rt ? g->rt_prio : 0) == 0)
+		log_warnx("adopt %d: no thread took the gang's policy (did "
+		    "it end?)", (int)pid);
 	return 0;
+}
+
+int
+gang_has(const struct gang *g, pid_t pid)
+{
+	char cg[CG_PATH_MAX];
+
+	return g->rel[0] != '\0' && proc_pid_cgroup(pid, cg, sizeof(cg)) == 0 &&
+	    strcmp(cg, g->rel) == 0;
 }
 
 int

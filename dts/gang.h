@@ -24,11 +24,16 @@ struct gang_backend {
 	int  (*stop)(struct gang *g);   /* hot path: no waiting */
 	int  (*cont)(struct gang *g);   /* hot path */
 	void (*close)(struct gang *g);  /* continue and let go */
+	/* pid was moved into the stopped gang: stop it too (NULL: the
+	 * backend needs nothing, as a frozen cgroup freezes newcomers) */
+	void (*join)(struct gang *g, pid_t pid);
 };
 
 struct gang {
 	char  base[CG_PATH_MAX];  /* dts's subtree */
 	char  cg[CG_PATH_MAX];    /* base/gang */
+	char  rel[CG_PATH_MAX];   /* cg below the cgroup2 mount, as in
+	                             /proc/PID/cgroup */
 	int   stopped;
 	int   rt;                 /* members at SCHED_RR rt_prio */
 	int   idle;               /* members at SCHED_IDLE (an idle LS) */
@@ -50,8 +55,14 @@ extern const struct gang_backend gang_freezer_backend;
 int  gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 		char *err, size_t errlen);
 
-/* Move pid into the gang, at the gang's current policy.  0 or -1. */
+/*
+ * Move pid into the gang, at the gang's current policy (every thread of
+ * it), and stopped if the gang is (an LS).  0 or -1.
+ */
 int  gang_adopt(struct gang *g, pid_t pid);
+
+/* Is pid a member (its /proc/PID/cgroup)?  1, or 0 (also if it is gone). */
+int  gang_has(const struct gang *g, pid_t pid);
 
 int  gang_stop(struct gang *g);
 int  gang_cont(struct gang *g);

@@ -11,6 +11,8 @@
  * stopped one cannot).  Continue: SIGCONT the members the last stop
  * found, without a read: they were stopped, so none of them can have
  * exited and given its pid away unless its parent lives outside the gang.
+ * A process adopted or joined during LS is stopped at once and counted
+ * with them (sig_join).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -115,6 +117,15 @@ sig_cont(struct gang *g)
 	return 0;
 }
 
+/* A newcomer during LS: stopped now, continued with the others. */
+static void
+sig_join(struct gang *g, pid_t pid)
+{
+	(void)g;
+	if (pidset_add(&m.stopped, pid) >= 0)	/* else never continued */
+		(void)kill(pid, SIGSTOP);
+}
+
 static void
 sig_close(struct gang *g)
 {
@@ -128,4 +139,5 @@ const struct gang_backend gang_signal_backend = {
 	.stop = sig_stop,
 	.cont = sig_cont,
 	.close = sig_close,
+	.join = sig_join,
 };

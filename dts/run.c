@@ -8,18 +8,18 @@
  * The PVM launch script is `exec dts-run --pvmd -- "$@"`: dts names the
  * real pvmd (its root-owned config decides, not the caller).  dts-run
  * never reads stdin or writes stdout, which belong to PVM's start-up
- * handshake; a refusal is one line on stderr and exit status 126.
+ * handshake; a refusal is one line on stderr and exit status 126.  With
+ * --pvmd it also starts dts-pvmjoin (start_joiner) before the exec.
  */
 #include <config.h>
 
 #include <errno.h>
-#include <poll.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "adopt_msg.h"
@@ -53,30 +53,56 @@ usage(int rc)
 static void
 ask(const char *path, const char *req, char *reply, size_t len)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct pollfd p;
-	ssize_t n;
-	int fd;
+	char err[ADOPT_MSG_MAX];
 
-	if (strlen(path) >= sizeof(sun.sun_path))
-		die(RUN_EXIT_REFUSED, "socket path too long: %s", path);
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
-		die(RUN_EXIT_REFUSED, "socket: %s", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
-		die(RUN_EXIT_REFUSED, "cannot reach the DTS service at %s: %s "
-		    "(is dts running? systemctl start dts, or dts -d)", path,
-		    strerror(errno));
-	if (send(fd, req, strlen(req), MSG_NOSIGNAL) == -1)
-		die(RUN_EXIT_REFUSED, "%s: %s", path, strerror(errno));
-	p.fd = fd;
-	p.events = POLLIN;
-	if (poll(&p, 1, ADOPT_REPLY_WAIT_MS) != 1)
-		die(RUN_EXIT_REFUSED, "no answer from dts at %s", path);
-	if ((n = recv(fd, reply, len - 1, 0)) <= 0)
-		die(RUN_EXIT_REFUSED, "dts at %s closed the connection", path);
-	reply[n] = '\0';
-	close(fd);
+	if (adopt_ask(path, req, reply, len, ADOPT_REPLY_WAIT_MS, err,
+	    sizeof(err)) == -1)
+		die(RUN_EXIT_REFUSED, "%s", err);
+}
+
+/*
+ * Every task of this pvmd joins the gang, however it was started: the
+ * helper dts-pvmjoin watches pvmd's task list and asks dts to take in the
+ * tasks it finds outside (dts(8), "Tasks started outside pvmd").  It is
+ * started here, adopted already, so it runs in the gang as this user.
+ * Forked twice, so that pvmd never sees it as a child of its own; its
+ * stdin, stdout and stderr are /dev/null and it holds no other fd: ours
+ * are PVM's start-up handshake.  A root gang pulls nobody in (dts
+ * refuses), so root gets no helper.  Nothing here can stop pvmd.
+ */
+static void
+start_joiner(const char *sock)
+{
+	const char *path = getenv(PVMJOIN_ENV);
+	char me[32];
+	pid_t pid;
+	int null;
+
+	if (getuid() == 0 || geteuid() == 0)
+		return;
+	if (path == NULL || path[0] == '\0')
+		path = PKGLIBEXECDIR "/dts-pvmjoin";
+	if (access(path, X_OK) == -1) {
+		fprintf(stderr, "dts-run: %s: %s: PVM tasks started outside "
+		    "pvmd will not join the gang\n", path, strerror(errno));
+		return;
+	}
+	snprintf(me, sizeof(me), "%d", (int)getpid());	/* soon pvmd */
+	if ((pid = fork()) == -1)
+		return;
+	if (pid == 0) {
+		if (fork() != 0)
+			_exit(0);
+		if ((null = open("/dev/null", O_RDWR)) == -1)
+			_exit(127);
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		close_range(3, ~0U, 0);
+		execl(path, "dts-pvmjoin", "-p", me, "-S", sock, (char *)NULL);
+		_exit(127);
+	}
+	(void)waitpid(pid, NULL, 0);
 }
 
 int
@@ -113,6 +139,7 @@ main(int argc, char **argv)
 		die(RUN_EXIT_REFUSED, "%s", strncmp(reply, "ERR ", 4) == 0 ?
 		    reply + 4 : "malformed answer from dts");
 	if (pvmd) {
+		start_joiner(sock);
 		/* argv[i-1] becomes pvmd's argv[0] */
 		argv[i - 1] = reply + 3;
 		execv(reply + 3, argv + i - 1);

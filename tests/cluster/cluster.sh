@@ -118,6 +118,9 @@
 # C_DTS_PID (by host index: the dts c_start_dts started, our child),
 # C_DTS_HOSTS (indices of the hosts c_up starts a dts on; default all),
 # C_DTS (the dts binary every host runs; default $BUILD/dts/dts),
+# C_RUN and C_PVMJOIN (the dts-run the launcher execs and the dts-pvmjoin
+# it starts for a user's pvmd, as DTS_PVMJOIN; default the build's: a test
+# user's VM needs copies it can reach, t_pub_bin; set before c_up),
 # C_UP_S / C_DOWN_S (seconds taken).
 # C_CONF_EXTRA (all hosts) and C_CONF_EXTRA_K (host K only) are dts.conf
 # lines appended to each host's file; a key given there replaces the
@@ -156,6 +159,8 @@ C_LAUNCHER=
 C_RSH=
 C_MASTER_PID=
 C_DTS=${C_DTS:-$BUILD/dts/dts}
+C_RUN=${C_RUN:-$BUILD/dts/dts-run}
+C_PVMJOIN=${C_PVMJOIN:-$BUILD/dts/dts-pvmjoin}
 C_DTS_PID=()
 C_DTS_RC=
 C_DTS_HOSTS=${C_DTS_HOSTS:-}
@@ -598,8 +603,10 @@ _c_write_files() {
 	cat > "$b/pvmd-dts" <<-EOF
 	#!/bin/sh
 	# launcher of cluster $C_PREFIX: the dts service of this host (its
-	# adoption socket) adopts us into its gang; dts-run then execs pvmd.
-	DTS_SOCKET="$T_DIR/\$(hostname)/dts.sock" exec "$BUILD/dts/dts-run" --pvmd -- "\$@"
+	# adoption socket) adopts us into its gang; dts-run then execs pvmd
+	# (and, for a user's pvmd, starts dts-pvmjoin).
+	DTS_SOCKET="$T_DIR/\$(hostname)/dts.sock" DTS_PVMJOIN="$C_PVMJOIN" \\
+	    exec "$C_RUN" --pvmd -- "\$@"
 	EOF
 	chmod 755 "$b/hinner" "$b/rsh" "$b/rshd" "$b/pvmd-dts"
 	# any user's pvmd may ask the broker (a test user's VM); replies are
@@ -1294,4 +1301,219 @@ c_ft_leftovers() {
 		esac
 	done
 	echo "${out# }"
+}
+
+# ---- MPI jobs on the cluster (t84, t86, bench-mpi) --------------------------
+#
+#   c_up 3 --no-pvm              # a dts service on every host, no pvmd
+#   c_mpi_setup ompi             # or mpich: C_MPI_PROG (tests/bench/mpiloop.c
+#                                # built with mpicc.openmpi / mpicc.mpich),
+#                                # the host files, the cluster's ssh
+#   c_mpi_bg 3 job -r -i 500     # the job on h0..h2 in the background:
+#                                # C_MPI_PID, output in $T_LOG/job.log
+#   c_mpi_wait 60                # its exit status (124: not ended in time)
+#   c_mpi_run 2 job2 -r -i 100   # the same in the foreground
+#   C_MPI_OPTS="--mca mpi_yield_when_idle 1"   # more launcher options
+#   C_MPI_CPUS="0 1"             # before c_mpi_setup: hK's MPI processes
+#                                # pinned to CPU K (the launcher and what
+#                                # c-ssh starts there)
+#
+# The cluster's ssh, $T_DIR/bin/c-ssh [OPTIONS] HOST CMD...: what ssh does
+# on a real cluster, without sshd: CMD (joined with spaces, as ssh sends
+# it) runs with /bin/sh -c on HOST (its namespaces, through hinner, with
+# the PATH and HOME of the host and nothing else of the caller's
+# environment), as the caller, in the foreground: c-ssh ends with it.  It
+# is the launchers' remote shell (dts-ssh's DTS_SSH), run by mpirun /
+# mpiexec inside h0's gang like a real ssh client.  Like sshd, it starts
+# the remote side outside every gang: c-ssh moves itself into the cgroup
+# of the test (the one that ran c_mpi_setup) and back to SCHED_OTHER
+# before it enters HOST, so only what dts-run (the first thing dts-ssh
+# runs on HOST) hands to HOST's dts is in HOST's gang.
+#
+# The launch lines (C_MPI_ARGV, set by c_mpi_argv N KIND; dts-run through
+# PATH: $T_DIR/bin/dts-run is a link to the build's):
+#   ompi:   dts-run -- mpirun.openmpi --allow-run-as-root --mca plm_rsh_agent
+#           $BUILD/dts/dts-ssh --mca btl_tcp_if_include eth0
+#           --mca oob_tcp_if_include eth0 --bind-to none
+#           --hostfile $T_DIR/mpi/hosts-N -np N PROG
+#   ompi-agent (Open MPI's own launch agent instead of dts-ssh):
+#           ... --mca plm_rsh_agent c-ssh --launch-agent "dts-run -- orted" ...
+#   mpich (mpich-boot: hydra's older names, -bootstrap ssh -bootstrap-exec):
+#           dts-run -- mpiexec.mpich -launcher ssh -launcher-exec
+#           $BUILD/dts/dts-ssh -iface eth0 -f $T_DIR/mpi/machines-N -n N PROG
+# with DTS_SSH=c-ssh and DTS_RUN=$BUILD/dts/dts-run in the environment.
+# (--bind-to none: every orted here sees the same CPUs, and Open MPI's
+# default binding would put the ranks of all hosts on the same core.
+# Debian's MPICH 4.0.2 speaks UCX 1.13, which finds the shared memory of
+# this one machine between the hosts and uses it; restricted to TCP
+# (UCX_TLS=tcp) 3 ranks hang in MPI_Finalize now and then, spinning in
+# ucp_worker_progress, in mode OFF as well, so its transports are left
+# as they are: hydra's own connections use eth0, the ranks' data may not.)
+# Host files per size N (h0..h(N-1), one slot each): $T_DIR/mpi/hosts-N
+# (Open MPI: "hK slots=1") and $T_DIR/mpi/machines-N (MPICH: "hK:1").
+C_MPI_KIND=
+C_MPI_PROG=
+C_MPI_PID=
+C_MPI_ARGV=()
+C_MPI_RC=
+
+# c_mpi_need KIND: skip the test unless KIND's packages are installed.
+c_mpi_need() {
+	case $1 in
+	ompi | ompi-agent)
+		command -v mpirun.openmpi > /dev/null && command -v mpicc.openmpi > /dev/null ||
+		    t_skip "needs Open MPI (apt-get install openmpi-bin libopenmpi-dev)" ;;
+	mpich | mpich-boot)
+		command -v mpiexec.mpich > /dev/null && command -v mpicc.mpich > /dev/null ||
+		    t_skip "needs MPICH (apt-get install mpich)" ;;
+	*) _c_die "c_mpi_need: no MPI kind '$1' (ompi, ompi-agent, mpich, mpich-boot)" ;;
+	esac
+	[ -x "$BUILD/dts/dts-ssh" ] || t_skip "not built: $BUILD/dts/dts-ssh"
+}
+
+# c_mpi_setup KIND [SRC.c]: after c_up; C_MPI_KIND, C_MPI_PROG (SRC.c,
+# default tests/bench/mpiloop.c, built for KIND), the host files, c-ssh.
+c_mpi_setup() {
+	local kind=$1 src=${2:-$SRC/tests/bench/mpiloop.c} cc k n b=$T_DIR/bin d=$T_DIR/mpi home
+	c_mpi_need "$kind"
+	[ -n "$C_LAUNCHER" ] || _c_die "c_mpi_setup: c_up first"
+	C_MPI_KIND=$kind
+	mkdir -p "$d" || return 1
+	case $kind in mpich*) cc=mpicc.mpich ;; *) cc=mpicc.openmpi ;; esac
+	C_MPI_PROG=$d/$(basename "$src" .c)-${cc#mpicc.}
+	"$cc" -O2 -o "$C_MPI_PROG" "$src" > "$T_LOG/mpicc.log" 2>&1 ||
+	    _c_die "$cc $src failed: $(tail -n 3 "$T_LOG/mpicc.log")"
+	for ((n = 1; n <= C_N; n++)); do
+		for ((k = 0; k < n; k++)); do echo "${C_HOSTS[$k]} slots=1"; done > "$d/hosts-$n"
+		for ((k = 0; k < n; k++)); do echo "${C_HOSTS[$k]}:1"; done > "$d/machines-$n"
+	done
+	ln -sf "$BUILD/dts/dts-run" "$b/dts-run"
+	# the cgroup of this test: where c-ssh's remote side starts
+	home=$_C_CGM$(sed -n 's/^0:://p' /proc/$$/cgroup)
+	home=${home%/}
+	[ -w "$home/cgroup.procs" ] || _c_die "c_mpi_setup: cannot write $home/cgroup.procs"
+	{
+		echo '#!/bin/sh'
+		echo "# c-ssh [OPTIONS] HOST CMD... - the ssh of cluster $C_PREFIX (cluster.sh)"
+		echo 'while [ $# -gt 0 ]; do'
+		echo '	case $1 in'
+		echo '	-[BbcDEeFIiJLlmOoPpQRSWw]) shift 2 ;;'
+		echo '	--) shift; break ;;'
+		echo '	-*) shift ;;'
+		echo '	*) break ;;'
+		echo '	esac'
+		echo 'done'
+		echo '[ $# -ge 2 ] || { echo "usage: c-ssh [options] host command" >&2; exit 255; }'
+		echo 'h=$1'
+		echo 'shift'
+		echo 'case $h in'
+		for k in "${!C_HOSTS[@]}"; do
+			printf '%s | %s) ns=%s h=%s cpu=%s ;;\n' "${C_HOSTS[$k]}" "${C_ADDR[$k]}" \
+			    "${C_NS[$k]}" "${C_HOSTS[$k]}" "$(_c_mpi_cpu "$k")"
+		done
+		echo '*) echo "c-ssh: $h: unknown host" >&2; exit 255 ;;'
+		echo 'esac'
+		echo "echo \"c-ssh \$h: \$*\" >> \"$T_LOG/c-ssh.log\""
+		echo '# as sshd starts it: outside every gang, at normal priority'
+		echo "echo \$\$ > \"$home/cgroup.procs\" && chrt -o -p 0 \$\$ > /dev/null || exit 255"
+		echo '# a host pinned to its CPUs (C_MPI_CPUS)'
+		echo '[ -z "$cpu" ] || taskset -p -c "$cpu" $$ > /dev/null || exit 255'
+		echo "exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \\"
+		echo "    nsenter --net=/run/netns/\$ns -- unshare --mount --propagation slave --uts -- \\"
+		echo "    \"$b/hinner\" \"\$h\" /bin/sh -c \"cd \\\"\\\$HOME\\\" && \$*\""
+	} > "$b/c-ssh" && chmod 755 "$b/c-ssh"
+}
+
+# c_mpi_argv N: C_MPI_ARGV = the launch line of C_MPI_KIND for N ranks on
+# h0..h(N-1) (one each), before the program and its arguments.
+c_mpi_argv() {
+	local n=$1 d=$T_DIR/mpi
+	case $C_MPI_KIND in
+	ompi)
+		C_MPI_ARGV=(dts-run -- mpirun.openmpi --allow-run-as-root
+		    --mca plm_rsh_agent "$BUILD/dts/dts-ssh"
+		    --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0
+		    --bind-to none --hostfile "$d/hosts-$n" -np "$n") ;;
+	ompi-agent)
+		C_MPI_ARGV=(dts-run -- mpirun.openmpi --allow-run-as-root
+		    --mca plm_rsh_agent c-ssh --launch-agent "dts-run -- orted"
+		    --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0
+		    --bind-to none --hostfile "$d/hosts-$n" -np "$n") ;;
+	mpich)
+		C_MPI_ARGV=(dts-run -- mpiexec.mpich -launcher ssh
+		    -launcher-exec "$BUILD/dts/dts-ssh" -iface eth0
+		    -f "$d/machines-$n" -n "$n") ;;
+	mpich-boot)
+		C_MPI_ARGV=(dts-run -- mpiexec.mpich -bootstrap ssh
+		    -bootstrap-exec "$BUILD/dts/dts-ssh" -iface eth0
+		    -f "$d/machines-$n" -n "$n") ;;
+	*) _c_die "c_mpi_argv: c_mpi_setup first" ;;
+	esac
+}
+
+# c_mpi_bg N NAME ARGS...: the job (C_MPI_PROG ARGS on N hosts, launched
+# from h0 through dts-run) in the background; stdout and stderr to
+# $T_LOG/NAME.log.  C_MPI_PID = the launcher (dts-run became mpirun or
+# mpiexec: our child, tracked).
+c_mpi_bg() {
+	local n=$1 name=$2 cpu
+	local -a _c pin=()
+	shift 2
+	c_mpi_argv "$n"
+	_c_cmd _c h0 || return 2
+	cpu=$(_c_mpi_cpu 0)
+	[ -z "$cpu" ] || pin=(taskset -c "$cpu")
+	# shellcheck disable=SC2086
+	"${_c[@]}" env DTS_SSH=c-ssh DTS_RUN="$BUILD/dts/dts-run" "${pin[@]}" \
+	    "${C_MPI_ARGV[@]}" ${C_MPI_OPTS:-} "$C_MPI_PROG" "$@" \
+	    < /dev/null > "$T_LOG/$name.log" 2>&1 &
+	C_MPI_PID=$!
+	t_track "$C_MPI_PID"
+	{ echo "\$ ${pin[*]} ${C_MPI_ARGV[*]} ${C_MPI_OPTS:-} $C_MPI_PROG $*"; } >> "$T_LOG/mpi-commands.log"
+}
+
+# _c_mpi_cpu K: the CPUs of host K in C_MPI_CPUS ("0 1": h0 on CPU 0, h1
+# on CPU 1; empty: not pinned).
+_c_mpi_cpu() {
+	local -a c
+	read -r -a c <<< "${C_MPI_CPUS:-}"
+	echo "${c[$1]:-}"
+}
+
+# c_mpi_wait SECS: wait for the job of c_mpi_bg; C_MPI_RC = its exit status
+# (returned), 124 if it did not end within SECS (it keeps running).
+c_mpi_wait() {
+	C_MPI_RC=124
+	[ -n "$C_MPI_PID" ] || return 2
+	t_wait_for "$1" eval '! _t_alive "$C_MPI_PID"' || return 124
+	wait "$C_MPI_PID" 2> /dev/null
+	C_MPI_RC=$?
+	t_untrack "$C_MPI_PID"
+	C_MPI_PID=
+	return "$C_MPI_RC"
+}
+
+# c_mpi_run N NAME ARGS...: c_mpi_bg, then c_mpi_wait (C_MPI_TIMEOUT, 120 s).
+c_mpi_run() {
+	c_mpi_bg "$@"
+	c_mpi_wait "${C_MPI_TIMEOUT:-120}"
+}
+
+# c_mpi_ranks_ok LOG N: every line "rank R of N host H pid P cgroup CG" of
+# mpiloop -r in LOG names a rank on its own host hR whose cgroup is hR's
+# gang; N ranks.  MPI_WHY says what was wrong.
+c_mpi_ranks_ok() {
+	local log=$1 n=$2 r of h pid cg k want got=0
+	MPI_WHY=
+	while read -r _ r _ of _ h _ pid _ cg; do
+		k=$r
+		want=$(c_gang_dir "h$k") || { MPI_WHY="no host h$k"; return 1; }
+		want=${want#"$_C_CGM"}
+		[ "$of" = "$n" ] && [ "$h" = "h$k" ] && [ "$cg" = "$want" ] || {
+			MPI_WHY="rank $r (pid $pid) on $h in $cg, want h$k in $want"
+			return 1
+		}
+		got=$((got + 1))
+	done < <(grep '^rank [0-9]* of ' "$log")
+	[ "$got" = "$n" ] || { MPI_WHY="$got rank lines, want $n"; return 1; }
 }

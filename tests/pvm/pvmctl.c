@@ -17,12 +17,19 @@
  *   tasks                     tid ptid pid host name (ourselves left out)
  *   add HOST... | delete HOST...            "HOST ok" or "HOST error NAME"
  *   halt                      pvm_halt: every pvmd and task ends
+ *   joined TIMEOUT_S [HOLD_S] enroll, then wait until our cgroup changes
+ *                             (dts-pvmjoin had us join the gang): print
+ *                             "joined_ms=MS policy=RR|FIFO|OTHER|IDLE|..."
+ *                             (ms since enrolling; the policy once it is
+ *                             no longer OTHER, or 100 ms later); stay
+ *                             HOLD_S more
  *
  * PVM_TMP selects the pvmd, as for every PVM client; running as root needs
  * PVM_ALLOW_ROOT=1.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -513,6 +520,55 @@ cmd_halt(int argc, char **argv)
 	return 0;
 }
 
+/* Our cgroup line of /proc/self/cgroup ("0::/path"), or "" */
+static void
+own_cgroup(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	buf[0] = '\0';
+	if (f == NULL)
+		return;
+	while (fgets(buf, (int)len, f) != NULL && strncmp(buf, "0::", 3) != 0)
+		buf[0] = '\0';
+	fclose(f);
+}
+
+static int
+cmd_joined(int argc, char **argv)
+{
+	static const char *const names[] = { "OTHER", "FIFO", "RR", "BATCH",
+	    "ISO", "IDLE", "DEADLINE" };
+	char before[4096], now[4096];
+	double timeout, hold = 0, t0, ms;
+	int pol = SCHED_OTHER;
+
+	if (parse_secs(argv[1], &timeout) || (argc > 2 && parse_secs(argv[2], &hold)))
+		return 2;
+	own_cgroup(before, sizeof(before));
+	enroll();
+	t0 = now_s();
+	for (;;) {
+		own_cgroup(now, sizeof(now));
+		if (strcmp(now, before) != 0)
+			break;
+		if (now_s() - t0 > timeout)
+			die("not joined within %.1f s (cgroup %s)", timeout,
+			    strtok(before, "\n"));
+		usleep(1000);
+	}
+	ms = (now_s() - t0) * 1000;
+	/* dts sets the policy right after the move: allow it 100 ms */
+	for (int i = 0; i < 100 && (pol = sched_getscheduler(0) &
+	    ~SCHED_RESET_ON_FORK) == SCHED_OTHER; i++)
+		usleep(1000);
+	printf("joined_ms=%.1f policy=%s\n", ms,
+	    pol >= 0 && pol < 7 ? names[pol] : "?");
+	if (hold > 0)
+		usleep((useconds_t)(hold * 1e6));
+	return 0;
+}
+
 /* ---- main ------------------------------------------------------------- */
 
 static const struct cmd cmds[] = {
@@ -524,6 +580,7 @@ static const struct cmd cmds[] = {
 	{ "add", 1, -1, "add HOST...", cmd_add },
 	{ "delete", 1, -1, "delete HOST...", cmd_delete },
 	{ "halt", 0, 0, "halt", cmd_halt },
+	{ "joined", 1, 2, "joined TIMEOUT_S [HOLD_S]", cmd_joined },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 

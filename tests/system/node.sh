@@ -86,9 +86,13 @@ _n_has_agent() { [ -n "$(_n_child_named "$N_DTS" dts-load)" ]; }
 
 # n_start_pvmd [PREFIX...]: the master pvmd, adopted into the gang by
 # dts-run (what the launch script does); its stdout is pvmd.out.  N_RUN
-# overrides the dts-run binary (e.g. a copy a test user can reach).
+# overrides the dts-run binary (e.g. a copy a test user can reach); the
+# dts-pvmjoin beside it is the helper it starts for a user's pvmd
+# (DTS_PVMJOIN; a copy that is not there: no helper).
 n_start_pvmd() {
-	DTS_SOCKET=$N_SOCK setsid "$@" "${N_RUN:-$BUILD/dts/dts-run}" --pvmd -- \
+	local run=${N_RUN:-$BUILD/dts/dts-run}
+	DTS_SOCKET=$N_SOCK DTS_PVMJOIN=$(dirname "$run")/dts-pvmjoin \
+	    setsid "$@" "$run" --pvmd -- \
 	    > "$T_LOG/pvmd.out" 2> "$T_LOG/pvmd.err" &
 	N_PVMD=$!
 	t_track "$N_PVMD"

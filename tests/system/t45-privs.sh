@@ -2,8 +2,9 @@
 # Least privilege of the node service.  dts and dts-load run as root with
 # only CAP_KILL and CAP_SYS_NICE (effective, permitted and bounding sets),
 # not dumpable, at FIFO max and max-1.  A user (listed in `users`) starts
-# pvmd through dts-run: pvmd and its PVM task run as that user, with no
-# capability, in the gang at RR max-2.  The gang's cgroup belongs to root:
+# pvmd through dts-run: pvmd, the dts-pvmjoin dts-run started beside it
+# and its PVM task run as that user, with no capability, in the gang at
+# RR max-2.  The gang's cgroup belongs to root:
 # the user can neither write its files (freeze, procs), nor move a member
 # out, nor signal or inspect dts and dts-load.
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +24,7 @@ prio() { chrt -p "$1" | sed -n 's/.*priority: //p'; }
 
 t_make_user
 t_user_argv
-t_pub_bin "$BUILD/dts/dts-run" "$BUILD/tests/pvm/dts-pvmctl" "$BUILD/tests/pvm/spin" ||
+t_pub_bin "$BUILD/dts/dts-run" "$BUILD/dts/dts-pvmjoin" "$BUILD/tests/pvm/dts-pvmctl" "$BUILD/tests/pvm/spin" ||
     t_fail "cannot copy the test programs"
 n_conf mode='"hpdt"' users="[\"$T_USER\"]"
 n_start_dts
@@ -32,6 +33,8 @@ t_as_user "$T_DIR/bin/dts-pvmctl" spawn -n 1 "$T_DIR/bin/spin" 0 > /dev/null ||
     t_fail "$T_USER could not spawn a PVM task"
 t_wait_for 5 n_has_task spin || t_fail "no PVM task in the gang"
 spin=$(n_gang_pids spin)
+t_wait_for 5 n_has_task dts-pvmjoin || t_fail "no dts-pvmjoin in the gang"
+join=$(n_gang_pids dts-pvmjoin)
 grep -q "adopted pid $N_PVMD (user $T_USER)" "$T_LOG/dts.log" || t_fail "adoption of $T_USER's pvmd not logged"
 
 # ---- dts and dts-load: root, two capabilities, not dumpable ---------------
@@ -78,7 +81,7 @@ chrt -p "$N_AGENT" | grep -q SCHED_FIFO && [ "$(prio "$N_AGENT")" = $((max - 1))
     t_fail "dts-load not at FIFO $((max - 1))"
 
 # ---- the gang: the user's processes, no capability, RR max-2 ----------------
-for p in "$N_PVMD" $spin; do
+for p in "$N_PVMD" $spin $join; do
 	who="$(cat "/proc/$p/comm") $p"
 	n_in_gang "$p" || t_fail "$who is not in the gang"
 	[ "$(ids "$p" Uid)" = "$T_UID $T_UID $T_UID $T_UID" ] || t_fail "$who: Uid $(ids "$p" Uid), want $T_UID"
@@ -89,7 +92,7 @@ for p in "$N_PVMD" $spin; do
 	    t_fail "$who: $(chrt -p "$p" | tr '\n' ' '), want SCHED_RR $((max - 2))"
 done
 [ "$(cat "/proc/$N_PVMD/comm")" = pvmd ] || t_fail "dts-run did not exec pvmd"
-t_log "pvmd $N_PVMD and spin $spin: uid $T_UID, no capability, RR $((max - 2)), in $N_GANG"
+t_log "pvmd $N_PVMD, spin $spin, dts-pvmjoin $join: uid $T_UID, no capability, RR $((max - 2)), in $N_GANG"
 
 # ---- the gang cgroup belongs to root; the user cannot change it ------------
 for f in "$N_CG" "$N_GANG" "$N_GANG/cgroup.procs" "$N_GANG/cgroup.threads" \

@@ -333,7 +333,8 @@ for p in $PVMD $spins; do
 done
 kill -0 "$DTS" || t_fail "the dts service ended with the VM"
 con -n -c "conf"
-grep -qxF "dts-console: conf: PVM is off (-n)" "$ERR" || t_fail "-n: $(cat "$ERR")"
+grep -qxF "dts-console: conf: a PVM command, and PVM is off (dts-console -n)" "$ERR" ||
+    t_fail "-n: $(cat "$ERR")"
 # the service takes the next master
 ok -c "conf"
 grep -qF "started the master pvmd through $LAUNCHER" "$ERR" || t_fail "no new master after halt: $(cat "$ERR")"

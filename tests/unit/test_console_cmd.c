@@ -46,7 +46,7 @@ test_find(void **state)
 	assert_string_equal(find_err("stat"), "status");
 	assert_string_equal(find_err("si"), "si");	/* exact beats prefix */
 	assert_string_equal(find_err("h"),
-	    "ambiguous command \"h\": help, halt");
+	    "ambiguous command \"h\": help, hosts, halt");
 	assert_string_equal(find_err("he"), "help");
 	assert_string_equal(find_err("q"), "quit");
 	assert_string_equal(find_err("sp"), "spawn");
