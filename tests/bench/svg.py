@@ -7,8 +7,9 @@
     svg.py share  IN.csv OUT.svg   parallel share - PS/IP (points) against IP
                                    (log axis), one line per PS %, from
                                    ip_ms,ps_pct,parallel_pct,local_pct,dev_pp
-    svg.py payoff IN.csv OUT.svg   completion time and hog share per mode,
-                                   from bench-payoff.sh's payoff.csv
+    svg.py payoff IN.csv OUT.svg   completion time of every program per mode
+                                   and local load, ÷ its time alone, on a log
+                                   axis (bench-payoff.sh's payoff.csv)
 """
 import csv
 import math
@@ -174,57 +175,95 @@ def share(inp, out):
     s.save(out)
 
 
-# ---- (c) payoff bars -------------------------------------------------------
+# ---- (c) payoff: completion time on a log axis ------------------------------
+
+MODE_ORDER = ["off", "hpdt", "static-stop", "static-idle", "balanced"]
+MODE_LABEL = {"off": "OFF (plain Linux)", "hpdt": "HPDT", "static-stop": "STATIC 50% stop",
+              "static-idle": "STATIC 50% idle", "balanced": "BALANCED"}
+MODE_COLOR = {"off": "#555555", "hpdt": "#9467bd", "static-stop": "#1f77b4",
+              "static-idle": "#2ca02c", "balanced": "#ff7f0e"}
+
 
 def payoff(inp, out):
-    rows = list(csv.DictReader(open(inp)))
-    if not rows:
-        sys.exit("svg.py payoff: no rows in %s" % inp)
-    W, H, L, T, B = 900, 470, 80, 60, 90
-    mid = W / 2
-    s = Svg(W, H)
-    s.text(W / 2, 26, "Coscheduling payoff per mode (ring program, 2 hosts, hog on each CPU)", 15,
-           "middle", weight="bold")
-
-    def panel(x0, x1, key, title, unit, color, marks=None):
-        vals = [float(r[key]) for r in rows]
-        vmax = max(vals + [1e-9]) * 1.15
-        if marks:
-            vmax = max(vmax, max(marks.values()) * 1.1)
-        s.text((x0 + x1) / 2, T - 12, title, 13, "middle", weight="bold")
-        s.rect(x0, T, x1 - x0, H - T - B, "none", "#000")
-        st = nice_step(vmax, 6)
-        v = 0.0
-        Y = lambda v: H - B - v / vmax * (H - T - B)
-        while v <= vmax + 1e-9:
-            s.line(x0, Y(v), x1, Y(v), "#eee", 0.6)
-            s.text(x0 - 6, Y(v) + 4, "%g" % round(v, 6), 10, "end")
-            v += st
-        s.text(x0 - 48, (T + H - B) / 2, unit, 11, "middle", rotate=-90)
-        bw = (x1 - x0) / len(rows)
-        for i, r in enumerate(rows):
-            v = float(r[key])
-            x = x0 + i * bw + bw * 0.15
-            capped = r.get("complete", "1") != "1" and key == "completion_s"
-            s.rect(x, Y(v), bw * 0.7, H - B - Y(v), "#f4b6b6" if capped else color, "#333")
-            s.text(x + bw * 0.35, Y(v) - 4, ("%.3g" % v) + (" *" if capped else ""), 10, "middle")
-            s.text(x + bw * 0.35, H - B + 14, r["mode"], 10, "end", rotate=-35)
-            if marks and r["mode"] in marks:
-                m = marks[r["mode"]]
-                s.line(x - 3, Y(m), x + bw * 0.7 + 3, Y(m), "#d62728", 2, "4,2")
-
-    panel(L, mid - 40, "completion_s", "ring completion time (lower is better)", "seconds", "#4a7fc1")
-    marks = {}
-    for r in rows:
+    """One panel per local load (hogs per host); in each, every program's
+    completion time divided by its time alone (the faster of OFF and HPDT
+    with no hog), one marker per mode, on a log axis.  Hollow = hit the time
+    cap (extrapolated); faded = other tenants took > 15% of the CPUs."""
+    rows = []
+    for r in csv.DictReader(open(inp)):
         try:
-            if r.get("ls_pct") not in (None, "", "-") and r["mode"] not in ("off", "hpdt"):
-                marks[r["mode"]] = float(r["ls_pct"])
-        except ValueError:
-            pass
-    panel(mid + 60, W - 20, "hog_pct", "local hog CPU share (min of hosts)", "% of CPU", "#6aa84f",
-          marks)
-    s.text(L, H - 12, "* = hit the time cap: extrapolated from its rate.   Red dashes: the LS share "
-           "the hog is due (LS/IP).", 10, "start", "#555")
+            c = float(r["completion_s"])
+        except (KeyError, ValueError):
+            continue
+        if r.get("tph", "1") != "1" or c <= 0 or r.get("status", "ok").startswith("failed"):
+            continue
+        r["c"] = c
+        rows.append(r)
+    if not rows:
+        sys.exit("svg.py payoff: no completed rows in %s" % inp)
+    names = {"np-lat": "NPpvm latency", "np-bw": "NPpvm bandwidth"}
+    prog = lambda r: names.get(r["prog"], r["prog"]) if r["prog"] != "bsp" else "bsp G=%s ms" % r["g_ms"]
+    progs = []
+    for r in rows:
+        if prog(r) not in progs:
+            progs.append(prog(r))
+    loads = sorted({r["hogs"] for r in rows}, key=lambda h: float(h))
+    modes = [m for m in MODE_ORDER if any(r["mode"] == m for r in rows)]
+    base = {}
+    for p in progs:
+        alone = [r["c"] for r in rows if prog(r) == p and r["mode"] in ("off", "hpdt")
+                 and r["hogs"] == loads[0]]
+        base[p] = min(alone) if alone else min(r["c"] for r in rows if prog(r) == p)
+    pts = [(r, r["c"] / base[prog(r)]) for r in rows]
+    steps = [m * 10 ** e for e in range(-3, 4) for m in (1, 2, 5)]
+    lo = max(x for x in steps if x <= min(v for _, v in pts) * 0.9)
+    hi = min(x for x in steps if x >= max(v for _, v in pts) * 1.1)
+    PW, L, R, T, B = max(260, 34 * len(progs)), 70, 20, 84, 120
+    W, H = L + len(loads) * (PW + 30) + R, 520
+    s = Svg(W, H)
+    s.text(W / 2, 24, "Completion time ÷ time alone (no local load, not sliced): 2 hosts, log scale", 15,
+           "middle", weight="bold")
+    s.text(W / 2, 44, "lower is better; 1 = as fast as alone; hollow = hit the time cap (extrapolated)",
+           11, "middle", "#555")
+    s.text(W / 2, 58, "faded = other tenants took > 15% of the CPUs meanwhile", 11, "middle", "#555")
+    Y = lambda v: T + (math.log10(hi) - math.log10(v)) / (math.log10(hi) - math.log10(lo)) * (H - T - B)
+    for i, h in enumerate(loads):
+        x0 = L + i * (PW + 30)
+        s.rect(x0, T, PW, H - T - B, "none", "#000")
+        s.text(x0 + PW / 2, T - 8, "%s hog(s) per host" % h, 13, "middle", weight="bold")
+        dec = 10 ** math.floor(math.log10(lo))
+        while dec <= hi * 1.0001:
+            for m in (1, 2, 5):
+                v = dec * m
+                if v < lo * 0.999 or v > hi * 1.001:
+                    continue
+                s.line(x0, Y(v), x0 + PW, Y(v), "#999" if abs(v - 1) < 1e-9 else "#e5e5e5",
+                       1.2 if abs(v - 1) < 1e-9 else 0.6)
+                if i == 0:
+                    s.text(x0 - 6, Y(v) + 4, "%g×" % v, 10, "end")
+            dec *= 10
+        bw = PW / len(progs)
+        for j, p in enumerate(progs):
+            xc = x0 + (j + 0.5) * bw
+            s.text(xc, H - B + 12, p, 10, "end", rotate=-50)
+            for k, m in enumerate(modes):
+                for r, v in pts:
+                    if prog(r) != p or r["mode"] != m or r["hogs"] != h:
+                        continue
+                    x = xc + (k - (len(modes) - 1) / 2) * min(5, bw / (len(modes) + 1))
+                    capped = r.get("status", "ok").startswith("capped")
+                    try:
+                        noisy = float(r.get("foreign_pct", "0")) > 15
+                    except ValueError:
+                        noisy = False
+                    s.add('<circle cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="%s" stroke-width="1.5"%s/>'
+                          % (x, Y(v), "white" if capped else MODE_COLOR[m], MODE_COLOR[m],
+                             ' opacity="0.3"' if noisy else ""))
+    s.text(22, (T + H - B) / 2, "time ÷ time alone (log)", 12, "middle", rotate=-90)
+    for k, m in enumerate(modes):
+        x = L + k * 170
+        s.add('<circle cx="%.1f" cy="%.1f" r="5" fill="%s"/>' % (x, H - 18, MODE_COLOR[m]))
+        s.text(x + 10, H - 14, MODE_LABEL[m], 11)
     s.save(out)
 
 
