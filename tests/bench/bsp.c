@@ -27,44 +27,12 @@
 #include <time.h>
 #include <pvm3.h>
 
+#include "burn.h"
+
 #define TAG_TIDS  21
 #define TAG_WARM  22
 #define TAG_ROUND 23 /* and 24: rounds alternate, a fast peer may be one ahead */
 #define MAXN      256
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double
-cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Burn about us microseconds of this thread's CPU time. */
-static void
-work(int us)
-{
-	volatile unsigned long sink = 0;
-	double end;
-
-	if (us <= 0)
-		return;
-	end = cpu_s() + us / 1e6;
-	do {
-		for (int i = 0; i < 2000; i++)
-			sink += (unsigned long)i;
-	} while (cpu_s() < end);
-}
 
 /*
  * One exchange: send [round, stop] to every task but ourselves, then take

@@ -46,36 +46,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "burn.h"
+
 #define LINE_MAX_ 320
 #define TAG_TOKEN 7
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Burn about us microseconds of this thread's CPU. */
-static void
-work(long us)
-{
-	struct timespec ts;
-	double end;
-	volatile unsigned long sink = 0;
-
-	if (us <= 0)
-		return;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	end = (double)ts.tv_sec + ts.tv_nsec / 1e9 + us / 1e6;
-	do {
-		for (int i = 0; i < 1000; i++)
-			sink += (unsigned long)i;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	} while ((double)ts.tv_sec + ts.tv_nsec / 1e9 < end);
-}
 
 static long sleep_us = -1;	/* -s: sleep between MPI_Tests */
 

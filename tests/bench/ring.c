@@ -21,37 +21,11 @@
 #include <time.h>
 #include <pvm3.h>
 
+#include "burn.h"
+
 #define TAG_TIDS  11
 #define TAG_TOKEN 12
 #define MAXN      64
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Burn about us microseconds of CPU (checks the thread CPU clock). */
-static void
-work(int us)
-{
-	struct timespec ts;
-	double end;
-	volatile unsigned long sink = 0;
-
-	if (us <= 0)
-		return;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	end = (double)ts.tv_sec + ts.tv_nsec / 1e9 + us / 1e6;
-	do {
-		for (int i = 0; i < 2000; i++)
-			sink += (unsigned long)i;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	} while ((double)ts.tv_sec + ts.tv_nsec / 1e9 < end);
-}
 
 /* Token: [round, stop]. */
 static void
