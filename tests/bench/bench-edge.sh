@@ -86,6 +86,15 @@ for n in $SIZES; do
 		fc=$(sed -n 's/.*cpu_ns=\([0-9]*\).*/\1/p' <<< "$out")
 		fw=$(sed -n 's/.*wall_ns=\([0-9]*\).*/\1/p' <<< "$out")
 		echo "floor,$n,$r,$fc,0,$fw" >> "$CPUCSV"
+		# ---- gang of 1, freezer backend: a bare loop with dts's own
+		# gang operation (a cgroup.freeze write, not killpg), to tell
+		# what the operation costs from what dts adds around it
+		[ "$n" = 1 ] && [ "$BACKEND" = freezer ] || continue
+		out=$("$B_OUT/floor" -w 1 -F "$N_GANG/cgroup.freeze" "$n" "$WIN" $PS_US \
+		    "$T_DIR/freeze.csv") || t_fail "floor -F failed"
+		fc=$(sed -n 's/.*cpu_ns=\([0-9]*\).*/\1/p' <<< "$out")
+		fw=$(sed -n 's/.*wall_ns=\([0-9]*\).*/\1/p' <<< "$out")
+		echo "freeze,$n,$r,$fc,0,$fw" >> "$CPUCSV"
 	done
 done
 overruns=$(n_status overruns)
@@ -162,17 +171,22 @@ CPU=$(awk -F, '$2 == 1 {
 			   t = t sprintf("%s%.3f", t == "" ? "" : ", ", 100 * ($4 + $5) / $6)
 			   if (100 * ($4 + $5) / $6 > tm) tm = 100 * ($4 + $5) / $6
 			   dc += $4 + $5; dw += $6; rd[$3] = ($4 + $5) / $6 }
-	else { f = f sprintf("%s%.3f", f == "" ? "" : ", ", 100 * $4 / $6)
+	else if ($1 == "floor") { f = f sprintf("%s%.3f", f == "" ? "" : ", ", 100 * $4 / $6)
 	       fc += $4; fw += $6; rf[$3] = $4 / $6 }
+	else if ($1 == "freeze") { z = z sprintf("%s%.3f", z == "" ? "" : ", ", 100 * $4 / $6)
+	       zc += $4; zw += $6 }
 } END {
 	for (r = 1; r in rd; r++)
 		q = q sprintf("%s%s", q == "" ? "" : ", ",
 		    (r in rf && rf[r] > 0) ? sprintf("%.2fx", rd[r] / rf[r]) : "n/a")
 	pd = dw > 0 ? 100 * dc / dw : 0; pf = fw > 0 ? 100 * fc / fw : 0
-	printf "%s|%s|%s|%s|%.3f|%s|%.3f|%.3f|%s\n", d, a, t, f, tm, q, pd, pf,
-	    (pf > 0 ? sprintf("%.2f", pd / pf) : "")
+	pz = zw > 0 ? 100 * zc / zw : 0
+	printf "%s|%s|%s|%s|%.3f|%s|%.3f|%.3f|%s|%s|%.3f|%s\n", d, a, t, f, tm, q, pd, pf,
+	    (pf > 0 ? sprintf("%.2f", pd / pf) : ""), z, pz,
+	    (pz > 0 ? sprintf("%.2f", pd / pz) : "")
 }' "$CPUCSV")
-IFS='|' read -r cpu_dts cpu_load cpu_tot cpu_floor cpu_max cpu_rounds cpu_pd cpu_pf cpu_ratio <<< "$CPU"
+IFS='|' read -r cpu_dts cpu_load cpu_tot cpu_floor cpu_max cpu_rounds cpu_pd cpu_pf cpu_ratio \
+    cpu_frz cpu_pz cpu_zratio <<< "$CPU"
 cpu_met=$(awk -v m="$cpu_ratio" -v g="$CPU_RATIO" 'BEGIN { print (m != "" && m <= g) ? "yes" : "no" }')
 have1=0
 for n in $SIZES; do [ "$n" = 1 ] && have1=1; done
@@ -221,6 +235,10 @@ MD=$B_OUT/edge.md
 	echo "| floor (bare controller) | $cpu_floor |"
 	echo "| ratio (dts + dts-load) / floor, per round | $cpu_rounds |"
 	echo "| ratio, all rounds pooled | ${cpu_ratio:-n/a}x ($cpu_pd % / $cpu_pf %) |"
+	if [ -n "$cpu_frz" ]; then
+		echo "| floor with dts's gang operation (\`floor -F\`: a cgroup.freeze write instead of killpg) | $cpu_frz |"
+		echo "| ratio (dts + dts-load) / that floor, all rounds pooled | ${cpu_zratio:-n/a}x ($cpu_pd % / $cpu_pz %) |"
+	fi
 	echo
 	echo "| goal | measured | met? |"
 	echo "|---|---|---|"
@@ -259,6 +277,7 @@ MD=$B_OUT/edge.md
 		echo "woken, the gang operation of backend \`$BACKEND\`, its trace, its other threads, dts-load) is the"
 		echo "difference. Every edge also wakes an idle vCPU through the host, which is charged to the woken task"
 		echo "on both sides. The per-round ratios show how far the windows of one side scatter on this VM."
+		[ -n "$cpu_frz" ] && echo "Against a bare loop that does dts's own gang operation (a cgroup.freeze write), dts + dts-load took ${cpu_zratio:-?}x: the rest of the gap is the operation itself, not dts."
 		echo
 	fi
 	echo "Raw edges: \`edge-raw.csv\`; per-round statistics: \`edge.csv\`. Run time: $(b_elapsed) s$([ "$B_QUICK" = 1 ] && echo " (--quick)")."

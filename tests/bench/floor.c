@@ -2,14 +2,16 @@
  * floor.c - the bare floor of a signal-based slice loop, for bench-edge.sh,
  * bench-share.sh and bench-sync.sh.
  *
- *   floor [-r RTPRIO] [-c CPU] [-g PGID] [-w WARM_S] [-l LS_US] [-O ORIGIN_NS]
- *         N SECONDS PS_US OUT.csv
+ *   floor [-r RTPRIO] [-c CPU] [-g PGID | -F CGROUP.FREEZE] [-w WARM_S]
+ *         [-l LS_US] [-O ORIGIN_NS] N SECONDS PS_US OUT.csv
  *
  * Forks N busy children into a new process group (SCHED_RR RTPRIO, like
  * pvmd's gang; -r 0: SCHED_OTHER) - or, with -g, drives the existing
  * process group PGID instead (e.g. dts's own gang while dts is in HPDT
  * mode, so that both see the very same processes; N is then only a
- * label, and the group is left continued, not killed) - then, as
+ * label, and the group is left continued, not killed), or with -F the
+ * cgroup whose cgroup.freeze file is given (written instead of killpg:
+ * dts's own freezer backend, bare) - then, as
  * SCHED_FIFO 99 with mlockall,
  * alternates killpg(SIGSTOP) and killpg(SIGCONT) on absolute
  * CLOCK_MONOTONIC deadlines (clock_nanosleep TIMER_ABSTIME): PS_US of
@@ -34,6 +36,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -89,6 +92,16 @@ real_minus_mono(void)
 	return best;
 }
 
+/* Stop or continue the gang: killpg, or (-F) a write to its cgroup.freeze. */
+static void
+gang_op(pid_t pg, int frz, int stop)
+{
+	if (frz == -1)
+		killpg(pg, stop ? SIGSTOP : SIGCONT);
+	else if (pwrite(frz, stop ? "1" : "0", 1, 0) != 1)
+		perror("cgroup.freeze");
+}
+
 static void
 die(const char *what)
 {
@@ -104,9 +117,14 @@ main(int argc, char **argv)
 	int64_t ls = 0, origin = 0;
 	int aligned = 0;
 	pid_t pg = 0;
+	int frz = -1;
 
-	while ((c = getopt(argc, argv, "r:c:g:w:l:O:")) != -1) {
-		if (c == 'O') {
+	while ((c = getopt(argc, argv, "r:c:g:F:w:l:O:")) != -1) {
+		if (c == 'F') {
+			if ((frz = open(optarg, O_WRONLY | O_CLOEXEC)) == -1)
+				die(optarg);
+			own = 0;
+		} else if (c == 'O') {
 			origin = atoll(optarg);
 			aligned = 1;
 		} else if (c == 'g') {
@@ -127,7 +145,7 @@ main(int argc, char **argv)
 	}
 	if (argc - optind != 4) {
 usage:
-		fprintf(stderr, "usage: floor [-r RTPRIO] [-c CPU] [-g PGID] [-w WARM_S] [-l LS_US] [-O ORIGIN_NS] N SECONDS PS_US OUT.csv\n");
+		fprintf(stderr, "usage: floor [-r RTPRIO] [-c CPU] [-g PGID | -F CGROUP.FREEZE] [-w WARM_S] [-l LS_US] [-O ORIGIN_NS] N SECONDS PS_US OUT.csv\n");
 		return 2;
 	}
 	int n = atoi(argv[optind]);
@@ -210,7 +228,7 @@ usage:
 		if (quit)
 			break;
 		int64_t wake = ns(CLOCK_MONOTONIC);
-		killpg(pg, stop ? SIGSTOP : SIGCONT);
+		gang_op(pg, frz, stop);
 		int64_t done = ns(CLOCK_MONOTONIC), real = ns(CLOCK_REALTIME);
 		if (dl < rec)
 			goto skip;
@@ -230,7 +248,7 @@ skip:
 
 	sp.sched_priority = 0;
 	sched_setscheduler(0, SCHED_OTHER, &sp);
-	killpg(pg, SIGCONT);
+	gang_op(pg, frz, 0);
 	if (own) {
 		killpg(pg, SIGKILL);
 		while (waitpid(-pg, NULL, 0) > 0 || errno == EINTR)
