@@ -69,6 +69,17 @@ t_skip() {
 	exit 77
 }
 
+# t_foreign_rt [PID...]: how many user-space processes at SCHED_FIFO or
+# SCHED_RR run on this machine besides the PIDs given (the test's own):
+# other sessions' real-time gangs, which can delay even a FIFO 99 wake-up
+# (a SCHED_OTHER load such as a build or stress-ng cannot).
+t_foreign_rt() {
+	ps -eo pid=,ppid=,cls= | awk -v ours=" $* " '
+		$3 != "FF" && $3 != "RR" { next }
+		$1 == 2 || $2 == 2 { next }	# kernel threads
+		index(ours, " " $1 " ") == 0 { n++ } END { print n + 0 }'
+}
+
 # ---- setup and cleanup ---------------------------------------------------
 
 t_setup() {

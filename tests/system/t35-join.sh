@@ -86,11 +86,12 @@ join=$(n_gang_pids dts-pvmjoin)
     t_fail "dts-pvmjoin holds pvmd's stdin or stdout: $(ls -l "/proc/$join/fd" | tail -n +2)"
 t_log "dts-pvmjoin $join: $T_USER's, in the gang, RR, stdio on /dev/null"
 # its cost: it asks pvmd every 20 ms of PS (dts(8): 0.1% to 0.8% of one
-# CPU for both); over 3 s, both together well under 3% (a helper that
-# spun would take half a CPU here)
+# CPU for both; the figure belongs to a benchmark); here only that it does
+# not spin: both together under 15% even on a busy machine (1.7% + 1.5%
+# seen there), where a helper that spun would take half a CPU (PS 50%)
 cost=($(n_shares 3 "$join" "$N_PVMD"))
 t_log "cost over 3 s: dts-pvmjoin ${cost[0]}%, pvmd ${cost[1]}% of one CPU"
-awk -v a="${cost[0]}" -v b="${cost[1]}" 'BEGIN { exit !(a + b < 3) }' ||
+awk -v a="${cost[0]}" -v b="${cost[1]}" 'BEGIN { exit !(a + b < 15) }' ||
     t_fail "dts-pvmjoin and pvmd took ${cost[0]}% + ${cost[1]}% of one CPU"
 
 # the time from enrolling to running in the gang (dts-pvmctl joined):

@@ -160,12 +160,19 @@ grid() {
 }
 # measure_grid METHOD LIMIT_US: measure and grid; a window that other
 # work on this shared machine disturbed (skew median, late wake-ups) is
-# measured once more before the test fails.
+# measured once more before the test fails.  Late wake-ups of FIFO 99
+# edges twice, with other sessions' real-time processes running: the
+# machine cannot be judged (skip, said why); without them: a failure.
 measure_grid() {
-	local try
+	local try rt
 	for try in 1 2; do
 		measure "$1" "$2" && grid "$1" && return 0
-		[ "$try" = 2 ] && t_fail "$WHY"
+		if [ "$try" = 2 ]; then
+			rt=$(t_foreign_rt $$ $(_c_all_pids))
+			[ "$LATE" -gt $((NGRID / 4)) ] && [ "$rt" -gt 0 ] &&
+			    t_skip "$WHY ($rt real-time processes of other sessions ran)"
+			t_fail "$WHY"
+		fi
 		t_log "$WHY: measuring once more"
 	done
 }
