@@ -27,7 +27,7 @@ for b in "$src"/tests/bench/bench-*.sh; do
 done
 # pictures, from whatever CSV the benchmarks wrote
 if command -v python3 > /dev/null && [ -f "$src/tests/bench/svg.py" ]; then
-	for kind in gantt share payoff; do
+	for kind in gantt share payoff mpi; do
 		in=$out/$kind.csv
 		[ "$kind" = gantt ] && in=$out/gantt-trace.csv
 		[ -s "$in" ] || continue

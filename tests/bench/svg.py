@@ -10,6 +10,9 @@
     svg.py payoff IN.csv OUT.svg   completion time of every program per mode
                                    and local load, ÷ its time alone, on a log
                                    axis (bench-payoff.sh's payoff.csv)
+    svg.py mpi    IN.csv OUT.svg   µs per iteration of the MPI loops, OFF
+                                   against STATIC in phase, log axis, with
+                                   the hogs' share (bench-mpi.sh's mpi.csv)
 """
 import csv
 import math
@@ -267,8 +270,59 @@ def payoff(inp, out):
     s.save(out)
 
 
+# ---- (d) mpi: the MPI loops, OFF against STATIC --------------------------
+
+MPI_LABEL = {"busy": "busy polling (Open MPI default)",
+             "yield": "mpi_yield_when_idle", "sleep": "the program sleeps"}
+
+
+def mpi(inp, out):
+    rows = [r for r in csv.DictReader(open(inp))
+            if r["part"] == "payoff" and r["iter_us"] not in ("", None)]
+    progs = [p for p in MPI_LABEL if any(r["prog"] == p for r in rows)]
+    modes = [("off", "OFF (plain Linux)", "#555555"), ("static", "STATIC 50/50 in phase", "#1f77b4")]
+    val = {(r["prog"], r["mode"]): r for r in rows}
+    W, H, L, R, T, B = 760, 420, 80, 40, 60, 90
+    ys = [float(r["iter_us"]) for r in rows] or [1.0]
+    lo = 10 ** math.floor(math.log10(min(ys)))
+    hi = 10 ** math.ceil(math.log10(max(ys)))
+    if hi <= lo:
+        hi = lo * 10
+    Y = lambda v: T + (math.log10(hi) - math.log10(v)) / (math.log10(hi) - math.log10(lo)) * (H - T - B)
+    s = Svg(W, H)
+    s.text(W / 2, 24, "MPI ping-pong + allreduce, 2 hosts with a CPU hog each: time per iteration",
+           14, "middle", weight="bold")
+    s.text(W / 2, 42, "log scale, lower is better; label: the hogs' CPU share (the lower host)",
+           11, "middle", color="#555")
+    s.rect(L, T, W - L - R, H - T - B, "none", "#000")
+    d = lo
+    while d <= hi * 1.0001:
+        s.line(L, Y(d), W - R, Y(d), "#ddd", 0.6)
+        s.text(L - 8, Y(d) + 4, "%g µs" % d, 11, "end")
+        d *= 10
+    gw = (W - L - R) / max(len(progs), 1)
+    bw = gw / (len(modes) + 1.5)
+    for i, p in enumerate(progs):
+        x0 = L + i * gw + bw * 0.75
+        for j, (m, _, c) in enumerate(modes):
+            r = val.get((p, m))
+            if r is None:
+                continue
+            v = float(r["iter_us"])
+            x = x0 + j * bw
+            s.rect(x, Y(v), bw * 0.9, H - B - Y(v), c, c)
+            s.text(x + bw * 0.45, Y(v) - 5, "%.0f" % v, 10, "middle")
+            hog = min(float(r["hog0_pct"] or 0), float(r["hog1_pct"] or 0))
+            s.text(x + bw * 0.45, H - B + 14, "hog %.0f%%" % hog, 9, "middle", color="#555")
+        s.text(L + (i + 0.5) * gw, H - B + 32, MPI_LABEL[p], 11, "middle")
+    for j, (_, lab, c) in enumerate(modes):
+        s.rect(L + 10 + j * 220, H - 30, 14, 14, c, c)
+        s.text(L + 30 + j * 220, H - 19, lab, 12)
+    s.save(out)
+
+
 def main(argv):
-    cmds = {"gantt": gantt, "share": share, "payoff": payoff}
+    cmds = {"gantt": gantt, "share": share, "payoff": payoff, "mpi": mpi}
     if len(argv) != 4 or argv[1] not in cmds:
         sys.stderr.write(__doc__)
         return 2
