@@ -32,15 +32,27 @@ proc_read_small(const char *path, char *buf, size_t cap)
 	return 0;
 }
 
+/* /proc/PID/name (pid 0: /proc/self/name) into buf. */
+static int
+read_pid_file(pid_t pid, const char *name, char *buf, size_t cap)
+{
+	char path[64];
+
+	if (pid == 0)
+		snprintf(path, sizeof(path), "/proc/self/%s", name);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	return proc_read_small(path, buf, cap);
+}
+
 int
 proc_pid_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp)
 {
-	char path[64], buf[PROC_STAT_MAX], st;
+	char buf[PROC_STAT_MAX], st;
 	const char *p;
 	int pp, pg;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (proc_read_small(path, buf, sizeof(buf)) == -1)
+	if (read_pid_file(pid, "stat", buf, sizeof(buf)) == -1)
 		return -1;
 	if ((p = strrchr(buf, ')')) == NULL ||
 	    sscanf(p + 1, " %c %d %d", &st, &pp, &pg) != 3)
@@ -92,18 +104,6 @@ proc_parse_cgroup(const char *text, char *buf, size_t len)
 	return 0;
 }
 
-/* /proc/PID/name (pid 0: /proc/self/name) into buf. */
-static int
-read_pid_file(pid_t pid, const char *name, char *buf, size_t cap)
-{
-	char path[64];
-
-	if (pid == 0)
-		snprintf(path, sizeof(path), "/proc/self/%s", name);
-	else
-		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-	return proc_read_small(path, buf, cap);
-}
 
 int
 proc_pid_uids(pid_t pid, uid_t uids[4])

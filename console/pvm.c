@@ -23,6 +23,7 @@
 
 #include "console.h"
 #include "log.h"
+#include "proc.h"
 #include "timeutil.h"
 
 #define HALT_GRACE (5 * NS_PER_SEC)	/* pvmd's SIGTERM after our halt */
@@ -370,20 +371,14 @@ cpvm_wait_master(struct console *c, int64_t max)
 int
 cpvm_halt_signal(struct console *c, pid_t sender, int64_t now)
 {
-	char	 path[64], comm[32] = "";
-	FILE	*fp;
+	char	 comm[32];
 
 	if (c->pvm.halt_at != 0 && now - c->pvm.halt_at < HALT_GRACE)
 		return 1;
 	if (sender > 0 && sender == c->pvm.pvmd_pid)
 		goto halted;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)sender);
-	if (sender <= 0 || (fp = fopen(path, "re")) == NULL)
-		return 0;
-	if (fgets(comm, sizeof(comm), fp) == NULL)
-		comm[0] = '\0';
-	fclose(fp);
-	if (strcmp(comm, "pvmd\n") != 0)
+	if (sender <= 0 || proc_pid_comm(sender, comm, sizeof(comm)) == -1 ||
+	    strcmp(comm, "pvmd") != 0)
 		return 0;
 halted:
 	cpvm_drop(c);

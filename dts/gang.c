@@ -13,13 +13,6 @@
 #include "log.h"
 #include "proc.h"
 
-/* Our own cgroup v2 path (the "0::/path" line of /proc/self/cgroup). */
-static int
-own_cgroup(char *buf, size_t len)
-{
-	return proc_pid_cgroup(0, buf, len);
-}
-
 /*
  * Under systemd (Delegate=yes) the service's own cgroup is ours, but a
  * cgroup with children may hold no processes once controllers are on:
@@ -38,7 +31,8 @@ choose_base(struct gang *g, const char *where, char *err, size_t errlen)
 	}
 	if (strcmp(where, "auto") == 0) {
 		systemd = getenv("INVOCATION_ID") != NULL &&
-		    own_cgroup(own, sizeof(own)) == 0 && strcmp(own, "/") != 0;
+		    proc_pid_cgroup(0, own, sizeof(own)) == 0 &&
+		    strcmp(own, "/") != 0;
 		where = systemd ? own : "/dts";
 	}
 	if (where[0] != '/' || strstr(where, "..") != NULL ||

@@ -18,7 +18,6 @@ void
 sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
 	   int64_t silence)
 {
-
 	memset(s, 0, sizeof(*s));
 	s->gang = g;
 	s->shm = shm;

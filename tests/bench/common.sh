@@ -89,7 +89,7 @@ b_env_note() {
 	echo "These numbers come from a **shared, noisy VM**: other engineers ran CPU-heavy tests on it at the same time,"
 	echo "and the host steals time from the guest. Compare figures measured in the same run, not across runs."
 	local rt
-	rt=$(ps -eo cls=,pid=,ppid= | awk '($1 == "FF" || $1 == "RR") && $2 != 2 && $3 != 2' | wc -l)
+	rt=$(t_foreign_rt)
 	echo "When this run ended, $rt real-time (FIFO/RR) user processes of other sessions were running on the VM"
 	echo "(their own dts nodes and gangs): they preempt the processes measured here whenever they are runnable."
 }
