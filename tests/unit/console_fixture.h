@@ -66,6 +66,21 @@ fixture_free(struct fixture *f)
 	free(f);
 }
 
+/* cmocka set-up and tear-down: a fresh fixture for every test. */
+static __attribute__((unused)) int
+fixture_setup(void **state)
+{
+	*state = fixture_new();
+	return 0;
+}
+
+static __attribute__((unused)) int
+fixture_teardown(void **state)
+{
+	fixture_free(*state);
+	return 0;
+}
+
 #define assert_contains(hay, needle) do {				\
 	if (strstr((hay), (needle)) == NULL)				\
 		fail_msg("\"%s\" not in:\n%s", (needle), (hay));	\

@@ -14,20 +14,6 @@
 
 extern int stub_pvm_calls;
 
-static int
-setup(void **state)
-{
-	*state = fixture_new();
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	fixture_free(*state);
-	return 0;
-}
-
 static const char *
 find_err(const char *name)
 {
@@ -316,6 +302,9 @@ test_status_option(void **state)
 	assert_true(master_busy(&f->c));
 }
 
+#define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, \
+    fixture_teardown)
+
 int
 main(void)
 {
@@ -324,17 +313,14 @@ main(void)
 		cmocka_unit_test(test_table_sane),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_script_split),
-		cmocka_unit_test_setup_teardown(test_arg_counts, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_complete, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pvm_commands_dispatch,
-		    setup, teardown),
-		cmocka_unit_test_setup_teardown(test_quit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_set_errors, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_set_good, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_status_option, setup,
-		    teardown),
+		T(test_arg_counts),
+		T(test_help),
+		T(test_complete),
+		T(test_pvm_commands_dispatch),
+		T(test_quit),
+		T(test_set_errors),
+		T(test_set_good),
+		T(test_status_option),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -274,20 +274,6 @@ test_load_missing(void **state)
 
 /* ---- the console command ------------------------------------------------ */
 
-static int
-setup(void **state)
-{
-	*state = fixture_new();
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	fixture_free(*state);
-	return 0;
-}
-
 static const char *
 tmpfile_with(const char *text)
 {
@@ -381,8 +367,8 @@ main(void)
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_read_errors_change_nothing),
 		cmocka_unit_test(test_load_missing),
-		cmocka_unit_test_setup_teardown(test_cmd_hosts, setup,
-		    teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_hosts,
+		    fixture_setup, fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

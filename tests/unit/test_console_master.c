@@ -23,20 +23,6 @@
 #define SEC NS_PER_SEC
 #define MS(x) ((int64_t)(x) * NS_PER_MS)
 
-static int
-setup(void **state)
-{
-	*state = fixture_new();
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	fixture_free(*state);
-	return 0;
-}
-
 static struct in_addr
 ip4(const char *s)
 {
@@ -391,7 +377,8 @@ test_master_lost(void **state)
 int
 main(void)
 {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, \
+    fixture_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_si_broadcasts),
 		T(test_balanced),

@@ -13,20 +13,6 @@
 #include "console_fixture.h"
 #include "timeutil.h"
 
-static int
-setup(void **state)
-{
-	*state = fixture_new();
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	fixture_free(*state);
-	return 0;
-}
-
 #define MS(x) ((int64_t)(x) * NS_PER_MS)
 
 static void
@@ -293,7 +279,8 @@ test_origin(void **state)
 int
 main(void)
 {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, \
+    fixture_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_defaults),
 		T(test_good_values),
