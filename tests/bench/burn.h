@@ -1,13 +1,24 @@
 /*
- * burn.h - the clock and the CPU burner of the benchmark programs (ring.c,
- * bsp.c, mpiloop.c): one definition, so that "G ms of work" means the
- * same in every program.  Header only: each program is built on its own
+ * burn.h - the clocks and the CPU burner of the benchmark programs
+ * (ring.c, bsp.c, mpiloop.c, floor.c, owd.c, wakeup.c): one definition,
+ * so that "G ms of work" means the same in every program.  Header only: each program is built on its own
  * (cc -O2 -o prog prog.c ...).
  */
 #ifndef DTS_BENCH_BURN_H
 #define DTS_BENCH_BURN_H
 
+#include <stdint.h>
 #include <time.h>
+
+/* Clock id in nanoseconds. */
+static inline int64_t
+ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 /* CLOCK_MONOTONIC in seconds. */
 static inline double

@@ -49,6 +49,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "burn.h"
+
 static volatile sig_atomic_t quit;
 
 static void
@@ -62,15 +64,6 @@ struct edge {
 	int64_t late, op, real;
 	int stop;
 };
-
-static int64_t
-ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /*
  * CLOCK_REALTIME - CLOCK_MONOTONIC, from the tightest of a few bracketed

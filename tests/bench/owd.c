@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "burn.h"
+
 #define OWD_MAGIC 0x4f574431u	/* "OWD1" */
 
 struct probe {
@@ -57,15 +59,6 @@ on_term(int sig)
 {
 	(void)sig;
 	quit = 1;
-}
-
-static int64_t
-ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static void

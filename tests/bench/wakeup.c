@@ -26,14 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int64_t
-ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "burn.h"
 
 int
 main(int argc, char **argv)
