@@ -301,7 +301,7 @@ locked_event(struct dts *d, int fd)
 		ctl_input(&d->ctl, &d->sched);
 	else if (fd == ctl_deadman_fd(&d->ctl))
 		ctl_deadman(&d->ctl, &d->sched);
-	else if (fd != d->agent.sock && is_adopt_conn(d, fd))
+	else if (is_adopt_conn(d, fd))
 		adopt_event(d, fd);
 	sched_unlock(&d->sched);
 }
@@ -329,7 +329,7 @@ loop(struct dts *d)
 				signal_input(d);
 			else if (fd == d->restart_tfd)
 				agent_restart(d);
-			else
+			else if (fd != d->agent.sock)	/* read above */
 				locked_event(d, fd);
 		}
 	}
