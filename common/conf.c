@@ -4,8 +4,8 @@
  * libconfig parses the file; this module walks every setting in it (unknown
  * keys are errors, with their line), converts each known key by its type
  * (conf_value.c) and checks its range (conf_schema.c), then checks the keys
- * against each other (conf_check).  The schema table is in conf_schema.c,
- * the printing in conf_print.c.
+ * against each other (conf_check).  The top of the module's layers
+ * (conf_fmt.h lists them): it sees conf_value.h and what is below.
  */
 #include <errno.h>
 #include <libconfig.h>
@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "rules.h"
-#include "conf_priv.h"
+#include "conf_value.h"
 #include "log.h"
+#include "rules.h"
 #include "timeutil.h"
 
 #ifndef PVMD_PATH

@@ -1,103 +1,17 @@
 /*
- * conf_print.c - dts.conf as text: the formatting of values and ranges
- * (also used in error messages), conf_print() (the effective configuration,
- * in dts.conf syntax) and conf_schema_print() (the schema, one key a line).
+ * conf_print.c - the whole of dts.conf as text: conf_print() (the effective
+ * configuration, in dts.conf syntax, which reads back the same) and
+ * conf_schema_print() (the schema, one key a line).  On top of the schema
+ * (conf_schema.h); nothing in the module calls it.
  */
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "conf_priv.h"
+#include "conf_schema.h"
 #include "timeutil.h"
 
 static const char *const type_names[] = { "string", "int", "bool", "float",
     "duration", "slice", "enum", "intlist", "strlist" };
-
-/* ---- formatting ---------------------------------------------------------- */
-
-/* Shortest "%g" that reads back as v. */
-static const char *
-float_format(double v, char *buf, size_t len)
-{
-	int	 prec;
-
-	if (v == floor(v) && fabs(v) < 1e15) {
-		snprintf(buf, len, "%.0f", v);
-		return buf;
-	}
-	for (prec = 1; prec < 17; prec++) {
-		snprintf(buf, len, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	if (prec == 17)
-		snprintf(buf, len, "%.17g", v);
-	return buf;
-}
-
-const char *
-conffmt_bound(const struct conf_key *k, double v, char *buf, size_t len)
-{
-	if (k->type == CT_DURATION || k->type == CT_SLICE)
-		return duration_format((int64_t)v, buf, len);
-	return float_format(v, buf, len);
-}
-
-/* "[1ms, 60s]", "(0, 100]", "off|static|..." or "-" */
-const char *
-conffmt_range(const struct conf_key *k, char *buf, size_t len)
-{
-	char	 lo[32], hi[32];
-	size_t	 i, n = 0;
-
-	if (k->type == CT_ENUM) {
-		buf[0] = '\0';
-		for (i = 0; k->names[i] != NULL && n < len; i++)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s",
-			    i > 0 ? "|" : "", k->names[i]);
-		return buf;
-	}
-	if (k->min == 0 && k->max == 0) {
-		snprintf(buf, len, "-");
-		return buf;
-	}
-	snprintf(buf, len, "%c%s, %s]", k->flags & CF_MIN_OPEN ? '(' : '[',
-	    conffmt_bound(k, k->min, lo, sizeof(lo)),
-	    conffmt_bound(k, k->max, hi, sizeof(hi)));
-	return buf;
-}
-
-const char *
-conffmt_names(const struct conf_key *k, char *buf, size_t len)
-{
-	size_t	 i, n = 0;
-
-	buf[0] = '\0';
-	for (i = 0; k->names[i] != NULL && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s",
-		    i == 0 ? "" : k->names[i + 1] == NULL ? " or " : ", ",
-		    k->names[i]);
-	return buf;
-}
-
-/* pct_milli 80000 -> "80%", 62500 -> "62.5%" */
-const char *
-conffmt_pct(int32_t pm, char *buf, size_t len)
-{
-	char	 frac[8] = "";
-	int	 n;
-
-	if (pm % 1000 != 0) {
-		n = snprintf(frac, sizeof(frac), ".%03d", (int)(pm % 1000));
-		while (n > 1 && frac[n - 1] == '0')
-			frac[--n] = '\0';
-	}
-	snprintf(buf, len, "%d%s%%", (int)(pm / 1000), frac);
-	return buf;
-}
-
-/* ---- output -------------------------------------------------------------- */
 
 static void
 string_print(const char *s, FILE *out)
@@ -135,7 +49,7 @@ value_print(const struct conf_key *k, const struct dts_conf *c, FILE *out)
 		fputs(*(const int *)p ? "true" : "false", out);
 		break;
 	case CT_FLOAT:
-		fputs(float_format(*(const double *)p, buf, sizeof(buf)), out);
+		fputs(conffmt_float(*(const double *)p, buf, sizeof(buf)), out);
 		break;
 	case CT_SLICE:
 		if ((pct = *CFLD(c, k->off2, int32_t)) >= 0) {

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "auth.h"
-#include "conf_priv.h"
+#include "conf_schema.h"
 #include "log.h"
 #include "proto.h"
 #include "rules.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf_priv.h"
+#include "conf_value.h"
 #include "timeutil.h"
 
 /* ---- text ---------------------------------------------------------------- */
