@@ -24,6 +24,8 @@ sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
 	s->silence = silence;
 	s->mode = -1;
 	s->dist_ls_pct = 10;
+	s->mono = now_mono_ns;
+	s->real = now_real_ns;
 	rules_rt_budget(&s->rt);
 	/*
 	 * No priority inheritance: nothing runs between the edge thread
@@ -57,7 +59,7 @@ static void
 publish(struct sched *s)
 {
 	if (s->shm) {
-		s->shm->beat_ns = now_mono_ns();
+		s->shm->beat_ns = s->mono();
 		s->shm->limit_ns = 2 * s->ip > BEAT_LIMIT_MIN ? 2 * s->ip :
 		    BEAT_LIMIT_MIN;
 		s->shm->phase = (uint32_t)s->phase;
@@ -86,8 +88,8 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 		if (!s->gang->stopped && gang_stop(s->gang) < 0)
 			log_warn("stop gang");
 	}
-	real = now_real_ns();
-	trace_record(phase, deadline, wake, now_mono_ns(), real);
+	real = s->real();
+	trace_record(phase, deadline, wake, s->mono(), real);
 	if (phase == PHASE_PS) {
 		s->slices++;
 		s->last_ps_real = real;
@@ -216,7 +218,7 @@ sched_apply(struct sched *s, const struct proto_schedule *p,
 {
 	int64_t ps = (int64_t)p->ps_us * NS_PER_US;
 	int64_t ip = (int64_t)p->ip_us * NS_PER_US;
-	int64_t now = now_mono_ns(), t0;
+	int64_t now = s->mono(), t0;
 	int changed, ls_idle, was_dist = s->mode == MODE_DISTRIBUTED &&
 	    s->slicing;
 
@@ -338,7 +340,7 @@ edge_thread(void *arg)
 		pthread_mutex_unlock(&s->mu);
 		wait_until(&s->plan, seen, until);
 		pthread_mutex_lock(&s->mu);
-		now = now_mono_ns();
+		now = s->mono();
 		if (!s->quit && s->wake_at != 0 && now >= s->wake_at)
 			sched_timer(s, now);
 	}
@@ -422,7 +424,7 @@ sched_load(struct sched *s, uint32_t load_milli, uint32_t ls_pct)
 	s->dist_ls_pct = (int)ls_pct;
 	if (s->mode == MODE_DISTRIBUTED && s->slicing && s->active) {
 		log_info("distributed: load %.2f, LS %u%% of IP", load_milli / 1000.0, ls_pct);
-		start_slicing(s, s->sl.t0, dist_ps(s), now_mono_ns(), 0);
+		start_slicing(s, s->sl.t0, dist_ps(s), s->mono(), 0);
 	}
 }
 
@@ -467,7 +469,7 @@ sched_resume(struct sched *s)
 		return;
 	s->suspended = 0;
 	s->mode = -1;	/* everything counts as changed */
-	if (sched_apply(s, &s->want, now_mono_ns(), now_real_ns(), &err) == -1)
+	if (sched_apply(s, &s->want, s->mono(), s->real(), &err) == -1)
 		log_warnx("schedule: %s", err);
 }
 

@@ -71,6 +71,12 @@ struct sched {
 	int      kick;              /* wake_at moved: wake it */
 	uint32_t plan;              /* futex word: bumped when it is woken */
 	int      running, quit;
+
+	/* the clocks, CLOCK_MONOTONIC and CLOCK_REALTIME ns: now_mono_ns and
+	 * now_real_ns from sched_init; unit tests set their own (a started
+	 * edge thread sleeps on the real CLOCK_MONOTONIC) */
+	int64_t  (*mono)(void);
+	int64_t  (*real)(void);
 };
 
 /* A PS asked for by an arrival-sync datagram starts this long after the

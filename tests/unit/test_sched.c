@@ -1,0 +1,878 @@
+/*
+ * test_sched.c - the DTS Scheduler (dts/sched.c) on injected clocks and a
+ * fake gang (fake_gang.h): which PS and LS a SCHEDULE yields in each
+ * mode and sync method, refused schedules that change nothing, Table 2.1
+ * from the Load agent's reports, HPDT and OFF, the fail-safe's regain,
+ * suspend and resume, overruns, the STATUS fields, and the edge thread
+ * on the real clock.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fake_gang.h"
+#include "log.h"
+#include "proto.h"
+#include "sched.h"
+#include "timeutil.h"
+#include "trace.h"
+
+#define MS(x)	((int64_t)(x) * NS_PER_MS)
+#define US(x)	((int64_t)(x) * NS_PER_US)
+
+/*
+ * The injected clocks.  They only move forward, across tests too, so
+ * that the trace ring (one per process) stays in time order.
+ */
+static int64_t mono_now = 1000 * NS_PER_SEC;
+static int64_t real_now = 1700000000 * NS_PER_SEC;
+
+static int64_t
+fake_mono(void)
+{
+	return mono_now;
+}
+
+static int64_t
+fake_real(void)
+{
+	return real_now;
+}
+
+static void
+advance(int64_t ns)
+{
+	mono_now += ns;
+	real_now += ns;
+}
+
+/* real_now - mono_now: what a SYNC_CLOCK origin is translated with */
+#define REAL_OFF	(real_now - mono_now)
+
+struct fixture {
+	struct sched		 s;
+	struct gang		 g;
+	struct agent_shared	 shm;
+};
+
+static int
+setup(void **state)
+{
+	struct fixture	*f = calloc(1, sizeof(*f));
+
+	if (f == NULL)
+		return -1;
+	advance(100 * NS_PER_SEC);
+	fake_gang_init(&f->g);
+	fake_gang.can_idle = 1;
+	fake_gang.members = 3;
+	sched_init(&f->s, &f->g, &f->shm, 3 * NS_PER_SEC);
+	f->s.mono = fake_mono;
+	f->s.real = fake_real;
+	/* the usual kernel budget, whatever this machine says */
+	f->s.rt.runtime_us = 950000;
+	f->s.rt.period_us = 1000000;
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture	*f = *state;
+
+	pthread_mutex_destroy(&f->s.mu);
+	free(f);
+	return 0;
+}
+
+static struct proto_schedule
+sched_msg(int mode, int sync, int flags, uint32_t ps_us, uint32_t ip_us,
+    uint32_t si_us, int64_t origin)
+{
+	struct proto_schedule	 p = { .mode = (uint8_t)mode,
+	    .sync = (uint8_t)sync, .flags = (uint8_t)flags, .ps_us = ps_us,
+	    .ip_us = ip_us, .si_us = si_us, .origin_ns = (uint64_t)origin };
+
+	return p;
+}
+
+/* A schedule that arrived now. */
+static int
+apply(struct fixture *f, struct proto_schedule p)
+{
+	const char	*err = NULL;
+	int		 rc;
+
+	rc = sched_apply(&f->s, &p, mono_now, real_now, &err);
+	if (rc == 0)
+		assert_null(err);
+	return rc;
+}
+
+/* STATIC by the clock, PS 80 ms of IP 100 ms, a PS begun ago ns ago. */
+static struct proto_schedule
+static80(int64_t ago)
+{
+	return sched_msg(MODE_STATIC, SYNC_CLOCK, SCHED_F_ACTIVE, 80000,
+	    100000, 1000000, real_now - ago);
+}
+
+/* The edge recorded last (at real_now), from the trace ring. */
+static struct trace_edge
+last_edge(void)
+{
+	struct trace_edge	 e[PROTO_TRACE_MAX];
+	int			 more, n;
+
+	n = trace_since(real_now - 1, e, PROTO_TRACE_MAX, &more);
+	assert_true(n >= 1);
+	return e[n - 1];
+}
+
+static struct proto_status
+status(struct fixture *f)
+{
+	struct proto_status	 st;
+
+	memset(&st, 0, sizeof(st));
+	sched_status(&f->s, &st, mono_now);
+	return st;
+}
+
+static void
+test_static_clock(void **state)
+{
+	struct fixture		*f = *state;
+	int64_t			 t0 = mono_now - MS(30);
+
+	assert_int_equal(apply(f, static80(MS(30))), 0);
+	/* a PS from the origin on: the gang at RT, running */
+	assert_string_equal(fake_gang_ops(), "rt1 idle0");
+	assert_int_equal(f->s.slicing, 1);
+	assert_int_equal(f->s.phase, PHASE_PS);
+	assert_int_equal(f->s.sl.t0, t0);
+	assert_int_equal(f->s.sl.deadline, t0 + MS(80));
+	assert_int_equal(f->s.wake_at, t0 + MS(80));
+	assert_int_equal(f->s.kick, 1);
+	assert_int_equal(f->s.slices, 1);
+	assert_int_equal(f->s.last_ps_real, real_now);
+	assert_int_equal(f->shm.active, 1);
+	assert_int_equal(f->shm.mode, MODE_STATIC);
+	assert_int_equal(f->shm.phase, PHASE_PS);
+	assert_int_equal(f->shm.beat_ns, mono_now);
+
+	/* a spurious early wake-up does nothing */
+	advance(MS(10));
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "");
+	assert_int_equal(f->s.phase, PHASE_PS);
+
+	/* the LS edge, 7 us late: stopped; the next deadline stays absolute */
+	mono_now = t0 + MS(80) + US(7);
+	real_now = mono_now + REAL_OFF;
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "stop");
+	assert_int_equal(f->s.phase, PHASE_LS);
+	assert_int_equal(f->shm.phase, PHASE_LS);
+	assert_int_equal(f->shm.beat_ns, mono_now);
+	assert_int_equal(f->s.wake_at, t0 + MS(100));
+	assert_int_equal(last_edge().late, US(7));
+	assert_int_equal(last_edge().phase, PHASE_LS);
+
+	/* the next PS: continued */
+	advance(t0 + MS(100) - mono_now);
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "cont idle0");
+	assert_int_equal(f->s.phase, PHASE_PS);
+	assert_int_equal(f->s.slices, 2);
+	assert_int_equal(f->s.wake_at, t0 + MS(180));
+	assert_int_equal(f->s.sl.overruns, 0);
+}
+
+static void
+test_static_origin(void **state)
+{
+	struct fixture	*f = *state;
+	int64_t		 now = mono_now;
+
+	/* 90 ms into the iteration: LS, until the next PS in 10 ms */
+	assert_int_equal(apply(f, static80(MS(90))), 0);
+	assert_string_equal(fake_gang_ops(), "rt1 stop");
+	assert_int_equal(f->s.phase, PHASE_LS);
+	assert_int_equal(f->s.slices, 0);
+	assert_int_equal(f->s.wake_at, now + MS(10));
+
+	/* an origin 30 ms ahead: now is 70 ms into the iteration before */
+	assert_int_equal(apply(f, sched_msg(MODE_STATIC, SYNC_CLOCK,
+	    SCHED_F_ACTIVE | SCHED_F_SYNC, 80000, 100000, 1000000,
+	    real_now + MS(30))), 0);
+	assert_int_equal(f->s.sl.t0, now + MS(30));
+	assert_int_equal(f->s.phase, PHASE_PS);
+	assert_int_equal(f->s.wake_at, now + MS(10));
+	assert_string_equal(fake_gang_ops(), "rt1 cont idle0");
+
+	/* more than an IP ahead (a wrong clock): from now */
+	assert_int_equal(apply(f, sched_msg(MODE_STATIC, SYNC_CLOCK,
+	    SCHED_F_ACTIVE | SCHED_F_SYNC, 80000, 100000, 1000000,
+	    real_now + 5 * NS_PER_SEC)), 0);
+	assert_int_equal(f->s.sl.t0, now);
+	assert_int_equal(f->s.wake_at, now + MS(80));
+	assert_int_equal(apply(f, sched_msg(MODE_STATIC, SYNC_CLOCK,
+	    SCHED_F_ACTIVE | SCHED_F_SYNC, 80000, 100000, 1000000,
+	    real_now + MS(150))), 0);
+	assert_int_equal(f->s.sl.t0, now);
+	/* exactly one IP ahead is still an origin */
+	assert_int_equal(apply(f, sched_msg(MODE_STATIC, SYNC_CLOCK,
+	    SCHED_F_ACTIVE | SCHED_F_SYNC, 80000, 100000, 1000000,
+	    real_now + MS(100))), 0);
+	assert_int_equal(f->s.sl.t0, now + MS(100));
+}
+
+static void
+test_resync(void **state)
+{
+	struct fixture	*f = *state;
+	int64_t		 t0 = mono_now - MS(20);
+
+	assert_int_equal(apply(f, static80(MS(20))), 0);
+	(void)fake_gang_ops();
+	advance(MS(5));
+
+	/* the same schedule, no SYNC (the console's repeat): kept as is */
+	assert_int_equal(apply(f, static80(MS(5))), 0);
+	assert_string_equal(fake_gang_ops(), "");
+	assert_int_equal(f->s.sl.t0, t0);
+	assert_int_equal(f->s.slices, 1);
+
+	/* with SYNC: a new sync point; still a PS, so no phase change */
+	assert_int_equal(apply(f, sched_msg(MODE_STATIC, SYNC_CLOCK,
+	    SCHED_F_ACTIVE | SCHED_F_SYNC, 80000, 100000, 1000000,
+	    real_now - MS(5))), 0);
+	assert_int_equal(f->s.sl.t0, mono_now - MS(5));
+	assert_string_equal(fake_gang_ops(), "rt1");
+	assert_int_equal(f->s.slices, 1);
+	/* SYNC is an event, not a state */
+	assert_int_equal(f->s.want.flags & SCHED_F_SYNC, 0);
+
+	/* a new PS is a change: a new origin without SYNC */
+	assert_int_equal(apply(f, sched_msg(MODE_STATIC, SYNC_CLOCK,
+	    SCHED_F_ACTIVE, 50000, 100000, 1000000, real_now - MS(60))), 0);
+	assert_int_equal(f->s.sl.t0, mono_now - MS(60));
+	assert_int_equal(f->s.sl.ps, MS(50));
+	assert_int_equal(f->s.phase, PHASE_LS);
+	assert_string_equal(fake_gang_ops(), "rt1 stop");
+}
+
+static void
+test_arrival(void **state)
+{
+	struct fixture		*f = *state;
+	struct proto_schedule	 p = sched_msg(MODE_STATIC, SYNC_ARRIVAL,
+	    SCHED_F_ACTIVE | SCHED_F_SYNC, 80000, 100000, 1000000, 0);
+	const char		*err;
+	int64_t			 t0;
+
+	/* received 0.5 ms ago: its PS starts ARRIVAL_DELAY after that */
+	t0 = mono_now - US(500) + ARRIVAL_DELAY;
+	assert_int_equal(sched_apply(&f->s, &p, mono_now - US(500),
+	    real_now - US(500), &err), 0);
+	assert_string_equal(fake_gang_ops(), "");
+	assert_int_equal(f->s.slicing, 0);
+	assert_int_equal(f->s.jump_at, t0);
+	assert_int_equal(f->s.wake_at, t0);
+
+	/* the edge thread wakes 40 us after it: a PS from t0, 40 us late */
+	advance(t0 + US(40) - mono_now);
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "rt1 idle0");
+	assert_int_equal(f->s.slicing, 1);
+	assert_int_equal(f->s.jump_at, 0);
+	assert_int_equal(f->s.sl.t0, t0);
+	assert_int_equal(f->s.wake_at, t0 + MS(80));
+	assert_int_equal(last_edge().phase, PHASE_PS);
+	assert_int_equal(last_edge().late, US(40));
+
+	/* a sync while slicing: the slices go on until the jump */
+	advance(MS(85));		/* in LS */
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "stop");
+	assert_int_equal(sched_apply(&f->s, &p, mono_now, real_now, &err), 0);
+	assert_int_equal(f->s.jump_at, mono_now + ARRIVAL_DELAY);
+	assert_int_equal(f->s.wake_at, mono_now + ARRIVAL_DELAY);
+	assert_int_equal(f->s.phase, PHASE_LS);
+	assert_string_equal(fake_gang_ops(), "");
+
+	/* handled 5 ms after it arrived: the PS began 3 ms ago */
+	assert_int_equal(sched_apply(&f->s, &p, mono_now - MS(5),
+	    real_now - MS(5), &err), 0);
+	assert_string_equal(fake_gang_ops(), "rt1 cont idle0");
+	assert_int_equal(f->s.jump_at, 0);
+	assert_int_equal(f->s.sl.t0, mono_now - MS(3));
+	assert_int_equal(last_edge().late, MS(3));
+
+	/* a receive stamp from the future: no later than ARRIVAL_DELAY */
+	assert_int_equal(sched_apply(&f->s, &p, mono_now + 10 * NS_PER_SEC,
+	    real_now + 10 * NS_PER_SEC, &err), 0);
+	assert_int_equal(f->s.jump_at, mono_now + ARRIVAL_DELAY);
+}
+
+static void
+test_balanced(void **state)
+{
+	struct fixture	*f = *state;
+
+	/* BALANCED slices with the PS the console chose */
+	assert_int_equal(apply(f, sched_msg(MODE_BALANCED, SYNC_CLOCK,
+	    SCHED_F_ACTIVE, 30000, 100000, 1000000, real_now)), 0);
+	assert_string_equal(fake_gang_ops(), "rt1 idle0");
+	assert_int_equal(f->s.sl.ps, MS(30));
+	assert_int_equal(f->s.wake_at, mono_now + MS(30));
+	assert_int_equal(status(f).ps_us, 30000);
+	assert_int_equal(status(f).mode, MODE_BALANCED);
+
+	/* the Load agent's LS share is DISTRIBUTED's, not BALANCED's */
+	sched_load(&f->s, 2000, 50);
+	assert_string_equal(fake_gang_ops(), "");
+	assert_int_equal(f->s.sl.ps, MS(30));
+	assert_int_equal(status(f).ps_us, 30000);
+	assert_int_equal(status(f).load_milli, 2000);
+}
+
+static void
+test_distributed(void **state)
+{
+	struct fixture	*f = *state;
+	int64_t		 t0 = mono_now;
+
+	/* PS from Table 2.1 for the local load (LS 10% until a report),
+	 * whatever PS and origin the console sent */
+	assert_int_equal(apply(f, sched_msg(MODE_DISTRIBUTED, SYNC_CLOCK,
+	    SCHED_F_ACTIVE, 10000, 100000, 1000000, real_now - MS(50))), 0);
+	assert_string_equal(fake_gang_ops(), "rt1 idle0");
+	assert_int_equal(f->s.sl.t0, t0);
+	assert_int_equal(f->s.sl.ps, MS(90));
+	assert_int_equal(status(f).ps_us, 90000);
+
+	/* a report: LS 40%, PS 60 ms, on the same local origin */
+	advance(MS(70));
+	sched_load(&f->s, 2500, 40);
+	assert_int_equal(f->s.sl.ps, MS(60));
+	assert_int_equal(f->s.sl.t0, t0);
+	assert_int_equal(f->s.phase, PHASE_LS);
+	assert_string_equal(fake_gang_ops(), "rt1 stop");
+	assert_int_equal(status(f).ps_us, 60000);
+	assert_int_equal(status(f).load_milli, 2500);
+
+	/* the same share again, or none that Table 2.1 can have: nothing */
+	sched_load(&f->s, 2600, 40);
+	sched_load(&f->s, 2700, 0);
+	sched_load(&f->s, 2800, 100);
+	assert_string_equal(fake_gang_ops(), "");
+	assert_int_equal(f->s.dist_ls_pct, 40);
+	assert_int_equal(status(f).load_milli, 2800);
+
+	/* LS 3%: PS 97% of IP is over the kernel's 95%: not applied */
+	sched_load(&f->s, 100, 3);
+	assert_string_equal(fake_gang_ops(), "");
+	assert_int_equal(f->s.dist_ls_pct, 40);
+	assert_int_equal(f->s.sl.ps, MS(60));
+
+	/* the console's SYNC does not move a local origin */
+	assert_int_equal(apply(f, sched_msg(MODE_DISTRIBUTED, SYNC_CLOCK,
+	    SCHED_F_ACTIVE | SCHED_F_SYNC, 10000, 100000, 1000000,
+	    real_now - MS(5))), 0);
+	assert_string_equal(fake_gang_ops(), "");
+	assert_int_equal(f->s.sl.t0, t0);
+
+	/* a new IP does: the same origin, Table 2.1 of the new IP */
+	assert_int_equal(apply(f, sched_msg(MODE_DISTRIBUTED, SYNC_CLOCK,
+	    SCHED_F_ACTIVE, 10000, 50000, 1000000, real_now)), 0);
+	assert_int_equal(f->s.sl.t0, t0);
+	assert_int_equal(f->s.sl.ps, MS(30));
+	assert_int_equal(f->s.sl.ip, MS(50));
+}
+
+/* Table 2.1: PS = IP * (100 - LS%) / 100, in whole microseconds. */
+static void
+test_table(void **state)
+{
+	struct fixture	*f = *state;
+	static const struct {
+		uint32_t	 ip_us;
+		uint32_t	 ls_pct;
+		int64_t		 ps;
+	} t[] = {
+		{ 7000, 10, US(6300) },
+		{ 7000, 33, US(4690) },
+		{ 7000, 50, US(3500) },
+		{ 7000, 90, US(700) },
+		{ 7000, 99, US(70) },
+		{ 10001, 33, US(6700) },	/* 6700.67 us: floored */
+		{ 10001, 20, US(8000) },	/* 8000.8 us */
+		{ 3, 50, US(1) },		/* not a valid IP: refused */
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int	 rc;
+
+		rc = apply(f, sched_msg(MODE_DISTRIBUTED, SYNC_CLOCK,
+		    SCHED_F_ACTIVE, 1, t[i].ip_us, 20000, 0));
+		if (t[i].ip_us < 1000) {
+			assert_int_equal(rc, -1);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		sched_load(&f->s, 1000, t[i].ls_pct);
+		assert_int_equal(f->s.dist_ls_pct, (int)t[i].ls_pct);
+		assert_int_equal(f->s.sl.ps, t[i].ps);
+		assert_int_equal(status(f).ps_us, t[i].ps / NS_PER_US);
+	}
+}
+
+static void
+test_hpdt_off(void **state)
+{
+	struct fixture		*f = *state;
+	struct proto_status	 st;
+
+	assert_int_equal(apply(f, static80(MS(90))), 0);	/* in LS */
+	assert_string_equal(fake_gang_ops(), "rt1 stop");
+
+	/* HPDT: continued, at RT, never stopped */
+	assert_int_equal(apply(f, sched_msg(MODE_HPDT, SYNC_CLOCK,
+	    SCHED_F_ACTIVE, 80000, 100000, 1000000, real_now)), 0);
+	assert_string_equal(fake_gang_ops(), "cont rt1 idle0");
+	assert_int_equal(f->s.slicing, 0);
+	assert_int_equal(f->s.phase, PHASE_NONE);
+	assert_int_equal(f->s.wake_at, 0);
+	assert_int_equal(f->shm.active, 0);
+	assert_int_equal(f->shm.mode, MODE_HPDT);
+	st = status(f);
+	assert_int_equal(st.mode, MODE_HPDT);
+	assert_int_equal(st.flags & SCHED_F_ACTIVE, 0);
+	assert_int_equal(st.phase, PHASE_NONE);
+	advance(MS(500));
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "");
+
+	/* OFF: normal priority */
+	assert_int_equal(apply(f, sched_msg(MODE_OFF, SYNC_CLOCK,
+	    SCHED_F_ACTIVE, 80000, 100000, 1000000, real_now)), 0);
+	assert_string_equal(fake_gang_ops(), "rt0 idle0");
+	assert_int_equal(status(f).mode, MODE_OFF);
+
+	/* STATIC without ACTIVE (`stop`) is released like OFF */
+	assert_int_equal(apply(f, static80(MS(90))), 0);
+	(void)fake_gang_ops();
+	assert_int_equal(apply(f, sched_msg(MODE_STATIC, SYNC_CLOCK, 0,
+	    80000, 100000, 1000000, real_now)), 0);
+	assert_string_equal(fake_gang_ops(), "cont rt0 idle0");
+	assert_int_equal(f->s.slicing, 0);
+	assert_int_equal(f->g.stopped, 0);
+}
+
+/* p is refused with a reason containing why, and nothing changes. */
+static void
+refused(struct fixture *f, struct proto_schedule p, const char *why)
+{
+	struct sched		*before = malloc(sizeof(*before));
+	struct agent_shared	 shm = f->shm;
+	struct gang		 g = f->g;
+	const char		*err = NULL;
+
+	assert_non_null(before);
+	memcpy(before, &f->s, sizeof(*before));
+	advance(MS(1));
+	assert_int_equal(sched_apply(&f->s, &p, mono_now, real_now, &err), -1);
+	assert_non_null(err);
+	if (strstr(err, why) == NULL)
+		fail_msg("refused with \"%s\", expected \"%s\"", err, why);
+	assert_memory_equal(before, &f->s, sizeof(*before));
+	assert_memory_equal(&shm, &f->shm, sizeof(shm));
+	assert_memory_equal(&g, &f->g, sizeof(g));
+	assert_string_equal(fake_gang_ops(), "");
+	free(before);
+}
+
+static void
+test_refused(void **state)
+{
+	struct fixture		*f = *state;
+	struct proto_schedule	 p;
+
+	assert_int_equal(apply(f, static80(MS(90))), 0);
+	(void)fake_gang_ops();
+
+	p = static80(0);
+	p.mode = MODE_MAX + 1;
+	refused(f, p, "mode");
+	p = static80(0);
+	p.sync = SYNC_MAX + 1;
+	refused(f, p, "sync");
+	p = static80(0);
+	p.flags |= 0x80;
+	refused(f, p, "flags");
+	p = static80(0);
+	p.ps_us = p.ip_us;
+	refused(f, p, "not shorter than ip");
+	p = static80(0);
+	p.ps_us = 0;
+	refused(f, p, "too short");
+	p = static80(0);
+	p.ip_us = 500;
+	p.ps_us = 100;
+	refused(f, p, "ip");
+	p = static80(0);
+	p.ip_us = 61000000;
+	p.si_us = 100000000;
+	refused(f, p, "ip");
+	p = static80(0);
+	p.si_us = 50000;
+	refused(f, p, "shorter than ip");
+	p = static80(0);
+	p.origin_ns = (uint64_t)INT64_MAX + 1;
+	refused(f, p, "origin");
+	/* over the kernel's real-time budget (95%) */
+	p = static80(0);
+	p.ps_us = 97000;
+	refused(f, p, "real-time");
+	p.mode = MODE_BALANCED;
+	refused(f, p, "real-time");
+	/* DISTRIBUTED checks Table 2.1's PS for the local load, not p's */
+	sched_load(&f->s, 100, 3);
+	p = sched_msg(MODE_DISTRIBUTED, SYNC_CLOCK, SCHED_F_ACTIVE, 10000,
+	    100000, 1000000, 0);
+	refused(f, p, "real-time");
+	/* HPDT needs the kernel's throttling */
+	f->s.rt.runtime_us = -1;
+	p.mode = MODE_HPDT;
+	refused(f, p, "throttle");
+	/* ... which is all STATIC's check needs then */
+	p = static80(0);
+	p.ps_us = 99000;
+	assert_int_equal(apply(f, p), 0);
+	assert_int_equal(f->s.sl.ps, MS(99));
+}
+
+static void
+test_ls_idle(void **state)
+{
+	struct fixture		*f = *state;
+	struct proto_schedule	 p = static80(MS(70));
+
+	p.flags |= SCHED_F_LS_IDLE;
+	assert_int_equal(apply(f, p), 0);
+	assert_string_equal(fake_gang_ops(), "rt1 idle0");
+	assert_int_equal(f->s.ls_idle, 1);
+	assert_int_equal(f->shm.ls_idle, 1);
+	assert_true(status(f).flags & STATUS_F_LS_IDLE);
+
+	/* LS: at SCHED_IDLE, not stopped; PS: back */
+	advance(MS(10));
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "idle1");
+	assert_int_equal(f->g.stopped, 0);
+	advance(MS(20));
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "idle0");
+
+	/* where SCHED_IDLE cannot yield, LS stops the gang */
+	fake_gang.can_idle = 0;
+	assert_int_equal(apply(f, p), 0);	/* a change: restarts */
+	assert_int_equal(f->s.ls_idle, 0);
+	assert_int_equal(f->s.idle_refused, 1);
+	assert_int_equal(f->shm.ls_idle, 0);
+	assert_false(status(f).flags & STATUS_F_LS_IDLE);
+	(void)fake_gang_ops();
+	advance(MS(80));
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "stop");
+}
+
+/* The Load agent's fail-safe released the gang: the phase applies again. */
+static void
+test_regain(void **state)
+{
+	struct fixture		*f = *state;
+	struct proto_schedule	 p;
+
+	assert_int_equal(apply(f, static80(MS(90))), 0);	/* LS */
+	assert_int_equal(f->shm.limit_ns, MS(200));
+	(void)fake_gang_ops();
+	advance(MS(5));
+	f->shm.beat_ns = 0;
+	sched_regain(&f->s);
+	assert_string_equal(fake_gang_ops(), "forget rt1 stop");
+	assert_int_equal(f->g.stopped, 1);
+	assert_int_equal(f->shm.beat_ns, mono_now);
+	assert_int_equal(f->shm.active, 1);
+
+	/* in a PS: RT only */
+	advance(MS(10));
+	sched_timer(&f->s, mono_now);
+	(void)fake_gang_ops();
+	sched_regain(&f->s);
+	assert_string_equal(fake_gang_ops(), "forget rt1");
+
+	/* an idle LS: SCHED_IDLE again */
+	p = static80(MS(90));
+	p.flags |= SCHED_F_LS_IDLE;
+	assert_int_equal(apply(f, p), 0);
+	(void)fake_gang_ops();
+	sched_regain(&f->s);
+	assert_string_equal(fake_gang_ops(), "forget rt1 idle1");
+
+	/* HPDT: RT; OFF: normal */
+	p.mode = MODE_HPDT;
+	assert_int_equal(apply(f, p), 0);
+	(void)fake_gang_ops();
+	sched_regain(&f->s);
+	assert_string_equal(fake_gang_ops(), "forget rt1");
+	p.mode = MODE_OFF;
+	assert_int_equal(apply(f, p), 0);
+	(void)fake_gang_ops();
+	sched_regain(&f->s);
+	assert_string_equal(fake_gang_ops(), "forget rt0");
+
+	/* the fail-safe's limit: two IPs, at least 200 ms */
+	assert_int_equal(apply(f, sched_msg(MODE_STATIC, SYNC_CLOCK,
+	    SCHED_F_ACTIVE, 200000, 400000, 1000000, real_now)), 0);
+	assert_int_equal(f->shm.limit_ns, MS(800));
+	assert_int_equal(apply(f, sched_msg(MODE_STATIC, SYNC_CLOCK,
+	    SCHED_F_ACTIVE, 5000, 10000, 1000000, real_now)), 0);
+	assert_int_equal(f->shm.limit_ns, MS(200));
+}
+
+/* No fail-safe (dts-load down): released, the schedule kept for later. */
+static void
+test_suspend(void **state)
+{
+	struct fixture		*f = *state;
+	struct proto_schedule	 p;
+
+	assert_int_equal(apply(f, static80(MS(90))), 0);
+	(void)fake_gang_ops();
+	sched_suspend(&f->s);
+	assert_string_equal(fake_gang_ops(), "release");
+	assert_int_equal(f->s.slicing, 0);
+	assert_int_equal(f->s.phase, PHASE_NONE);
+	assert_int_equal(f->s.wake_at, 0);
+	assert_int_equal(f->shm.active, 0);
+
+	/* a schedule meanwhile is kept, not run; a bad one is refused */
+	p = sched_msg(MODE_STATIC, SYNC_CLOCK, SCHED_F_ACTIVE | SCHED_F_SYNC,
+	    40000, 100000, 1000000, real_now);
+	assert_int_equal(apply(f, p), 0);
+	assert_string_equal(fake_gang_ops(), "");
+	assert_int_equal(f->s.slicing, 0);
+	assert_int_equal(f->s.want.ps_us, 40000);
+	p.ps_us = 100000;
+	assert_int_equal(apply(f, p), -1);
+	assert_int_equal(f->s.want.ps_us, 40000);
+
+	/* back: the kept schedule, from now (its origin has passed) */
+	advance(MS(20));
+	sched_resume(&f->s);
+	assert_int_equal(f->s.suspended, 0);
+	assert_int_equal(f->s.slicing, 1);
+	assert_int_equal(f->s.sl.ps, MS(40));
+	assert_int_equal(f->s.phase, PHASE_PS);
+	assert_string_equal(fake_gang_ops(), "rt1 idle0");
+	sched_resume(&f->s);		/* not suspended: nothing */
+	assert_string_equal(fake_gang_ops(), "");
+
+	sched_release(&f->s);
+	assert_string_equal(fake_gang_ops(), "release");
+	assert_int_equal(f->s.slicing, 0);
+}
+
+static void
+test_overruns(void **state)
+{
+	struct fixture	*f = *state;
+	int64_t		 t0 = mono_now;
+	uint64_t	 slices;
+
+	assert_int_equal(apply(f, static80(0)), 0);
+	(void)fake_gang_ops();
+	slices = f->s.slices;
+
+	/* woken in the next PS: the LS edge was missed, the PS is redone */
+	mono_now = t0 + MS(110);
+	real_now = mono_now + REAL_OFF;
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "idle0");
+	assert_int_equal(f->s.slices, slices + 1);
+	assert_int_equal(f->s.sl.overruns, 1);
+	assert_int_equal(last_edge().late, MS(30));	/* after the LS edge */
+
+	/* in the LS of the fifth iteration: six more edges skipped */
+	mono_now = t0 + MS(485);
+	real_now = mono_now + REAL_OFF;
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "stop");
+	assert_int_equal(f->s.sl.overruns, 7);
+	assert_int_equal(status(f).overruns, 7);
+
+	/* a new sync point keeps the count */
+	assert_int_equal(apply(f, sched_msg(MODE_STATIC, SYNC_CLOCK,
+	    SCHED_F_ACTIVE | SCHED_F_SYNC, 80000, 100000, 1000000,
+	    real_now)), 0);
+	assert_int_equal(f->s.sl.overruns, 0);
+	assert_int_equal(status(f).overruns, 7);
+}
+
+static void
+test_status(void **state)
+{
+	struct fixture		*f = *state;
+	struct proto_status	 st = status(f);
+
+	/* nothing applied yet */
+	assert_int_equal(st.mode, MODE_OFF);
+	assert_int_equal(st.flags, 0);
+	assert_int_equal(st.phase, PHASE_NONE);
+	assert_int_equal(st.members, 3);
+
+	assert_int_equal(apply(f, sched_msg(MODE_STATIC, SYNC_ARRIVAL,
+	    SCHED_F_ACTIVE, 80000, 100000, 2000000, 0)), 0);
+	advance(ARRIVAL_DELAY);
+	sched_timer(&f->s, mono_now);
+	st = status(f);
+	assert_int_equal(st.mode, MODE_STATIC);
+	assert_int_equal(st.sync, SYNC_ARRIVAL);
+	assert_int_equal(st.flags, SCHED_F_ACTIVE);
+	assert_int_equal(st.phase, PHASE_PS);
+	assert_int_equal(st.ps_us, 80000);
+	assert_int_equal(st.ip_us, 100000);
+	assert_int_equal(st.si_us, 2000000);
+	assert_int_equal(st.slices, 1);
+	assert_int_equal(st.last_ps_ns, real_now);
+
+	/* SYNC: a console was heard within `silence` */
+	f->s.last_console = mono_now;
+	assert_int_equal(status(f).flags, SCHED_F_ACTIVE | SCHED_F_SYNC);
+	advance(3 * NS_PER_SEC);
+	sched_timer(&f->s, mono_now);
+	assert_true(status(f).flags & SCHED_F_SYNC);
+	advance(1);
+	assert_false(status(f).flags & SCHED_F_SYNC);
+
+	f->s.own = 1;
+	assert_int_equal(status(f).flags, SCHED_F_ACTIVE | STATUS_F_OWN);
+	fake_gang.members = 7;
+	assert_int_equal(status(f).members, 7);
+}
+
+/* Every change of the plan wakes the edge thread; others do not. */
+static void
+test_kick(void **state)
+{
+	struct fixture	*f = *state;
+	uint32_t	 plan = f->s.plan;
+
+	sched_lock(&f->s);
+	assert_int_equal(apply(f, static80(0)), 0);
+	sched_unlock(&f->s);
+	assert_int_equal(f->s.plan, plan + 1);
+	assert_int_equal(f->s.kick, 0);
+
+	sched_lock(&f->s);
+	assert_int_equal(apply(f, static80(0)), 0);	/* no change */
+	sched_unlock(&f->s);
+	assert_int_equal(f->s.plan, plan + 1);
+}
+
+static uint64_t
+slices_now(struct sched *s)
+{
+	uint64_t	 n;
+
+	sched_lock(s);
+	n = s->slices;
+	sched_unlock(s);
+	return n;
+}
+
+static void
+sleep_ms(int ms)
+{
+	struct timespec	 ts = { 0, ms * NS_PER_MS };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The edge thread on the real clock: edges come, and stop with OFF. */
+static void
+test_edge_thread(void **state)
+{
+	struct fixture		*f = *state;
+	struct proto_schedule	 p = sched_msg(MODE_STATIC, SYNC_ARRIVAL,
+	    SCHED_F_ACTIVE, 2000, 4000, 10000, 0);
+	const char		*err;
+	int64_t			 until;
+	uint64_t		 n;
+
+	f->s.mono = now_mono_ns;
+	f->s.real = now_real_ns;
+	assert_int_equal(sched_start(&f->s, 1), 0);
+	sched_lock(&f->s);
+	assert_int_equal(sched_apply(&f->s, &p, now_mono_ns(), now_real_ns(),
+	    &err), 0);
+	sched_unlock(&f->s);
+
+	until = now_mono_ns() + 10 * NS_PER_SEC;
+	while ((n = slices_now(&f->s)) < 5 && now_mono_ns() < until)
+		sleep_ms(1);
+	assert_true(n >= 5);
+
+	p.mode = MODE_OFF;
+	sched_lock(&f->s);
+	assert_int_equal(sched_apply(&f->s, &p, now_mono_ns(), now_real_ns(),
+	    &err), 0);
+	n = f->s.slices;
+	sched_unlock(&f->s);
+	sleep_ms(20);
+	assert_int_equal(slices_now(&f->s), n);
+	assert_int_equal(f->g.stopped, 0);
+	sched_stop(&f->s);
+	assert_int_equal(f->s.running, 0);
+	/* the thread did stop and continue the gang */
+	assert_non_null(strstr(fake_gang.ops, "stop"));
+	assert_non_null(strstr(fake_gang.ops, "cont"));
+}
+
+#define T(fn)	cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_static_clock),
+		T(test_static_origin),
+		T(test_resync),
+		T(test_arrival),
+		T(test_balanced),
+		T(test_distributed),
+		T(test_table),
+		T(test_hpdt_off),
+		T(test_refused),
+		T(test_ls_idle),
+		T(test_regain),
+		T(test_suspend),
+		T(test_overruns),
+		T(test_status),
+		T(test_kick),
+		T(test_edge_thread),
+	};
+
+	log_init("test_sched", LOG_TO_STDERR, NULL, LOG_LVL_ERR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
