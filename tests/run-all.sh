@@ -43,11 +43,15 @@ for m in "$build"/man/*.[0-9]; do
 	result "man: $(basename "$m") lint" $rc "$log"
 done
 
-# 3. system tests, each with its own private run directory
+# 3. system tests, each with its own private run directory, through the
+# wrapper `make check` uses (DTS_BUILD, 300 s, one at a time per machine)
+systest() {	# systest BUILD TEST LOG
+	sh "$src/tests/system/check.sh" "$1" "$2" > "$3" 2>&1
+}
 for t in "$src"/tests/system/t[0-9]*.sh; do
 	name=$(basename "$t" .sh)
 	log="$out/system-$name.log"
-	DTS_BUILD=$build timeout -k 10 300 bash "$t" > "$log" 2>&1
+	systest "$build" "$t" "$log"
 	result "system: $name" $? "$log"
 done
 
@@ -79,7 +83,7 @@ if { mkdir -p "$san" && cd "$san" &&
 		name=$(basename "$t" .sh)
 		log="$out/asan-system-$name.log"
 		rm -f "$rep"/*
-		DTS_BUILD=$san timeout -k 10 300 bash "$t" > "$log" 2>&1
+		systest "$san" "$t" "$log"
 		rc=$?
 		for r in "$rep"/*; do
 			[ -e "$r" ] || continue

@@ -452,3 +452,29 @@ t_udp_drops() {
 	"$@" awk -v p=":$(printf '%04X' "$port")" \
 	    'substr($2, length($2) - 4) == p { d += $NF } END { print d + 0 }' /proc/net/udp
 }
+
+# t_udp_queued PORT [RUNNER...]: bytes waiting in the receive queues of
+# the UDP sockets bound to PORT (0: the receiver has read everything sent
+# to it so far), as t_udp_drops.
+t_udp_queued() {
+	local port=$1
+	shift
+	"$@" awk -v p=":$(printf '%04X' "$port")" '
+	    function hex(s,  i, v) {	# mawk has no strtonum
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789ABCDEF", substr(s, i, 1)) - 1
+		return v
+	    }
+	    substr($2, length($2) - 4) == p { split($5, q, ":"); n += hex(q[2]) }
+	    END { print n + 0 }' /proc/net/udp
+}
+
+# t_udp_drained TIMEOUT_S PORT [RUNNER...]: wait until every datagram sent
+# to PORT so far has been read by its receiver or dropped by the kernel
+# (then a count of them is final, whatever the load on the machine).
+t_udp_drained() {
+	local secs=$1
+	shift
+	t_wait_for "$secs" _t_udp_empty "$@"
+}
+_t_udp_empty() { [ "$(t_udp_queued "$@")" = 0 ]; }

@@ -297,3 +297,62 @@ n_now_us() {
 	local t=${EPOCHREALTIME/[.,]/}
 	printf -v "$1" %d "$((10#$t))"
 }
+
+# _n_cpu_ticks CPU BUSY ALL: CPU's ticks from /proc/stat into the
+# variables BUSY (user, nice, system, irq, softirq) and ALL (those, idle,
+# iowait and steal).
+_n_cpu_ticks() {
+	local name u n s i io irq sirq st rest
+	while read -r name u n s i io irq sirq st rest; do
+		[ "$name" = "cpu$1" ] || continue
+		printf -v "$2" %d $((u + n + s + irq + sirq))
+		printf -v "$3" %d $((u + n + s + i + io + irq + sirq + st))
+		return 0
+	done < /proc/stat
+	return 1
+}
+
+# n_split CPU SECONDS HOG GANG...: over SECONDS, the share (percent of
+# wall time, 1 decimal) of CPU that the gang (the PIDs GANG... together)
+# got, that HOG got, and that everything else got (foreign: CPU's busy
+# time less the two: another build, stress-ng, dts itself), into
+# N_SPLIT=(gang hog foreign).
+n_split() {
+	local cpu=$1 secs=$2 hog=$3 b0 a0 b1 a1 t0 t1 h0 h1 p g0=0 g1=0 c
+	shift 3
+	_n_cpu_ticks "$cpu" b0 a0 || return 1
+	for p in "$@"; do c=$(t_cpu_ns "$p") && g0=$((g0 + c)); done
+	h0=$(t_cpu_ns "$hog") && t0=$(_t_now_us) || return 1
+	t_sleep "$secs"
+	for p in "$@"; do c=$(t_cpu_ns "$p") && g1=$((g1 + c)); done
+	h1=$(t_cpu_ns "$hog") && t1=$(_t_now_us) && _n_cpu_ticks "$cpu" b1 a1 ||
+	    return 1
+	N_SPLIT=($(awk -v g=$((g1 - g0)) -v h=$((h1 - h0)) -v w=$((t1 - t0)) \
+	    -v b=$((b1 - b0)) -v a=$((a1 - a0)) 'BEGIN {
+		g = g / (w * 10); h = h / (w * 10); f = 100 * b / a - g - h
+		printf "%.1f %.1f %.1f\n", g, h, (f > 0 ? f : 0) }'))
+}
+
+# n_split_ok CPU PS TOL HOG GANG...: the gang gets PS% of CPU and the hog
+# the rest (LS), each to TOL points.  Only a real-time process can take
+# CPU from the gang in its PS, so a busy machine leaves the gang's share
+# alone; work at SCHED_OTHER takes part of the LS from the hog, and that
+# foreign part counts as the hog's: the LS went to local work, not to the
+# gang, which is what DTS promises.  Measured over 6 s; a miss is
+# measured once more, with the machine's load and other sessions'
+# real-time processes printed.  N_SPLIT_MSG: the figures.
+n_split_ok() {
+	local cpu=$1 ps=$2 tol=$3 try
+	shift 3
+	for try in 1 2; do
+		n_split "$cpu" 6 "$@" || { N_SPLIT_MSG="a process ended"; return 1; }
+		N_SPLIT_MSG="gang ${N_SPLIT[0]}%, hog ${N_SPLIT[1]}%, other work on CPU $cpu ${N_SPLIT[2]}%"
+		awk -v p="$ps" -v t="$tol" -v g="${N_SPLIT[0]}" -v h="${N_SPLIT[1]}" \
+		    -v f="${N_SPLIT[2]}" 'BEGIN {
+			d1 = g - p; d2 = h + f - (100 - p)
+			exit !(d1 < t && d1 > -t && d2 < t && d2 > -t && h < 100 - p + t) }' &&
+		    return 0
+		[ "$try" = 1 ] && t_log "PS $ps%: $N_SPLIT_MSG (want $ps/$((100 - ps)) +-$tol); load $(cut -d' ' -f1-3 /proc/loadavg), $(t_foreign_rt "$N_DTS" "$N_AGENT" "$N_PVMD" "$@") other real-time processes: measuring again"
+	done
+	return 1
+}

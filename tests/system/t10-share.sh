@@ -1,9 +1,11 @@
 #!/bin/bash
 # A CPU-bound PVM task under dts against a local hog, both on CPU 1: the
 # task gets PS/IP of the CPU and the hog the rest, at 80% and at 50%.
-# Tolerance: 4 points (host steal on this VM costs up to ~2).  When other
-# work on the machine takes CPU 1 (the two get less than 96% of it, four
-# tries), the split says nothing about DTS: skipped, with the figures.
+# Tolerance: 4 points (host steal on this VM costs up to ~2).  Other work
+# on the machine (a build, stress-ng) cannot take the task's PS, which
+# runs at real time, but takes part of the hog's LS: n_split_ok counts
+# that part as the hog's.  No edge is skipped (overruns) but for a few
+# a busy machine may cause.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup share
@@ -16,21 +18,24 @@ n_start_hog 1
 spin=$N_SPIN hog=$N_HOG
 
 check() {	# check PS_PCT
-	local s
 	t_sleep 1
-	n_shares_quiet 6 "$spin" "$hog" ||
-	    t_skip "CPU 1 stayed busy with other work (task ${N_SHARES[0]}%, hog ${N_SHARES[1]}% at PS $1%): shares cannot be judged"
-	s=("${N_SHARES[@]}")
-	t_log "PS $1%: PVM task ${s[0]}%, local hog ${s[1]}%"
-	awk -v p="$1" -v a="${s[0]}" -v b="${s[1]}" 'BEGIN {
-		d1 = a - p; d2 = b - (100 - p)
-		exit !(d1 < 4 && d1 > -4 && d2 < 4 && d2 > -4) }' ||
-	    t_fail "PS $1%: task ${s[0]}%, hog ${s[1]}% (want $1/$((100 - $1)) +-4)"
+	n_split_ok 1 "$1" 4 "$hog" "$spin" ||
+	    t_fail "PS $1%: $N_SPLIT_MSG (want $1/$((100 - $1)) +-4)"
+	t_log "PS $1%: $N_SPLIT_MSG"
 }
 check 80
 n_send schedule static 50000 100000 > /dev/null || t_fail "no reply to schedule"
 check 50
-[ "$(n_status overruns)" = 0 ] || t_log "overruns: $(n_status overruns)"
+# an overrun is an edge skipped because the edge thread (SCHED_FIFO, above
+# any build) woke up after the next one was due: 20 ms late at PS 80%.
+# Only other real-time work or RT throttling can do that; allow one in
+# 50 slices for them, and say what ran.
+st=$(n_status)
+slices=$(sed -n 's/^slices=//p' <<< "$st") overruns=$(sed -n 's/^overruns=//p' <<< "$st")
+[ -n "$slices" ] && [ "$slices" -gt 100 ] || t_fail "only '$slices' slices in the test"
+t_log "$overruns overruns in $slices slices"
+[ $((overruns * 50)) -le "$slices" ] ||
+    t_fail "$overruns overruns in $slices slices (load $(cut -d' ' -f1-3 /proc/loadavg), $(t_foreign_rt "$N_DTS" "$N_AGENT" "$N_PVMD" "$spin") other real-time processes)"
 n_halt || t_fail "dts did not exit after halt"
 n_no_leftovers || t_fail "left over after halt"
 t_pass

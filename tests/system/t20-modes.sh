@@ -7,8 +7,13 @@
 . "$(dirname "$0")/node.sh"
 t_setup modes
 
-# the configured schedule, before any datagram
-n_conf mode='"hpdt"' ip='"100ms"' ps='"50%"'
+# the configured schedule, before any datagram; a Table 2.1 of our own
+# whose first band (load up to table_step, dts.conf(5)) holds any load
+# this machine can have, and whose entries all differ: DISTRIBUTED's PS
+# must be IP less its first entry
+TABLE="20, 35, 60" STEP=50
+n_conf mode='"hpdt"' ip='"100ms"' ps='"50%"' \
+    load="{ table = [$TABLE]; table_step = $STEP.0; }"
 n_start
 n_spawn_spin
 spin=$N_SPIN
@@ -69,14 +74,16 @@ expect_policy TS $(n_gang_pids spin)
 n_send schedule hpdt 50000 100000 > /dev/null || t_fail "no reply"
 expect_policy RR "$N_PVMD" $(n_gang_pids spin)
 
-# DISTRIBUTED: PS from Table 2.1 for the local Q (~0 here: LS 10%)
+# DISTRIBUTED: PS from the configured Table 2.1 for the local Q
 n_send schedule distributed 50000 100000 > /dev/null || t_fail "no reply"
 [ "$(n_status mode)" = distributed ] || t_fail "mode distributed not taken"
-# PS = IP - LS, LS from the default Table 2.1 for the Q in the same reply
+# PS = IP - LS, LS the table's first entry for the Q in the same reply
 st=$(n_status)
 q=$(sed -n 's/^load=//p' <<< "$st") ps=$(sed -n 's/^ps_us=//p' <<< "$st")
-want=$(awk -v q="$q" 'BEGIN { i = 0; while (i < 8 && q > (i + 1) * 0.5) i++; print 100000 - (i + 1) * 10000 }')
-[ "$ps" = "$want" ] || t_fail "distributed: PS $ps us with Q $q, want $want (Table 2.1)"
+awk -v q="$q" -v s="$STEP" 'BEGIN { exit !(q != "" && q <= s) }' ||
+    t_fail "distributed: load '$q' above the first band (up to $STEP)"
+want=$((100000 - 1000 * ${TABLE%%,*}))
+[ "$ps" = "$want" ] || t_fail "distributed: PS $ps us with Q $q, want $want (IP less the table's first entry, ${TABLE%%,*}%)"
 t_log "distributed: Q $q -> PS $ps us of 100 ms"
 [ "$(n_status active)" = 1 ] || t_fail "distributed: not slicing"
 

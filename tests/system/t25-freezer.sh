@@ -31,9 +31,13 @@ t_wait_for 5 test -s "$T_DIR/sid.pid" || t_fail "the setsid loop did not start"
 sid=$(cat "$T_DIR/sid.pid")
 sess() { ps -o sid= -p "$1" | tr -d ' '; }
 pgrp() { ps -o pgid= -p "$1" | tr -d ' '; }
-[ "$(sess "$sid")" = "$sid" ] || t_fail "the hog $sid did not start a session of its own"
-[ "$(sess "$sid")" != "$(sess "$N_PVMD")" ] && [ "$(pgrp "$sid")" != "$(pgrp "$N_PVMD")" ] ||
-    t_fail "the hog $sid shares pvmd's session or process group"
+# (every id read, so that a process gone cannot pass as "different")
+ss=$(sess "$sid") sg=$(pgrp "$sid") ps_=$(sess "$N_PVMD") pg=$(pgrp "$N_PVMD")
+[ -n "$ss" ] && [ -n "$sg" ] && [ -n "$ps_" ] && [ -n "$pg" ] ||
+    t_fail "no session or group of the setsid loop $sid ('$ss', '$sg') or of pvmd $N_PVMD ('$ps_', '$pg')"
+[ "$ss" = "$sid" ] || t_fail "the setsid loop $sid did not start a session of its own (session $ss)"
+[ "$ss" != "$ps_" ] && [ "$sg" != "$pg" ] ||
+    t_fail "the setsid loop $sid shares pvmd's session ($ss, $ps_) or process group ($sg, $pg)"
 n_in_gang "$sid" || t_fail "the setsid loop $sid left the gang cgroup"
 t_log "gang: pvmd $N_PVMD, PVM task $spin, setsid loop $sid (session $sid)"
 members="$N_PVMD $spin $sid"
@@ -50,7 +54,7 @@ frozen_now() {
 	while read -r k v; do [ "$k" = frozen ] && printf -v "$1" %s "$v"; done < "$N_GANG/cgroup.events"
 }
 look() {
-	local want=$1 cont=${2:-} try s0 s1 p a0 a1 b0 b1 f0 f1 z t0 t1 ran
+	local want=$1 cont=${2:-} try s0 s1 p a0 a1 b0 b1 f0 f1 z t0 t1 ran v
 	for try in $(seq 20); do
 		t_wait_for 3 n_phase_is "$want" || t_fail "never in $want"
 		s0=$(snap)
@@ -67,6 +71,12 @@ look() {
 		read -r z < "$N_GANG/cgroup.freeze"
 		s1=$(snap)
 		[ "$s0" = "$s1" ] || { t_log "look $want: $s0 / $s1 (an edge in the window)"; continue; }
+		# every value read (a member gone would leave two empty
+		# strings, "equal"), over a window of at least 40 ms
+		for v in "$a0" "$a1" "$b0" "$b1" "$f0" "$f1" "$z"; do
+			case $v in '' | *[!0-9]*) t_fail "$want: unreadable: schedstat $a0 $a1 $b0 $b1, frozen $f0 $f1, freeze $z" ;; esac
+		done
+		[ $((t1 - t0)) -ge 40000 ] || t_fail "$want: a window of $((t1 - t0)) us"
 		if [ "$want" = LS ]; then
 			[ "$f0" = 1 ] && [ "$f1" = 1 ] || t_fail "LS${cont:+ after SIGCONT}: gang not frozen ($f0, $f1)"
 			[ "$z" = 1 ] || t_fail "LS: cgroup.freeze is $z, not 1"
@@ -98,19 +108,15 @@ done
 look LS cont	# a stray SIGCONT thaws nothing
 t_log "frozen in LS (also after SIGCONT), thawed and RR in PS: pvmd, task, setsid loop"
 
-# the gang's share against a local hog, all on CPU 1 (IP 100 ms, PS 50%)
+# the gang's share against a local hog, all on CPU 1 (IP 100 ms, PS 50%);
+# other work on the machine takes part of the hog's LS, never the gang's
+# PS (n_split_ok)
 n_send schedule static 50000 100000 > /dev/null || t_fail "no reply to schedule"
 n_start_hog 1
 t_sleep 1
-if n_shares_quiet 5 "$spin" "$sid" "$N_HOG"; then
-	s=("${N_SHARES[@]}")
-	gang=$(awk -v a="${s[0]}" -v b="${s[1]}" 'BEGIN { printf "%.1f", a + b }')
-	t_log "freezer, PS 50%: gang ${gang}% (task ${s[0]}%, setsid loop ${s[1]}%), local hog ${s[2]}%"
-	awk -v a="$gang" -v b="${s[2]}" 'BEGIN { exit !(a > 45 && a < 55 && b > 45 && b < 55) }' ||
-	    t_fail "gang ${gang}%, local hog ${s[2]}%: want 50/50 +-5"
-else
-	t_log "share check skipped: CPU 1 stayed busy with other work (${N_SHARES[*]}%)"
-fi
+n_split_ok 1 50 5 "$N_HOG" "$spin" "$sid" ||
+    t_fail "freezer, PS 50%: $N_SPLIT_MSG (want 50/50 +-5)"
+t_log "freezer, PS 50%: $N_SPLIT_MSG"
 kill "$N_HOG"
 
 # kill -9 of dts while frozen (long LS: IP 1 s, PS 10%): dts-load thaws it

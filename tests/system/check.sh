@@ -1,0 +1,39 @@
+#!/bin/sh
+# check.sh BUILD TEST - run one system test the way the suite does: with
+# DTS_BUILD=BUILD, at most 300 s, and never beside another system test
+# on this machine (they pin work to CPU 1 and time slices: two at once
+# would measure each other).  automake's LOG_COMPILER for `make check`
+# and tests/run-all.sh both call it.
+#
+# Exits 77 (skip, automake's convention), saying why, where system tests
+# cannot run: not root (dts needs real-time priority, cgroups and
+# namespaces; a developer's `make check` then runs the unit tests only),
+# or DTS_SYSTEM_TESTS=no (root who wants the unit tests only).
+# Otherwise the test's own status: 0 pass, 1 fail, 77 skip (the test
+# says why), 124 timeout.
+set -u
+build=${1:?usage: check.sh BUILD TEST}
+t=${2:?usage: check.sh BUILD TEST}
+name=$(basename "$t" .sh)
+lock=${DTS_TEST_LOCK:-/run/lock/dts-system-tests.lock}
+
+skip() {
+	echo "SKIP: $name: $*"
+	exit 77
+}
+
+[ "$(id -u)" = 0 ] ||
+    skip "not root (system tests need real-time priority, cgroups and namespaces)"
+[ "${DTS_SYSTEM_TESTS:-yes}" != no ] || skip "DTS_SYSTEM_TESTS=no"
+[ -x "$build/dts/dts" ] || skip "not built: $build/dts/dts"
+command -v flock > /dev/null || skip "needs flock (util-linux)"
+mkdir -p "$(dirname "$lock")" || exit 1
+
+# the lock is held by this shell's fd 9, which the test does not inherit
+# past its own exit; the wait for it is not part of the 300 s
+exec 9> "$lock" || exit 1
+if ! flock -n 9; then
+	echo "# $name: waiting for another system test on this machine" >&2
+	flock 9 || exit 1
+fi
+DTS_BUILD=$build timeout -k 10 300 bash "$t" 9>&-
