@@ -15,6 +15,7 @@
 #include "log.h"
 #include "priv.h"
 #include "proto.h"
+#include "spawn.h"
 #include "timeutil.h"
 
 int
@@ -36,18 +37,6 @@ agent_shm_create(struct dts_agent *a)
 	return 0;
 }
 
-/* Child side after fork: defaults for every signal, empty mask. */
-static void
-child_reset_signals(void)
-{
-	sigset_t none;
-
-	for (int sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
 /* Mark fd inheritable (clear FD_CLOEXEC). */
 static int
 inherit(int fd)
@@ -57,77 +46,47 @@ inherit(int fd)
 	return fl == -1 ? -1 : fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
 }
 
-/* Child: report errno and what failed on fd, then _exit. */
-static void __attribute__((noreturn))
-child_fail(int fd, const char *what)
+struct agent_fds {
+	int sock, shm_fd, prio;
+};
+
+/* In the child: the two fds dts-load is given, its priority and caps. */
+static const char *
+agent_setup(void *arg)
 {
-	char msg[128];
-	int n = snprintf(msg, sizeof(msg), "%s: %s", what, strerror(errno));
+	const struct agent_fds *f = arg;
 
-	if (n > 0 && write(fd, msg, (size_t)n) == -1)
-		(void)0;
-	_exit(127);
-}
-
-static void __attribute__((noreturn))
-agent_child(int sock, int shm_fd, int errfd, const char *path,
-	    const char *conf_file, int prio)
-{
-	char sockarg[16], shmarg[16];
-
-	child_reset_signals();
-	snprintf(sockarg, sizeof(sockarg), "%d", sock);
-	snprintf(shmarg, sizeof(shmarg), "%d", shm_fd);
-	if (inherit(sock) == -1 || inherit(shm_fd) == -1)
-		child_fail(errfd, "fcntl");
-	if (priv_child_agent(prio) == -1)
-		child_fail(errfd, "SCHED_FIFO and capabilities");
-	execl(path, "dts-load", "-f", conf_file, "-c", sockarg, "-s", shmarg,
-	    (char *)NULL);
-	child_fail(errfd, "exec");
+	if (inherit(f->sock) == -1 || inherit(f->shm_fd) == -1)
+		return "fcntl";
+	if (priv_child_agent(f->prio) == -1)
+		return "SCHED_FIFO and capabilities";
+	return NULL;
 }
 
 int
 agent_spawn(struct dts_agent *a, const char *path, const char *conf_file,
-	    int prio, char *err, size_t errlen)
+    int prio, char *err, size_t errlen)
 {
-	sigset_t all, old;
-	char why[160];
-	int sv[2], ep[2];
-	ssize_t n;
+	char sockarg[16], shmarg[16];
+	char *argv[] = { "dts-load", "-f", (char *)conf_file, "-c", sockarg,
+	    "-s", shmarg, NULL };
+	struct agent_fds f;
+	int sv[2];
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1 ||
-	    pipe2(ep, O_CLOEXEC) == -1) {
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		return -1;
 	}
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = fork();
-	if (pid == 0) {
-		close(sv[0]);
-		close(ep[0]);
-		agent_child(sv[1], a->shm_fd, ep[1], path, conf_file, prio);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	f.sock = sv[1];
+	f.shm_fd = a->shm_fd;
+	f.prio = prio;
+	snprintf(sockarg, sizeof(sockarg), "%d", sv[1]);
+	snprintf(shmarg, sizeof(shmarg), "%d", a->shm_fd);
+	pid = spawn(path, argv, agent_setup, &f, err, errlen);
 	close(sv[1]);
-	close(ep[1]);
 	if (pid == -1) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
 		close(sv[0]);
-		close(ep[0]);
-		return -1;
-	}
-	do
-		n = read(ep[0], why, sizeof(why) - 1);
-	while (n == -1 && errno == EINTR);
-	close(ep[0]);
-	if (n > 0) {	/* the child could not exec */
-		why[n] = '\0';
-		snprintf(err, errlen, "cannot run %s: %s", path, why);
-		close(sv[0]);
-		(void)waitpid(pid, NULL, 0);
 		return -1;
 	}
 	a->pid = pid;

@@ -1,10 +1,10 @@
 /*
  * child.h - dts-load, the one process dts starts.
  *
- * fork+exec'd with signals blocked around the fork; the child sets its RT
- * policy, raises CAP_SYS_NICE and CAP_KILL in its ambient set and execs.
- * A child that cannot exec tells dts why over a close-on-exec pipe, so the
- * log says "cannot run /path: Permission denied", not an exit status.
+ * Started by spawn() (spawn.h); before the exec the child sets its RT
+ * policy and raises CAP_SYS_NICE and CAP_KILL in its ambient set.  A
+ * child that cannot exec tells dts why, so the log says "cannot run
+ * /path: exec: Permission denied", not an exit status.
  */
 #ifndef DTS_CHILD_H
 #define DTS_CHILD_H

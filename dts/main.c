@@ -48,6 +48,7 @@
 #include "priv.h"
 #include "proc.h"
 #include "sched.h"
+#include "spawn.h"
 #include "timeutil.h"
 
 #define AGENT_BACKOFF_MIN (100 * NS_PER_MS)   /* first restart delay */
@@ -392,7 +393,6 @@ static void
 detach(void)
 {
 	pid_t pid = fork();
-	int null;
 
 	if (pid == -1)
 		die_early("fork: %s", strerror(errno));
@@ -401,12 +401,7 @@ detach(void)
 	(void)setsid();
 	if (chdir("/") == -1)
 		die_early("chdir /: %s", strerror(errno));
-	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
-		for (int fd = 0; fd <= 2; fd++)
-			dup2(null, fd);
-		if (null > 2)
-			close(null);
-	}
+	(void)spawn_devnull();
 }
 
 static void

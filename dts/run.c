@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "adopt_msg.h"
+#include "spawn.h"
 
 #define RUN_EXIT_REFUSED 126
 #define RUN_EXIT_NOEXEC  127
@@ -70,13 +71,35 @@ ask(const char *path, const char *req, char *reply, size_t len)
  * are PVM's start-up handshake.  A root gang pulls nobody in (dts
  * refuses), so root gets no helper.  Nothing here can stop pvmd.
  */
+/*
+ * In the child: fork again and leave, so that the joiner's parent is not
+ * pvmd; then nothing but /dev/null.  Our other fds close on exec.
+ */
+static const char *
+joiner_setup(void *arg)
+{
+	pid_t pid;
+
+	(void)arg;
+	if ((pid = fork()) == -1)
+		return "fork";
+	if (pid != 0)
+		_exit(0);
+	if (spawn_devnull() == -1)
+		return "/dev/null";
+	/* before Linux 5.11: closed now, and a failed exec goes unreported */
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
+		(void)close_range(3, ~0U, 0);
+	return NULL;
+}
+
 static void
 start_joiner(const char *sock)
 {
 	const char *path = getenv(PVMJOIN_ENV);
-	char me[32];
+	char me[32], err[256];
+	char *argv[] = { "dts-pvmjoin", "-p", me, "-S", (char *)sock, NULL };
 	pid_t pid;
-	int null;
 
 	if (getuid() == 0 || geteuid() == 0)
 		return;
@@ -88,21 +111,13 @@ start_joiner(const char *sock)
 		return;
 	}
 	snprintf(me, sizeof(me), "%d", (int)getpid());	/* soon pvmd */
-	if ((pid = fork()) == -1)
+	if ((pid = spawn(path, argv, joiner_setup, NULL, err,
+	    sizeof(err))) == -1) {
+		fprintf(stderr, "dts-run: %s: PVM tasks started outside pvmd "
+		    "will not join the gang\n", err);
 		return;
-	if (pid == 0) {
-		if (fork() != 0)
-			_exit(0);
-		if ((null = open("/dev/null", O_RDWR)) == -1)
-			_exit(127);
-		dup2(null, STDIN_FILENO);
-		dup2(null, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-		close_range(3, ~0U, 0);
-		execl(path, "dts-pvmjoin", "-p", me, "-S", sock, (char *)NULL);
-		_exit(127);
 	}
-	(void)waitpid(pid, NULL, 0);
+	(void)waitpid(pid, NULL, 0);	/* the first child, gone already */
 }
 
 int
