@@ -40,6 +40,14 @@ struct load_table {
 /* What the gang does in LS: stopped (the thesis), or at SCHED_IDLE. */
 enum ls_policy { LS_STOP = 0, LS_IDLE = 1 };
 
+/*
+ * The one name table of each enum above, as dts.conf writes them (names.h);
+ * mode and sync use proto.h's, log_level log.h's.
+ */
+extern const char *const conf_backend_names[];
+extern const char *const conf_rla_names[];
+extern const char *const conf_ls_policy_names[];
+
 struct dts_conf {
 	char    file[CONF_STR_MAX];   /* where it came from, "" for defaults */
 

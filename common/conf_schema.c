@@ -15,6 +15,7 @@
 #include "auth.h"
 #include "conf_schema.h"
 #include "log.h"
+#include "names.h"
 #include "proto.h"
 #include "rules.h"
 #include "timeutil.h"
@@ -34,23 +35,15 @@
 #define MS(x)	((double)(x) * NS_PER_MS)
 #define SEC(x)	((double)(x) * NS_PER_SEC)
 
-static const char *const mode_names[] =
-    { "off", "static", "balanced", "distributed", "hpdt", NULL };
-static const char *const sync_names[] = { "arrival", "clock", NULL };
-static const char *const backend_names[] = { "signal", "freezer", NULL };
-static const char *const level_names[] = { "err", "warn", "info", "debug", NULL };
-static const char *const rla_names[] = { "mean", "max", NULL };
-static const char *const ls_policy_names[] = { "stop", "idle", NULL };
-
-_Static_assert(MODE_OFF == 0 && MODE_STATIC == 1 && MODE_BALANCED == 2 &&
-    MODE_DISTRIBUTED == 3 && MODE_HPDT == 4 && MODE_MAX == 4, "mode_names");
-_Static_assert(SYNC_ARRIVAL == 0 && SYNC_CLOCK == 1 && SYNC_MAX == 1,
-    "sync_names");
-_Static_assert(BACKEND_SIGNAL == 0 && BACKEND_FREEZER == 1, "backend_names");
-_Static_assert(LOG_LVL_ERR == 0 && LOG_LVL_WARN == 1 && LOG_LVL_INFO == 2 &&
-    LOG_LVL_DEBUG == 3, "level_names");
-_Static_assert(RLA_MEAN == 0 && RLA_MAX == 1, "rla_names");
-_Static_assert(LS_STOP == 0 && LS_IDLE == 1, "ls_policy_names");
+const char *const conf_backend_names[] = {
+	[BACKEND_SIGNAL] = "signal", [BACKEND_FREEZER] = "freezer", NULL
+};
+const char *const conf_rla_names[] = {
+	[RLA_MEAN] = "mean", [RLA_MAX] = "max", NULL
+};
+const char *const conf_ls_policy_names[] = {
+	[LS_STOP] = "stop", [LS_IDLE] = "idle", NULL
+};
 
 static int valid_ipv4(const void *, char *, size_t);
 static int valid_path(const void *, char *, size_t);
@@ -64,7 +57,7 @@ static int valid_path_or_auto(const void *, char *, size_t);
 
 const struct conf_key confkey_schema[] = {
 	{ .path = "mode", .type = CT_ENUM, .def = "static", .off = OFF(mode),
-	  .names = mode_names,
+	  .names = proto_mode_names,
 	  .help = "schedule used until a console speaks" },
 	{ .path = "ip", .type = CT_DURATION, .min = RULE_IP_MIN,
 	  .max = RULE_IP_MAX,
@@ -80,10 +73,10 @@ const struct conf_key confkey_schema[] = {
 	  .def = "10s", .unit = "s", .off = OFF(si_ns),
 	  .help = "synchronization interval (console)" },
 	{ .path = "sync", .type = CT_ENUM, .def = "arrival", .off = OFF(sync),
-	  .names = sync_names,
+	  .names = proto_sync_names,
 	  .help = "PS starts when a datagram arrives, or on the clock" },
 	{ .path = "ls_policy", .type = CT_ENUM, .def = "stop",
-	  .off = OFF(ls_policy), .names = ls_policy_names,
+	  .off = OFF(ls_policy), .names = conf_ls_policy_names,
 	  .help = "LS: stop the gang, or run it at SCHED_IDLE (idle CPU "
 	  "goes to the parallel job)" },
 	{ .path = "silence", .type = CT_DURATION, .min = 0,
@@ -127,7 +120,7 @@ const struct conf_key confkey_schema[] = {
 	  .help = "dts's cgroup v2 subtree: \"auto\" (systemd's, else /dts) "
 	  "or a path under the cgroup2 mount" },
 	{ .path = "backend", .type = CT_ENUM, .def = "freezer",
-	  .off = OFF(backend), .names = backend_names,
+	  .off = OFF(backend), .names = conf_backend_names,
 	  .help = "how the gang is stopped: the cgroup freezer, or SIGSTOP to "
 	  "each member (its own user can undo that with SIGCONT)" },
 	{ .path = "rt_priority", .type = CT_INT, .min = 0, .max = 99,
@@ -138,7 +131,7 @@ const struct conf_key confkey_schema[] = {
 	  .off = OFF(log_file), .valid = valid_path_or_empty,
 	  .help = "log to this file; \"\" = syslog" },
 	{ .path = "log_level", .type = CT_ENUM, .def = "info",
-	  .off = OFF(log_level), .names = level_names,
+	  .off = OFF(log_level), .names = log_level_names,
 	  .help = "least important messages logged" },
 	{ .path = "load.sample", .type = CT_DURATION, .min = MS(1),
 	  .max = SEC(60), .def = "1s", .unit = "s", .off = OFF(load.sample_ns),
@@ -206,7 +199,7 @@ const struct conf_key confkey_schema[] = {
 	  .off = OFF(console.nodes), .valid = valid_ipv4,
 	  .help = "send to these IPv4 addresses only" },
 	{ .path = "console.rla", .type = CT_ENUM, .def = "mean",
-	  .off = OFF(console.rla), .names = rla_names,
+	  .off = OFF(console.rla), .names = conf_rla_names,
 	  .help = "balanced: RLA is the mean or the max of Q/W" },
 	{ .path = "console.hysteresis", .type = CT_FLOAT, .min = 0,
 	  .max = 100, .def = "0.5", .unit = "tasks",
@@ -386,7 +379,6 @@ confkey_check(const struct conf_key *k, const struct dts_conf *c, char *why,
 	const void	*p = CFLD(c, k->off, char);
 	char		 buf[32];
 	int32_t		 pct;
-	int		 n;
 
 	switch (k->type) {
 	case CT_INT:
@@ -416,9 +408,8 @@ confkey_check(const struct conf_key *k, const struct dts_conf *c, char *why,
 	case CT_STRLIST:
 		return strlist_check(k, p, why, len);
 	case CT_ENUM:
-		for (n = 0; k->names[n] != NULL; n++)
-			;
-		if (*(const int *)p < 0 || *(const int *)p >= n) {
+		if (*(const int *)p < 0 ||
+		    (size_t)*(const int *)p >= names_count(k->names)) {
 			snprintf(why, len, "%d is not a valid value",
 			    *(const int *)p);
 			return -1;

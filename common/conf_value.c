@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "conf_value.h"
+#include "names.h"
 #include "timeutil.h"
 
 /* ---- text ---------------------------------------------------------------- */
@@ -71,13 +73,9 @@ enum_parse(const struct conf_key *k, const char *s, int *v, char *why,
     size_t len)
 {
 	char	 names[128];
-	int	 i;
 
-	for (i = 0; k->names[i] != NULL; i++)
-		if (strcmp(k->names[i], s) == 0) {
-			*v = i;
-			return 0;
-		}
+	if ((*v = names_find(k->names, s)) != -1)
+		return 0;
 	snprintf(why, len, "\"%s\" is not one of %s", s,
 	    conffmt_names(k, names, sizeof(names)));
 	return -1;
@@ -114,11 +112,12 @@ confval_set_text(const struct conf_key *k, struct dts_conf *c, const char *s,
 		memcpy(p, s, strlen(s) + 1);
 		return 0;
 	case CT_BOOL:
-		if (strcmp(s, "true") != 0 && strcmp(s, "false") != 0) {
+		/* any case, as libconfig reads them in the file */
+		if (strcasecmp(s, "true") != 0 && strcasecmp(s, "false") != 0) {
 			snprintf(why, len, "\"%s\" is not true or false", s);
 			return -1;
 		}
-		*(int *)p = s[0] == 't';
+		*(int *)p = strcasecmp(s, "true") == 0;
 		return 0;
 	case CT_FLOAT:
 		return number_parse(s, p, why, len);

@@ -29,7 +29,10 @@ static struct {
 	int		 syslog_open;
 } lg = { "", LOG_TO_SYSLOG, LOG_LVL_INFO, NULL, 0 };
 
-static const char *const level_names[] = { "err", "warn", "info", "debug" };
+const char *const log_level_names[] = {
+	[LOG_LVL_ERR] = "err", [LOG_LVL_WARN] = "warn", [LOG_LVL_INFO] = "info",
+	[LOG_LVL_DEBUG] = "debug", NULL
+};
 
 static void
 close_dest(void)
@@ -111,19 +114,6 @@ log_set_level(enum log_level level)
 	lg.level = level;
 }
 
-int
-log_level_parse(const char *s)
-{
-	size_t	 i;
-
-	if (s == NULL)
-		return -1;
-	for (i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++)
-		if (strcmp(s, level_names[i]) == 0)
-			return (int)i;
-	return -1;
-}
-
 /* Control characters (from the network, say) must not forge log lines. */
 static void
 sanitize(char *s)
@@ -155,7 +145,7 @@ emit_stream(FILE *fp, enum log_level level, const char *msg)
 	stamp(ts, sizeof(ts));
 	fprintf(fp, "%s %s[%ld] %s: %s\n", ts,
 	    lg.ident[0] != '\0' ? lg.ident : "dts", (long)getpid(),
-	    level_names[level], msg);
+	    log_level_names[level], msg);
 	fflush(fp);
 }
 

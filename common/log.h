@@ -11,6 +11,9 @@
 
 enum log_level { LOG_LVL_ERR = 0, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DEBUG };
 
+/* Their names ("err", ...), the one table (names.h): log_level in dts.conf. */
+extern const char *const log_level_names[];
+
 enum log_dest { LOG_TO_SYSLOG = 0, LOG_TO_FILE, LOG_TO_STDERR };
 
 /* Returns 0, or -1 if the file cannot be opened (then logs go to syslog). */
@@ -18,7 +21,6 @@ int  log_init(const char *ident, enum log_dest dest, const char *file,
 	      enum log_level level);
 void log_fini(void);
 void log_set_level(enum log_level level);
-int  log_level_parse(const char *s); /* -1 if unknown */
 
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -8,8 +8,8 @@
  */
 #include <endian.h>
 #include <string.h>
-#include <strings.h>
 
+#include "names.h"
 #include "proto.h"
 #include "rules.h"
 
@@ -338,48 +338,56 @@ proto_check_schedule(const struct proto_schedule *s, const char **err)
 
 /* ---- names --------------------------------------------------------- */
 
-static const char *const mode_names[] = {
-	[MODE_OFF] = "off", [MODE_STATIC] = "static", [MODE_BALANCED] = "balanced",
-	[MODE_DISTRIBUTED] = "distributed", [MODE_HPDT] = "hpdt",
+const char *const proto_mode_names[] = {
+	[MODE_OFF] = "off", [MODE_STATIC] = "static",
+	[MODE_BALANCED] = "balanced", [MODE_DISTRIBUTED] = "distributed",
+	[MODE_HPDT] = "hpdt", NULL
 };
-static const char *const sync_names[] = {
-	[SYNC_ARRIVAL] = "arrival", [SYNC_CLOCK] = "clock",
+const char *const proto_sync_names[] = {
+	[SYNC_ARRIVAL] = "arrival", [SYNC_CLOCK] = "clock", NULL
 };
-static const char *const phase_names[] = {
-	[PHASE_NONE] = "none", [PHASE_PS] = "PS", [PHASE_LS] = "LS",
+const char *const proto_phase_names[] = {
+	[PHASE_NONE] = "none", [PHASE_PS] = "PS", [PHASE_LS] = "LS", NULL
 };
-static const char *const reject_names[REJ_MAX] = {
+const char *const proto_reject_names[] = {
 	[REJ_SHORT] = "short", [REJ_LONG] = "long", [REJ_MAGIC] = "magic",
 	[REJ_TYPE] = "type", [REJ_LENGTH] = "length", [REJ_RATE] = "rate",
-	[REJ_MAC] = "mac",
-	[REJ_REPLAY] = "replay", [REJ_RANGE] = "range",
-	[REJ_MASTER] = "master",
+	[REJ_MAC] = "mac", [REJ_REPLAY] = "replay", [REJ_RANGE] = "range",
+	[REJ_MASTER] = "master", NULL
 };
 
-#define NAME(tab, i) ((i) < sizeof(tab) / sizeof(tab[0]) ? tab[i] : "?")
-
-const char *proto_mode_name(unsigned m) { return NAME(mode_names, m); }
-const char *proto_sync_name(unsigned s) { return NAME(sync_names, s); }
-const char *proto_phase_name(unsigned p) { return NAME(phase_names, p); }
-const char *proto_reject_name(unsigned r) { return NAME(reject_names, r); }
-
-static int
-parse_name(const char *const *tab, size_t n, const char *s)
+const char *
+proto_mode_name(unsigned m)
 {
-	for (size_t i = 0; i < n; i++)
-		if (tab[i] && strcasecmp(tab[i], s) == 0)
-			return (int)i;
-	return -1;
+	return names_get(proto_mode_names, m);
+}
+
+const char *
+proto_sync_name(unsigned s)
+{
+	return names_get(proto_sync_names, s);
+}
+
+const char *
+proto_phase_name(unsigned p)
+{
+	return names_get(proto_phase_names, p);
+}
+
+const char *
+proto_reject_name(unsigned r)
+{
+	return names_get(proto_reject_names, r);
 }
 
 int
 proto_mode_parse(const char *s)
 {
-	return parse_name(mode_names, sizeof(mode_names) / sizeof(mode_names[0]), s);
+	return names_find(proto_mode_names, s);
 }
 
 int
 proto_sync_parse(const char *s)
 {
-	return parse_name(sync_names, sizeof(sync_names) / sizeof(sync_names[0]), s);
+	return names_find(proto_sync_names, s);
 }

@@ -246,8 +246,18 @@ int proto_decode(const uint8_t *buf, size_t len, struct proto_msg *msg,
 /* Range checks of a decoded payload; returns 0 or -1 with *err. */
 int proto_check_schedule(const struct proto_schedule *s, const char **err);
 
+/*
+ * The one name table of each enum above (names.h): dts.conf's mode and
+ * sync, the console and every message use these.  _name() is "?" for a
+ * value out of range; _parse() takes any case and is -1 if unknown.
+ */
+extern const char *const proto_mode_names[];
+extern const char *const proto_sync_names[];
+extern const char *const proto_phase_names[];
+extern const char *const proto_reject_names[];
+
 const char *proto_mode_name(unsigned mode);
-int proto_mode_parse(const char *s);      /* -1 if unknown */
+int proto_mode_parse(const char *s);
 const char *proto_sync_name(unsigned sync);
 int proto_sync_parse(const char *s);
 const char *proto_phase_name(unsigned phase);

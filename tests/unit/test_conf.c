@@ -17,6 +17,7 @@
 #include "conf.h"
 #include "conf_priv.h"
 #include "log.h"
+#include "names.h"
 #include "proto.h"
 #include "timeutil.h"
 
@@ -388,6 +389,71 @@ test_bad_enum(void **state)
 	    "mode: expected a name in quotes, not an integer");
 }
 
+/* Every enum key takes its names from the enum's one table (names.h). */
+static void
+test_enum_tables(void **state)
+{
+	static const struct {
+		const char		*path;
+		const char *const	*names;
+	} t[] = {
+		{ "mode", proto_mode_names },
+		{ "sync", proto_sync_names },
+		{ "ls_policy", conf_ls_policy_names },
+		{ "backend", conf_backend_names },
+		{ "log_level", log_level_names },
+		{ "console.rla", conf_rla_names },
+	};
+	const struct conf_key	*k;
+	size_t			 i, n = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		assert_non_null(k = confkey_find(t[i].path));
+		assert_int_equal(k->type, CT_ENUM);
+		assert_ptr_equal(k->names, t[i].names);
+	}
+	for (i = 0; i < confkey_nkeys; i++)
+		n += confkey_schema[i].type == CT_ENUM;
+	assert_int_equal(n, sizeof(t) / sizeof(t[0]));	/* none left out */
+	assert_int_equal(names_count(proto_mode_names), MODE_HPDT + 1);
+	assert_int_equal(names_count(conf_ls_policy_names), LS_IDLE + 1);
+	assert_int_equal(names_count(conf_backend_names), BACKEND_FREEZER + 1);
+	assert_int_equal(names_count(log_level_names), LOG_LVL_DEBUG + 1);
+	assert_int_equal(names_count(conf_rla_names), RLA_MAX + 1);
+}
+
+/* Names match whatever their case, as in the console (names.h). */
+static void
+test_names_any_case(void **state)
+{
+	struct dts_conf	 c;
+	char		 why[256];
+
+	(void)state;
+	load_ok(&c, "mode = \"Balanced\";\nsync = \"CLOCK\";\n"
+	    "ls_policy = \"Idle\";\nlog_level = \"DEBUG\";\n"
+	    "console = { rla = \"Max\"; };\ninsecure = TRUE;\n");
+	assert_int_equal(c.mode, MODE_BALANCED);
+	assert_int_equal(c.sync, SYNC_CLOCK);
+	assert_int_equal(c.ls_policy, LS_IDLE);
+	assert_int_equal(c.log_level, LOG_LVL_DEBUG);
+	assert_int_equal(c.console.rla, RLA_MAX);
+	assert_int_equal(c.insecure, 1);
+	assert_int_equal(confval_set_text(confkey_find("backend"), &c,
+	    "Signal", why, sizeof(why)), 0);
+	assert_int_equal(c.backend, BACKEND_SIGNAL);
+	assert_int_equal(confval_set_text(confkey_find("insecure"), &c,
+	    "False", why, sizeof(why)), 0);
+	assert_int_equal(c.insecure, 0);
+	assert_int_equal(confval_set_text(confkey_find("insecure"), &c,
+	    "yes", why, sizeof(why)), -1);
+	assert_string_equal(why, "\"yes\" is not true or false");
+	assert_int_equal(confval_set_text(confkey_find("mode"), &c,
+	    "stati", why, sizeof(why)), -1);
+	assert_contains(why, "\"stati\" is not one of off, static");
+}
+
 static void
 test_bad_type(void **state)
 {
@@ -691,6 +757,8 @@ main(void)
 		cmocka_unit_test_teardown(test_unknown_key, teardown),
 		cmocka_unit_test_teardown(test_out_of_range, teardown),
 		cmocka_unit_test_teardown(test_bad_enum, teardown),
+		cmocka_unit_test_teardown(test_enum_tables, teardown),
+		cmocka_unit_test_teardown(test_names_any_case, teardown),
 		cmocka_unit_test_teardown(test_bad_type, teardown),
 		cmocka_unit_test_teardown(test_bad_values, teardown),
 		cmocka_unit_test_teardown(test_syntax_error, teardown),

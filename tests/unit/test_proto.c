@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "names.h"
 #include "proto.h"
 
 static struct proto_msg
@@ -300,6 +301,14 @@ test_names(void **state)
 	assert_string_equal(proto_mode_name(99), "?");
 	assert_string_equal(proto_reject_name(REJ_REPLAY), "replay");
 	assert_string_equal(proto_phase_name(PHASE_LS), "LS");
+	/* one name for every value, no hole, and nothing past the end */
+	assert_int_equal(names_count(proto_mode_names), MODE_MAX + 1);
+	assert_int_equal(names_count(proto_sync_names), SYNC_MAX + 1);
+	assert_int_equal(names_count(proto_phase_names), PHASE_LS + 1);
+	assert_int_equal(names_count(proto_reject_names), REJ_MAX);
+	assert_string_equal(proto_reject_name(REJ_MAX), "?");
+	assert_string_equal(proto_sync_name(SYNC_MAX + 1), "?");
+	assert_int_equal(names_find(proto_reject_names, "Replay"), REJ_REPLAY);
 }
 
 int
