@@ -1,0 +1,202 @@
+/*
+ * test_wire.c - STATUS and TRACE as doc/protocol.txt draws them, byte by
+ * byte, written here by hand: proto_decode() must read every field from
+ * its documented offset, and proto_encode() must write these very bytes.
+ * (test_proto.c only round-trips through our own encoder, which would
+ * agree with a decoder that shares its mistake.)
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "proto.h"
+
+/* The header of a reply: magic "DTS1", version 3, TYPE, payload length
+ * LEN (16 bits), sender 0x0a0b0c0d, key_id 0, seq 0x0102030405060708. */
+#define HDR(type, len) \
+	0x44, 0x54, 0x53, 0x31, 0x03, (type), ((len) >> 8), ((len) & 0xff), \
+	0x0a, 0x0b, 0x0c, 0x0d, 0x00, 0x00, 0x00, 0x00, \
+	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08
+
+/* STATUS, 128 bytes, then a 32-byte tag (zero: not checked here). */
+static const uint8_t status_dgram[24 + 128 + 32] = {
+	HDR(3, 128),
+	/*  0 mode 2 (balanced), sync 1 (clock), flags 0x09, phase 2 (LS) */
+	0x02, 0x01, 0x09, 0x02,
+	/*  4 ps_us 80000, 8 ip_us 100000, 12 si_us 10000000 */
+	0x00, 0x01, 0x38, 0x80, 0x00, 0x01, 0x86, 0xa0,
+	0x00, 0x98, 0x96, 0x80,
+	/* 16 load_milli 1250, 20 members 3 */
+	0x00, 0x00, 0x04, 0xe2, 0x00, 0x00, 0x00, 0x03,
+	/* 24 slices 0x1122334455667788, 32 overruns 258 */
+	0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02,
+	/* 40 last_ps_ns 1763770000123456789 (0x187a2b7862d96d15) */
+	0x18, 0x7a, 0x2b, 0x78, 0x62, 0xd9, 0x6d, 0x15,
+	/* 48 rejected[10]: short 1, long 2, ... master 10 */
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02,
+	0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x04,
+	0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x06,
+	0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x08,
+	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x0a,
+	/* 88 queue_full 65536, 92 master 10.0.0.1 */
+	0x00, 0x01, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x01,
+	/* 96 name "h0", NUL padded to 32 bytes */
+	'h', '0',
+};
+
+/* TRACE, 8 + 16 x 20 bytes: two edges, then a zero tag. */
+static const uint8_t trace_dgram[24 + 328 + 32] = {
+	HDR(6, 328),
+	/* 0 count 2, 4 more 1 */
+	0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01,
+	/* edge 0: real_ns 1000000000000000001, late_ns 1500, op_ns 70,
+	 * phase 1 (PS), pad */
+	0x0d, 0xe0, 0xb6, 0xb3, 0xa7, 0x64, 0x00, 0x01,
+	0x00, 0x00, 0x05, 0xdc, 0x00, 0x00, 0x00, 0x46,
+	0x01, 0x00, 0x00, 0x00,
+	/* edge 1: real_ns 1000000000080000001, late_ns 0xffffffff
+	 * (saturated), op_ns 0x00010000, phase 2 (LS) */
+	0x0d, 0xe0, 0xb6, 0xb3, 0xac, 0x28, 0xb4, 0x01,
+	0xff, 0xff, 0xff, 0xff, 0x00, 0x01, 0x00, 0x00,
+	0x02, 0x00, 0x00, 0x00,
+};
+
+static void
+test_status_decodes(void **state)
+{
+	struct proto_msg m;
+	enum proto_reject why;
+	const struct proto_status *s = &m.u.status;
+
+	(void)state;
+	memset(&m, 0x5a, sizeof(m));
+	assert_int_equal(proto_decode(status_dgram, sizeof(status_dgram),
+	    &m, &why), 0);
+	assert_int_equal(m.hdr.magic, PROTO_MAGIC);
+	assert_int_equal(m.hdr.version, 3);
+	assert_int_equal(m.hdr.type, PROTO_STATUS);
+	assert_int_equal(m.hdr.length, 128);
+	assert_int_equal(m.hdr.sender, 0x0a0b0c0d);
+	assert_int_equal(m.hdr.key_id, 0);
+	assert_true(m.hdr.seq == 0x0102030405060708ull);
+	assert_int_equal(s->mode, MODE_BALANCED);
+	assert_int_equal(s->sync, SYNC_CLOCK);
+	assert_int_equal(s->flags, SCHED_F_ACTIVE | STATUS_F_YOURS);
+	assert_int_equal(s->phase, PHASE_LS);
+	assert_int_equal(s->ps_us, 80000);
+	assert_int_equal(s->ip_us, 100000);
+	assert_int_equal(s->si_us, 10000000);
+	assert_int_equal(s->load_milli, 1250);
+	assert_int_equal(s->members, 3);
+	assert_true(s->slices == 0x1122334455667788ull);
+	assert_true(s->overruns == 258);
+	assert_true(s->last_ps_ns == 1763770000123456789ull);
+	for (unsigned i = 0; i < REJ_MAX; i++)
+		assert_int_equal(s->rejected[i], i + 1);
+	assert_int_equal(s->rejected[REJ_SHORT], 1);
+	assert_int_equal(s->rejected[REJ_MASTER], 10);
+	assert_int_equal(s->queue_full, 65536);
+	assert_int_equal(s->master, 0x0a000001);
+	assert_string_equal(s->name, "h0");
+}
+
+static void
+test_trace_decodes(void **state)
+{
+	struct proto_msg m;
+	enum proto_reject why;
+	const struct proto_trace *t = &m.u.trace;
+
+	(void)state;
+	memset(&m, 0x5a, sizeof(m));
+	assert_int_equal(proto_decode(trace_dgram, sizeof(trace_dgram),
+	    &m, &why), 0);
+	assert_int_equal(m.hdr.type, PROTO_TRACE);
+	assert_int_equal(m.hdr.length, 328);
+	assert_int_equal(t->count, 2);
+	assert_int_equal(t->more, 1);
+	assert_true(t->edge[0].real_ns == 1000000000000000001ull);
+	assert_int_equal(t->edge[0].late_ns, 1500);
+	assert_int_equal(t->edge[0].op_ns, 70);
+	assert_int_equal(t->edge[0].phase, PHASE_PS);
+	assert_true(t->edge[1].real_ns == 1000000000080000001ull);
+	assert_true(t->edge[1].late_ns == 0xffffffffu);
+	assert_int_equal(t->edge[1].op_ns, 0x10000);
+	assert_int_equal(t->edge[1].phase, PHASE_LS);
+	for (unsigned i = 2; i < PROTO_TRACE_MAX; i++) {
+		assert_true(t->edge[i].real_ns == 0);
+		assert_int_equal(t->edge[i].phase, PHASE_NONE);
+	}
+}
+
+/* Our encoder writes the documented bytes (the tag is not its job). */
+static void
+encodes_as(const uint8_t *want, size_t len)
+{
+	struct proto_msg m;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM];
+
+	assert_int_equal(proto_decode(want, len, &m, &why), 0);
+	memset(buf, 0xa5, sizeof(buf));
+	assert_int_equal(proto_encode(&m, buf, sizeof(buf)),
+	    (int)(len - PROTO_MAC_LEN));
+	assert_memory_equal(buf, want, len - PROTO_MAC_LEN);
+}
+
+static void
+test_status_encodes(void **state)
+{
+	(void)state;
+	encodes_as(status_dgram, sizeof(status_dgram));
+}
+
+static void
+test_trace_encodes(void **state)
+{
+	(void)state;
+	encodes_as(trace_dgram, sizeof(trace_dgram));
+}
+
+/* One byte off the documented layout is refused, with its reason. */
+static void
+test_layout_refusals(void **state)
+{
+	uint8_t b[sizeof(status_dgram)];
+	struct proto_msg m;
+	enum proto_reject why;
+
+	(void)state;
+	memcpy(b, status_dgram, sizeof(b));
+	b[4] = 2;			/* version 2 */
+	assert_int_equal(proto_decode(b, sizeof(b), &m, &why), -1);
+	assert_int_equal(why, REJ_MAGIC);
+	memcpy(b, status_dgram, sizeof(b));
+	b[7] = 127;			/* payload length 127 */
+	assert_int_equal(proto_decode(b, sizeof(b), &m, &why), -1);
+	assert_int_equal(why, REJ_LENGTH);
+	memcpy(b, status_dgram, sizeof(b));
+	b[15] = 1;			/* a reply with a key_id */
+	assert_int_equal(proto_decode(b, sizeof(b), &m, &why), -1);
+	assert_int_equal(proto_decode(status_dgram, sizeof(status_dgram) - 1,
+	    &m, &why), -1);		/* the tag one byte short */
+	assert_int_equal(why, REJ_LENGTH);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status_decodes),
+		cmocka_unit_test(test_trace_decodes),
+		cmocka_unit_test(test_status_encodes),
+		cmocka_unit_test(test_trace_encodes),
+		cmocka_unit_test(test_layout_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
