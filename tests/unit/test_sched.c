@@ -511,10 +511,10 @@ test_refused(void **state)
 	(void)fake_gang_ops();
 
 	p = static80(0);
-	p.mode = MODE_MAX + 1;
+	p.mode = MODE_HPDT + 1;	/* the last mode + 1 */
 	refused(f, p, "mode");
 	p = static80(0);
-	p.sync = SYNC_MAX + 1;
+	p.sync = SYNC_CLOCK + 1;
 	refused(f, p, "sync");
 	p = static80(0);
 	p.flags |= 0x80;
@@ -758,12 +758,12 @@ test_status(void **state)
 
 	/* SYNC: a console was heard within `silence` */
 	f->s.last_console = mono_now;
-	assert_int_equal(status(f).flags, SCHED_F_ACTIVE | SCHED_F_SYNC);
+	assert_int_equal(status(f).flags, SCHED_F_ACTIVE | STATUS_F_HEARD);
 	advance(3 * NS_PER_SEC);
 	sched_timer(&f->s, mono_now);
-	assert_true(status(f).flags & SCHED_F_SYNC);
+	assert_true(status(f).flags & STATUS_F_HEARD);
 	advance(1);
-	assert_false(status(f).flags & SCHED_F_SYNC);
+	assert_false(status(f).flags & STATUS_F_HEARD);
 
 	f->s.own = 1;
 	assert_int_equal(status(f).flags, SCHED_F_ACTIVE | STATUS_F_OWN);
