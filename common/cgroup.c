@@ -43,6 +43,17 @@ cg_mount(char *buf, size_t len)
 	return found;
 }
 
+/* cg/file into path; -1 (ENAMETOOLONG) if it does not fit. */
+static int
+cg_path(char *path, size_t len, const char *cg, const char *file)
+{
+	if ((size_t)snprintf(path, len, "%s/%s", cg, file) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
 int
 cg_foreach(const char *cg, const char *file, void (*fn)(pid_t, void *),
 	   void *arg)
@@ -51,9 +62,9 @@ cg_foreach(const char *cg, const char *file, void (*fn)(pid_t, void *),
 	FILE *f;
 	int pid, n = 0;
 
-	if (cg == NULL || cg[0] != '/')
+	if (cg == NULL || cg[0] != '/' ||
+	    cg_path(path, sizeof(path), cg, file) == -1)
 		return -1;
-	snprintf(path, sizeof(path), "%s/%s", cg, file);
 	if ((f = fopen(path, "re")) == NULL)
 		return -1;
 	while (fscanf(f, "%d", &pid) == 1) {
@@ -227,16 +238,38 @@ cg_signal_all(const char *cg, int sig)
 }
 
 int
-cg_write(const char *cg, const char *file, const char *text)
+cg_open(const char *cg, const char *file, int flags)
 {
 	char path[CG_PATH_MAX + 32];
+
+	if (cg_path(path, sizeof(path), cg, file) == -1)
+		return -1;
+	return open(path, flags | O_CLOEXEC);
+}
+
+int
+cg_write_fd(int fd, const char *text)
+{
 	size_t len = strlen(text);
+	ssize_t n;
+
+	if ((n = pwrite(fd, text, len, 0)) == -1)
+		return -1;
+	if ((size_t)n != len) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int
+cg_write(const char *cg, const char *file, const char *text)
+{
 	int fd, rc, saved;
 
-	snprintf(path, sizeof(path), "%s/%s", cg, file);
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+	if ((fd = cg_open(cg, file, O_WRONLY)) == -1)
 		return -1;
-	rc = write(fd, text, len) == (ssize_t)len ? 0 : -1;
+	rc = cg_write_fd(fd, text);
 	saved = errno;
 	close(fd);
 	errno = saved;
@@ -244,12 +277,21 @@ cg_write(const char *cg, const char *file, const char *text)
 }
 
 int
+cg_read(const char *cg, const char *file, char *buf, size_t len)
+{
+	char path[CG_PATH_MAX + 32];
+
+	if (cg_path(path, sizeof(path), cg, file) == -1)
+		return -1;
+	return proc_read_small(path, buf, len);
+}
+
+int
 cg_populated(const char *cg)
 {
-	char path[CG_PATH_MAX + 32], buf[256], *p;
+	char buf[256], *p;
 
-	snprintf(path, sizeof(path), "%s/cgroup.events", cg);
-	if (proc_read_small(path, buf, sizeof(buf)) == -1 ||
+	if (cg_read(cg, "cgroup.events", buf, sizeof(buf)) == -1 ||
 	    (p = strstr(buf, "populated ")) == NULL)
 		return -1;
 	return p[10] == '1';

@@ -48,8 +48,18 @@ int  cg_set_policy_pid(const char *cg, pid_t pid, int policy, int prio);
 /* sig to every process of cg, again until a pass finds no new member. */
 int  cg_signal_all(const char *cg, int sig);
 
-/* Write text to cg/file.  0 or -1 (errno set). */
+/*
+ * Every write to a cgroup file goes through these.  cg_open: cg/file,
+ * close-on-exec, flags as open(2); the fd or -1 (errno set).  cg_write_fd:
+ * text at offset 0 of an open file (kept open by a hot path); cg_write:
+ * open, write, close.  0, or -1 (errno set: a partial write is EIO).
+ */
+int  cg_open(const char *cg, const char *file, int flags);
+int  cg_write_fd(int fd, const char *text);
 int  cg_write(const char *cg, const char *file, const char *text);
+
+/* Read cg/file into buf, NUL terminated.  0, or -1 if it is gone/empty. */
+int  cg_read(const char *cg, const char *file, char *buf, size_t len);
 
 /* Is anything left in cg (cgroup.events "populated 1")?  1, 0, or -1. */
 int  cg_populated(const char *cg);

@@ -188,7 +188,7 @@ has_word(const char *text, const char *word)
 int
 gang_can_idle(const struct gang *g, char *why, size_t len)
 {
-	char path[CG_PATH_MAX + 32], text[256];
+	char text[256];
 
 	if (proc_read_small("/proc/sys/kernel/sched_autogroup_enabled", text,
 	    sizeof(text)) == 0 && text[0] == '1') {
@@ -196,8 +196,7 @@ gang_can_idle(const struct gang *g, char *why, size_t len)
 		    "every session is a CPU group of its own");
 		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/cgroup.controllers", g->cg);
-	if (proc_read_small(path, text, sizeof(text)) == 0 &&
+	if (cg_read(g->cg, "cgroup.controllers", text, sizeof(text)) == 0 &&
 	    has_word(text, "cpu")) {
 		snprintf(why, len, "the gang's cgroup is a CPU group of its "
 		    "own (cpu controller)");

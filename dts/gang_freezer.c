@@ -6,7 +6,6 @@
  * shared/reference/limits.md §2).
  */
 #include <fcntl.h>
-#include <stdio.h>
 #include <unistd.h>
 
 #include "gang.h"
@@ -15,32 +14,23 @@
 static int
 frz_open(struct gang *g)
 {
-	char path[CG_PATH_MAX + 16];
-
-	snprintf(path, sizeof(path), "%s/cgroup.freeze", g->cg);
-	if ((g->freeze_fd = open(path, O_WRONLY | O_CLOEXEC)) == -1) {
-		log_warn("freezer: %s", path);
+	if ((g->freeze_fd = cg_open(g->cg, "cgroup.freeze", O_WRONLY)) == -1) {
+		log_warn("freezer: %s/cgroup.freeze", g->cg);
 		return -1;
 	}
 	return 0;
 }
 
 static int
-frz_write(struct gang *g, char c)
-{
-	return pwrite(g->freeze_fd, &c, 1, 0) == 1 ? 0 : -1;
-}
-
-static int
 frz_stop(struct gang *g)
 {
-	return frz_write(g, '1');
+	return cg_write_fd(g->freeze_fd, "1");
 }
 
 static int
 frz_cont(struct gang *g)
 {
-	return frz_write(g, '0');
+	return cg_write_fd(g->freeze_fd, "0");
 }
 
 static void
@@ -48,7 +38,7 @@ frz_close(struct gang *g)
 {
 	if (g->freeze_fd == -1)
 		return;
-	(void)frz_write(g, '0');
+	(void)frz_cont(g);
 	close(g->freeze_fd);
 	g->freeze_fd = -1;
 }

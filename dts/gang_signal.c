@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -35,11 +34,8 @@ static struct {
 static int
 sig_open(struct gang *g)
 {
-	char path[CG_PATH_MAX + 16];
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", g->cg);
-	if ((g->procs_fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		log_warn("signal backend: %s", path);
+	if ((g->procs_fd = cg_open(g->cg, "cgroup.procs", O_RDONLY)) == -1) {
+		log_warn("signal backend: %s/cgroup.procs", g->cg);
 		return -1;
 	}
 	return 0;
