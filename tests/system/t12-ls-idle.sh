@@ -114,9 +114,11 @@ attacker=$!
 t_track "$attacker"
 echo "$attacker" > "$N_GANG/cgroup.procs" || t_fail "cannot put the attacker in the gang"
 t_sleep 1
-n_shares_quiet 6 "$spin" "$attacker" "$hog" ||
-    t_skip "CPU 1 stayed busy with other work (task ${N_SHARES[0]}%, attacker ${N_SHARES[1]}%, hog ${N_SHARES[2]}%): shares cannot be judged"
-t_log "with a local hog: PVM task ${N_SHARES[0]}%, attacker ${N_SHARES[1]}%, hog ${N_SHARES[2]}%"
+# (n_split: the gang's share, and the hog's with the share of whatever
+# else ran on CPU 1: a build beside the test takes LS from the hog, never
+# from a SCHED_IDLE gang)
+n_split 1 6 "$hog" "$spin" "$attacker" || t_fail "a process ended while measured"
+t_log "with a local hog: gang (PVM task and attacker) ${N_SPLIT[0]}%, hog ${N_SPLIT[1]}%, other work on CPU 1 ${N_SPLIT[2]}%"
 t_wait_for 5 eval '! kill -0 '"$attacker"' 2>/dev/null' || t_fail "the attacker did not end"
 wait "$attacker" 2> /dev/null
 t_untrack "$attacker"
@@ -125,9 +127,9 @@ t_log "$(cat "$T_LOG/unidle.log")"
 # the LS edge may still run for up to a tick before the hog (measured: the
 # task alone 0.5 points of LS, with the attacker 4); one that escaped to
 # SCHED_OTHER would take a quarter of the LS (hog near 37%)
-awk -v a="${N_SHARES[0]}" -v x="${N_SHARES[1]}" -v b="${N_SHARES[2]}" 'BEGIN {
-    exit !(b > 44 && a + x < 56) }' ||
-    t_fail "with a hog: gang ${N_SHARES[0]}% + ${N_SHARES[1]}%, hog ${N_SHARES[2]}% (want the hog >= 44%)"
+awk -v g="${N_SPLIT[0]}" -v b="${N_SPLIT[1]}" -v f="${N_SPLIT[2]}" 'BEGIN {
+    exit !(b + f > 44 && g < 56) }' ||
+    t_fail "with a hog: gang ${N_SPLIT[0]}%, hog ${N_SPLIT[1]}% and other work ${N_SPLIT[2]}% (want hog and other work >= 44%)"
 grep -q "^attack: unidle: at SCHED_IDLE [1-9][0-9]* times, left it 0 times$" \
     "$T_LOG/unidle.log" || t_fail "the job's user left SCHED_IDLE: $(cat "$T_LOG/unidle.log")"
 kill "$syncer" "$hog"
