@@ -16,15 +16,15 @@
 
 int
 ctl_open(struct ctl *c, const char *addr, int port, const struct auth_key *key,
-	 int64_t replay_window, int64_t silence,
-	 const struct proto_schedule *own, char *err, size_t errlen)
+    int64_t replay_window, int64_t silence, const struct proto_schedule *own,
+    char *err, size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
 	c->silence_conf = silence;
 	c->own = *own;
 	c->deadman_tfd = timerfd_create(CLOCK_MONOTONIC,
 	    TFD_NONBLOCK | TFD_CLOEXEC);
-	if (c->deadman_tfd < 0) {
+	if (c->deadman_tfd == -1) {
 		snprintf(err, errlen, "timerfd_create: %s", strerror(errno));
 		return -1;
 	}
@@ -43,8 +43,17 @@ ctl_start(struct ctl *c, int prio)
 	return intake_start(&c->in, prio);
 }
 
-int ctl_cmd_fd(const struct ctl *c) { return c->in.cmd_efd; }
-int ctl_deadman_fd(const struct ctl *c) { return c->deadman_tfd; }
+int
+ctl_cmd_fd(const struct ctl *c)
+{
+	return c->in.cmd_efd;
+}
+
+int
+ctl_deadman_fd(const struct ctl *c)
+{
+	return c->deadman_tfd;
+}
 
 /* The master is a console's address and key (from_master). */
 static int
@@ -59,7 +68,7 @@ is_master(const struct ctl *c, const struct intake_cmd *cmd)
 static void
 send_status(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 {
-	struct proto_msg m = { .hdr.type = PROTO_STATUS };
+	struct proto_msg	 m = { .hdr.type = PROTO_STATUS };
 
 	sched_status(s, &m.u.status, now_mono_ns());
 	if (c->have_console) {
@@ -80,13 +89,14 @@ sat32(int64_t v)
 static void
 send_trace(struct ctl *c, uint64_t since, const struct sockaddr_in *to)
 {
-	struct proto_msg m = { .hdr.type = PROTO_TRACE };
-	struct trace_edge e[PROTO_TRACE_MAX];
-	int more, n = trace_since((int64_t)since, e, PROTO_TRACE_MAX, &more);
+	struct proto_msg	 m = { .hdr.type = PROTO_TRACE };
+	struct trace_edge	 e[PROTO_TRACE_MAX];
+	int			 i, more, n;
 
+	n = trace_since((int64_t)since, e, PROTO_TRACE_MAX, &more);
 	m.u.trace.count = (uint32_t)n;
 	m.u.trace.more = (uint32_t)more;
-	for (int i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		m.u.trace.edge[i].real_ns = (uint64_t)e[i].real;
 		m.u.trace.edge[i].late_ns = sat32(e[i].late);
 		m.u.trace.edge[i].op_ns = sat32(e[i].op);
@@ -106,7 +116,7 @@ static int
 from_master(struct ctl *c, const struct intake_cmd *cmd, char *why,
     size_t len)
 {
-	char old[INET_ADDRSTRLEN], new[INET_ADDRSTRLEN];
+	char	 old[INET_ADDRSTRLEN], new[INET_ADDRSTRLEN];
 
 	*why = '\0';
 	if (is_master(c, cmd))
@@ -133,9 +143,10 @@ from_master(struct ctl *c, const struct intake_cmd *cmd, char *why,
 static void
 deadman_arm(struct ctl *c, struct sched *s)
 {
-	struct itimerspec its = { 0 };
-	int64_t silence = c->silence_conf ? c->silence_conf : 3 * s->si;
+	struct itimerspec	 its = { 0 };
+	int64_t			 silence;
 
+	silence = c->silence_conf != 0 ? c->silence_conf : 3 * s->si;
 	/* a live console speaks every SI: one lost datagram must not trip
 	 * the switch, whatever the configuration says */
 	if (silence < 2 * s->si)
@@ -143,40 +154,49 @@ deadman_arm(struct ctl *c, struct sched *s)
 
 	s->silence = silence;
 	its.it_value = ns_to_ts(silence);
-	if (timerfd_settime(c->deadman_tfd, 0, &its, NULL) < 0)
+	if (timerfd_settime(c->deadman_tfd, 0, &its, NULL) == -1)
 		log_warn("timerfd_settime");
+}
+
+/* A SCHEDULE: 1 if it is answered with a STATUS, 0 if not. */
+static int
+schedule(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
+{
+	struct proto_schedule	 p = cmd->m.u.schedule;
+	const char		*err;
+	char			 why[128];
+
+	if (!from_master(c, cmd, why, sizeof(why)))
+		return 1;
+	p.flags &= (uint8_t)~SCHED_F_TAKEOVER;	/* not a state */
+	if (sched_apply(s, &p, cmd->rx_mono, cmd->rx_real, &err) == -1) {
+		intake_reject(&c->in, REJ_RANGE);
+		log_warnx("schedule from %s rejected: %s",
+		    inet_ntoa(cmd->from.sin_addr), err);
+		return 0;
+	}
+	if (why[0] != '\0')
+		log_info("%s", why);
+	s->own = 0;
+	s->last_console = now_mono_ns();
+	deadman_arm(c, s);
+	if (!c->have_console ||
+	    c->console.sin_addr.s_addr != cmd->from.sin_addr.s_addr ||
+	    c->console.sin_port != cmd->from.sin_port)
+		intake_exempt(&c->in, &cmd->from);
+	c->console = cmd->from;	/* load reports go to the master */
+	c->console_key = cmd->m.hdr.key_id;
+	c->have_console = 1;
+	return 1;
 }
 
 static void
 handle(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 {
-	const char *err;
-	char why[128];
-	struct proto_schedule p = cmd->m.u.schedule;
-
 	switch (cmd->m.hdr.type) {
 	case PROTO_SCHEDULE:
-		if (!from_master(c, cmd, why, sizeof(why)))
-			break;
-		p.flags &= (uint8_t)~SCHED_F_TAKEOVER;	/* not a state */
-		if (sched_apply(s, &p, cmd->rx_mono, cmd->rx_real, &err) < 0) {
-			intake_reject(&c->in, REJ_RANGE);
-			log_warnx("schedule from %s rejected: %s",
-			    inet_ntoa(cmd->from.sin_addr), err);
+		if (!schedule(c, s, cmd))
 			return;
-		}
-		if (why[0] != '\0')
-			log_info("%s", why);
-		s->own = 0;
-		s->last_console = now_mono_ns();
-		deadman_arm(c, s);
-		if (!c->have_console ||
-		    c->console.sin_addr.s_addr != cmd->from.sin_addr.s_addr ||
-		    c->console.sin_port != cmd->from.sin_port)
-			intake_exempt(&c->in, &cmd->from);
-		c->console = cmd->from;	/* load reports go to the master */
-		c->console_key = cmd->m.hdr.key_id;
-		c->have_console = 1;
 		break;
 	case PROTO_STATUS_REQ:
 		break;
@@ -192,7 +212,7 @@ handle(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 void
 ctl_input(struct ctl *c, struct sched *s)
 {
-	struct intake_cmd cmd;
+	struct intake_cmd	 cmd;
 
 	while (intake_next(&c->in, &cmd))
 		handle(c, s, &cmd);
@@ -201,12 +221,12 @@ ctl_input(struct ctl *c, struct sched *s)
 void
 ctl_deadman(struct ctl *c, struct sched *s)
 {
-	uint64_t n;
-	char d[32];
-	const char *err;
-	struct proto_schedule p = c->own;
+	struct proto_schedule	 p = c->own;
+	const char		*err;
+	char			 d[32];
+	uint64_t		 n;
 
-	if (read(c->deadman_tfd, &n, sizeof(n)) < 0) {
+	if (read(c->deadman_tfd, &n, sizeof(n)) == -1) {
 		if (errno != EAGAIN)
 			log_warn("dead-man timer");
 		return;
@@ -217,7 +237,7 @@ ctl_deadman(struct ctl *c, struct sched *s)
 	c->have_console = 0;
 	p.flags |= SCHED_F_SYNC;
 	p.origin_ns = (uint64_t)now_real_ns();
-	if (sched_apply(s, &p, now_mono_ns(), now_real_ns(), &err) < 0)
+	if (sched_apply(s, &p, now_mono_ns(), now_real_ns(), &err) == -1)
 		log_warnx("configured schedule: %s", err);
 	s->own = 1;
 }
@@ -225,7 +245,7 @@ ctl_deadman(struct ctl *c, struct sched *s)
 void
 ctl_send_load(struct ctl *c, uint32_t load_milli, uint32_t ncpu)
 {
-	struct proto_msg m = { .hdr.type = PROTO_LOAD };
+	struct proto_msg	 m = { .hdr.type = PROTO_LOAD };
 
 	if (!c->have_console)
 		return;
@@ -238,7 +258,7 @@ void
 ctl_close(struct ctl *c)
 {
 	intake_close(&c->in);
-	if (c->deadman_tfd >= 0)
+	if (c->deadman_tfd != -1)
 		close(c->deadman_tfd);
 	c->deadman_tfd = -1;
 }

@@ -25,32 +25,33 @@
 #include "sched.h"
 
 struct ctl {
-	struct intake in;
-	struct sockaddr_in console;   /* the console that commands us */
-	int      have_console;        /* it is the master (else own schedule) */
-	uint32_t console_key;         /* the master's key_id */
-	uint64_t foreign;             /* schedules refused from others */
-	int      deadman_tfd;         /* fires after `silence` without one */
-	int64_t  silence_conf;        /* 0: 3 SI */
-	struct proto_schedule own;    /* the configured schedule */
+	struct intake		 in;
+	/* the console that commands us, and its key_id; have_console: it is
+	 * the master (else the node is on its own schedule) */
+	struct sockaddr_in	 console;
+	uint32_t		 console_key;
+	int			 have_console;
+	uint64_t		 foreign;	/* others' schedules refused */
+	int			 deadman_tfd;	/* fires after `silence` */
+	int64_t			 silence_conf;	/* 0: 3 SI */
+	struct proto_schedule	 own;		/* the configured schedule */
 };
 
 /*
  * Bind addr:port and create the dead-man timer.  own: the schedule to go
  * back to.  0 or -1 with err.
  */
-int  ctl_open(struct ctl *c, const char *addr, int port,
-	      const struct auth_key *key, int64_t replay_window,
-	      int64_t silence, const struct proto_schedule *own,
-	      char *err, size_t errlen);
+int ctl_open(struct ctl *c, const char *addr, int port,
+    const struct auth_key *key, int64_t replay_window, int64_t silence,
+    const struct proto_schedule *own, char *err, size_t errlen);
 
 /* Start the intake thread at SCHED_FIFO prio (after privileges are
  * dropped).  0 or -1. */
-int  ctl_start(struct ctl *c, int prio);
+int ctl_start(struct ctl *c, int prio);
 
 /* The main loop's fds: commands waiting, dead-man expired. */
-int  ctl_cmd_fd(const struct ctl *c);
-int  ctl_deadman_fd(const struct ctl *c);
+int ctl_cmd_fd(const struct ctl *c);
+int ctl_deadman_fd(const struct ctl *c);
 
 /* Apply the commands the intake thread queued. */
 void ctl_input(struct ctl *c, struct sched *s);

@@ -16,7 +16,7 @@
 
 void
 sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
-	   int64_t silence)
+    int64_t silence)
 {
 	memset(s, 0, sizeof(*s));
 	s->gang = g;
@@ -39,7 +39,7 @@ sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
 static void
 replan(struct sched *s)
 {
-	int64_t w = s->slicing ? s->sl.deadline : 0;
+	int64_t	 w = s->slicing ? s->sl.deadline : 0;
 
 	if (s->jump_at != 0 && (w == 0 || s->jump_at < w))
 		w = s->jump_at;
@@ -76,16 +76,16 @@ publish(struct sched *s)
 static void
 enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 {
-	int64_t real;
+	int64_t	 real;
 
 	if (phase == PHASE_PS) {
-		if (s->gang->stopped && gang_cont(s->gang) < 0)
+		if (s->gang->stopped && gang_cont(s->gang) == -1)
 			log_warn("continue gang");
 		gang_set_idle(s->gang, 0);
 	} else if (phase == PHASE_LS && s->ls_idle) {
 		gang_set_idle(s->gang, 1);
 	} else if (phase == PHASE_LS) {
-		if (!s->gang->stopped && gang_stop(s->gang) < 0)
+		if (!s->gang->stopped && gang_stop(s->gang) == -1)
 			log_warn("stop gang");
 	}
 	real = s->real();
@@ -105,7 +105,7 @@ stop_slicing(struct sched *s, int rt)
 	s->slicing = 0;
 	s->jump_at = 0;
 	replan(s);
-	if (s->gang->stopped && gang_cont(s->gang) < 0)
+	if (s->gang->stopped && gang_cont(s->gang) == -1)
 		log_warn("continue gang");
 	gang_set_rt(s->gang, rt);
 	gang_set_idle(s->gang, 0);
@@ -121,7 +121,7 @@ stop_slicing(struct sched *s, int rt)
 static void
 start_slicing(struct sched *s, int64_t t0, int64_t ps, int64_t now, int jump)
 {
-	int phase;
+	int	 phase;
 
 	gang_set_rt(s->gang, 1);
 	s->overruns += s->sl.overruns;
@@ -144,7 +144,7 @@ start_slicing(struct sched *s, int64_t t0, int64_t ps, int64_t now, int jump)
 static void
 arrival_sync(struct sched *s, int64_t arrival, int64_t ps, int64_t now)
 {
-	int64_t t0 = arrival + ARRIVAL_DELAY;
+	int64_t	 t0 = arrival + ARRIVAL_DELAY;
 
 	if (t0 > now + ARRIVAL_DELAY)	/* a stamp from the future */
 		t0 = now + ARRIVAL_DELAY;
@@ -170,16 +170,17 @@ dist_ps(const struct sched *s)
  */
 static int
 check_rules(const struct sched *s, int mode, int64_t ps, int64_t ip,
-	    int64_t si, int dist_ls_pct, const char **err)
+    int64_t si, int dist_ls_pct, const char **err)
 {
-	static char buf[512];
-	struct rules_sched r = { .mode = mode, .ps = ps, .ip = ip, .si = si };
+	static char		 buf[512];
+	struct rules_sched	 r = { .mode = mode, .ps = ps, .ip = ip,
+	    .si = si };
 
 	if (mode == MODE_DISTRIBUTED) {
 		r.mode = MODE_STATIC;
 		r.ps = rules_table_ps(ip, dist_ls_pct);
 	}
-	if (rules_check(&r, &s->rt, buf, sizeof(buf)) < 0) {
+	if (rules_check(&r, &s->rt, buf, sizeof(buf)) == -1) {
 		*err = buf;
 		return -1;
 	}
@@ -194,7 +195,7 @@ check_rules(const struct sched *s, int mode, int64_t ps, int64_t ip,
 static int
 ls_idle_possible(struct sched *s, const struct proto_schedule *p)
 {
-	char why[160];
+	char	 why[160];
 
 	if (!(p->flags & SCHED_F_LS_IDLE)) {
 		s->idle_refused = 0;
@@ -212,58 +213,85 @@ ls_idle_possible(struct sched *s, const struct proto_schedule *p)
 	return 0;
 }
 
+/*
+ * Take p's schedule (ps, ip and si in ns) as the desired state.  1 if it
+ * differs from the one before, else 0.
+ */
+static int
+take(struct sched *s, const struct proto_schedule *p, int64_t ps,
+    int64_t ip, int64_t si)
+{
+	int	 active = !!(p->flags & SCHED_F_ACTIVE);
+	int	 ls_idle = ls_idle_possible(s, p);
+	int	 changed;
+
+	changed = s->mode != p->mode || s->ps != ps || s->ip != ip ||
+	    s->sync != p->sync || s->active != active ||
+	    s->ls_idle != ls_idle;
+	s->mode = p->mode;
+	s->ls_idle = ls_idle;
+	s->sync = p->sync;
+	s->active = active;
+	s->ps = ps;
+	s->ip = ip;
+	s->si = si;
+	if (changed)
+		log_info("schedule: mode %s, PS %lld us of IP %lld us, sync "
+		    "%s, LS %s, %s", proto_mode_name(s->mode),
+		    (long long)p->ps_us, (long long)p->ip_us,
+		    proto_sync_name(s->sync), s->ls_idle ? "idle" : "stop",
+		    s->active ? "active" : "stopped");
+	return changed;
+}
+
+/*
+ * Clock sync: p's origin (CLOCK_REALTIME) on the monotonic clock, by the
+ * two stamps of the datagram's arrival.  More than an IP ahead (a clock
+ * that is wrong): now.
+ */
+static int64_t
+clock_origin(const struct sched *s, const struct proto_schedule *p,
+    int64_t arrival_mono, int64_t arrival_real, int64_t now)
+{
+	int64_t	 t0 = (int64_t)p->origin_ns - (arrival_real - arrival_mono);
+
+	return t0 > now + s->ip ? now : t0;
+}
+
 int
 sched_apply(struct sched *s, const struct proto_schedule *p,
-	    int64_t arrival_mono, int64_t arrival_real, const char **err)
+    int64_t arrival_mono, int64_t arrival_real, const char **err)
 {
-	int64_t ps = (int64_t)p->ps_us * NS_PER_US;
-	int64_t ip = (int64_t)p->ip_us * NS_PER_US;
-	int64_t now = s->mono(), t0;
-	int changed, ls_idle, was_dist = s->mode == MODE_DISTRIBUTED &&
-	    s->slicing;
+	int64_t	 ps = (int64_t)p->ps_us * NS_PER_US;
+	int64_t	 ip = (int64_t)p->ip_us * NS_PER_US;
+	int64_t	 si = (int64_t)p->si_us * NS_PER_US;
+	int64_t	 now = s->mono();
+	int	 changed;
+	int	 was_dist = s->mode == MODE_DISTRIBUTED && s->slicing;
 
-	if (proto_check_schedule(p, err) < 0 || check_rules(s, p->mode, ps,
-	    ip, (int64_t)p->si_us * NS_PER_US, s->dist_ls_pct, err) < 0)
+	if (proto_check_schedule(p, err) == -1 ||
+	    check_rules(s, p->mode, ps, ip, si, s->dist_ls_pct, err) == -1)
 		return -1;
 	s->want = *p;
 	s->want.flags &= (uint8_t)~SCHED_F_SYNC;
 	if (s->suspended)
 		return 0;
-	ls_idle = ls_idle_possible(s, p);
-	changed = s->mode != p->mode || s->ps != ps || s->ip != ip ||
-	    s->sync != p->sync || s->active != !!(p->flags & SCHED_F_ACTIVE) ||
-	    s->ls_idle != ls_idle;
-	s->mode = p->mode;
-	s->ls_idle = ls_idle;
-	s->sync = p->sync;
-	s->active = !!(p->flags & SCHED_F_ACTIVE);
-	s->ps = ps;
-	s->ip = ip;
-	s->si = (int64_t)p->si_us * NS_PER_US;
-	if (changed)
-		log_info("schedule: mode %s, PS %lld us of IP %lld us, sync %s, "
-		    "LS %s, %s", proto_mode_name(s->mode), (long long)p->ps_us,
-		    (long long)p->ip_us, proto_sync_name(s->sync),
-		    s->ls_idle ? "idle" : "stop", s->active ? "active" :
-		    "stopped");
-
-	if (!s->active || s->mode == MODE_OFF) {
+	changed = take(s, p, ps, ip, si);
+	if (!s->active || s->mode == MODE_OFF)
 		stop_slicing(s, 0);
-	} else if (s->mode == MODE_HPDT) {
+	else if (s->mode == MODE_HPDT)
 		stop_slicing(s, 1);
-	} else if (s->mode == MODE_DISTRIBUTED) {
+	else if (s->mode == MODE_DISTRIBUTED) {
 		/* not synchronized: keep the local origin */
 		if (!was_dist || changed)
-			start_slicing(s, was_dist ? s->sl.t0 : now, dist_ps(s), now, 0);
+			start_slicing(s, was_dist ? s->sl.t0 : now,
+			    dist_ps(s), now, 0);
 	} else if (changed || (p->flags & SCHED_F_SYNC) || !s->slicing) {
-		if (s->sync == SYNC_ARRIVAL) {
+		if (s->sync == SYNC_ARRIVAL)
 			arrival_sync(s, arrival_mono, ps, now);
-		} else {
-			t0 = (int64_t)p->origin_ns - (arrival_real - arrival_mono);
-			if (t0 > now + s->ip)
-				t0 = now;
-			start_slicing(s, t0, ps, now, 0);
-		}
+		else
+			start_slicing(s, clock_origin(s, p, arrival_mono,
+			    arrival_real, now), ps, now, 0);
 	}
 	publish(s);
 	return 0;
@@ -272,8 +300,8 @@ sched_apply(struct sched *s, const struct proto_schedule *p,
 void
 sched_timer(struct sched *s, int64_t wake)
 {
-	int64_t deadline = s->sl.deadline;
-	int crossed, phase;
+	int64_t	 deadline = s->sl.deadline;
+	int	 crossed, phase;
 
 	if (s->jump_at != 0 && wake >= s->jump_at) {
 		start_slicing(s, s->jump_at, s->jump_ps, wake, 1);
@@ -301,7 +329,7 @@ sched_timer(struct sched *s, int64_t wake)
 static void
 wait_until(uint32_t *word, uint32_t seen, int64_t deadline)
 {
-	struct timespec ts = ns_to_ts(deadline);
+	struct timespec	 ts = ns_to_ts(deadline);
 
 	(void)syscall(SYS_futex, word, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG,
 	    seen, deadline != 0 ? &ts : NULL, NULL, FUTEX_BITSET_MATCH_ANY);
@@ -328,9 +356,9 @@ wake_edge_thread(struct sched *s)
 static void *
 edge_thread(void *arg)
 {
-	struct sched *s = arg;
-	uint32_t seen;
-	int64_t now, until;
+	struct sched	*s = arg;
+	uint32_t	 seen;
+	int64_t		 now, until;
 
 	pthread_mutex_lock(&s->mu);
 	while (!s->quit) {
@@ -381,7 +409,7 @@ sched_lock(struct sched *s)
 void
 sched_unlock(struct sched *s)
 {
-	int kick = s->kick;
+	int	 kick = s->kick;
 
 	if (kick) {
 		s->kick = 0;
@@ -411,26 +439,31 @@ sched_regain(struct sched *s)
 void
 sched_load(struct sched *s, uint32_t load_milli, uint32_t ls_pct)
 {
-	const char *err;
+	const char	*err;
 
 	s->load_milli = load_milli;
 	if (ls_pct < 1 || ls_pct > 99 || (int)ls_pct == s->dist_ls_pct)
 		return;
 	if (s->mode == MODE_DISTRIBUTED && check_rules(s, s->mode, 0, s->ip,
-	    s->si, (int)ls_pct, &err) < 0) {
-		log_warnx("distributed: LS %u%% of IP not applied: %s", ls_pct, err);
+	    s->si, (int)ls_pct, &err) == -1) {
+		log_warnx("distributed: LS %u%% of IP not applied: %s", ls_pct,
+		    err);
 		return;
 	}
 	s->dist_ls_pct = (int)ls_pct;
 	if (s->mode == MODE_DISTRIBUTED && s->slicing && s->active) {
-		log_info("distributed: load %.2f, LS %u%% of IP", load_milli / 1000.0, ls_pct);
+		log_info("distributed: load %.2f, LS %u%% of IP",
+		    load_milli / 1000.0, ls_pct);
 		start_slicing(s, s->sl.t0, dist_ps(s), s->mono(), 0);
 	}
 }
 
 void
-sched_status(const struct sched *s, struct proto_status *st, int64_t now_mono)
+sched_status(const struct sched *s, struct proto_status *st,
+    int64_t now_mono)
 {
+	int64_t	 ps = s->mode == MODE_DISTRIBUTED ? dist_ps(s) : s->ps;
+
 	st->mode = (uint8_t)(s->mode < 0 ? 0 : s->mode);
 	st->sync = (uint8_t)s->sync;
 	st->flags = 0;
@@ -443,7 +476,7 @@ sched_status(const struct sched *s, struct proto_status *st, int64_t now_mono)
 	if (s->ls_idle)
 		st->flags |= STATUS_F_LS_IDLE;
 	st->phase = (uint8_t)s->phase;
-	st->ps_us = (uint32_t)((s->mode == MODE_DISTRIBUTED ? dist_ps(s) : s->ps) / NS_PER_US);
+	st->ps_us = (uint32_t)(ps / NS_PER_US);
 	st->ip_us = (uint32_t)(s->ip / NS_PER_US);
 	st->si_us = (uint32_t)(s->si / NS_PER_US);
 	st->load_milli = s->load_milli;
@@ -463,7 +496,7 @@ sched_suspend(struct sched *s)
 void
 sched_resume(struct sched *s)
 {
-	const char *err;
+	const char	*err;
 
 	if (!s->suspended)
 		return;

@@ -10,10 +10,10 @@
  * The edges run on a thread of their own (sched_start), at dts's FIFO
  * priority: it sleeps until an absolute CLOCK_MONOTONIC deadline (one
  * futex wait: no epoll, no timer to re-arm) and does the gang operation
- * when it times out.  Everything else (control
- * commands, the Load agent, adoption) runs on the main thread and changes
- * the plan under sched_lock(); sched_unlock() wakes the edge thread when
- * its next wake-up moved.
+ * when it times out.  Everything else (control commands, the Load agent,
+ * adoption) runs on the main thread and changes the plan under
+ * sched_lock(); sched_unlock() wakes the edge thread when its next
+ * wake-up moved.
  *
  * Arrival sync: a PS starts ARRIVAL_DELAY after the datagram's kernel
  * receive stamp, on the edge thread, so the time a node takes to check and
@@ -32,62 +32,63 @@
 #include "timeutil.h"
 
 struct sched {
-	/* desired state */
-	int      mode, sync, active;
-	int      ls_idle;           /* ls_policy idle in force: LS at SCHED_IDLE */
-	int      idle_refused;      /* idle asked for, gang_can_idle said no */
-	int64_t  ps, ip, si;        /* ns; ps as set by console or config */
-	int      dist_ls_pct;       /* Table 2.1 for the local Q (agent) */
+	/* desired state; ps as set by the console or the config, in ns */
+	int			 mode, sync, active;
+	int64_t			 ps, ip, si;
+	int			 ls_idle;	/* ls_policy idle in force */
+	int			 idle_refused;	/* gang_can_idle said no */
+	int			 dist_ls_pct;	/* Table 2.1 for the local Q */
 
 	/* running state */
-	struct gang *gang;
-	volatile struct agent_shared *shm;  /* may be NULL */
-	int      slicing;           /* phases alternate */
-	int      phase;             /* enum proto_phase */
-	struct slice sl;
+	struct gang		*gang;
+	volatile struct agent_shared *shm;	/* may be NULL */
+	int			 slicing;	/* phases alternate */
+	int			 phase;		/* enum proto_phase */
+	struct slice		 sl;
 
-	/* counters for STATUS */
-	uint64_t slices;
-	uint64_t overruns;
-	int64_t  last_ps_real;      /* CLOCK_REALTIME ns of the last PS start */
-	int64_t  last_console;      /* mono ns of the last console datagram */
-	int64_t  silence;           /* the dead-man's, for STATUS */
-	int      own;               /* on the configured schedule */
-	uint32_t load_milli;
+	/* counters for STATUS; last_ps_real: CLOCK_REALTIME ns of the last
+	 * PS start; last_console: mono ns of the last console datagram */
+	uint64_t		 slices;
+	uint64_t		 overruns;
+	int64_t			 last_ps_real;
+	int64_t			 last_console;
+	int64_t			 silence;	/* the dead-man's, for STATUS */
+	int			 own;		/* on the configured schedule */
+	uint32_t		 load_milli;
 
-	struct rt_budget rt;       /* the kernel's real-time budget */
+	struct rt_budget	 rt;		/* the kernel's RT budget */
 
 	/* no fail-safe (dts-load cannot run): gang released, schedule kept */
-	int      suspended;
-	struct proto_schedule want; /* the last schedule applied */
+	int			 suspended;
+	struct proto_schedule	 want;		/* the last schedule applied */
 
 	/* arrival sync: a jump to a PS at jump_at (mono ns), 0 = none */
-	int64_t  jump_at, jump_ps;
+	int64_t			 jump_at, jump_ps;
 
-	/* the edge thread */
-	pthread_mutex_t mu;
-	pthread_t thread;
-	int64_t  wake_at;           /* its next wake-up (mono ns), 0 = none */
-	int      kick;              /* wake_at moved: wake it */
-	uint32_t plan;              /* futex word: bumped when it is woken */
-	int      running, quit;
+	/* the edge thread; wake_at: its next wake-up (mono ns), 0 = none */
+	pthread_mutex_t		 mu;
+	pthread_t		 thread;
+	int64_t			 wake_at;
+	int			 kick;		/* wake_at moved: wake it */
+	uint32_t		 plan;		/* futex word: bumped to wake */
+	int			 running, quit;
 
 	/* the clocks, CLOCK_MONOTONIC and CLOCK_REALTIME ns: now_mono_ns and
 	 * now_real_ns from sched_init; unit tests set their own (a started
 	 * edge thread sleeps on the real CLOCK_MONOTONIC) */
-	int64_t  (*mono)(void);
-	int64_t  (*real)(void);
+	int64_t			(*mono)(void);
+	int64_t			(*real)(void);
 };
 
 /* A PS asked for by an arrival-sync datagram starts this long after the
  * kernel received it (above the usual time to check and handle one). */
 #define ARRIVAL_DELAY (2 * NS_PER_MS)
 
-void sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
-		int64_t silence);
+void sched_init(struct sched *s, struct gang *g,
+    volatile struct agent_shared *shm, int64_t silence);
 
 /* Start the edge thread at SCHED_FIFO prio / stop and join it.  0 or -1. */
-int  sched_start(struct sched *s, int prio);
+int sched_start(struct sched *s, int prio);
 void sched_stop(struct sched *s);
 
 /*
@@ -102,8 +103,8 @@ void sched_unlock(struct sched *s);
  * arrival_mono/arrival_real: when the datagram arrived.  Returns 0, or
  * -1 with a reason (and nothing changed).
  */
-int  sched_apply(struct sched *s, const struct proto_schedule *p,
-		 int64_t arrival_mono, int64_t arrival_real, const char **err);
+int sched_apply(struct sched *s, const struct proto_schedule *p,
+    int64_t arrival_mono, int64_t arrival_real, const char **err);
 
 /* The edge thread woke at now (mono ns): an edge, or a jump, is due. */
 void sched_timer(struct sched *s, int64_t now);
@@ -118,7 +119,8 @@ void sched_regain(struct sched *s);
 void sched_load(struct sched *s, uint32_t load_milli, uint32_t ls_pct);
 
 /* Fill everything of a STATUS that the scheduler knows. */
-void sched_status(const struct sched *s, struct proto_status *st, int64_t now_mono);
+void sched_status(const struct sched *s, struct proto_status *st,
+    int64_t now_mono);
 
 /*
  * No fail-safe: release the gang and stop slicing, but keep the schedule;
