@@ -32,7 +32,6 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,6 +42,7 @@
 #include "child.h"
 #include "conf.h"
 #include "ctl.h"
+#include "evfd.h"
 #include "gang.h"
 #include "log.h"
 #include "priv.h"
@@ -113,9 +113,7 @@ die_early(const char *fmt, ...)
 static void
 epoll_add(struct dts *d, int fd, uint32_t events)
 {
-	struct epoll_event ev = { .events = events, .data.fd = fd };
-
-	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) == -1)
+	if (evfd_watch(d->epfd, fd, events) == -1)
 		fatal("epoll_ctl");
 }
 
@@ -192,7 +190,6 @@ static void
 agent_backoff(struct dts *d)
 {
 	int64_t now = now_mono_ns(), delay = AGENT_BACKOFF_MIN;
-	struct itimerspec its = { 0 };
 
 	if (d->done)
 		return;
@@ -204,8 +201,7 @@ agent_backoff(struct dts *d)
 	if (delay > AGENT_BACKOFF_MAX)
 		delay = AGENT_BACKOFF_MAX;
 	d->agent.restarts++;
-	its.it_value = ns_to_ts(delay);
-	if (timerfd_settime(d->restart_tfd, 0, &its, NULL) == -1)
+	if (evfd_timer_set(d->restart_tfd, delay, 0) == -1)
 		log_warn("timerfd_settime");
 }
 
@@ -376,13 +372,9 @@ setup_fds(struct dts *d)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if ((d->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
+	if ((d->sigfd = evfd_signals(&mask)) == -1)
 		fatal("signalfd");
-	d->restart_tfd = timerfd_create(CLOCK_MONOTONIC,
-	    TFD_NONBLOCK | TFD_CLOEXEC);
-	if (d->restart_tfd == -1)
+	if ((d->restart_tfd = evfd_timer(CLOCK_MONOTONIC)) == -1)
 		fatal("timerfd_create");
 	if ((d->epfd = epoll_create1(EPOLL_CLOEXEC)) == -1)
 		fatal("epoll_create1");

@@ -40,10 +40,10 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/timerfd.h>
 
 #include "cgroup.h"
 #include "conf.h"
+#include "evfd.h"
 #include "log.h"
 #include "proc.h"
 #include "proto.h"
@@ -209,24 +209,26 @@ agent_map_shm(int fd)
 }
 
 /*
- * Block the stop signals before anything else, so that the parent-death
- * signal or an early SIGTERM waits in the signalfd instead of killing us
- * before the gang is released.  Dispositions and the mask inherited from
- * dts are reset.
+ * The stop signals go to a signalfd before anything else, so that the
+ * parent-death signal or an early SIGTERM waits there instead of killing
+ * us before the gang is released.  An ignored signal would never reach
+ * the signalfd: their dispositions are reset (dts's spawn() did that
+ * already; a dts-load started by hand may inherit SIG_IGN).
  */
 static void
-agent_signals_block(sigset_t *set)
+agent_signals_open(struct agent *a)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
-	size_t	 i;
+	sigset_t	 set;
+	size_t		 i;
 
-	sigemptyset(set);
+	sigemptyset(&set);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		sigaddset(set, sigs[i]);
+		sigaddset(&set, sigs[i]);
 		signal(sigs[i], SIG_DFL);
 	}
-	sigprocmask(SIG_SETMASK, set, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	if ((a->sfd = evfd_signals(&set)) == -1)
+		fatal("signalfd");
 }
 
 /* Belt and braces to the socket: a signal when dts dies, and a check. */
@@ -307,23 +309,19 @@ agent_load_start(struct agent *a)
 static void
 agent_timer_arm(struct agent *a)
 {
-	struct itimerspec	 its;
-	int64_t			 at;
+	int64_t	 at;
 
-	memset(&its, 0, sizeof(its));
 	at = a->t_start + (int64_t)(a->ticks + 1) * a->period +
 	    (int64_t)(((uint64_t)random() << 31 ^ (uint64_t)random()) %
 	    (uint64_t)a->period);
-	its.it_value = ns_to_ts(at);
-	if (timerfd_settime(a->tfd, TFD_TIMER_ABSTIME, &its, NULL) == -1)
+	if (evfd_timer_set(a->tfd, at, 1) == -1)
 		fatal("timerfd_settime");
 }
 
 static int
 agent_timer_open(struct agent *a)
 {
-	a->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (a->tfd == -1)
+	if ((a->tfd = evfd_timer(CLOCK_MONOTONIC)) == -1)
 		fatal("timerfd_create");
 	srandom((unsigned)(getpid() ^ now_mono_ns()));
 	a->period = a->conf.load.sample_ns;
@@ -343,18 +341,14 @@ agent_timer_open(struct agent *a)
 static void
 agent_watch_arm(struct agent *a)
 {
-	struct itimerspec	 its;
-	int64_t			 beat = a->shm->beat_ns, limit = a->shm->limit_ns;
-	int			 flags = TFD_TIMER_ABSTIME;
+	int64_t	 beat = a->shm->beat_ns, limit = a->shm->limit_ns;
+	int	 rc;
 
-	memset(&its, 0, sizeof(its));
-	if (a->shm->active && beat > 0 && limit > 0 && a->released_beat == 0) {
-		its.it_value = ns_to_ts(beat + limit + 1);
-	} else {
-		its.it_value = ns_to_ts(WATCH_IDLE);
-		flags = 0;
-	}
-	if (timerfd_settime(a->wfd, flags, &its, NULL) == -1)
+	if (a->shm->active && beat > 0 && limit > 0 && a->released_beat == 0)
+		rc = evfd_timer_set(a->wfd, beat + limit + 1, 1);
+	else
+		rc = evfd_timer_set(a->wfd, WATCH_IDLE, 0);
+	if (rc == -1)
 		fatal("timerfd_settime");
 }
 
@@ -401,24 +395,15 @@ agent_watch(struct agent *a)
 static void
 agent_epoll_add(int ep, int fd, uint32_t events)
 {
-	struct epoll_event	 ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.events = events;
-	ev.data.fd = fd;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == -1)
+	if (evfd_watch(ep, fd, events) == -1)
 		fatal("epoll_ctl");
 }
 
 static void
-agent_open(struct agent *a, const sigset_t *sigs)
+agent_open(struct agent *a)
 {
-	a->sfd = signalfd(-1, sigs, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (a->sfd == -1)
-		fatal("signalfd");
 	agent_timer_open(a);
-	a->wfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (a->wfd == -1)
+	if ((a->wfd = evfd_timer(CLOCK_MONOTONIC)) == -1)
 		fatal("timerfd_create");
 	agent_watch_arm(a);
 	a->ep = epoll_create1(EPOLL_CLOEXEC);
@@ -603,9 +588,8 @@ int
 main(int argc, char **argv)
 {
 	static struct agent	 a;
-	sigset_t		 sigs;
 
-	agent_signals_block(&sigs);
+	agent_signals_open(&a);
 	(void)prctl(PR_SET_DUMPABLE, 0);	/* no ptrace, no core */
 	agent_watch_parent(&a);
 	agent_args(&a, argc, argv);
@@ -614,7 +598,7 @@ main(int argc, char **argv)
 	agent_check_parent(&a);
 	agent_log_start(&a);
 	agent_load_start(&a);
-	agent_open(&a, &sigs);
+	agent_open(&a);
 #ifndef __SANITIZE_ADDRESS__	/* ASan's shadow memory is terabytes */
 	if (mlockall(MCL_CURRENT) == -1)
 		log_debug("mlockall: %s", strerror(errno));
