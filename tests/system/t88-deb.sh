@@ -1,0 +1,164 @@
+#!/bin/bash
+# The Debian packages, as an administrator uses them:
+#   1. dpkg-buildpackage -us -uc -b builds dts and dts-console from a copy
+#      of this tree (the copy, so nothing lands next to the checkout);
+#   2. dpkg -i installs both: PVM's /usr/bin/pvmd is diverted to
+#      /usr/bin/pvmd.real and the launch script stands in its place; the
+#      unit is installed but neither enabled nor started;
+#   3. a node runs from the installed files only: /usr/sbin/dts starts the
+#      installed dts-load and answers STATUS; a pvmd started as PVM starts
+#      one (/usr/bin/pvmd) lands in the gang, running PVM's pvmd.real;
+#   4. dpkg --purge removes both: no file of theirs is left, the diversion
+#      is gone, /usr/bin/pvmd is PVM's own again, /etc/dts is gone.
+# Steps 2-4 run in a chroot on an overlay of / in this test's private
+# mount namespace: dpkg changes the upper layer only, so other sessions'
+# pvmd never see the diversion.  After the purge the upper layer must hold
+# nothing but dpkg's own records (its database and log) and unchanged
+# copies of what was there before: that is "leaving nothing behind".
+# T88_DEBS=DIR skips step 1 and takes the packages from DIR (while working
+# on this test).
+. "$(dirname "$0")/lib.sh"
+if [ -z "${T88_INNER:-}" ]; then
+	command -v unshare > /dev/null || { echo "SKIP: needs unshare"; exit 77; }
+	exec env T88_INNER=1 unshare --mount --propagation private bash "$0" "$@"
+fi
+t_setup deb
+for c in dpkg-buildpackage dh chroot; do
+	command -v "$c" > /dev/null || t_skip "needs $c (apt-get install dpkg-dev debhelper)"
+done
+[ -x /usr/bin/pvmd ] || t_skip "needs PVM's /usr/bin/pvmd (apt-get install pvm)"
+[ -f "$SRC/debian/control" ] || t_fail "no debian/ in $SRC"
+[ -e "$SRC/config.status" ] &&
+	t_skip "the source tree is configured in place; the package builds out of tree"
+[ -z "$(dpkg-divert --list /usr/bin/pvmd)" ] ||
+	t_skip "/usr/bin/pvmd is already diverted on this machine ($(dpkg-divert --list /usr/bin/pvmd))"
+
+# ---- 1. build ------------------------------------------------------------
+pkg=${T88_DEBS:-$T_DIR/pkg}
+if [ -z "${T88_DEBS:-}" ]; then
+	src=$pkg/dts
+	mkdir -p "$src"
+	tar -C "$SRC" --exclude='./_build*' --exclude=./.git --exclude=./autom4te.cache \
+	    --exclude='./debian/.debhelper' --exclude='./debian/tmp' -cf - . | tar -C "$src" -xf - ||
+		t_fail "cannot copy the tree"
+	(cd "$src" && dpkg-buildpackage -us -uc -b) > "$T_LOG/build.log" 2>&1 ||
+		t_fail "dpkg-buildpackage failed: $(tail -n 5 "$T_LOG/build.log")"
+fi
+debs=()
+for p in dts dts-console; do
+	f=$(ls "$pkg"/${p}_*_*.deb 2> /dev/null | head -n 1)
+	[ -n "$f" ] || t_fail "no ${p} package was built"
+	debs+=("$f")
+done
+t_log "packages: $(cd "$pkg" && echo ./*.deb)"
+dpkg -c "${debs[0]}" > "$T_LOG/dts.list" && dpkg -c "${debs[1]}" > "$T_LOG/console.list" ||
+	t_fail "dpkg -c cannot read the packages"
+for f in usr/sbin/dts usr/libexec/dts/dts-load usr/libexec/dts/pvmd usr/bin/pvmd \
+    usr/bin/dts-run lib/systemd/system/dts.service etc/dts/dts.conf.example \
+    usr/share/man/man8/dts.8.gz usr/share/man/man5/dts.conf.5.gz; do
+	grep -q " \./$f\$" "$T_LOG/dts.list" || t_fail "the dts package has no /$f"
+done
+grep -q " \./usr/bin/dts-console$" "$T_LOG/console.list" || t_fail "dts-console has no binary"
+
+# ---- the overlay root -----------------------------------------------------
+up=$T_DIR/upper root=$T_DIR/root
+mkdir -p "$up" "$T_DIR/work" "$root"
+mount -t overlay overlay -o "lowerdir=/,upperdir=$up,workdir=$T_DIR/work" "$root" ||
+	t_skip "cannot mount an overlay of / (kernel without overlayfs?)"
+for m in proc sys dev; do mount --rbind "/$m" "$root/$m" || t_fail "cannot bind /$m"; done
+mount -t tmpfs tmpfs "$root/run" || t_fail "cannot mount a tmpfs on run"
+mkdir -p "$root/var/tmp/debs"
+cp "${debs[@]}" "$root/var/tmp/debs/" || t_fail "cannot copy the packages"
+in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+
+# ---- 2. install ----------------------------------------------------------
+in_root dpkg -i /var/tmp/debs/"$(basename "${debs[0]}")" /var/tmp/debs/"$(basename "${debs[1]}")" \
+    > "$T_LOG/install.log" 2>&1 || t_fail "dpkg -i failed: $(tail -n 5 "$T_LOG/install.log")"
+in_root dpkg-divert --list /usr/bin/pvmd | grep -q "to /usr/bin/pvmd.real by dts" ||
+	t_fail "no diversion of /usr/bin/pvmd by dts: $(in_root dpkg-divert --list /usr/bin/pvmd)"
+grep -q "DTS launch script" "$root/usr/bin/pvmd" || t_fail "/usr/bin/pvmd is not the launch script"
+cmp -s "$root/usr/bin/pvmd.real" /usr/bin/pvmd || t_fail "/usr/bin/pvmd.real is not PVM's pvmd"
+[ -z "$(ls "$root"/etc/systemd/system/*.wants/dts.service 2> /dev/null)" ] ||
+	t_fail "the package enabled dts.service"
+[ -f "$root/lib/systemd/system/dts.service" ] || t_fail "no unit installed"
+t_log "installed; /usr/bin/pvmd diverted to pvmd.real"
+
+# ---- 3. a node from the installed files -----------------------------------
+t_keys "$T_DIR" || t_fail "cannot make the keys"
+t_nodekey "$T_DIR/nodes.key" 127.0.0.1 "$root/etc/dts/node.key" || t_fail "no node key"
+port=$((20000 + $$ % 20000))
+cg=$(t_cg_name)
+t_track_cg "$(t_cg_dir)"
+t_conf "$root/etc/dts/dts.conf" port="$port" key_file='"/etc/dts/node.key"' \
+    console_keys="[\"$(cat "$T_DIR/console.pub")\"]" cgroup="\"$cg\"" \
+    log_file='"/var/log/dts-test.log"' log_level='"debug"' mode='"static"' \
+    ip='"100ms"' ps='"50%"' || t_fail "cannot write the config"
+chroot "$root" /usr/sbin/dts > "$T_LOG/dts.out" 2>&1 &
+dts=$!
+t_track "$dts"
+t_wait_for 10 test -S "$root/run/dts/dts.sock" ||
+	t_fail "the installed dts did not start: $(tail -n 3 "$T_LOG/dts.out" "$root/var/log/dts-test.log" 2>&1)"
+agent_is_installed() {
+	local p
+	for p in $(pgrep -P "$dts"); do
+		[ "$(readlink "/proc/$p/exe")" = "$root/usr/libexec/dts/dts-load" ] && return 0
+	done
+	return 1
+}
+t_wait_for 5 agent_is_installed || t_fail "dts did not start the installed dts-load"
+status=$("$BUILD/tests/tools/sendgram" -k "$T_DIR/nodes.key" -s "$T_DIR/console.key" \
+    -p "$port" status) || t_fail "the installed dts does not answer STATUS"
+grep -q "^mode=static" <<< "$status" || t_fail "STATUS: $status"
+# a pvmd started the way PVM starts one
+mkdir -p "$root/var/tmp/pvm"
+chroot "$root" env -i PATH=/usr/bin:/bin PVM_TMP=/var/tmp/pvm PVM_ROOT=/usr/lib/pvm3 \
+    PVM_ALLOW_ROOT=1 HOME=/root setsid /usr/bin/pvmd > "$T_LOG/pvmd.out" 2> "$T_LOG/pvmd.err" &
+t_track $!
+t_wait_for 10 grep -q pvmtmp "$T_LOG/pvmd.out" ||
+	t_fail "no pvmd through the launch script: $(tail -n 3 "$T_LOG/pvmd.err")"
+gang=$(t_cg_dir)/gang/cgroup.procs
+pvmd_in_gang() {
+	local p
+	for p in $(cat "$gang" 2> /dev/null); do
+		[ "$(readlink "/proc/$p/exe")" = "$root/usr/bin/pvmd.real" ] && return 0
+	done
+	return 1
+}
+t_wait_for 5 pvmd_in_gang || t_fail "PVM's pvmd is not in the gang ($(cat "$gang" 2> /dev/null))"
+t_log "the installed node runs: dts-load from /usr/libexec/dts, STATUS, pvmd in the gang"
+for p in $(cat "$gang" 2> /dev/null); do kill "$p" 2> /dev/null; done
+kill "$dts"
+t_wait_for 10 sh -c "! kill -0 $dts 2>/dev/null" || t_fail "dts did not exit on SIGTERM"
+wait "$dts" 2> /dev/null
+t_untrack "$dts"
+t_wait_for 5 sh -c "[ -z \"\$(cat $gang 2>/dev/null)\" ]" || t_fail "the gang is not empty"
+# the administrator's own files: dpkg leaves them, rightly
+rm -f "$root/var/log/dts-test.log" "$root/etc/dts/node.key" "$root/etc/dts/dts.conf"
+rm -rf "$root/var/tmp/pvm" "$root/var/tmp/debs"
+
+# ---- 4. purge ---------------------------------------------------------------
+in_root dpkg --purge dts-console dts > "$T_LOG/purge.log" 2>&1 ||
+	t_fail "dpkg --purge failed: $(tail -n 5 "$T_LOG/purge.log")"
+[ -z "$(in_root dpkg-divert --list /usr/bin/pvmd)" ] || t_fail "the diversion is still there"
+cmp -s "$root/usr/bin/pvmd" /usr/bin/pvmd || t_fail "/usr/bin/pvmd is not PVM's pvmd again"
+[ ! -e "$root/usr/bin/pvmd.real" ] || t_fail "/usr/bin/pvmd.real is left"
+[ ! -e "$root/etc/dts" ] || t_fail "/etc/dts is left: $(ls -A "$root/etc/dts")"
+# what is left in the upper layer: dpkg's records, directories, and copies
+# identical to what the lower layer (the machine) has
+left=()
+while IFS= read -r -d '' f; do
+	rel=${f#"$up"}
+	case "$rel" in
+	/var/lib/dpkg/* | /var/log/dpkg.log | /var/log/apt/* | /var/cache/* | /var/tmp | /run* | "$T_DIR"*)
+		continue ;;
+	esac
+	if [ -L "$f" ]; then
+		[ "$(readlink "$f")" = "$(readlink "$rel")" ] && continue
+	elif [ -f "$f" ]; then
+		cmp -s "$f" "$rel" && continue
+	fi
+	left+=("$rel")
+done < <(find "$up" -mindepth 1 ! -type d -print0)
+[ ${#left[@]} -eq 0 ] || t_fail "the purge left behind: ${left[*]}"
+t_log "purged: no diversion, PVM's pvmd back, nothing left but dpkg's records"
+t_pass "the packages build, install, run a node and purge cleanly"
