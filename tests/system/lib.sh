@@ -380,9 +380,18 @@ t_proc_state() {
 	echo "${s%% *}"
 }
 
-# Scheduling class: TS, FF, RR, ...
+# Scheduling class as ps(1) names it: TS, FF, RR, B, IDL, DLN; empty if
+# the process is gone.  Read from /proc/PID/stat (its 41st field) with
+# shell builtins, no fork: a check of two processes within one short PS
+# must not take a PS's worth of time on a busy machine.
 t_policy() {
-	ps -o cls= -p "$1" | tr -d ' '
+	local s f
+	read -r s 2> /dev/null < "/proc/$1/stat" || return 0
+	read -ra f <<< "${s##*) }"	# fields 3.. (comm may hold spaces)
+	case "${f[38]:-}" in
+	0) echo TS ;; 1) echo FF ;; 2) echo RR ;; 3) echo B ;; 5) echo IDL ;;
+	6) echo DLN ;; *) echo "${f[38]:-}" ;;
+	esac
 }
 
 # ---- files ---------------------------------------------------------------
