@@ -1,9 +1,12 @@
 /*
- * main.c - dts-load, the Load agent (thesis 2.1.2, DESIGN §4).
+ * main.c - dts-load, the Load agent (thesis §2.1.2; dts-load(8)).
  *
- * Forked and exec'd by dts, already at SCHED_FIFO max-1, as root with only
- * CAP_SYS_NICE and CAP_KILL (ambient), so the gang's user cannot signal,
- * ptrace or write to it.  It samples the local run-queue length every
+ * Started by dts (spawn.h), already at SCHED_FIFO max-1, as root with
+ * only CAP_SYS_NICE and CAP_KILL (ambient), so the gang's user cannot
+ * signal, ptrace or write to it.  The agent runs above the gang (SCHED_RR
+ * max-2), where the thesis puts pvmd above the agent: swapped on purpose,
+ * since a fail-safe below a gang that spins on every CPU could not run
+ * (dts/main.c, AGENT_PRIO).  It samples the local run-queue length every
  * load.sample while the gang is stopped, folds the samples into the load
  * index Q every load.interval (LI) and reports it to dts over a
  * SOCK_SEQPACKET socketpair.  dts publishes the gang's cgroup, its phase
@@ -54,7 +57,7 @@
 #define AGENT_NAME  "dts-load"
 #define AGENT_EXIT_USAGE 2
 
-struct agent {
+struct load_agent {
 	struct dts_conf			 conf;
 	const struct agent_shared	*shm;
 	struct smooth			 sm;
@@ -74,7 +77,7 @@ struct agent {
 
 static void agent_usage_error(const char *, ...)
     __attribute__((format(printf, 1, 2), noreturn));
-static void agent_failsafe(const struct agent *, const char *, ...)
+static void agent_failsafe(const struct load_agent *, const char *, ...)
     __attribute__((format(printf, 2, 3), noreturn));
 
 static void
@@ -104,7 +107,7 @@ agent_usage_error(const char *fmt, ...)
  * not delay it.  Only the group dts published now is touched.
  */
 static void
-agent_failsafe(const struct agent *a, const char *fmt, ...)
+agent_failsafe(const struct load_agent *a, const char *fmt, ...)
 {
 	char	 why[128], cg[AGENT_GANG_MAX];
 	va_list	 ap;
@@ -133,7 +136,7 @@ agent_parse_fd(const char *s, char opt)
 }
 
 static void
-agent_args(struct agent *a, int argc, char **argv)
+agent_args(struct load_agent *a, int argc, char **argv)
 {
 	int	 ch;
 
@@ -216,7 +219,7 @@ agent_map_shm(int fd)
  * already; a dts-load started by hand may inherit SIG_IGN).
  */
 static void
-agent_signals_open(struct agent *a)
+agent_signals_open(struct load_agent *a)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
 	sigset_t	 set;
@@ -233,21 +236,21 @@ agent_signals_open(struct agent *a)
 
 /* Belt and braces to the socket: a signal when dts dies, and a check. */
 static void
-agent_watch_parent(struct agent *a)
+agent_watch_parent(struct load_agent *a)
 {
 	a->ppid = getppid();
 	(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
 }
 
 static void
-agent_check_parent(const struct agent *a)
+agent_check_parent(const struct load_agent *a)
 {
 	if (getppid() != a->ppid)
 		agent_failsafe(a, "dts (pid %d) is gone", (int)a->ppid);
 }
 
 static void
-agent_log_start(struct agent *a)
+agent_log_start(struct load_agent *a)
 {
 	enum log_dest	 dest = LOG_TO_SYSLOG;
 	char		 err[512];
@@ -276,7 +279,7 @@ agent_log_start(struct agent *a)
 
 /* LI is a whole number of sample periods; the smoother uses that LI. */
 static void
-agent_load_start(struct agent *a)
+agent_load_start(struct load_agent *a)
 {
 	int64_t	 sample = a->conf.load.sample_ns;
 	int64_t	 li = a->conf.load.interval_ns;
@@ -307,7 +310,7 @@ agent_load_start(struct agent *a)
  * in PS and be skipped, or always in LS).
  */
 static void
-agent_timer_arm(struct agent *a)
+agent_timer_arm(struct load_agent *a)
 {
 	int64_t	 at;
 
@@ -319,7 +322,7 @@ agent_timer_arm(struct agent *a)
 }
 
 static int
-agent_timer_open(struct agent *a)
+agent_timer_open(struct load_agent *a)
 {
 	if ((a->tfd = evfd_timer(CLOCK_MONOTONIC)) == -1)
 		fatal("timerfd_create");
@@ -339,7 +342,7 @@ agent_timer_open(struct agent *a)
 #define WATCH_IDLE (100 * NS_PER_MS)
 
 static void
-agent_watch_arm(struct agent *a)
+agent_watch_arm(struct load_agent *a)
 {
 	int64_t	 beat = a->shm->beat_ns, limit = a->shm->limit_ns;
 	int	 rc;
@@ -353,7 +356,7 @@ agent_watch_arm(struct agent *a)
 }
 
 static void
-agent_notify_released(struct agent *a)
+agent_notify_released(struct load_agent *a)
 {
 	struct agent_report	 rep;
 
@@ -363,7 +366,7 @@ agent_notify_released(struct agent *a)
 }
 
 static void
-agent_watch(struct agent *a)
+agent_watch(struct load_agent *a)
 {
 	uint64_t	 exp;
 	int64_t		 beat = a->shm->beat_ns, limit = a->shm->limit_ns;
@@ -400,7 +403,7 @@ agent_epoll_add(int ep, int fd, uint32_t events)
 }
 
 static void
-agent_open(struct agent *a)
+agent_open(struct load_agent *a)
 {
 	agent_timer_open(a);
 	if ((a->wfd = evfd_timer(CLOCK_MONOTONIC)) == -1)
@@ -430,7 +433,7 @@ agent_milli(double v)
  * dropped (and a pending notification is sent with the next one).
  */
 static void
-agent_send(struct agent *a, double q, unsigned samples)
+agent_send(struct load_agent *a, double q, unsigned samples)
 {
 	struct agent_report	 rep;
 	ssize_t			 n;
@@ -463,7 +466,7 @@ agent_send(struct agent *a, double q, unsigned samples)
 
 /* One sample, if the phase allows one. */
 static void
-agent_sample(struct agent *a)
+agent_sample(struct load_agent *a)
 {
 	enum sample_kind	 kind;
 	int			 runnable = 0, running;
@@ -485,7 +488,7 @@ agent_sample(struct agent *a)
 
 /* End of a load interval: q, Q, report. */
 static void
-agent_interval(struct agent *a)
+agent_interval(struct load_agent *a)
 {
 	unsigned	 n;
 	double		 q = 0.0;
@@ -499,7 +502,7 @@ agent_interval(struct agent *a)
 }
 
 static void
-agent_tick(struct agent *a)
+agent_tick(struct load_agent *a)
 {
 	uint64_t	 exp, before, now_tick;
 	ssize_t		 n;
@@ -525,7 +528,7 @@ agent_tick(struct agent *a)
  * never sends an empty message, which would read the same).
  */
 static void
-agent_sock_event(struct agent *a, uint32_t events)
+agent_sock_event(struct load_agent *a, uint32_t events)
 {
 	char	 buf[256];
 	ssize_t	 n;
@@ -545,7 +548,7 @@ agent_sock_event(struct agent *a, uint32_t events)
 }
 
 static void
-agent_signal_event(struct agent *a)
+agent_signal_event(struct load_agent *a)
 {
 	struct signalfd_siginfo	 si;
 
@@ -555,7 +558,7 @@ agent_signal_event(struct agent *a)
 }
 
 static void
-agent_loop(struct agent *a)
+agent_loop(struct load_agent *a)
 {
 	struct epoll_event	 ev[5];
 	int			 i, n, tick;
@@ -587,7 +590,7 @@ agent_loop(struct agent *a)
 int
 main(int argc, char **argv)
 {
-	static struct agent	 a;
+	static struct load_agent	 a;
 
 	agent_signals_open(&a);
 	(void)prctl(PR_SET_DUMPABLE, 0);	/* no ptrace, no core */
