@@ -16,8 +16,8 @@
 int
 proc_read_small(const char *path, char *buf, size_t cap)
 {
-	ssize_t n;
-	int fd;
+	ssize_t	 n;
+	int	 fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd == -1)
@@ -36,7 +36,7 @@ proc_read_small(const char *path, char *buf, size_t cap)
 static int
 read_pid_file(pid_t pid, const char *name, char *buf, size_t cap)
 {
-	char path[64];
+	char	 path[64];
 
 	if (pid == 0)
 		snprintf(path, sizeof(path), "/proc/self/%s", name);
@@ -48,9 +48,9 @@ read_pid_file(pid_t pid, const char *name, char *buf, size_t cap)
 int
 proc_pid_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp)
 {
-	char buf[PROC_STAT_MAX], st;
-	const char *p;
-	int pp, pg;
+	char		 buf[PROC_STAT_MAX], st;
+	const char	*p;
+	int		 pp, pg;
 
 	if (read_pid_file(pid, "stat", buf, sizeof(buf)) == -1)
 		return -1;
@@ -69,8 +69,8 @@ proc_pid_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp)
 int
 proc_parse_uids(const char *status, uid_t uids[4])
 {
-	const char *p;
-	unsigned long v[4];
+	const char	*p;
+	unsigned long	 v[4];
 
 	if (strncmp(status, "Uid:", 4) == 0)
 		p = status;
@@ -88,8 +88,8 @@ proc_parse_uids(const char *status, uid_t uids[4])
 int
 proc_parse_cgroup(const char *text, char *buf, size_t len)
 {
-	const char *p;
-	size_t n;
+	const char	*p;
+	size_t		 n;
 
 	if (strncmp(text, "0::", 3) == 0)
 		p = text + 3;
@@ -104,11 +104,10 @@ proc_parse_cgroup(const char *text, char *buf, size_t len)
 	return 0;
 }
 
-
 int
 proc_pid_uids(pid_t pid, uid_t uids[4])
 {
-	char text[4096];
+	char	 text[4096];
 
 	if (read_pid_file(pid, "status", text, sizeof(text)) == -1)
 		return -1;
@@ -118,7 +117,7 @@ proc_pid_uids(pid_t pid, uid_t uids[4])
 int
 proc_pid_cgroup(pid_t pid, char *buf, size_t len)
 {
-	char text[4096];
+	char	 text[4096];
 
 	if (read_pid_file(pid, "cgroup", text, sizeof(text)) == -1)
 		return -1;
@@ -137,10 +136,10 @@ proc_pid_comm(pid_t pid, char *buf, size_t len)
 int
 proc_procs_running(void)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	int n = -1;
-	FILE *f;
+	char	*line = NULL;
+	size_t	 cap = 0;
+	int	 n = -1;
+	FILE	*f;
 
 	f = fopen("/proc/stat", "re");
 	if (f == NULL)
@@ -158,7 +157,7 @@ proc_procs_running(void)
 int
 proc_ncpu(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	long	 n = sysconf(_SC_NPROCESSORS_ONLN);
 
 	return n < 1 ? 1 : (int)n;
 }

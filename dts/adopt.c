@@ -33,7 +33,7 @@ addr_of(const char *path, struct sockaddr_un *sun)
 static int
 someone_listens(const struct sockaddr_un *sun)
 {
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), ok;
+	int	 fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), ok;
 
 	if (fd == -1)
 		return 0;
@@ -46,8 +46,8 @@ someone_listens(const struct sockaddr_un *sun)
 static int
 socket_dir(const char *path, char *err, size_t errlen)
 {
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char *slash;
+	char	 dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char	*slash;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
@@ -58,9 +58,9 @@ socket_dir(const char *path, char *err, size_t errlen)
 
 int
 adopt_open(struct adopt *a, const char *path, const struct dts_conf *c,
-	   struct gang *g, char *err, size_t errlen)
+    struct gang *g, char *err, size_t errlen)
 {
-	struct sockaddr_un sun;
+	struct sockaddr_un	 sun;
 
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
@@ -106,7 +106,7 @@ adopt_open(struct adopt *a, const char *path, const struct dts_conf *c,
 int
 adopt_accept(struct adopt *a, int *evicted)
 {
-	int fd = accept4(a->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int	 fd = accept4(a->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 	*evicted = -1;
 	if (fd == -1)
@@ -129,9 +129,9 @@ adopt_accept(struct adopt *a, int *evicted)
 static void __attribute__((format(printf, 2, 3)))
 reply(int fd, const char *fmt, ...)
 {
-	char msg[ADOPT_MSG_MAX];
-	va_list ap;
-	int n;
+	char	 msg[ADOPT_MSG_MAX];
+	va_list	 ap;
+	int	 n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -159,10 +159,10 @@ user_allowed(const struct dts_conf *c, const char *name)
  */
 static const char *
 decide(struct adopt *a, const char *req, const struct ucred *cr,
-       const char **name, char *why, size_t whylen)
+    const char **name, char *why, size_t whylen)
 {
-	struct passwd *pw;
-	int members;
+	struct passwd	*pw;
+	int		 members;
 
 	if (strcmp(req, "ADOPT pvmd") != 0 && strcmp(req, "ADOPT run") != 0)
 		return "malformed request (expected \"ADOPT pvmd\", "
@@ -196,15 +196,15 @@ decide(struct adopt *a, const char *req, const struct ucred *cr,
 
 /* The gang's uid for one member, into an owner_arg. */
 struct owner_arg {
-	uid_t uid;
-	int   n, mixed;
+	uid_t	 uid;
+	int	 n, mixed;
 };
 
 static void
 owner_one(pid_t pid, void *arg)
 {
-	struct owner_arg *oa = arg;
-	uid_t ids[4];
+	struct owner_arg	*oa = arg;
+	uid_t			 ids[4];
 
 	if (proc_pid_uids(pid, ids) == -1)
 		return;
@@ -221,7 +221,7 @@ owner_one(pid_t pid, void *arg)
 static int
 gang_owner(struct adopt *a, uid_t *uid)
 {
-	struct owner_arg oa = { 0, 0, 0 };
+	struct owner_arg	 oa = { 0, 0, 0 };
 
 	if (a->gang_uid == (uid_t)-1) {
 		(void)cg_foreach(a->gang->cg, "cgroup.procs", owner_one, &oa);
@@ -246,9 +246,9 @@ gang_owner(struct adopt *a, uid_t *uid)
  */
 static const char *
 decide_join(struct adopt *a, const char *req, const struct ucred *cr,
-	    pid_t *pid, char *why, size_t whylen)
+    pid_t *pid, char *why, size_t whylen)
 {
-	uid_t owner, id[4];
+	uid_t	 owner, id[4];
 
 	if (adopt_parse_join(req, pid) == -1)
 		return "malformed request (expected \"JOIN <pid>\", the pid "
@@ -297,9 +297,9 @@ decide_join(struct adopt *a, const char *req, const struct ucred *cr,
 static void
 answer_join(struct adopt *a, int fd, const char *req, const struct ucred *cr)
 {
-	char why[ADOPT_MSG_MAX], comm[64] = "?";
-	const char *refused;
-	pid_t pid = 0;
+	char		 why[ADOPT_MSG_MAX], comm[64] = "?";
+	const char	*refused;
+	pid_t		 pid = 0;
 
 	if ((refused = decide_join(a, req, cr, &pid, why,
 	    sizeof(why))) != NULL) {
@@ -318,10 +318,10 @@ answer_join(struct adopt *a, int fd, const char *req, const struct ucred *cr)
 
 static void
 answer_adopt(struct adopt *a, int fd, const char *req,
-	     const struct ucred *cr)
+    const struct ucred *cr)
 {
-	char why[ADOPT_MSG_MAX];
-	const char *refused, *name = "?";
+	char		 why[ADOPT_MSG_MAX];
+	const char	*refused, *name = "?";
 
 	if ((refused = decide(a, req, cr, &name, why, sizeof(why))) != NULL) {
 		a->refused++;
@@ -341,10 +341,10 @@ answer_adopt(struct adopt *a, int fd, const char *req,
 int
 adopt_input(struct adopt *a, int fd)
 {
-	char req[ADOPT_MSG_MAX + 1];
-	struct ucred cr;
-	socklen_t len = sizeof(cr);
-	ssize_t n;
+	char		 req[ADOPT_MSG_MAX + 1];
+	struct ucred	 cr;
+	socklen_t	 len = sizeof(cr);
+	ssize_t		 n;
 
 	n = recv(fd, req, ADOPT_MSG_MAX, MSG_DONTWAIT);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))

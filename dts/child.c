@@ -41,20 +41,20 @@ agent_shm_create(struct dts_agent *a)
 static int
 inherit(int fd)
 {
-	int fl = fcntl(fd, F_GETFD);
+	int	 fl = fcntl(fd, F_GETFD);
 
 	return fl == -1 ? -1 : fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
 }
 
 struct agent_fds {
-	int sock, shm_fd, prio;
+	int	 sock, shm_fd, prio;
 };
 
 /* In the child: the two fds dts-load is given, its priority and caps. */
 static const char *
 agent_setup(void *arg)
 {
-	const struct agent_fds *f = arg;
+	const struct agent_fds	*f = arg;
 
 	if (inherit(f->sock) == -1 || inherit(f->shm_fd) == -1)
 		return "fcntl";
@@ -67,12 +67,12 @@ int
 agent_spawn(struct dts_agent *a, const char *path, const char *conf_file,
     int prio, char *err, size_t errlen)
 {
-	char sockarg[16], shmarg[16];
-	char *argv[] = { "dts-load", "-f", (char *)conf_file, "-c", sockarg,
-	    "-s", shmarg, NULL };
-	struct agent_fds f;
-	int sv[2];
-	pid_t pid;
+	char			 sockarg[16], shmarg[16];
+	char			*argv[] = { "dts-load", "-f", (char *)conf_file,
+	    "-c", sockarg, "-s", shmarg, NULL };
+	struct agent_fds	 f;
+	int			 sv[2];
+	pid_t			 pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));

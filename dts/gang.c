@@ -21,8 +21,8 @@
 static int
 choose_base(struct gang *g, const char *where, char *err, size_t errlen)
 {
-	char mnt[CG_PATH_MAX], own[CG_PATH_MAX];
-	int systemd = 0;
+	char	 mnt[CG_PATH_MAX], own[CG_PATH_MAX];
+	int	 systemd = 0;
 
 	if (cg_mount(mnt, sizeof(mnt)) == -1) {
 		snprintf(err, errlen, "no cgroup v2 hierarchy is mounted "
@@ -49,8 +49,9 @@ choose_base(struct gang *g, const char *where, char *err, size_t errlen)
 		snprintf(daemon, sizeof(daemon), "%.*s/daemon",
 		    (int)sizeof(g->base) - 16, g->base);
 		snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
-		if (conf_dir_make_trusted(daemon, "cgroup", err, errlen) == -1 ||
-		    cg_write(daemon, "cgroup.procs", pid) == -1) {
+		if (conf_dir_make_trusted(daemon, "cgroup", err,
+		    errlen) == -1 || cg_write(daemon, "cgroup.procs",
+		    pid) == -1) {
 			snprintf(err, errlen, "cgroup %s: cannot move dts "
 			    "there: %s", daemon, strerror(errno));
 			return -1;
@@ -61,9 +62,9 @@ choose_base(struct gang *g, const char *where, char *err, size_t errlen)
 
 int
 gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
-	   char *err, size_t errlen)
+    char *err, size_t errlen)
 {
-	char mnt[CG_PATH_MAX];
+	char	 mnt[CG_PATH_MAX];
 
 	memset(g, 0, sizeof(*g));
 	g->freeze_fd = -1;
@@ -100,8 +101,8 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 int
 gang_adopt(struct gang *g, pid_t pid)
 {
-	int rt = g->rt && !g->idle;
-	char text[32];
+	int	 rt = g->rt && !g->idle;
+	char	 text[32];
 
 	snprintf(text, sizeof(text), "%d\n", (int)pid);
 	if (cg_write(g->cg, "cgroup.procs", text) == -1)
@@ -118,7 +119,7 @@ gang_adopt(struct gang *g, pid_t pid)
 int
 gang_has(const struct gang *g, pid_t pid)
 {
-	char cg[CG_PATH_MAX];
+	char	 cg[CG_PATH_MAX];
 
 	return g->rel[0] != '\0' && proc_pid_cgroup(pid, cg, sizeof(cg)) == 0 &&
 	    strcmp(cg, g->rel) == 0;
@@ -145,7 +146,7 @@ gang_cont(struct gang *g)
 void
 gang_set_rt(struct gang *g, int rt)
 {
-	int n;
+	int	 n;
 
 	if (g->rt == rt)
 		return;
@@ -176,7 +177,7 @@ gang_set_idle(struct gang *g, int idle)
 static int
 has_word(const char *text, const char *word)
 {
-	size_t n = strlen(word);
+	size_t	 n = strlen(word);
 
 	for (const char *p = text; (p = strstr(p, word)) != NULL; p += n)
 		if ((p == text || p[-1] == ' ') &&
@@ -188,7 +189,7 @@ has_word(const char *text, const char *word)
 int
 gang_can_idle(const struct gang *g, char *why, size_t len)
 {
-	char text[256];
+	char	 text[256];
 
 	if (proc_read_small("/proc/sys/kernel/sched_autogroup_enabled", text,
 	    sizeof(text)) == 0 && text[0] == '1') {

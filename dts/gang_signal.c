@@ -26,9 +26,9 @@
 #define SWEEPS 64	/* stop: passes before we give up on a fork storm */
 
 static struct {
-	char  *text;	/* cgroup.procs as read */
-	size_t cap;
-	struct pidset stopped;	/* members found by the last stop */
+	char		*text;	/* cgroup.procs as read */
+	size_t		 cap;
+	struct pidset	 stopped;	/* members found by the last stop */
 } m;
 
 static int
@@ -45,7 +45,7 @@ sig_open(struct gang *g)
 static int
 read_procs(struct gang *g)
 {
-	ssize_t n;
+	ssize_t	 n;
 
 	for (;;) {
 		if (m.cap == 0 || (n = pread(g->procs_fd, m.text, m.cap - 1,
@@ -69,8 +69,8 @@ read_procs(struct gang *g)
 static int
 stop_pass(struct gang *g)
 {
-	const char *p;
-	int fresh = 0;
+	const char	*p;
+	int		 fresh = 0;
 
 	if (read_procs(g) == -1)
 		return -1;
@@ -94,7 +94,7 @@ stop_pass(struct gang *g)
 static int
 sig_stop(struct gang *g)
 {
-	int fresh;
+	int	 fresh;
 
 	m.stopped.n = 0;
 	for (int pass = 0; pass < SWEEPS; pass++)

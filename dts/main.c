@@ -16,9 +16,9 @@
  *      exit; the gang stays in its cgroup and a new dts takes it over.
  *
  * Priorities: dts's edge thread FIFO max, its main and intake threads and
- * dts-load FIFO max-1, the gang RR max-2.  The
- * thesis has the agent below pvmd, but the agent is also the fail-safe:
- * below the gang it could not run while the gang spins on every CPU.
+ * dts-load FIFO max-1, the gang RR max-2.  The thesis has the agent below
+ * pvmd, but the agent is also the fail-safe: below the gang it could not
+ * run while the gang spins on every CPU.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,17 +72,17 @@
 #define MAIN_PRIO(d)   AGENT_PRIO(d)
 
 struct dts {
-	struct dts_conf conf;
-	const char *conf_path;
-	struct ctl ctl;
-	struct gang gang;
-	struct adopt adopt;
-	struct sched sched;
-	struct dts_agent agent;
-	int   epfd, sigfd;
-	int   restart_tfd;      /* restarts dts-load after a back-off */
-	int   rt_prio;
-	int   done;
+	struct dts_conf		 conf;
+	const char		*conf_path;
+	struct ctl		 ctl;
+	struct gang		 gang;
+	struct adopt		 adopt;
+	struct sched		 sched;
+	struct dts_agent	 agent;
+	int			 epfd, sigfd;
+	int			 restart_tfd;	/* dts-load again after a back-off */
+	int			 rt_prio;
+	int			 done;
 };
 
 static void __attribute__((noreturn))
@@ -100,8 +100,8 @@ usage(int rc)
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die_early(const char *fmt, ...)
 {
-	char msg[512];
-	va_list ap;
+	char	 msg[512];
+	va_list	 ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -132,7 +132,7 @@ static void agent_backoff(struct dts *);
 static void
 start_agent(struct dts *d)
 {
-	char err[512];
+	char	 err[512];
 
 	if (agent_spawn(&d->agent, d->conf.load_agent, d->conf_path,
 	    AGENT_PRIO(d), err, sizeof(err)) == -1) {
@@ -156,9 +156,10 @@ start_agent(struct dts *d)
 static void
 agent_input(struct dts *d)
 {
-	struct agent_report r;
-	ssize_t n = recv(d->agent.sock, &r, sizeof(r), MSG_DONTWAIT);
+	struct agent_report	 r;
+	ssize_t			 n;
 
+	n = recv(d->agent.sock, &r, sizeof(r), MSG_DONTWAIT);
 	if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR)) {
 		epoll_del(d, d->agent.sock);
 		close(d->agent.sock);
@@ -189,7 +190,7 @@ agent_input(struct dts *d)
 static void
 agent_backoff(struct dts *d)
 {
-	int64_t now = now_mono_ns(), delay = AGENT_BACKOFF_MIN;
+	int64_t	 now = now_mono_ns(), delay = AGENT_BACKOFF_MIN;
 
 	if (d->done)
 		return;
@@ -226,7 +227,7 @@ agent_exited(struct dts *d, int status)
 static void
 agent_restart(struct dts *d)
 {
-	uint64_t n;
+	uint64_t	 n;
 
 	if (read(d->restart_tfd, &n, sizeof(n)) == -1 && errno != EAGAIN)
 		log_warn("read restart timer");
@@ -237,8 +238,8 @@ agent_restart(struct dts *d)
 static void
 reap(struct dts *d)
 {
-	int status;
-	pid_t pid;
+	int	 status;
+	pid_t	 pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
 		if (pid == d->agent.pid)
@@ -248,7 +249,7 @@ reap(struct dts *d)
 static void
 signal_input(struct dts *d)
 {
-	struct signalfd_siginfo si;
+	struct signalfd_siginfo	 si;
 
 	while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
@@ -264,7 +265,7 @@ signal_input(struct dts *d)
 static void
 adopt_event(struct dts *d, int fd)
 {
-	int conn, evicted;
+	int	 conn, evicted;
 
 	if (fd != d->adopt.fd) {
 		/* answered: close() takes it out of epoll */
@@ -310,7 +311,7 @@ locked_event(struct dts *d, int fd)
 static void
 loop(struct dts *d)
 {
-	struct epoll_event ev[16];
+	struct epoll_event	 ev[16];
 
 	while (!d->done) {
 		int n = epoll_wait(d->epfd, ev, 16, -1);
@@ -332,11 +333,11 @@ loop(struct dts *d)
 	}
 }
 
-/* The schedule dts runs before any console speaks, and after one fell silent. */
+/* The schedule dts runs before a console speaks, and after one fell silent. */
 static struct proto_schedule
 own_schedule(const struct dts *d)
 {
-	struct proto_schedule p = {
+	struct proto_schedule	 p = {
 		.mode = (uint8_t)d->conf.mode,
 		.sync = (uint8_t)d->conf.sync,
 		.flags = SCHED_F_ACTIVE | SCHED_F_SYNC |
@@ -353,8 +354,8 @@ own_schedule(const struct dts *d)
 static void
 initial_schedule(struct dts *d)
 {
-	struct proto_schedule p = own_schedule(d);
-	const char *err;
+	struct proto_schedule	 p = own_schedule(d);
+	const char		*err;
 
 	if (sched_apply(&d->sched, &p, now_mono_ns(), now_real_ns(),
 	    &err) == -1)
@@ -365,7 +366,7 @@ initial_schedule(struct dts *d)
 static void
 setup_fds(struct dts *d)
 {
-	sigset_t mask;
+	sigset_t	 mask;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
@@ -384,7 +385,7 @@ setup_fds(struct dts *d)
 static void
 detach(void)
 {
-	pid_t pid = fork();
+	pid_t	 pid = fork();
 
 	if (pid == -1)
 		die_early("fork: %s", strerror(errno));
@@ -399,7 +400,7 @@ detach(void)
 static void
 start(struct dts *d)
 {
-	char err[512];
+	char	 err[512];
 
 	if (gang_setup(&d->gang, d->conf.cgroup, d->conf.backend, GANG_PRIO(d),
 	    err, sizeof(err)) == -1)
@@ -443,9 +444,9 @@ finish(struct dts *d)
  */
 static int
 load_keys(const struct dts_conf *c, struct auth_key *k, char *err,
-	  size_t errlen)
+    size_t errlen)
 {
-	char why[256];
+	char	 why[256];
 
 	if (auth_key_load(k, c->key_file, why, sizeof(why)) == -1) {
 		snprintf(err, errlen, "%s (no key, no start; or set insecure "
@@ -470,12 +471,13 @@ load_keys(const struct dts_conf *c, struct auth_key *k, char *err,
 int
 main(int argc, char **argv)
 {
-	static struct dts d;
-	struct auth_key key = { 0 };
-	struct proto_schedule own;
-	char err[512];
-	int ch, check = 0, debug = 0, daemonize = 0, explicit_conf = 0;
-	const char *keygen = NULL;
+	static struct dts	 d;
+	struct auth_key		 key = { 0 };
+	struct proto_schedule	 own;
+	char			 err[512];
+	int			 ch, check = 0, debug = 0, daemonize = 0;
+	int			 explicit_conf = 0;
+	const char		*keygen = NULL;
 
 	d.conf_path = SYSCONFDIR "/dts/dts.conf";
 	while ((ch = getopt(argc, argv, "df:hk:nvV")) != -1) {

@@ -28,7 +28,7 @@ priv_rt_max(int conf_prio)
 int
 priv_rt_self(int prio)
 {
-	struct sched_param sp = { .sched_priority = prio };
+	struct sched_param	 sp = { .sched_priority = prio };
 
 	if (sched_setscheduler(0, SCHED_FIFO, &sp) == -1)
 		return -1;
@@ -45,9 +45,9 @@ priv_rt_self(int prio)
 int
 priv_rt_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
 {
-	pthread_attr_t a;
-	struct sched_param sp = { .sched_priority = prio };
-	int rc;
+	pthread_attr_t		 a;
+	struct sched_param	 sp = { .sched_priority = prio };
+	int			 rc;
 
 	pthread_attr_init(&a);
 	pthread_attr_setstacksize(&a, PRIV_THREAD_STACK);
@@ -66,9 +66,10 @@ priv_rt_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
 int
 priv_lower_self(int prio)
 {
-	struct sched_param sp = { .sched_priority = prio };
-	int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	struct sched_param	 sp = { .sched_priority = prio };
+	int			 rc;
 
+	rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	if (rc != 0) {
 		errno = rc;
 		return -1;
@@ -94,8 +95,8 @@ priv_check_root(char *err, size_t errlen)
 int
 priv_drop_self(void)
 {
-	cap_t caps;
-	int rc;
+	cap_t	 caps;
+	int	 rc;
 
 	if (prctl(PR_SET_SECUREBITS, SECBITS_ROOT_POWERLESS) == -1)
 		return -1;
@@ -123,7 +124,7 @@ priv_drop_self(void)
 int
 priv_child_agent(int prio)
 {
-	struct sched_param sp = { .sched_priority = prio };
+	struct sched_param	 sp = { .sched_priority = prio };
 
 	if (sched_setscheduler(0, SCHED_FIFO, &sp) == -1)
 		return -1;
@@ -139,8 +140,8 @@ priv_child_agent(int prio)
 void
 priv_log_caps(const char *who)
 {
-	cap_t caps = cap_get_proc();
-	char *text = caps ? cap_to_text(caps, NULL) : NULL;
+	cap_t	 caps = cap_get_proc();
+	char	*text = caps ? cap_to_text(caps, NULL) : NULL;
 
 	log_info("%s: uid %d, capabilities \"%s\", %sdumpable", who,
 	    (int)getuid(), text ? text : "?",

@@ -47,14 +47,14 @@
 #define TASKS_MAX   65536             /* more on one host: the rest later */
 
 static struct {
-	const char *sock;
-	char        cg[CG_PATH_MAX];    /* our gang: /proc/self/cgroup */
-	pid_t       self;
-	pid_t       pvmd;               /* -p: the process that execs pvmd */
-	const char *vmid;               /* PVM_VMID as we were started */
-	pid_t      *done, *next;        /* sorted: pids dealt with */
-	int         ndone;
-	int         dts_down;           /* the last request found no dts */
+	const char	*sock;
+	char		 cg[CG_PATH_MAX];	/* our gang (/proc/self/cgroup) */
+	pid_t		 self;
+	pid_t		 pvmd;		/* -p: the process that execs pvmd */
+	const char	*vmid;		/* PVM_VMID as we were started */
+	pid_t		*done, *next;	/* sorted: pids dealt with */
+	int		 ndone;
+	int		 dts_down;	/* the last request found no dts */
 } j;
 
 static void __attribute__((noreturn))
@@ -68,7 +68,7 @@ usage(int rc)
 static void
 sleep_ns(int64_t ns)
 {
-	struct timespec ts = ns_to_ts(ns);
+	struct timespec	 ts = ns_to_ts(ns);
 
 	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
 		;
@@ -83,10 +83,10 @@ sleep_ns(int64_t ns)
 static int
 pvmd_is_ours(void)
 {
-	struct ucred cr;
-	socklen_t len = sizeof(cr);
-	char cg[CG_PATH_MAX];
-	int *fds = NULL;
+	struct ucred	 cr;
+	socklen_t	 len = sizeof(cr);
+	char		 cg[CG_PATH_MAX];
+	int		*fds = NULL;
 
 	if (pvm_getfds(&fds) < 1 || fds == NULL ||
 	    getsockopt(fds[0], SOL_SOCKET, SO_PEERCRED, &cr, &len) == -1)
@@ -101,7 +101,7 @@ pvmd_is_ours(void)
 static int
 try_pvmd(const char *vmid)
 {
-	int tid;
+	int	 tid;
 
 	if ((vmid != NULL ? setenv("PVM_VMID", vmid, 1) :
 	    unsetenv("PVM_VMID")) == -1)
@@ -123,11 +123,11 @@ try_pvmd(const char *vmid)
 static int
 find_pvmd(void)
 {
-	const char *tmp = getenv("PVM_TMP");
-	char prefix[32];
-	struct dirent *e;
-	DIR *d;
-	int tid;
+	const char	*tmp = getenv("PVM_TMP");
+	char		 prefix[32];
+	struct dirent	*e;
+	DIR		*d;
+	int		 tid;
 
 	if ((tid = try_pvmd(j.vmid)) >= 0)
 		return tid;
@@ -151,8 +151,8 @@ find_pvmd(void)
 static int
 wait_for_pvmd(void)
 {
-	int64_t end = now_mono_ns() + START_WAIT, delay = BACKOFF_MIN;
-	int tid;
+	int64_t	 end = now_mono_ns() + START_WAIT, delay = BACKOFF_MIN;
+	int	 tid;
 
 	for (;;) {
 		if ((tid = find_pvmd()) >= 0)
@@ -168,7 +168,7 @@ wait_for_pvmd(void)
 static int
 cmp_pid(const void *a, const void *b)
 {
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	pid_t	 x = *(const pid_t *)a, y = *(const pid_t *)b;
 
 	return (x > y) - (x < y);
 }
@@ -177,7 +177,7 @@ cmp_pid(const void *a, const void *b)
 static int
 ask_join(pid_t pid)
 {
-	char req[64], reply[ADOPT_MSG_MAX + 1], err[ADOPT_MSG_MAX];
+	char	 req[64], reply[ADOPT_MSG_MAX + 1], err[ADOPT_MSG_MAX];
 
 	snprintf(req, sizeof(req), "JOIN %d", (int)pid);
 	if (adopt_ask(j.sock, req, reply, sizeof(reply), REPLY_WAIT_MS, err,
@@ -201,7 +201,7 @@ ask_join(pid_t pid)
 static int
 deal_with(pid_t pid)
 {
-	char cg[CG_PATH_MAX], comm[64];
+	char	 cg[CG_PATH_MAX], comm[64];
 
 	if (proc_pid_cgroup(pid, cg, sizeof(cg)) == -1 ||
 	    strcmp(cg, j.cg) == 0)
@@ -221,7 +221,7 @@ deal_with(pid_t pid)
 static void
 scan(const struct pvmtaskinfo *ti, int n)
 {
-	int m = 0, k = 0;
+	int	 m = 0, k = 0;
 
 	if (n > TASKS_MAX)
 		n = TASKS_MAX;
@@ -244,9 +244,9 @@ scan(const struct pvmtaskinfo *ti, int n)
 int
 main(int argc, char **argv)
 {
-	int host, n, c, verbose = 0;
-	struct pvmtaskinfo *ti;
-	int64_t next;
+	int			 host, n, c, verbose = 0;
+	struct pvmtaskinfo	*ti;
+	int64_t			 next;
 
 	j.sock = getenv(ADOPT_SOCKET_ENV);
 	if (j.sock == NULL || j.sock[0] == '\0')

@@ -31,7 +31,7 @@
 static void __attribute__((noreturn, format(printf, 2, 3)))
 die(int rc, const char *fmt, ...)
 {
-	va_list ap;
+	va_list	 ap;
 
 	fputs("dts-run: ", stderr);
 	va_start(ap, fmt);
@@ -54,7 +54,7 @@ usage(int rc)
 static void
 ask(const char *path, const char *req, char *reply, size_t len)
 {
-	char err[ADOPT_MSG_MAX];
+	char	 err[ADOPT_MSG_MAX];
 
 	if (adopt_ask(path, req, reply, len, ADOPT_REPLY_WAIT_MS, err,
 	    sizeof(err)) == -1)
@@ -78,7 +78,7 @@ ask(const char *path, const char *req, char *reply, size_t len)
 static const char *
 joiner_setup(void *arg)
 {
-	pid_t pid;
+	pid_t	 pid;
 
 	(void)arg;
 	if ((pid = fork()) == -1)
@@ -96,10 +96,11 @@ joiner_setup(void *arg)
 static void
 start_joiner(const char *sock)
 {
-	const char *path = getenv(PVMJOIN_ENV);
-	char me[32], err[256];
-	char *argv[] = { "dts-pvmjoin", "-p", me, "-S", (char *)sock, NULL };
-	pid_t pid;
+	const char	*path = getenv(PVMJOIN_ENV);
+	char		 me[32], err[256];
+	char		*argv[] = { "dts-pvmjoin", "-p", me, "-S", (char *)sock,
+	    NULL };
+	pid_t		 pid;
 
 	if (getuid() == 0 || geteuid() == 0)
 		return;
@@ -123,9 +124,9 @@ start_joiner(const char *sock)
 int
 main(int argc, char **argv)
 {
-	const char *sock = getenv(ADOPT_SOCKET_ENV);
-	char reply[ADOPT_MSG_MAX + 1];
-	int i, pvmd = 0;
+	const char	*sock = getenv(ADOPT_SOCKET_ENV);
+	char		 reply[ADOPT_MSG_MAX + 1];
+	int		 i, pvmd = 0;
 
 	if (sock == NULL || sock[0] == '\0')
 		sock = ADOPT_SOCKET_DEFAULT;

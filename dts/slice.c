@@ -10,7 +10,7 @@ _Static_assert(PHASE_PS == 1 && PHASE_LS == 2, "slice_edge_phase");
 static int64_t
 floordiv(int64_t a, int64_t b)
 {
-	int64_t q = a / b;
+	int64_t	 q = a / b;
 
 	if ((a % b) != 0 && a < 0)
 		q--;
@@ -20,8 +20,8 @@ floordiv(int64_t a, int64_t b)
 int64_t
 slice_edge_index(int64_t t0, int64_t ps, int64_t ip, int64_t t)
 {
-	int64_t k = floordiv(t - t0, ip);
-	int64_t off = (t - t0) - k * ip;
+	int64_t	 k = floordiv(t - t0, ip);
+	int64_t	 off = (t - t0) - k * ip;
 
 	return 2 * k + (off >= ps ? 1 : 0);
 }
@@ -29,7 +29,7 @@ slice_edge_index(int64_t t0, int64_t ps, int64_t ip, int64_t t)
 int64_t
 slice_edge_time(int64_t t0, int64_t ps, int64_t ip, int64_t e)
 {
-	int64_t k = floordiv(e, 2);
+	int64_t	 k = floordiv(e, 2);
 
 	return t0 + k * ip + ((e - 2 * k) ? ps : 0);
 }
@@ -37,7 +37,7 @@ slice_edge_time(int64_t t0, int64_t ps, int64_t ip, int64_t e)
 int
 slice_sync(struct slice *s, int64_t t0, int64_t ps, int64_t ip, int64_t now)
 {
-	int64_t e = slice_edge_index(t0, ps, ip, now);
+	int64_t	 e = slice_edge_index(t0, ps, ip, now);
 
 	s->t0 = t0;
 	s->ps = ps;
@@ -51,7 +51,7 @@ slice_sync(struct slice *s, int64_t t0, int64_t ps, int64_t ip, int64_t now)
 int
 slice_advance(struct slice *s, int64_t now, int *edges_crossed)
 {
-	int64_t e;
+	int64_t	 e;
 
 	if (now < s->deadline) {
 		*edges_crossed = 0;
