@@ -18,6 +18,8 @@
 #include "timeutil.h"
 
 #define BATCH 16                       /* datagrams per recvmmsg */
+/* room for one receive time (SO_TIMESTAMPNS) */
+#define RXTIME_CMSG CMSG_SPACE(sizeof(struct timespec))
 
 /*
  * The thread runs above the gang (a command must not wait for the LS of
@@ -35,18 +37,18 @@
 static void
 efd_post(int efd)
 {
-	uint64_t one = 1;
+	uint64_t	 one = 1;
 
-	if (write(efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+	if (write(efd, &one, sizeof(one)) == -1 && errno != EAGAIN)
 		log_warn("eventfd write");
 }
 
 static void
 efd_drain(int efd)
 {
-	uint64_t n;
+	uint64_t	 n;
 
-	if (read(efd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+	if (read(efd, &n, sizeof(n)) == -1 && errno != EAGAIN)
 		log_warn("eventfd read");
 }
 
@@ -57,14 +59,14 @@ efd_drain(int efd)
 static int
 port_socket(const struct sockaddr_in *bound)
 {
-	int on = 1, fd;
+	int	 on = 1, fd;
 
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	if (fd == -1)
 		return -1;
-	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) < 0 ||
-	    bind(fd, (const struct sockaddr *)bound, sizeof(*bound)) < 0) {
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) == -1 ||
+	    bind(fd, (const struct sockaddr *)bound, sizeof(*bound)) == -1) {
 		close(fd);
 		return -1;
 	}
@@ -73,23 +75,24 @@ port_socket(const struct sockaddr_in *bound)
 
 int
 intake_open(struct intake *in, const char *addr, int port,
-	    const struct auth_key *key, int64_t replay_window, char *err,
-	    size_t errlen)
+    const struct auth_key *key, int64_t replay_window, char *err,
+    size_t errlen)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET,
+	struct sockaddr_in	 sin = { .sin_family = AF_INET,
 	    .sin_port = htons((uint16_t)port) };
-	int on = 1;
+	int			 on = 1;
 
 	memset(in, 0, sizeof(*in));
 	in->fd = in->mfd = in->cmd_efd = in->out_efd = -1;
 	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1) {
-		snprintf(err, errlen, "bind address \"%s\" is not an IPv4 address",
-		    addr);
+		snprintf(err, errlen, "bind address \"%s\" is not an IPv4 "
+		    "address", addr);
 		return -1;
 	}
 	in->bound = sin;
-	if ((in->fd = port_socket(&in->bound)) < 0 ||
-	    setsockopt(in->fd, SOL_SOCKET, SO_BROADCAST, &on, sizeof(on)) < 0) {
+	if ((in->fd = port_socket(&in->bound)) == -1 ||
+	    setsockopt(in->fd, SOL_SOCKET, SO_BROADCAST, &on,
+	    sizeof(on)) == -1) {
 		snprintf(err, errlen, "control socket %s:%d: %s", addr, port,
 		    strerror(errno));
 		intake_close(in);
@@ -97,7 +100,7 @@ intake_open(struct intake *in, const char *addr, int port,
 	}
 	in->cmd_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	in->out_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (in->cmd_efd < 0 || in->out_efd < 0) {
+	if (in->cmd_efd == -1 || in->out_efd == -1) {
 		snprintf(err, errlen, "eventfd: %s", strerror(errno));
 		intake_close(in);
 		return -1;
@@ -111,7 +114,7 @@ intake_open(struct intake *in, const char *addr, int port,
 	    BUCKET_BURST_ALL, now_mono_ns());
 	buckets_init(&in->mbuckets, BUCKET_RATE, BUCKET_BURST, BUCKET_RATE,
 	    BUCKET_BURST, now_mono_ns());
-	if (gethostname(in->name, sizeof(in->name) - 1) < 0)
+	if (gethostname(in->name, sizeof(in->name) - 1) == -1)
 		snprintf(in->name, sizeof(in->name), "?");
 	return 0;
 }
@@ -146,17 +149,17 @@ rx_time(struct msghdr *mh)
  */
 static void
 check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
-      const struct sockaddr_in *from, int64_t rx_real, int master)
+    const struct sockaddr_in *from, int64_t rx_real, int master)
 {
-	struct intake_cmd c;
-	enum proto_reject why;
-	int64_t now_real, now_mono, step;
+	struct intake_cmd	 c;
+	enum proto_reject	 why;
+	int64_t			 now_real, now_mono, step;
 
 	if (truncated) {
 		count(in, REJ_LONG);
 		return;
 	}
-	if (proto_frame(buf, len, PROTO_ACCEPT_NODE, &c.m, &why) < 0) {
+	if (proto_frame(buf, len, PROTO_ACCEPT_NODE, &c.m, &why) == -1) {
 		count(in, why);
 		return;
 	}
@@ -164,9 +167,9 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 	/* the master's socket has a bucket of its own: a flood from its
 	 * address (other ports) cannot spend its tokens */
 	if (master ? buckets_take(&in->mbuckets, from->sin_addr.s_addr, 1,
-	    now_mono) < 0 : buckets_take(&in->buckets, from->sin_addr.s_addr,
+	    now_mono) == -1 : buckets_take(&in->buckets, from->sin_addr.s_addr,
 	    from->sin_addr.s_addr == in->master.sin_addr.s_addr,
-	    now_mono) < 0) {
+	    now_mono) == -1) {
 		count(in, REJ_RATE);
 		return;
 	}
@@ -176,7 +179,7 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 	if (step != 0)
 		log_info("CLOCK_REALTIME was stepped by %+.6f s: the replay "
 		    "floor for new senders moves with it", (double)step / 1e6);
-	if (proto_verify(&in->key, &in->replay, buf, len, &c.m, &why) < 0) {
+	if (proto_verify(&in->key, &in->replay, buf, len, &c.m, &why) == -1) {
 		count(in, why);
 		log_debug("dropped datagram from %s: %s",
 		    inet_ntoa(from->sin_addr), proto_reject_name(why));
@@ -199,12 +202,12 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 static void
 receive(struct intake *in, int fd)
 {
-	static uint8_t buf[BATCH][PROTO_MAX_DGRAM + 1];
-	static char cbuf[BATCH][CMSG_SPACE(sizeof(struct timespec))];
-	struct sockaddr_in from[BATCH];
-	struct iovec iov[BATCH];
-	struct mmsghdr mm[BATCH];
-	int n;
+	static uint8_t		 buf[BATCH][PROTO_MAX_DGRAM + 1];
+	static char		 cbuf[BATCH][RXTIME_CMSG];
+	struct sockaddr_in	 from[BATCH];
+	struct iovec		 iov[BATCH];
+	struct mmsghdr		 mm[BATCH];
+	int			 n;
 
 	for (int i = 0; i < BATCH; i++) {
 		iov[i] = (struct iovec){ .iov_base = buf[i],
@@ -217,7 +220,7 @@ receive(struct intake *in, int fd)
 		};
 	}
 	n = recvmmsg(fd, mm, BATCH, MSG_DONTWAIT, NULL);
-	if (n < 0) {
+	if (n == -1) {
 		if (errno != EAGAIN && errno != EINTR)
 			log_warn("recvmmsg");
 		return;
@@ -236,8 +239,8 @@ receive(struct intake *in, int fd)
 static void
 transmit(struct intake *in)
 {
-	struct intake_out o;
-	uint8_t buf[PROTO_MAX_DGRAM];
+	struct intake_out	 o;
+	uint8_t			 buf[PROTO_MAX_DGRAM];
 
 	efd_drain(in->out_efd);
 	for (;;) {
@@ -266,7 +269,7 @@ transmit(struct intake *in)
 		n = proto_seal(&in->key, &in->seq, now_mono_us(), &o.m, buf,
 		    sizeof(buf));
 		if (n > 0 && sendto(in->fd, buf, (size_t)n, 0,
-		    (const struct sockaddr *)&o.to, sizeof(o.to)) < 0)
+		    (const struct sockaddr *)&o.to, sizeof(o.to)) == -1)
 			log_debug("reply to %s: %s", inet_ntoa(o.to.sin_addr),
 			    strerror(errno));
 	}
@@ -275,7 +278,7 @@ transmit(struct intake *in)
 static int64_t
 thread_cpu_ns(void)
 {
-	struct timespec ts;
+	struct timespec	 ts;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
@@ -289,7 +292,7 @@ thread_cpu_ns(void)
 static int
 budget_wait(struct intake *in)
 {
-	int64_t now = now_mono_ns(), cpu = thread_cpu_ns();
+	int64_t	 now = now_mono_ns(), cpu = thread_cpu_ns();
 
 	in->budget += (now - in->budget_at) * BUDGET_PCT / 100 -
 	    (cpu - in->budget_cpu);
@@ -316,9 +319,9 @@ budget_wait(struct intake *in)
 static void
 master_socket(struct intake *in)
 {
-	struct sockaddr_in want;
-	int fd;
-	unsigned gen;
+	struct sockaddr_in	 want;
+	int			 fd;
+	unsigned		 gen;
 
 	pthread_mutex_lock(&in->mu);
 	gen = in->mgen;
@@ -332,8 +335,8 @@ master_socket(struct intake *in)
 		close(in->mfd);
 	in->mfd = -1;
 	fd = port_socket(&in->bound);
-	if (fd < 0 ||
-	    connect(fd, (const struct sockaddr *)&want, sizeof(want)) < 0) {
+	if (fd == -1 ||
+	    connect(fd, (const struct sockaddr *)&want, sizeof(want)) == -1) {
 		log_warn("socket of the master %s:%d (its commands share the "
 		    "socket of everyone else)", inet_ntoa(want.sin_addr),
 		    ntohs(want.sin_port));
@@ -347,8 +350,8 @@ master_socket(struct intake *in)
 static void *
 run(void *arg)
 {
-	struct intake *in = arg;
-	struct pollfd pf[3] = {
+	struct intake	*in = arg;
+	struct pollfd	 pf[3] = {
 		{ .fd = in->fd, .events = POLLIN },
 		{ .fd = in->out_efd, .events = POLLIN },
 		{ .fd = -1, .events = POLLIN },
@@ -364,7 +367,7 @@ run(void *arg)
 		pf[0].events = wait < 0 ? POLLIN : 0;
 		pf[0].revents = pf[2].revents = 0;
 		pf[2].fd = in->mfd;
-		if (poll(pf, 3, wait) < 0) {
+		if (poll(pf, 3, wait) == -1) {
 			if (errno != EINTR)
 				log_warn("intake poll");
 			continue;
@@ -375,7 +378,8 @@ run(void *arg)
 			int e;
 			socklen_t el = sizeof(e);
 
-			(void)getsockopt(in->mfd, SOL_SOCKET, SO_ERROR, &e, &el);
+			(void)getsockopt(in->mfd, SOL_SOCKET, SO_ERROR, &e,
+			    &el);
 		}
 		if (pf[2].revents & POLLIN)
 			receive(in, in->mfd);
@@ -399,7 +403,7 @@ intake_start(struct intake *in, int prio)
 int
 intake_next(struct intake *in, struct intake_cmd *c)
 {
-	int got = 0;
+	int	 got = 0;
 
 	pthread_mutex_lock(&in->mu);
 	if (in->cmd_n > 0) {
@@ -416,7 +420,7 @@ intake_next(struct intake *in, struct intake_cmd *c)
 
 int
 intake_send(struct intake *in, const struct proto_msg *m,
-	    const struct sockaddr_in *to)
+    const struct sockaddr_in *to)
 {
 	pthread_mutex_lock(&in->mu);
 	if (in->out_n == INTAKE_RING) {
