@@ -1,6 +1,7 @@
 /*
  * cmds.c - the command table and the scheduling commands.  The PVM
- * commands are in pvm.c, the `set` keys in setkeys.c.
+ * commands are in pvmcmd.c; `set` parses and checks its keys in setkeys.c
+ * (through the dts.conf schema) and applies them here.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@ intervals(struct console *c)
 {
 	char	 ip[32], ps[64], ls[32], si[32];
 
-	fprintf(c->out, "ip %s, ps %s, ls %s, si %s%s\n",
+	fprintf(c->out.f, "ip %s, ps %s, ls %s, si %s%s\n",
 	    duration_format(c->sch.ip, ip, sizeof(ip)),
 	    sch_ps_text(&c->sch, ps, sizeof(ps)),
 	    duration_format(c->sch.ip - sch_user_ps(&c->sch), ls, sizeof(ls)),
@@ -45,15 +46,15 @@ interval(struct console *c, int argc, char **argv,
 			    sizeof(b));
 		else
 			duration_format(c->sch.si, b, sizeof(b));
-		fprintf(c->out, "%s %s\n", argv[0], b);
+		fprintf(c->out.f, "%s %s\n", argv[0], b);
 		if (c->sch.mode == MODE_BALANCED && c->sch.bal_ls_pct >= 0 &&
 		    strcmp(argv[0], "si") != 0)
-			fprintf(c->out, "(balanced: PS is %s now, LS %d%% "
+			fprintf(c->out.f, "(balanced: PS is %s now, LS %d%% "
 			    "from the RLA)\n", duration_format(sch_ps(&c->sch),
 			    b, sizeof(b)), c->sch.bal_ls_pct);
 		return 0;
 	}
-	if (fn(&c->sch, argv[1], c->err, sizeof(c->err)) == -1)
+	if (fn(&c->sch, argv[1], c->out.err, sizeof(c->out.err)) == -1)
 		return -1;
 	master_changed(c, rebase, now_mono_ns());
 	intervals(c);
@@ -90,15 +91,15 @@ cmd_mode(struct console *c, int argc, char **argv)
 	int	 old = c->sch.mode;
 
 	if (argc == 2) {
-		if (sch_set_mode(&c->sch, argv[1], c->err,
-		    sizeof(c->err)) == -1)
+		if (sch_set_mode(&c->sch, argv[1], c->out.err,
+		    sizeof(c->out.err)) == -1)
 			return -1;
 		if (c->sch.mode != old) {
 			master_mode_changed(c, now_mono_ns());
 			master_changed(c, 1, now_mono_ns());
 		}
 	}
-	fprintf(c->out, "mode %s%s\n", proto_mode_name((unsigned)c->sch.mode),
+	fprintf(c->out.f, "mode %s%s\n", proto_mode_name((unsigned)c->sch.mode),
 	    argc == 2 && c->sch.spoken ? " (sent)" : "");
 	return 0;
 }
@@ -110,14 +111,14 @@ start_flags(struct console *c, const char *what, int flags)
 	char		 ps[32], ip[32], si[32];
 	int		 n;
 
-	if (sch_check(&c->sch, what, c->err, sizeof(c->err)) == -1)
+	if (sch_check(&c->sch, what, c->out.err, sizeof(c->out.err)) == -1)
 		return -1;
 	sch_start(&c->sch, now_real_ns());
 	if ((n = master_send_flags(c, flags, now_mono_ns())) < 0) {
 		c->sch = old;
-		return con_prefix(c, what);
+		return out_prefix(&c->out, what);
 	}
-	fprintf(c->out, "%s: mode %s, PS %s of IP %s, SI %s, sync %s; "
+	fprintf(c->out.f, "%s: mode %s, PS %s of IP %s, SI %s, sync %s; "
 	    "sent to %d destination%s\n", flags & SCHED_F_TAKEOVER ?
 	    "taken over" : "started", proto_mode_name((unsigned)
 	    c->sch.mode), duration_format(sch_ps(&c->sch), ps, sizeof(ps)),
@@ -148,9 +149,9 @@ cmd_stop(struct console *c, int argc, char **argv)
 	sch_stop(&c->sch);
 	if ((n = master_send(c, now_mono_ns())) < 0) {
 		c->sch = old;
-		return con_prefix(c, "stop");
+		return out_prefix(&c->out, "stop");
 	}
-	fprintf(c->out, "stopped: the nodes release their gangs (continued, "
+	fprintf(c->out.f, "stopped: the nodes release their gangs (continued, "
 	    "normal priority); sent to %d destination%s\n", n,
 	    n == 1 ? "" : "s");
 	return 0;
@@ -162,10 +163,10 @@ cmd_sync(struct console *c, int argc, char **argv)
 	int	 n;
 
 	if (!c->sch.started)
-		return con_err(c, "sync: not started (start first)");
+		return out_err(&c->out, "sync: not started (start first)");
 	if ((n = master_send(c, now_mono_ns())) < 0)
-		return con_prefix(c, "sync");
-	fprintf(c->out, "sync sent to %d destination%s\n", n,
+		return out_prefix(&c->out, "sync");
+	fprintf(c->out.f, "sync sent to %d destination%s\n", n,
 	    n == 1 ? "" : "s");
 	return 0;
 }
@@ -174,7 +175,7 @@ static int
 cmd_status(struct console *c, int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "-v") != 0)
-		return con_err(c, "status: unknown option \"%s\" (usage: "
+		return out_err(&c->out, "status: unknown option \"%s\" (usage: "
 		    "status [-v])", argv[1]);
 	return master_status(c, 0, argc == 2, now_mono_ns());
 }
@@ -186,9 +187,100 @@ cmd_load(struct console *c, int argc, char **argv)
 }
 
 static int
+cmd_trace(struct console *c, int argc, char **argv)
+{
+	int64_t	 dur = TRACE_DUR_DEFAULT;
+	char	 err[256], b[32];
+
+	if (argc > 2 && duration_parse(argv[2], &dur, err, sizeof(err)) < 0)
+		return out_err(&c->out, "trace: %s", err);
+	if (dur <= 0 || dur > TRACE_DUR_MAX)
+		return out_err(&c->out, "trace: %s is out of range (0, 60s]",
+		    duration_format(dur, b, sizeof(b)));
+	return master_trace(c, argv[1], dur, now_mono_ns());
+}
+
+static int
 cmd_show(struct console *c, int argc, char **argv)
 {
-	report_show(c);
+	struct report_src	 src;
+
+	master_report_src(c, &src);
+	report_show(c->out.f, &src);
+	return 0;
+}
+
+/* What a key that `set` changed means for the schedule and the master. */
+static void
+set_apply(struct console *c, enum setkey id)
+{
+	int64_t	 now = now_mono_ns();
+
+	switch (id) {
+	case SETKEY_SYNC:
+		c->sch.sync = c->conf.sync;
+		master_changed(c, 1, now);
+		break;
+	case SETKEY_LS_POLICY:
+		c->sch.ls_idle = c->conf.ls_policy == LS_IDLE;
+		master_changed(c, 0, now);
+		break;
+	case SETKEY_RLA:
+		bal_reset(&c->bal);
+		master_balance(c, now);
+		break;
+	case SETKEY_TIMEOUT:
+		master_balance(c, now);
+		break;
+	case SETKEY_HYSTERESIS:
+	case SETKEY_STATUS_WAIT:
+		break;
+	}
+}
+
+static int
+set_weight(struct console *c, const char *host, const char *ws)
+{
+	double	 w;
+
+	if (setkeys_weight(host, ws, &w, c->out.err,
+	    sizeof(c->out.err)) == -1)
+		return -1;
+	if (bal_weight_set(&c->weights, host, w) == -1)
+		return out_err(&c->out, "set weight: at most %d weights",
+		    WEIGHTS_MAX);
+	master_balance(c, now_mono_ns());
+	if (w > 0)
+		fprintf(c->out.f, "weight %s %g\n", host, w);
+	else
+		fprintf(c->out.f, "weight %s from the PVM host speed\n", host);
+	return 0;
+}
+
+/* set KEY VALUE | set weight HOST W */
+static int
+cmd_set(struct console *c, int argc, char **argv)
+{
+	char	 v[64], u[64];
+	int	 n, id;
+
+	if ((n = setkeys_nargs(argv[1], c->out.err,
+	    sizeof(c->out.err))) == -1)
+		return -1;
+	if (argc - 2 != n)
+		return out_err(&c->out, "set %s: %s arguments (usage: set %s "
+		    "%s)", argv[1], argc - 2 < n ? "missing" : "too many",
+		    argv[1], setkeys_usage(argv[1], u, sizeof(u)));
+	if (n == 2)
+		return set_weight(c, argv[2], argv[3]);
+	if ((id = setkeys_conf(&c->conf, argv[1], argv[2], c->out.err,
+	    sizeof(c->out.err))) == -1)
+		return -1;
+	set_apply(c, (enum setkey)id);
+	/* setkeys_names[] is in the order of enum setkey */
+	fprintf(c->out.f, "%s %s%s\n", setkeys_names[id], setkeys_value(
+	    &c->conf, (enum setkey)id, v, sizeof(v)), (id == SETKEY_SYNC ||
+	    id == SETKEY_LS_POLICY) && c->sch.spoken ? " (sent)" : "");
 	return 0;
 }
 
@@ -199,14 +291,14 @@ hosts_table(struct console *c)
 	char			 a[INET_ADDRSTRLEN];
 	int			 i;
 
-	fprintf(c->out, "%-24s %-15s %s\n", "HOST", "ADDRESS", "SLOTS");
+	fprintf(c->out.f, "%-24s %-15s %s\n", "HOST", "ADDRESS", "SLOTS");
 	for (i = 0; i < hf->n; i++) {
 		inet_ntop(AF_INET, &hf->v[i].addr, a, sizeof(a));
 		if (hf->v[i].slots > 0)
-			fprintf(c->out, "%-24s %-15s %d\n", hf->v[i].name, a,
+			fprintf(c->out.f, "%-24s %-15s %d\n", hf->v[i].name, a,
 			    hf->v[i].slots);
 		else
-			fprintf(c->out, "%-24s %-15s -\n", hf->v[i].name, a);
+			fprintf(c->out.f, "%-24s %-15s -\n", hf->v[i].name, a);
 	}
 }
 
@@ -225,22 +317,22 @@ cmd_hosts(struct console *c, int argc, char **argv)
 
 	if (argc == 1) {
 		if (c->hostfile.n == 0) {
-			fprintf(c->out, "no host file read; the console sends "
-			    "to %s\n", net_describe(&c->net, where,
+			fprintf(c->out.f, "no host file read; the console "
+			    "sends to %s\n", net_describe(&c->net, where,
 			    sizeof(where)));
 			return 0;
 		}
-		fprintf(c->out, "%d host%s from %s\n", c->hostfile.n,
+		fprintf(c->out.f, "%d host%s from %s\n", c->hostfile.n,
 		    c->hostfile.n == 1 ? "" : "s", c->hostfile.path);
 		hosts_table(c);
 		return 0;
 	}
 	if ((hf = malloc(sizeof(*hf))) == NULL)
-		return con_err(c, "hosts: out of memory");
+		return out_err(&c->out, "hosts: out of memory");
 	if (hostfile_load(argv[1], hostfile_resolve, hf, err,
 	    sizeof(err)) == -1) {
 		free(hf);
-		return con_err(c, "hosts: %s", err);
+		return out_err(&c->out, "hosts: %s", err);
 	}
 	c->hostfile = *hf;
 	free(hf);
@@ -253,7 +345,7 @@ cmd_hosts(struct console *c, int argc, char **argv)
 			    c->hostfile.v[i].name);
 	}
 	net_set_list(&c->net, a, c->hostfile.n, c->hostfile.path);
-	fprintf(c->out, "%d host%s from %s: the console drives them from now "
+	fprintf(c->out.f, "%d host%s from %s: the console drives them from now "
 	    "on%s\n", c->hostfile.n, c->hostfile.n == 1 ? "" : "s",
 	    c->hostfile.path, c->sch.spoken ? " (schedule sent)" : "");
 	hosts_table(c);
@@ -264,8 +356,8 @@ cmd_hosts(struct console *c, int argc, char **argv)
 static int
 cmd_help(struct console *c, int argc, char **argv)
 {
-	return cmd_help_print(&cmds_table, c->out, argc > 1 ? argv[1] : NULL,
-	    c->err, sizeof(c->err));
+	return cmd_help_print(&cmds_table, c->out.f, argc > 1 ? argv[1] : NULL,
+	    c->out.err, sizeof(c->out.err));
 }
 
 static int
@@ -327,7 +419,7 @@ static const struct cmd_entry table[] = {
 	  "rejected datagrams by\n  reason and more.\n" },
 	{ "load", "", 0, 0, CMD_C_NONE, cmd_load,
 	  "per node Q, weight W and Q/W; the RLA (mean and max)", NULL },
-	{ "trace", "FILE [DUR]", 1, 2, CMD_C_NONE, trace_cmd,
+	{ "trace", "FILE [DUR]", 1, 2, CMD_C_NONE, cmd_trace,
 	  "record every node's slice edges for DUR (5s) into FILE (CSV)",
 	  "  Each node keeps its last 4096 edges; afterwards the console "
 	  "asks each\n  for those of the window and writes "
@@ -343,7 +435,7 @@ static const struct cmd_entry table[] = {
 	  "(console.nodes,\n  unicast, broadcast) from now on; a running "
 	  "schedule goes to them at once.\n  A bad line names the file and "
 	  "the line and changes nothing.\n" },
-	{ "set", "KEY VALUE | weight HOST W", 2, 3, CMD_C_SETKEY, setkeys_cmd,
+	{ "set", "KEY VALUE | weight HOST W", 2, 3, CMD_C_SETKEY, cmd_set,
 	  "set a tunable (see show; help set lists them)", SETKEYS_HELP },
 	{ "show", "", 0, 0, CMD_C_NONE, cmd_show,
 	  "show every tunable and where the datagrams go", NULL },
@@ -374,20 +466,20 @@ cmds_exec(struct console *c, const char *line)
 	char			*buf, *argv[CMD_ARGS_MAX + 1];
 	int			 argc, rc = -1;
 
-	c->err[0] = '\0';
+	c->out.err[0] = '\0';
 	if ((buf = strdup(line)) == NULL)
-		return con_err(c, "out of memory");
-	if ((argc = cmd_split(buf, argv, CMD_ARGS_MAX, c->err,
-	    sizeof(c->err))) == -1)
+		return out_err(&c->out, "out of memory");
+	if ((argc = cmd_split(buf, argv, CMD_ARGS_MAX, c->out.err,
+	    sizeof(c->out.err))) == -1)
 		goto out;
 	argv[argc] = NULL;	/* spawn hands argv to pvm_spawn */
 	rc = 0;
 	if (argc == 0)
 		goto out;
 	rc = -1;
-	if ((e = cmd_find(&cmds_table, argv[0], c->err,
-	    sizeof(c->err))) == NULL ||
-	    cmd_check_args(e, argc, c->err, sizeof(c->err)) == -1)
+	if ((e = cmd_find(&cmds_table, argv[0], c->out.err,
+	    sizeof(c->out.err))) == NULL ||
+	    cmd_check_args(e, argc, c->out.err, sizeof(c->out.err)) == -1)
 		goto out;
 	argv[0] = (char *)e->name;
 	rc = e->fn(c, argc, argv);
@@ -455,7 +547,8 @@ cmds_complete(struct console *c, const char *line, int start,
 	case CMD_C_SETKEY:
 		if (nwords == 1)
 			return nth(setkeys_names, text, i);
-		return setkeys_complete(line + k, nwords, text, i, c);
+		return setkeys_complete(line + k, nwords, text, i,
+		    &c->hosts);
 	case CMD_C_NONE:
 		break;
 	}

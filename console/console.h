@@ -4,11 +4,10 @@
  * cached PVM host table, the host file read last (`hosts`), the socket
  * and the master loop's timers.
  *
- * Commands report failure by returning con_err(c, ...), which keeps a
- * one-line message in c->err; their output goes to c->out.  Messages that
- * arrive on their own (balanced mode changed PS, the VM was halted) go
- * through con_notice(), which the shell prints without breaking the
- * prompt.
+ * Only the layers above the others see this structure: master.c (the
+ * loop) and cmds.c (the commands), with main.c, which owns it.  The
+ * modules below get the parts they work on.  Output, errors and notices
+ * go through c->out (out.h).
  */
 #ifndef DTS_CONSOLE_CONSOLE_H
 #define DTS_CONSOLE_CONSOLE_H
@@ -22,6 +21,7 @@
 #include "master.h"
 #include "net.h"
 #include "nodes.h"
+#include "out.h"
 #include "pvm.h"
 #include "schedule.h"
 
@@ -29,12 +29,10 @@ struct console {
 	struct dts_conf	 conf;		/* console.* keys are the tunables */
 	const char	*conf_path;
 	int		 explicit_conf;	/* -f given */
-	FILE		*out;		/* command output */
-	char		 err[CMD_ERR_MAX];	/* why the last command failed */
+	struct out	 out;		/* output, error, notices */
 	int		 interactive;
 	int		 no_pvm;	/* -n: never touch PVM */
 	int		 quit;		/* quit requested */
-	void		(*notice)(struct console *, const char *);
 
 	struct sch	 sch;
 	struct bal	 bal;
@@ -47,7 +45,10 @@ struct console {
 	struct master	 m;
 };
 
-/* Defaults from conf; no socket, no PVM (main opens those). */
+/*
+ * Defaults from conf; no socket, no PVM, no master state: the caller
+ * opens those and calls master_init() after this.
+ */
 void con_init(struct console *c, const struct dts_conf *conf, FILE *out);
 
 /*
@@ -56,16 +57,5 @@ void con_init(struct console *c, const struct dts_conf *conf, FILE *out);
  * does not move is heard only in its replies to the SI broadcasts.
  */
 int64_t con_node_timeout(const struct console *c);
-
-/* Keep a one-line error in c->err; returns -1. */
-int con_err(struct console *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* Put "prefix: " before the message in c->err; returns -1. */
-int con_prefix(struct console *c, const char *prefix);
-
-/* A message nobody asked for, e.g. a balanced PS change. */
-void con_notice(struct console *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 #endif /* DTS_CONSOLE_CONSOLE_H */

@@ -167,7 +167,7 @@ daemon_detach(int staying)
 
 /* Messages nobody asked for, without a prompt to protect. */
 static void
-plain_notice(struct console *c, const char *msg)
+plain_notice(const char *msg)
 {
 	if (g.detached)
 		log_info("%s", msg);
@@ -212,8 +212,7 @@ signals(struct console *c)
 			break;
 		case SIGINT:
 			if (c->interactive && master_busy(c)) {
-				c->m.status_until = 0;	/* give up waiting */
-				printf("interrupted\n");
+				master_cancel(c);	/* it says what */
 				shell_resume();
 			} else if (c->interactive)
 				shell_interrupt();
@@ -246,16 +245,17 @@ arm_timer(struct console *c)
 static void
 after_async(struct console *c)
 {
-	if (!c->m.async_done)
+	int	 rc;
+
+	if (!master_done(c, &rc))
 		return;
-	c->m.async_done = 0;
 	if (c->interactive) {
-		if (c->m.async_rc == -1)
-			fprintf(stderr, "%s\n", c->err);
+		if (rc == -1)
+			fprintf(stderr, "%s\n", c->out.err);
 		fflush(stdout);
 		shell_resume();
 	} else
-		script_finished(&g.s, c, c->m.async_rc);
+		script_finished(&g.s, c, rc);
 }
 
 static void
@@ -358,6 +358,7 @@ main(int argc, char **argv)
 	if (o.nodekey != NULL)
 		return keys_node(&conf, o.nodekey);
 	con_init(c, &conf, stdout);
+	master_init(c);
 	c->conf_path = o.conf;
 	c->explicit_conf = o.explicit_conf;
 	c->no_pvm = o.no_pvm;
@@ -372,9 +373,9 @@ main(int argc, char **argv)
 	if (o.daemon)
 		daemon_fork();
 	setup_fds();
-	c->notice = plain_notice;
+	c->out.notice = plain_notice;
 	if (!c->no_pvm && (cpvm_setup(c) == -1 || cpvm_connect(c, 1) == -1))
-		fprintf(stderr, "dts-console: PVM: %s\n", c->err);
+		fprintf(stderr, "dts-console: PVM: %s\n", c->out.err);
 	if (c->interactive) {
 		printf("dts-console %s: type help for the commands\n",
 		    PACKAGE_VERSION);

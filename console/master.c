@@ -13,6 +13,37 @@ void
 master_init(struct console *c)
 {
 	memset(&c->m, 0, sizeof(c->m));
+	trace_init(&c->m.trace, &c->net, &c->nodes, &c->out);
+}
+
+void
+master_report_src(const struct console *c, struct report_src *s)
+{
+	s->conf = &c->conf;
+	s->sch = &c->sch;
+	s->nodes = &c->nodes;
+	s->weights = &c->weights;
+	s->hosts = &c->hosts;
+	s->net = &c->net;
+	s->node_timeout = con_node_timeout(c);
+}
+
+/* An asynchronous command (status, load, trace) ended with rc. */
+static void
+master_finish(struct console *c, int rc)
+{
+	c->m.async_rc = rc;
+	c->m.async_done = 1;
+}
+
+int
+master_done(struct console *c, int *rc)
+{
+	if (!c->m.async_done)
+		return 0;
+	c->m.async_done = 0;
+	*rc = c->m.async_rc;
+	return 1;
 }
 
 int
@@ -37,8 +68,8 @@ master_send_flags(struct console *c, int flags, int64_t now)
 	else
 		c->m.next_si = now + c->sch.si;
 	if ((n = net_send(&c->net, &m)) < 0)
-		return con_err(c, "no destination to send the schedule to "
-		    "(see console.nodes, console.unicast)");
+		return out_err(&c->out, "no destination to send the schedule "
+		    "to (see console.nodes, console.unicast)");
 	return n;
 }
 
@@ -48,7 +79,7 @@ master_changed(struct console *c, int rebase, int64_t now)
 	if (rebase)
 		sch_rebase(&c->sch, now_real_ns());
 	if (c->sch.spoken && master_send(c, now) < 0)
-		con_notice(c, "%s", c->err);
+		out_notice(&c->out, "%s", c->out.err);
 }
 
 int
@@ -57,8 +88,9 @@ master_status(struct console *c, int load, int verbose, int64_t now)
 	struct proto_msg	 m = { .hdr.type = PROTO_STATUS_REQ };
 
 	if (net_send(&c->net, &m) < 0)
-		return con_err(c, "%s: no destination to ask (see "
-		    "console.nodes, console.unicast)", load ? "load" : "status");
+		return out_err(&c->out, "%s: no destination to ask (see "
+		    "console.nodes, console.unicast)", load ? "load" :
+		    "status");
 	c->m.status_load = load;
 	c->m.status_since = now;
 	c->m.status_until = now + c->conf.console.status_wait_ns;
@@ -67,9 +99,31 @@ master_status(struct console *c, int load, int verbose, int64_t now)
 }
 
 int
+master_trace(struct console *c, const char *path, int64_t dur, int64_t now)
+{
+	return trace_begin(&c->m.trace, path, dur, now);
+}
+
+int
 master_busy(const struct console *c)
 {
 	return c->m.status_until != 0 || c->m.trace.state != TRACE_IDLE;
+}
+
+int
+master_cancel(struct console *c)
+{
+	int	 n = 0;
+
+	if (c->m.status_until != 0) {
+		c->m.status_until = 0;
+		fprintf(c->out.f, "%s: interrupted; no table\n",
+		    c->m.status_load ? "load" : "status");
+		n++;
+	}
+	n += trace_cancel(&c->m.trace);
+	fflush(c->out.f);
+	return n;
 }
 
 /*
@@ -90,7 +144,7 @@ master_lost(struct console *c, struct in_addr from,
 		return;
 	inet_ntop(AF_INET, &from, a, sizeof(a));
 	inet_ntop(AF_INET, &m, b, sizeof(b));
-	con_notice(c, "node %s (%s) now follows the console at %s: this "
+	out_notice(&c->out, "node %s (%s) now follows the console at %s: this "
 	    "console no longer commands it (takeover takes it back)",
 	    n->name[0] != '\0' ? n->name : a, a, b);
 }
@@ -108,7 +162,8 @@ master_datagram(struct console *c, const struct proto_msg *m,
 		nodes_load(&c->nodes, from, &m->u.load, now);
 		break;
 	case PROTO_TRACE:
-		trace_datagram(c, &m->u.trace, from, now);
+		if (trace_datagram(&c->m.trace, &m->u.trace, from, now))
+			master_finish(c, c->m.trace.rc);
 		return;
 	default:
 		return;
@@ -127,8 +182,8 @@ master_input(struct console *c, int64_t now)
 	for (i = 0; i < 256; i++) {
 		rc = net_recv(&c->net, &m, &from);
 		if (c->net.stepped_us != 0) {
-			con_notice(c, "the real-time clock was stepped by "
-			    "%+.3f s: nodes already heard are not affected",
+			out_notice(&c->out, "the real-time clock was stepped "
+			    "by %+.3f s: nodes already heard are not affected",
 			    (double)c->net.stepped_us / 1e6);
 			c->net.stepped_us = 0;
 		}
@@ -156,14 +211,15 @@ master_balance(struct console *c, int64_t now)
 		return;
 	if (sch_set_balanced_ls(&c->sch, c->bal.ls_pct, err,
 	    sizeof(err)) == -1) {
-		con_notice(c, "%s", err);	/* cannot happen: mode checked */
+		/* cannot happen: the mode was checked */
+		out_notice(&c->out, "%s", err);
 		return;
 	}
 	if (old == c->sch.bal_ls_pct)
 		return;
 	snprintf(rla, sizeof(rla), "%.2f", x);
-	con_notice(c, "balanced: RLA %s over %d node%s: LS %d%%, PS %s", rla,
-	    c->m.rla.nlive, c->m.rla.nlive == 1 ? "" : "s",
+	out_notice(&c->out, "balanced: RLA %s over %d node%s: LS %d%%, PS %s",
+	    rla, c->m.rla.nlive, c->m.rla.nlive == 1 ? "" : "s",
 	    c->sch.bal_ls_pct, duration_format(sch_ps(&c->sch), ps,
 	    sizeof(ps)));
 	master_changed(c, 1, now);
@@ -177,25 +233,42 @@ master_mode_changed(struct console *c, int64_t now)
 		master_balance(c, now);
 }
 
+/* The status round is over: the status or the load table. */
+static int
+status_report(struct console *c, int64_t now)
+{
+	struct report_src	 src;
+	struct rla		 r;
+	char			 w[32];
+
+	master_report_src(c, &src);
+	if (c->m.status_load) {
+		bal_rla(&c->nodes, &c->weights, &c->hosts, now,
+		    con_node_timeout(c), &r);
+		report_load(c->out.f, &src, &r, now);
+		return 0;
+	}
+	if (report_status(c->out.f, &src, c->m.status_since,
+	    c->m.status_verbose, now) > 0)
+		return 0;
+	return out_err(&c->out, "status: no node answered within %s",
+	    duration_format(c->conf.console.status_wait_ns, w, sizeof(w)));
+}
+
 void
 master_timer(struct console *c, int64_t now)
 {
 	if (c->m.status_until != 0 && now >= c->m.status_until) {
 		c->m.status_until = 0;
-		if (c->m.status_load) {
-			report_load(c, now);
-			c->m.async_rc = 0;
-		} else
-			c->m.async_rc = report_status(c, c->m.status_since,
-			    c->m.status_verbose, now);
-		c->m.async_done = 1;
+		master_finish(c, status_report(c, now));
 	}
 	if (c->sch.spoken && c->m.next_si != 0 && now >= c->m.next_si &&
 	    master_send(c, now) < 0)
-		log_warnx("%s", c->err);
+		log_warnx("%s", c->out.err);
 	if (c->m.expiry != 0 && now >= c->m.expiry)
 		master_balance(c, now);
-	trace_timer(c, now);
+	if (trace_timer(&c->m.trace, now))
+		master_finish(c, c->m.trace.rc);
 }
 
 static int64_t
@@ -216,6 +289,6 @@ master_deadline(const struct console *c)
 	if (c->sch.spoken)
 		t = earliest(t, c->m.next_si);
 	t = earliest(t, c->m.status_until);
-	t = earliest(t, trace_deadline(c));
+	t = earliest(t, trace_deadline(&c->m.trace));
 	return earliest(t, c->m.expiry);
 }

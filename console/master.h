@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "balance.h"
+#include "report.h"
 #include "trace.h"
 
 struct console;
@@ -33,6 +34,7 @@ struct master {
 	struct trace_run trace;		/* the `trace` command */
 };
 
+/* After con_init(): no timer, no status round, no trace. */
 void master_init(struct console *c);
 
 /*
@@ -55,8 +57,30 @@ void master_changed(struct console *c, int rebase, int64_t now);
  */
 int master_status(struct console *c, int load, int verbose, int64_t now);
 
+/*
+ * Begin `trace`: record the nodes' edges for dur into path, then fetch
+ * them; 0, or -1 with c->out.err.
+ */
+int master_trace(struct console *c, const char *path, int64_t dur,
+    int64_t now);
+
 /* An asynchronous command is waiting for replies. */
 int master_busy(const struct console *c);
+
+/*
+ * An asynchronous command ended since the last call: 1 with its result
+ * (0, or -1 with c->out.err) in rc; else 0.
+ */
+int master_done(struct console *c, int *rc);
+
+/*
+ * Ctrl-C: give up the status round and the trace going on, and say on
+ * c->out which.  Returns how many were cancelled (0: nothing was).
+ */
+int master_cancel(struct console *c);
+
+/* What the report tables read, from the console. */
+void master_report_src(const struct console *c, struct report_src *s);
 
 /* Datagrams are waiting on the socket. */
 void master_input(struct console *c, int64_t now);

@@ -24,45 +24,10 @@
 #include "console.h"
 #include "log.h"
 #include "proc.h"
+#include "pvmerr.h"
 #include "timeutil.h"
 
 #define HALT_GRACE (5 * NS_PER_SEC)	/* pvmd's SIGTERM after our halt */
-
-static const struct {
-	int		 code;
-	const char	*msg;
-} pvm_errors[] = {
-	{ PvmBadParam, "bad parameter" }, { PvmMismatch, "parameter mismatch" },
-	{ PvmOverflow, "value too large" }, { PvmNoData, "end of buffer" },
-	{ PvmNoHost, "no such host" }, { PvmNoFile, "no such file" },
-	{ PvmDenied, "permission denied" }, { PvmNoMem, "out of memory" },
-	{ PvmBadMsg, "cannot decode message" },
-	{ PvmSysErr, "cannot contact the local pvmd" },
-	{ PvmHostFail, "host failed" }, { PvmNotImpl, "not implemented" },
-	{ PvmDSysErr, "pvmd system error" },
-	{ PvmBadVersion, "PVM version mismatch" },
-	{ PvmOutOfRes, "out of resources" },
-	{ PvmDupHost, "duplicate host (already in the VM)" },
-	{ PvmCantStart, "cannot start pvmd there" },
-	{ PvmAlready, "already in progress" }, { PvmNoTask, "no such task" },
-	{ PvmNotFound, "not found" }, { PvmExists, "already exists" },
-	{ PvmHostrNMstr, "hoster run on a non-master host" },
-	{ PvmIPLoopback, "the master host's address is loopback (127.x: "
-	  "give the master a resolvable name or address)" },
-};
-
-const char *
-cpvm_strerror(int code)
-{
-	static char	 buf[32];
-	size_t		 i;
-
-	for (i = 0; i < sizeof(pvm_errors) / sizeof(pvm_errors[0]); i++)
-		if (pvm_errors[i].code == code)
-			return pvm_errors[i].msg;
-	snprintf(buf, sizeof(buf), "PVM error %d", code);
-	return buf;
-}
 
 static int
 private_dir(struct console *c, const char *dir)
@@ -70,13 +35,13 @@ private_dir(struct console *c, const char *dir)
 	struct stat	 st;
 
 	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-		return con_err(c, "PVM_TMP %s: %s", dir, strerror(errno));
+		return out_err(&c->out, "PVM_TMP %s: %s", dir, strerror(errno));
 	if (lstat(dir, &st) == -1)
-		return con_err(c, "PVM_TMP %s: %s", dir, strerror(errno));
+		return out_err(&c->out, "PVM_TMP %s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 022) != 0)
-		return con_err(c, "PVM_TMP %s: not a directory of ours that "
-		    "only we can write (set console.pvm_tmp)", dir);
+		return out_err(&c->out, "PVM_TMP %s: not a directory of ours "
+		    "that only we can write (set console.pvm_tmp)", dir);
 	return 0;
 }
 
@@ -98,7 +63,7 @@ cpvm_setup(struct console *c)
 	}
 	snprintf(c->pvm.tmp, sizeof(c->pvm.tmp), "%s", dir);
 	if (setenv("PVM_TMP", dir, 1) == -1)
-		return con_err(c, "setenv PVM_TMP: %s", strerror(errno));
+		return out_err(&c->out, "setenv PVM_TMP: %s", strerror(errno));
 	return 0;
 }
 
@@ -108,7 +73,7 @@ root_check(struct console *c)
 {
 	if (geteuid() != 0 || getenv("PVM_ALLOW_ROOT") != NULL)
 		return 0;
-	return con_err(c, "running as root: PVM refuses to run as root "
+	return out_err(&c->out, "running as root: PVM refuses to run as root "
 	    "unless PVM_ALLOW_ROOT is set (export PVM_ALLOW_ROOT=1, or run "
 	    "as a regular user)");
 }
@@ -202,15 +167,15 @@ start_master(struct console *c)
 	pid_t	 pid;
 
 	if (access(c->conf.console.launcher, X_OK) == -1)
-		return con_err(c, "cannot start the master pvmd: %s: %s "
+		return out_err(&c->out, "cannot start the master pvmd: %s: %s "
 		    "(console.launcher)", c->conf.console.launcher,
 		    strerror(errno));
 	if (pipe2(pfd, O_CLOEXEC) == -1)
-		return con_err(c, "pipe: %s", strerror(errno));
+		return out_err(&c->out, "pipe: %s", strerror(errno));
 	if ((pid = fork()) == -1) {
 		close(pfd[0]);
 		close(pfd[1]);
-		return con_err(c, "fork: %s", strerror(errno));
+		return out_err(&c->out, "fork: %s", strerror(errno));
 	}
 	if (pid == 0)
 		exec_launcher(c, pfd[1]);
@@ -225,14 +190,14 @@ start_master(struct console *c)
 	}
 	if (rc == 0 && waitpid(pid, &st, 0) == pid) {
 		c->pvm.master_pid = 0;
-		return con_err(c, "the master pvmd did not start: %s ended "
-		    "with %s %d (its reason is on stderr above: is the dts "
-		    "service running?)", c->conf.console.launcher,
+		return out_err(&c->out, "the master pvmd did not start: %s "
+		    "ended with %s %d (its reason is on stderr above: is the "
+		    "dts service running?)", c->conf.console.launcher,
 		    WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ?
 		    WEXITSTATUS(st) : WTERMSIG(st));
 	}
 	kill(pid, SIGTERM);	/* our child */
-	return con_err(c, "pvmd did not come up through %s within %.1fs "
+	return out_err(&c->out, "pvmd did not come up through %s within %.1fs "
 	    "(console.start_wait); stopped it", c->conf.console.launcher,
 	    (double)c->conf.console.start_wait_ns / NS_PER_SEC);
 }
@@ -272,23 +237,23 @@ cpvm_connect(struct console *c, int start)
 	int	 tid;
 
 	if (c->no_pvm)
-		return con_err(c, "a PVM command, and PVM is off (dts-console "
-		    "-n)");
+		return out_err(&c->out, "a PVM command, and PVM is off "
+		    "(dts-console -n)");
 	if (c->pvm.connected)
 		return 0;
 	if (root_check(c) == -1)
 		return -1;
 	if (!pvmd_file(c) || (tid = quietly(pvm_mytid)) < 0) {
 		if (!start)
-			return con_err(c, "no pvmd runs with PVM_TMP %s",
+			return out_err(&c->out, "no pvmd runs with PVM_TMP %s",
 			    c->pvm.tmp);
 		if (start_master(c) == -1)
 			return -1;
 		if ((tid = quietly(pvm_mytid)) < 0)
-			return con_err(c, "cannot connect to the pvmd just "
-			    "started: %s", cpvm_strerror(tid));
-		con_notice(c, "started the master pvmd through %s (PVM_TMP %s)",
-		    c->conf.console.launcher, c->pvm.tmp);
+			return out_err(&c->out, "cannot connect to the pvmd "
+			    "just started: %s", pvmerr_msg(tid));
+		out_notice(&c->out, "started the master pvmd through %s "
+		    "(PVM_TMP %s)", c->conf.console.launcher, c->pvm.tmp);
 	}
 	c->pvm.connected = 1;
 	c->pvm.tid = tid;
@@ -323,7 +288,7 @@ cpvm_refresh(struct console *c)
 	if ((rc = pvm_config(&nhost, &narch, &hi)) < 0) {
 		if (rc == PvmSysErr)
 			cpvm_drop(c);
-		return con_err(c, "pvm_config: %s", cpvm_strerror(rc));
+		return out_err(&c->out, "pvm_config: %s", pvmerr_msg(rc));
 	}
 	c->hosts.n = 0;
 	for (i = 0; i < nhost && i < NODES_MAX; i++) {
@@ -347,9 +312,9 @@ cpvm_reap(struct console *c)
 	if (c->pvm.master_pid <= 0 || waitpid(c->pvm.master_pid, &st, WNOHANG) !=
 	    c->pvm.master_pid)
 		return;
-	con_notice(c, "pvmd (pid %d) ended with %s %d", (int)c->pvm.master_pid,
-	    WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ?
-	    WEXITSTATUS(st) : WTERMSIG(st));
+	out_notice(&c->out, "pvmd (pid %d) ended with %s %d",
+	    (int)c->pvm.master_pid, WIFEXITED(st) ? "status" : "signal",
+	    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 	c->pvm.master_pid = 0;
 	c->pvm.pvmd_pid = 0;
 	cpvm_drop(c);
@@ -382,7 +347,7 @@ cpvm_halt_signal(struct console *c, pid_t sender, int64_t now)
 		return 0;
 halted:
 	cpvm_drop(c);
-	con_notice(c, "the PVM virtual machine was halted");
+	out_notice(&c->out, "the PVM virtual machine was halted");
 	return 1;
 }
 

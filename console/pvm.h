@@ -65,7 +65,4 @@ void cpvm_drop(struct console *c);
 /* Leave PVM (pvm_exit) if connected. */
 void cpvm_fini(struct console *c);
 
-/* "No such host" for a PVM error code. */
-const char *cpvm_strerror(int code);
-
 #endif /* DTS_CONSOLE_PVM_H */

@@ -11,6 +11,7 @@
 
 #include "console.h"
 #include "pvmcmd.h"
+#include "pvmerr.h"
 #include "timeutil.h"
 
 #define SPAWN_MAX 1024
@@ -22,7 +23,7 @@ ready(struct console *c, const char *cmd)
 {
 	if (cpvm_connect(c, 1) == -1 || (c->pvm.connected &&
 	    cpvm_refresh(c) == -1))
-		return con_prefix(c, cmd);
+		return out_prefix(&c->out, cmd);
 	return 0;
 }
 
@@ -45,16 +46,16 @@ cpvm_cmd_conf(struct console *c, int argc, char **argv)
 
 	if (ready(c, "conf") == -1)
 		return -1;
-	fprintf(c->out, "%d host%s (PVM_TMP %s)\n", c->hosts.n,
+	fprintf(c->out.f, "%d host%s (PVM_TMP %s)\n", c->hosts.n,
 	    c->hosts.n == 1 ? "" : "s", c->pvm.tmp);
-	fprintf(c->out, "%-24s %8s %-10s %6s %s\n", "HOST", "DTID", "ARCH",
+	fprintf(c->out.f, "%-24s %8s %-10s %6s %s\n", "HOST", "DTID", "ARCH",
 	    "SPEED", "ADDRESS");
 	for (i = 0; i < c->hosts.n; i++) {
 		const struct vm_host *h = &c->hosts.v[i];
 
 		if (h->have_addr)
 			inet_ntop(AF_INET, &h->addr, a, sizeof(a));
-		fprintf(c->out, "%-24s %8x %-10s %6d %s\n", h->name, h->tid,
+		fprintf(c->out.f, "%-24s %8x %-10s %6d %s\n", h->name, h->tid,
 		    h->arch, h->speed, h->have_addr ? a : "?");
 	}
 	return 0;
@@ -91,10 +92,10 @@ hosts_op(struct console *c, int argc, char **argv, int add)
 	for (i = 1; rc >= 0 && i < argc; i++) {
 		if (info[i - 1] < 0) {
 			failed++;
-			fprintf(c->out, "%s: %s\n", argv[i],
-			    cpvm_strerror(info[i - 1]));
+			fprintf(c->out.f, "%s: %s\n", argv[i],
+			    pvmerr_msg(info[i - 1]));
 		} else
-			fprintf(c->out, "%s: %s\n", argv[i], add ? "added" :
+			fprintf(c->out.f, "%s: %s\n", argv[i], add ? "added" :
 			    "deleted");
 	}
 	for (i = 0; names != NULL && i < argc - 1; i++)
@@ -103,10 +104,10 @@ hosts_op(struct console *c, int argc, char **argv, int add)
 	free(info);
 	cpvm_refresh(c);
 	if (rc < 0)
-		return con_err(c, "%s: %s", argv[0], cpvm_strerror(rc));
+		return out_err(&c->out, "%s: %s", argv[0], pvmerr_msg(rc));
 	if (failed > 0)
-		return con_err(c, "%s: %d of %d host%s failed", argv[0], failed,
-		    argc - 1, argc == 2 ? "" : "s");
+		return out_err(&c->out, "%s: %d of %d host%s failed", argv[0],
+		    failed, argc - 1, argc == 2 ? "" : "s");
 	return 0;
 }
 
@@ -131,12 +132,12 @@ cpvm_cmd_tasks(struct console *c, int argc, char **argv)
 	if (ready(c, "tasks") == -1)
 		return -1;
 	if ((rc = pvm_tasks(0, &n, &ti)) < 0)
-		return con_err(c, "tasks: %s", cpvm_strerror(rc));
-	fprintf(c->out, "%d task%s\n%-24s %8s %8s %8s %6s %s\n", n,
+		return out_err(&c->out, "tasks: %s", pvmerr_msg(rc));
+	fprintf(c->out.f, "%d task%s\n%-24s %8s %8s %8s %6s %s\n", n,
 	    n == 1 ? "" : "s", "HOST", "TID", "PTID", "PID", "FLAG",
 	    "COMMAND");
 	for (i = 0; i < n; i++)
-		fprintf(c->out, "%-24s %8x %8x %8d %6x %s\n",
+		fprintf(c->out.f, "%-24s %8x %8x %8d %6x %s\n",
 		    host_of(c, ti[i].ti_host), ti[i].ti_tid, ti[i].ti_ptid,
 		    ti[i].ti_pid, ti[i].ti_flag, ti[i].ti_a_out[0] != '\0' ?
 		    ti[i].ti_a_out : "-");
@@ -153,14 +154,16 @@ spawn_opts(struct console *c, int argc, char **argv, int *n, char **where)
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i += 2) {
 		if (strcmp(argv[i], "--") == 0)
-			return i + 1 < argc ? i + 1 : con_err(c, "spawn: "
+			return i + 1 < argc ? i + 1 : out_err(&c->out, "spawn: "
 			    "PROG missing (usage: spawn [-n N] [-w HOST] "
 			    "PROG [ARG...])");
 		if (strcmp(argv[i], "-n") != 0 && strcmp(argv[i], "-w") != 0)
-			return con_err(c, "spawn: unknown option \"%s\" (usage: "
-			    "spawn [-n N] [-w HOST] PROG [ARG...])", argv[i]);
+			return out_err(&c->out, "spawn: unknown option \"%s\" "
+			    "(usage: spawn [-n N] [-w HOST] PROG [ARG...])",
+			    argv[i]);
 		if (i + 1 >= argc)
-			return con_err(c, "spawn: %s needs a value", argv[i]);
+			return out_err(&c->out, "spawn: %s needs a value",
+			    argv[i]);
 		if (argv[i][1] == 'w') {
 			*where = argv[i + 1];
 			continue;
@@ -169,13 +172,13 @@ spawn_opts(struct console *c, int argc, char **argv, int *n, char **where)
 		v = strtol(argv[i + 1], &end, 10);
 		if (end == argv[i + 1] || *end != '\0' || errno != 0 ||
 		    v < 1 || v > SPAWN_MAX)
-			return con_err(c, "spawn: -n \"%s\" is not a count from "
-			    "1 to %d", argv[i + 1], SPAWN_MAX);
+			return out_err(&c->out, "spawn: -n \"%s\" is not a "
+			    "count from 1 to %d", argv[i + 1], SPAWN_MAX);
 		*n = (int)v;
 	}
 	if (i >= argc)
-		return con_err(c, "spawn: PROG missing (usage: spawn [-n N] "
-		    "[-w HOST] PROG [ARG...])");
+		return out_err(&c->out, "spawn: PROG missing (usage: spawn "
+		    "[-n N] [-w HOST] PROG [ARG...])");
 	return i;
 }
 
@@ -189,21 +192,21 @@ cpvm_cmd_spawn(struct console *c, int argc, char **argv)
 	    ready(c, "spawn") == -1)
 		return -1;
 	if ((tids = calloc((size_t)n, sizeof(*tids))) == NULL)
-		return con_err(c, "spawn: out of memory");
+		return out_err(&c->out, "spawn: out of memory");
 	rc = pvm_spawn(argv[prog], prog + 1 < argc ? argv + prog + 1 : NULL,
 	    where != NULL ? PvmTaskHost : PvmTaskDefault, where, n, tids);
 	if (rc < 0) {
 		free(tids);
-		return con_err(c, "spawn: %s", cpvm_strerror(rc));
+		return out_err(&c->out, "spawn: %s", pvmerr_msg(rc));
 	}
-	fprintf(c->out, "spawned %d of %d:", rc, n);
+	fprintf(c->out.f, "spawned %d of %d:", rc, n);
 	for (i = 0; i < rc; i++)
-		fprintf(c->out, " t%x", tids[i]);
-	fprintf(c->out, "\n");
+		fprintf(c->out.f, " t%x", tids[i]);
+	fprintf(c->out.f, "\n");
 	rc = n - rc;
 	if (rc > 0)
-		con_err(c, "spawn: %d of %d failed: %s", rc, n,
-		    cpvm_strerror(tids[n - 1]));
+		out_err(&c->out, "spawn: %d of %d failed: %s", rc, n,
+		    pvmerr_msg(tids[n - 1]));
 	free(tids);
 	return rc > 0 ? -1 : 0;
 }
@@ -215,23 +218,23 @@ cpvm_cmd_halt(struct console *c, int argc, char **argv)
 	int	 rc;
 
 	if (c->no_pvm)
-		return con_err(c, "halt: a PVM command, and PVM is off "
+		return out_err(&c->out, "halt: a PVM command, and PVM is off "
 		    "(dts-console -n): stop releases the gangs, an MPI job "
 		    "ends with its mpirun");
 	if (cpvm_connect(c, 0) == -1) {
-		snprintf(why, sizeof(why), "%s", c->err);
-		return con_err(c, "halt: no virtual machine to halt (%s)",
+		snprintf(why, sizeof(why), "%s", c->out.err);
+		return out_err(&c->out, "halt: no virtual machine to halt (%s)",
 		    why);
 	}
 	c->pvm.halt_at = now_mono_ns();	/* pvmd will SIGTERM us too */
 	rc = pvm_halt();
 	cpvm_drop(c);
 	if (rc < 0 && rc != PvmSysErr)
-		return con_err(c, "halt: %s", cpvm_strerror(rc));
+		return out_err(&c->out, "halt: %s", pvmerr_msg(rc));
 	cpvm_wait_master(c, HALT_WAIT);
 	c->sch.started = 0;	/* every node is gone with its pvmd */
 	c->sch.spoken = 0;
-	fprintf(c->out, "halted the virtual machine: every pvmd ends, and "
+	fprintf(c->out.f, "halted the virtual machine: every pvmd ends, and "
 	    "the dts running it releases its gang and exits\n");
 	return 0;
 }

@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "console.h"
 #include "report.h"
 #include "timeutil.h"
+
+/* Rejection reasons: the counters are arrays of one per reason. */
+#define NREJ(a)	((int)(sizeof(a) / sizeof((a)[0])))
 
 const char *
 report_ago(int64_t then, int64_t now, char *buf, size_t len)
@@ -27,7 +29,7 @@ rejected_sum(const struct proto_status *st)
 	uint64_t	 t = 0;
 	int		 i;
 
-	for (i = 0; i < REJ_MAX; i++)
+	for (i = 0; i < NREJ(st->rejected); i++)
 		t += st->rejected[i];
 	return t;
 }
@@ -66,13 +68,13 @@ master_text(const struct proto_status *st, char *buf, size_t len)
 }
 
 static void
-status_verbose(struct console *c, const struct node *n)
+status_verbose(FILE *f, const struct node *n)
 {
 	const struct proto_status *st = &n->st;
 	char	 ip[32], si[32];
 	int	 i;
 
-	fprintf(c->out, "    sync %s, IP %s, SI %s, gang %" PRIu32 " "
+	fprintf(f, "    sync %s, IP %s, SI %s, gang %" PRIu32 " "
 	    "process%s, %s\n    rejected:", proto_sync_name(st->sync),
 	    duration_format((int64_t)st->ip_us * NS_PER_US, ip, sizeof(ip)),
 	    duration_format((int64_t)st->si_us * NS_PER_US, si, sizeof(si)),
@@ -80,14 +82,15 @@ status_verbose(struct console *c, const struct node *n)
 	    st->flags & STATUS_F_OWN ? "on its own configured schedule "
 	    "(no command from a console within its silence)" :
 	    "following a console");
-	for (i = 0; i < REJ_MAX; i++)
-		fprintf(c->out, " %s %" PRIu32 "%s", proto_reject_name(
-		    (unsigned)i), st->rejected[i], i + 1 < REJ_MAX ? "," : "");
-	fprintf(c->out, "; queue full %" PRIu32 "\n", st->queue_full);
+	for (i = 0; i < NREJ(st->rejected); i++)
+		fprintf(f, " %s %" PRIu32 "%s", proto_reject_name(
+		    (unsigned)i), st->rejected[i],
+		    i + 1 < NREJ(st->rejected) ? "," : "");
+	fprintf(f, "; queue full %" PRIu32 "\n", st->queue_full);
 }
 
 static void
-status_row(struct console *c, const struct node *n, const struct node *ref,
+status_row(FILE *f, const struct node *n, const struct node *ref,
     int answered, int verbose, int64_t now)
 {
 	const struct proto_status *st = &n->st;
@@ -96,12 +99,12 @@ status_row(struct console *c, const struct node *n, const struct node *ref,
 	inet_ntop(AF_INET, &n->addr, a, sizeof(a));
 	report_ago(n->heard, now, ago, sizeof(ago));
 	if (!answered || !n->have_status) {
-		fprintf(c->out, "%-16s %-15s %-11s %s, last heard %s\n",
+		fprintf(f, "%-16s %-15s %-11s %s, last heard %s\n",
 		    n->name[0] != '\0' ? n->name : "?", a, "-", "no reply",
 		    ago);
 		return;
 	}
-	fprintf(c->out, "%-16s %-15s %-11s %-7s %8" PRIu32 " %8" PRIu32
+	fprintf(f, "%-16s %-15s %-11s %-7s %8" PRIu32 " %8" PRIu32
 	    " %-5s %6.2f %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9s %-15s %s\n",
 	    n->name, a, proto_mode_name(st->mode), st->flags & SCHED_F_ACTIVE ?
 	    "slicing" : "idle", st->ps_us, st->ip_us > st->ps_us ?
@@ -110,153 +113,151 @@ status_row(struct console *c, const struct node *n, const struct node *ref,
 	    rejected_sum(st), ref != NULL ? skew_text(n, ref, sk, sizeof(sk)) :
 	    "-", master_text(st, ma, sizeof(ma)), ago);
 	if (verbose)
-		status_verbose(c, n);
+		status_verbose(f, n);
 }
 
 int
-report_status(struct console *c, int64_t since, int verbose, int64_t now)
+report_status(FILE *f, const struct report_src *s, int64_t since,
+    int verbose, int64_t now)
 {
-	const struct node	*ref = nodes_reference(&c->nodes, since);
+	const struct node	*ref = nodes_reference(s->nodes, since);
 	char			 w[32];
 	int			 i, answered = 0;
 
-	fprintf(c->out, "%-16s %-15s %-11s %-7s %8s %8s %-5s %6s %9s %8s %8s "
+	fprintf(f, "%-16s %-15s %-11s %-7s %8s %8s %-5s %6s %9s %8s %8s "
 	    "%9s %-15s %s\n", "HOST", "ADDRESS", "MODE", "STATE", "PS_US",
 	    "LS_US", "PHASE", "Q", "SLICES", "OVERRUNS", "REJECTED", "SKEW_US",
 	    "MASTER", "HEARD");
-	for (i = 0; i < c->nodes.n; i++) {
-		const struct node *n = &c->nodes.v[i];
+	for (i = 0; i < s->nodes->n; i++) {
+		const struct node *n = &s->nodes->v[i];
 		int ok = n->have_status && n->status_at >= since;
 
 		answered += ok;
-		status_row(c, n, ref, ok, verbose, now);
+		status_row(f, n, ref, ok, verbose, now);
 	}
-	fprintf(c->out, "%d node%s answered within %s", answered,
+	fprintf(f, "%d node%s answered within %s", answered,
 	    answered == 1 ? "" : "s", duration_format(
-	    c->conf.console.status_wait_ns, w, sizeof(w)));
+	    s->conf->console.status_wait_ns, w, sizeof(w)));
 	if (ref != NULL) {
 		char a[INET_ADDRSTRLEN];
 
 		inet_ntop(AF_INET, &ref->addr, a, sizeof(a));
-		fprintf(c->out, "; skew against %s", a);
+		fprintf(f, "; skew against %s", a);
 	}
-	fprintf(c->out, "; console dropped %" PRIu64 " datagram%s",
-	    net_dropped_total(&c->net), net_dropped_total(&c->net) == 1 ? "" :
+	fprintf(f, "; console dropped %" PRIu64 " datagram%s",
+	    net_dropped_total(s->net), net_dropped_total(s->net) == 1 ? "" :
 	    "s");
 	if (verbose)
-		for (i = 0; i < REJ_MAX; i++)
-			fprintf(c->out, "%s%s %" PRIu64, i == 0 ? " (" : ", ",
-			    proto_reject_name((unsigned)i), c->net.dropped[i]);
-	fprintf(c->out, "%s\n", verbose ? ")" : "");
-	fflush(c->out);
-	if (answered == 0)
-		return con_err(c, "status: no node answered within %s", w);
-	return 0;
+		for (i = 0; i < NREJ(s->net->dropped); i++)
+			fprintf(f, "%s%s %" PRIu64, i == 0 ? " (" : ", ",
+			    proto_reject_name((unsigned)i), s->net->dropped[i]);
+	fprintf(f, "%s\n", verbose ? ")" : "");
+	fflush(f);
+	return answered;
 }
 
 void
-report_load(struct console *c, int64_t now)
+report_load(FILE *f, const struct report_src *s, const struct rla *r,
+    int64_t now)
 {
 	const char	*src;
 	char		 a[INET_ADDRSTRLEN], ago[32], ps[32];
 	double		 w;
 	int		 i, live;
 
-	bal_rla(&c->nodes, &c->weights, &c->hosts, now,
-	    con_node_timeout(c), &c->m.rla);
-	fprintf(c->out, "%-16s %-15s %7s %7s %-4s %7s %-4s %s\n", "HOST",
+	fprintf(f, "%-16s %-15s %7s %7s %-4s %7s %-4s %s\n", "HOST",
 	    "ADDRESS", "Q", "W", "FROM", "Q/W", "LIVE", "HEARD");
-	for (i = 0; i < c->nodes.n; i++) {
-		const struct node *n = &c->nodes.v[i];
+	for (i = 0; i < s->nodes->n; i++) {
+		const struct node *n = &s->nodes->v[i];
 
 		inet_ntop(AF_INET, &n->addr, a, sizeof(a));
-		w = bal_weight(&c->weights, &c->hosts, n, &src);
-		live = nodes_live(n, now, con_node_timeout(c));
-		fprintf(c->out, "%-16s %-15s %7.3f %7.3f %-4s %7.3f %-4s %s\n",
+		w = bal_weight(s->weights, s->hosts, n, &src);
+		live = nodes_live(n, now, s->node_timeout);
+		fprintf(f, "%-16s %-15s %7.3f %7.3f %-4s %7.3f %-4s %s\n",
 		    n->name[0] != '\0' ? n->name : "?", a, n->q, w, src,
 		    n->q / w, live ? "yes" : "no",
 		    report_ago(n->heard, now, ago, sizeof(ago)));
 	}
-	if (c->m.rla.nlive == 0) {
-		fprintf(c->out, "RLA: no live node with a load index\n");
+	if (r->nlive == 0) {
+		fprintf(f, "RLA: no live node with a load index\n");
 		return;
 	}
-	fprintf(c->out, "RLA mean %.3f, max %.3f over %d live node%s",
-	    c->m.rla.mean, c->m.rla.max, c->m.rla.nlive,
-	    c->m.rla.nlive == 1 ? "" : "s");
-	if (c->sch.mode == MODE_BALANCED && c->sch.bal_ls_pct >= 0)
-		fprintf(c->out, "; balanced uses the %s: LS %d%%, PS %s\n",
-		    c->conf.console.rla == RLA_MAX ? "max" : "mean",
-		    c->sch.bal_ls_pct, duration_format(sch_ps(&c->sch), ps,
+	fprintf(f, "RLA mean %.3f, max %.3f over %d live node%s", r->mean,
+	    r->max, r->nlive, r->nlive == 1 ? "" : "s");
+	if (s->sch->mode == MODE_BALANCED && s->sch->bal_ls_pct >= 0)
+		fprintf(f, "; balanced uses the %s: LS %d%%, PS %s\n",
+		    s->conf->console.rla == RLA_MAX ? "max" : "mean",
+		    s->sch->bal_ls_pct, duration_format(sch_ps(s->sch), ps,
 		    sizeof(ps)));
 	else
-		fprintf(c->out, "; mode %s does not use it\n",
-		    proto_mode_name((unsigned)c->sch.mode));
+		fprintf(f, "; mode %s does not use it\n",
+		    proto_mode_name((unsigned)s->sch->mode));
 }
 
 static void
-show_weights(struct console *c)
+show_weights(FILE *f, const struct weights *ws)
 {
 	int	 i;
 
-	fprintf(c->out, "%-12s ", "weight");
-	if (c->weights.n == 0)
-		fprintf(c->out, "from the PVM host speed (or 1)");
-	for (i = 0; i < c->weights.n; i++)
-		fprintf(c->out, "%s%s %g", i > 0 ? ", " : "",
-		    c->weights.v[i].host, c->weights.v[i].w);
-	fprintf(c->out, "%s\n", c->weights.n > 0 ? "; others from the PVM "
+	fprintf(f, "%-12s ", "weight");
+	if (ws->n == 0)
+		fprintf(f, "from the PVM host speed (or 1)");
+	for (i = 0; i < ws->n; i++)
+		fprintf(f, "%s%s %g", i > 0 ? ", " : "",
+		    ws->v[i].host, ws->v[i].w);
+	fprintf(f, "%s\n", ws->n > 0 ? "; others from the PVM "
 	    "host speed" : "");
 }
 
 void
-report_show(struct console *c)
+report_show(FILE *f, const struct report_src *src)
 {
-	const struct sch	*s = &c->sch;
+	const struct sch	*s = src->sch;
+	const struct dts_conf	*conf = src->conf;
 	char			 a[32], b[300];
 	int			 i;
 
-	fprintf(c->out, "%-12s %s\n", "mode", proto_mode_name((unsigned)
+	fprintf(f, "%-12s %s\n", "mode", proto_mode_name((unsigned)
 	    s->mode));
-	fprintf(c->out, "%-12s %s\n", "ip", duration_format(s->ip, a,
+	fprintf(f, "%-12s %s\n", "ip", duration_format(s->ip, a,
 	    sizeof(a)));
-	fprintf(c->out, "%-12s %s\n", "ps", sch_ps_text(s, b, sizeof(b)));
-	fprintf(c->out, "%-12s %s\n", "ls", duration_format(s->ip -
+	fprintf(f, "%-12s %s\n", "ps", sch_ps_text(s, b, sizeof(b)));
+	fprintf(f, "%-12s %s\n", "ls", duration_format(s->ip -
 	    sch_user_ps(s), a, sizeof(a)));
 	if (s->mode == MODE_BALANCED)
-		fprintf(c->out, "%-12s %s\n", "balanced", s->bal_ls_pct < 0 ?
+		fprintf(f, "%-12s %s\n", "balanced", s->bal_ls_pct < 0 ?
 		    "no RLA yet: ps applies" : (snprintf(b, sizeof(b),
 		    "LS %d%% from the RLA, PS %s", s->bal_ls_pct,
 		    duration_format(sch_ps(s), a, sizeof(a))), b));
-	fprintf(c->out, "%-12s %s\n", "si", duration_format(s->si, a,
+	fprintf(f, "%-12s %s\n", "si", duration_format(s->si, a,
 	    sizeof(a)));
-	fprintf(c->out, "%-12s %s\n", "sync", proto_sync_name((unsigned)
+	fprintf(f, "%-12s %s\n", "sync", proto_sync_name((unsigned)
 	    s->sync));
-	fprintf(c->out, "%-12s %s\n", "ls_policy", s->ls_idle ? "idle" :
+	fprintf(f, "%-12s %s\n", "ls_policy", s->ls_idle ? "idle" :
 	    "stop");
-	fprintf(c->out, "%-12s %s\n", "rla", c->conf.console.rla == RLA_MAX ?
+	fprintf(f, "%-12s %s\n", "rla", conf->console.rla == RLA_MAX ?
 	    "max" : "mean");
-	fprintf(c->out, "%-12s %g\n", "hysteresis",
-	    c->conf.console.hysteresis);
-	fprintf(c->out, "%-12s %s", "timeout", duration_format(
-	    c->conf.console.timeout_ns, a, sizeof(a)));
-	if (con_node_timeout(c) != c->conf.console.timeout_ns)
-		fprintf(c->out, " (in force: %s, two SIs)", duration_format(
-		    con_node_timeout(c), a, sizeof(a)));
-	fputc('\n', c->out);
-	fprintf(c->out, "%-12s %s\n", "status_wait", duration_format(
-	    c->conf.console.status_wait_ns, a, sizeof(a)));
-	show_weights(c);
-	fprintf(c->out, "%-12s LS", "table");
+	fprintf(f, "%-12s %g\n", "hysteresis",
+	    conf->console.hysteresis);
+	fprintf(f, "%-12s %s", "timeout", duration_format(
+	    conf->console.timeout_ns, a, sizeof(a)));
+	if (src->node_timeout != conf->console.timeout_ns)
+		fprintf(f, " (in force: %s, two SIs)", duration_format(
+		    src->node_timeout, a, sizeof(a)));
+	fputc('\n', f);
+	fprintf(f, "%-12s %s\n", "status_wait", duration_format(
+	    conf->console.status_wait_ns, a, sizeof(a)));
+	show_weights(f, src->weights);
+	fprintf(f, "%-12s LS", "table");
 	for (i = 0; i < s->table.n; i++)
-		fprintf(c->out, "%s%d%%", i == 0 ? " " : ", ",
+		fprintf(f, "%s%d%%", i == 0 ? " " : ", ",
 		    s->table.ls_pct[i]);
-	fprintf(c->out, " per %g of load (load.table, show only)\n",
+	fprintf(f, " per %g of load (load.table, show only)\n",
 	    s->table.step);
-	fprintf(c->out, "%-12s %s\n", "nodes", net_describe(&c->net, b,
+	fprintf(f, "%-12s %s\n", "nodes", net_describe(src->net, b,
 	    sizeof(b)));
-	fprintf(c->out, "%-12s %s\n", "key", c->conf.insecure ?
-	    "none (insecure = true)" : c->conf.key_file);
-	fprintf(c->out, "%-12s %s\n", "state", s->started ? "started" :
+	fprintf(f, "%-12s %s\n", "key", conf->insecure ?
+	    "none (insecure = true)" : conf->key_file);
+	fprintf(f, "%-12s %s\n", "state", s->started ? "started" :
 	    s->spoken ? "stopped (nodes released)" : "not started");
 }

@@ -1,27 +1,46 @@
 /*
  * report.h - the console's tables: status (one row per node), load
- * (Q, W, Q/W and the RLA) and show (every tunable).  Output goes to c->out.
+ * (Q, W, Q/W and the RLA) and show (every tunable).  Each writes to a
+ * FILE from const data: a report changes nothing, and computes nothing
+ * the master keeps (the RLA comes from the caller).
  */
 #ifndef DTS_CONSOLE_REPORT_H
 #define DTS_CONSOLE_REPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-struct console;
+#include "balance.h"
+#include "conf.h"
+#include "net.h"
+#include "nodes.h"
+#include "schedule.h"
+
+/* What the tables read; master_report_src() fills it from the console. */
+struct report_src {
+	const struct dts_conf	*conf;
+	const struct sch	*sch;
+	const struct nodes	*nodes;
+	const struct weights	*weights;
+	const struct vm_hosts	*hosts;
+	const struct net	*net;
+	int64_t			 node_timeout;	/* con_node_timeout() */
+};
 
 /*
  * The nodes that answered since `since` (and, marked, the others known).
- * Returns 0, or -1 with c->err if no node answered.
+ * Returns how many answered.
  */
-int report_status(struct console *c, int64_t since, int verbose,
+int report_status(FILE *f, const struct report_src *s, int64_t since,
+    int verbose, int64_t now);
+
+/* Per node Q_j, W_j, Q_j/W_j and liveness; the RLA r, mean and max. */
+void report_load(FILE *f, const struct report_src *s, const struct rla *r,
     int64_t now);
 
-/* Per node Q_j, W_j, Q_j/W_j and liveness; the RLA, mean and max. */
-void report_load(struct console *c, int64_t now);
-
 /* Every tunable and where the datagrams go. */
-void report_show(struct console *c);
+void report_show(FILE *f, const struct report_src *s);
 
 /* "1.5s ago", "never" */
 const char *report_ago(int64_t then, int64_t now, char *buf, size_t len);

@@ -190,19 +190,6 @@ sch_set_si(struct sch *s, const char *arg, char *err, size_t len)
 }
 
 int
-sch_set_sync(struct sch *s, const char *arg, char *err, size_t len)
-{
-	int	 v = proto_sync_parse(arg);
-
-	if (v < 0) {
-		snprintf(err, len, "sync: \"%s\" is not arrival or clock", arg);
-		return -1;
-	}
-	s->sync = v;
-	return 0;
-}
-
-int
 sch_set_balanced_ls(struct sch *s, int ls_pct, char *err, size_t len)
 {
 	struct sch	 t = *s;

@@ -54,7 +54,6 @@ int sch_set_ip(struct sch *s, const char *arg, char *err, size_t len);
 int sch_set_ps(struct sch *s, const char *arg, char *err, size_t len);
 int sch_set_ls(struct sch *s, const char *arg, char *err, size_t len);
 int sch_set_si(struct sch *s, const char *arg, char *err, size_t len);
-int sch_set_sync(struct sch *s, const char *arg, char *err, size_t len);
 
 /* Balanced: LS percentage chosen from the RLA (-1: back to ps). */
 int sch_set_balanced_ls(struct sch *s, int ls_pct, char *err, size_t len);

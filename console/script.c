@@ -145,9 +145,9 @@ failed(struct script *s, struct console *c, const struct script_cmd *q)
 {
 	if (q->src != NULL)
 		fprintf(stderr, "dts-console: %s:%d: %s\n", q->src, q->line,
-		    c->err);
+		    c->out.err);
 	else
-		fprintf(stderr, "dts-console: %s\n", c->err);
+		fprintf(stderr, "dts-console: %s\n", c->out.err);
 	s->failures++;
 	if (s->stop_on_error)
 		c->quit = 1;
@@ -160,14 +160,14 @@ script_run(struct script *s, struct console *c)
 
 	while (!s->running && s->head < s->n && !c->quit) {
 		q = &s->q[s->head++];
-		fflush(c->out);
+		fflush(c->out.f);
 		if (cmds_exec(c, q->text) == -1)
 			failed(s, c, q);
 		else if (master_busy(c)) {
 			s->running = 1;
 			s->current = s->head - 1;
 		}
-		fflush(c->out);
+		fflush(c->out.f);
 	}
 }
 

@@ -1,12 +1,31 @@
 /*
- * setkeys.h - the keys of the `set` command: one table of the tunables
- * that are not intervals (sync, rla, hysteresis, timeout, status_wait,
- * weight), each with its usage and checks.  `show` prints them all.
+ * setkeys.h - the keys of the `set` command.  Every key but weight is a
+ * key of dts.conf, and goes through its schema (common/conf_schema.c):
+ * the value is parsed and checked against the key's range there, then
+ * the whole configuration is checked as conf_load() checks a file.  No
+ * range is written here.  `weight HOST W` is the console's own.
+ *
+ * Nothing here sees the console: setkeys_conf() changes a dts_conf and
+ * says which key it changed; the `set` command (cmds.c) applies that to
+ * the schedule and the master.
  */
 #ifndef DTS_CONSOLE_SETKEYS_H
 #define DTS_CONSOLE_SETKEYS_H
 
-struct console;
+#include <stddef.h>
+
+#include "conf.h"
+#include "nodes.h"
+
+/* The keys of dts.conf that `set` changes, as setkeys_conf() returns them. */
+enum setkey {
+	SETKEY_SYNC,		/* sync: the schedule's, sent to the nodes */
+	SETKEY_LS_POLICY,	/* ls_policy: the schedule's, sent too */
+	SETKEY_RLA,		/* console.rla */
+	SETKEY_HYSTERESIS,	/* console.hysteresis */
+	SETKEY_TIMEOUT,		/* console.timeout */
+	SETKEY_STATUS_WAIT	/* console.status_wait */
+};
 
 #define SETKEYS_HELP \
 	"  set sync arrival|clock    PS starts on arrival, or on the clock " \
@@ -21,19 +40,46 @@ struct console;
 	"replies\n" \
 	"  set weight HOST W|auto    power weight of HOST (0 < W <= 1000); " \
 	"auto:\n" \
-	"                            from the PVM host speed\n"
+	"                            from the PVM host speed\n" \
+	"  A key may also be given by its dts.conf name (console.timeout); " \
+	"its range\n  is the one dts.conf(5) gives.  A bad value changes " \
+	"nothing.\n"
 
 /* The key names, NULL-terminated (completion). */
 extern const char *const setkeys_names[];
 
-/* set KEY VALUE | set weight HOST W */
-int setkeys_cmd(struct console *c, int argc, char **argv);
+/*
+ * Set key (a name of setkeys_names but weight, or its dts.conf path) to
+ * value in conf, through the schema, and check the whole result.  Returns
+ * the enum setkey changed; or -1 with a one-line err ("set timeout: 5ms is
+ * out of range [10ms, 1d]") and conf unchanged.
+ */
+int setkeys_conf(struct dts_conf *conf, const char *key, const char *value,
+    char *err, size_t len);
+
+/* "set KEY": the number of values the key takes (weight 2, else 1), or -1
+ * with err if there is no such key. */
+int setkeys_nargs(const char *key, char *err, size_t len);
+
+/* What key takes, from the schema: "arrival|clock", "DUR", "HOST W|auto". */
+const char *setkeys_usage(const char *key, char *buf, size_t len);
+
+/* The value of a key in conf, as dts.conf writes it: "30s", "mean". */
+const char *setkeys_value(const struct dts_conf *conf, enum setkey id,
+    char *buf, size_t len);
+
+/*
+ * weight HOST W: W a number in (0, 1000], or "auto" (w = 0: from the PVM
+ * host speed).  0, or -1 with err.
+ */
+int setkeys_weight(const char *host, const char *s, double *w, char *err,
+    size_t len);
 
 /*
  * Completion of the values of "set KEY ..." (line starts at "set");
- * nwords is the number of words before text.
+ * nwords is the number of words before text; hosts for weight.
  */
 const char *setkeys_complete(const char *line, int nwords, const char *text,
-    int i, struct console *c);
+    int i, const struct vm_hosts *hosts);
 
 #endif /* DTS_CONSOLE_SETKEYS_H */

@@ -66,7 +66,7 @@ on_line(char *line)
 	}
 	sh.running = 1;
 	if (cmds_exec(sh.c, line) == -1)
-		fprintf(stderr, "%s\n", sh.c->err);
+		fprintf(stderr, "%s\n", sh.c->out.err);
 	sh.running = 0;
 	fflush(stdout);
 	free(line);
@@ -76,7 +76,7 @@ on_line(char *line)
 
 /* Print a message above the prompt and the line being typed. */
 static void
-notice(struct console *c, const char *msg)
+notice(const char *msg)
 {
 	char	*saved;
 	int	 point;
@@ -139,7 +139,7 @@ void
 shell_init(struct console *c)
 {
 	sh.c = c;
-	c->notice = notice;
+	c->out.notice = notice;
 	rl_readline_name = "dts-console";
 	rl_catch_signals = 0;		/* signals come through signalfd */
 	rl_catch_sigwinch = 0;
@@ -184,5 +184,5 @@ shell_fini(void)
 	if (sh.history[0] != '\0' && write_history(sh.history) == 0)
 		history_truncate_file(sh.history, HISTORY_MAX);
 	if (sh.c != NULL)
-		sh.c->notice = NULL;
+		sh.c->out.notice = NULL;
 }

@@ -5,78 +5,81 @@
 #include <errno.h>
 #include <string.h>
 
-#include "console.h"
+#include "log.h"
 #include "timeutil.h"
 #include "trace.h"
 
-int
-trace_cmd(struct console *c, int argc, char **argv)
+void
+trace_init(struct trace_run *t, struct net *net, const struct nodes *nodes,
+    struct out *out)
 {
-	struct trace_run *t = &c->m.trace;
-	struct proto_msg m = { .hdr.type = PROTO_STATUS_REQ };
-	int64_t dur = TRACE_DUR_DEFAULT, now = now_mono_ns();
-	char err[256], b[32];
+	memset(t, 0, sizeof(*t));
+	t->net = net;
+	t->nodes = nodes;
+	t->out = out;
+}
 
-	if (argc > 2 && duration_parse(argv[2], &dur, err, sizeof(err)) < 0)
-		return con_err(c, "trace: %s", err);
-	if (dur <= 0 || dur > TRACE_DUR_MAX)
-		return con_err(c, "trace: %s is out of range (0, 60s]",
-		    duration_format(dur, b, sizeof(b)));
-	if ((t->f = fopen(argv[1], "w")) == NULL)
-		return con_err(c, "trace: %s: %s", argv[1], strerror(errno));
+int
+trace_begin(struct trace_run *t, const char *path, int64_t dur,
+    int64_t now)
+{
+	struct proto_msg m = { .hdr.type = PROTO_STATUS_REQ };
+	char b[32];
+
+	if ((t->f = fopen(path, "w")) == NULL)
+		return out_err(t->out, "trace: %s: %s", path,
+		    strerror(errno));
+	snprintf(t->path, sizeof(t->path), "%s", path);
 	fprintf(t->f, "host,addr,phase,real_ns,late_ns,op_ns\n");
 	/* nodes that have not spoken yet answer this and so become known */
-	if (net_send(&c->net, &m) < 0) {
+	if (net_send(t->net, &m) < 0) {
 		fclose(t->f);
 		t->f = NULL;
-		return con_err(c, "trace: no destination to ask (see "
+		return out_err(t->out, "trace: no destination to ask (see "
 		    "console.nodes, console.unicast)");
 	}
 	t->state = TRACE_RECORDING;
 	t->since_real = now_real_ns();
-	t->end_real = t->since_real + dur;	/* exact, however late we wake */
+	/* exact, however late we wake */
+	t->end_real = t->since_real + dur;
 	t->until = now + dur;
 	t->edges = 0;
-	fprintf(c->out, "trace: recording the slice edges of every node for "
-	    "%s into %s\n", duration_format(dur, b, sizeof(b)), argv[1]);
+	fprintf(t->out->f, "trace: recording the slice edges of every node "
+	    "for %s into %s\n", duration_format(dur, b, sizeof(b)), path);
 	return 0;
 }
 
 static void
-ask(struct console *c, int i)
+ask(struct trace_run *t, int i)
 {
-	struct trace_run *t = &c->m.trace;
 	struct proto_msg m = { .hdr.type = PROTO_TRACE_REQ };
 
 	m.u.trace_req.since_ns = t->node[i].cursor;
-	(void)net_send_to(&c->net, t->node[i].addr, &m);
+	(void)net_send_to(t->net, t->node[i].addr, &m);
 }
 
-static void
-finish(struct console *c, int rc)
+/* The run is over with rc; returns 1 for the caller to pass on. */
+static int
+finish(struct trace_run *t, int rc)
 {
-	struct trace_run *t = &c->m.trace;
-
 	if (fclose(t->f) != 0 && rc == 0)
-		rc = con_err(c, "trace: writing the file failed");
+		rc = out_err(t->out, "trace: writing the file failed");
 	t->f = NULL;
 	t->state = TRACE_IDLE;
 	if (rc == 0)
-		fprintf(c->out, "trace: %llu edges from %d node%s\n",
+		fprintf(t->out->f, "trace: %llu edges from %d node%s\n",
 		    (unsigned long long)t->edges, t->n, t->n == 1 ? "" : "s");
-	c->m.async_rc = rc;
-	c->m.async_done = 1;
+	t->rc = rc;
+	return 1;
 }
 
 /* Recording is over: ask every node heard since it began. */
-static void
-start_fetch(struct console *c, int64_t now)
+static int
+start_fetch(struct trace_run *t, int64_t now)
 {
-	struct trace_run *t = &c->m.trace;
-
 	t->n = 0;
-	for (int i = 0; i < c->nodes.n && t->n < NODES_MAX; i++) {
-		const struct node *nd = &c->nodes.v[i];
+	for (int i = 0; i < t->nodes->n && t->n < NODES_MAX; i++) {
+		const struct node *nd = &t->nodes->v[i];
 		t->node[t->n].addr = nd->addr;
 		snprintf(t->node[t->n].name, sizeof(t->node[t->n].name), "%s",
 		    nd->name[0] ? nd->name : inet_ntoa(nd->addr));
@@ -84,31 +87,29 @@ start_fetch(struct console *c, int64_t now)
 		t->node[t->n].done = 0;
 		t->n++;
 	}
-	if (t->n == 0) {
-		finish(c, con_err(c, "trace: no node answered"));
-		return;
-	}
+	if (t->n == 0)
+		return finish(t, out_err(t->out, "trace: no node answered"));
 	t->left = t->n;
 	t->state = TRACE_FETCHING;
 	t->deadline = now + TRACE_FETCH_WAIT;
 	t->reask = now + TRACE_ASK_AGAIN;
 	for (int i = 0; i < t->n; i++)
-		ask(c, i);
+		ask(t, i);
+	return 0;
 }
 
-void
-trace_datagram(struct console *c, const struct proto_trace *pt,
+int
+trace_datagram(struct trace_run *t, const struct proto_trace *pt,
     struct in_addr from, int64_t now)
 {
-	struct trace_run *t = &c->m.trace;
 	int i;
 
 	if (t->state != TRACE_FETCHING)
-		return;
+		return 0;
 	for (i = 0; i < t->n && t->node[i].addr.s_addr != from.s_addr; i++)
 		;
 	if (i == t->n || t->node[i].done)
-		return;
+		return 0;
 	for (uint32_t k = 0; k < pt->count; k++) {
 		const struct proto_edge *e = &pt->edge[k];
 		if (e->real_ns <= t->node[i].cursor)
@@ -121,46 +122,58 @@ trace_datagram(struct console *c, const struct proto_trace *pt,
 		    (unsigned long long)e->real_ns, e->late_ns, e->op_ns);
 		t->edges++;
 	}
-	if (pt->more && pt->count > 0 && (int64_t)t->node[i].cursor < t->end_real) {
+	if (pt->more && pt->count > 0 &&
+	    (int64_t)t->node[i].cursor < t->end_real) {
 		t->deadline = now + TRACE_FETCH_WAIT;
 		t->reask = now + TRACE_ASK_AGAIN;
-		ask(c, i);
-		return;
+		ask(t, i);
+		return 0;
 	}
 	t->node[i].done = 1;
-	if (--t->left == 0)
-		finish(c, 0);
+	return --t->left == 0 ? finish(t, 0) : 0;
 }
 
-void
-trace_timer(struct console *c, int64_t now)
+int
+trace_timer(struct trace_run *t, int64_t now)
 {
-	struct trace_run *t = &c->m.trace;
-
-	if (t->state == TRACE_RECORDING && now >= t->until) {
-		start_fetch(c, now);
-	} else if (t->state == TRACE_FETCHING && now >= t->reask &&
+	if (t->state == TRACE_RECORDING && now >= t->until)
+		return start_fetch(t, now);
+	if (t->state == TRACE_FETCHING && now >= t->reask &&
 	    now < t->deadline) {
 		/* no answer yet: the ask or the answer was lost (a node's
 		 * rate limit, a full socket buffer); ask again */
 		for (int i = 0; i < t->n; i++)
 			if (!t->node[i].done)
-				ask(c, i);
+				ask(t, i);
 		t->reask = now + TRACE_ASK_AGAIN;
 	} else if (t->state == TRACE_FETCHING && now >= t->deadline)
-		finish(c, con_err(c, "trace: %d of %d nodes did not answer "
-		    "(%llu edges written)", t->left, t->n,
+		return finish(t, out_err(t->out, "trace: %d of %d nodes did "
+		    "not answer (%llu edges written)", t->left, t->n,
 		    (unsigned long long)t->edges));
+	return 0;
 }
 
 int64_t
-trace_deadline(const struct console *c)
+trace_deadline(const struct trace_run *t)
 {
-	const struct trace_run *t = &c->m.trace;
-
 	if (t->state == TRACE_RECORDING)
 		return t->until;
 	if (t->state == TRACE_FETCHING)
 		return t->reask < t->deadline ? t->reask : t->deadline;
 	return 0;
+}
+
+int
+trace_cancel(struct trace_run *t)
+{
+	if (t->state == TRACE_IDLE)
+		return 0;
+	if (fclose(t->f) != 0)
+		log_warn("trace: %s", t->path);
+	t->f = NULL;
+	fprintf(t->out->f, "trace: interrupted %s; %s keeps the %llu edges "
+	    "written\n", t->state == TRACE_RECORDING ? "while recording" :
+	    "while fetching", t->path, (unsigned long long)t->edges);
+	t->state = TRACE_IDLE;
+	return 1;
 }

@@ -40,6 +40,8 @@
 
 #include <pvm3.h>
 
+#include "pvmerr.h"
+
 #define PROG      "dts-pvmctl"
 #define EXIT_TAG  0x7d5e /* message tag of our PvmTaskExit notifications */
 
@@ -55,42 +57,6 @@ static int enrolled;
 static int err_fd = STDERR_FILENO; /* stderr, even while libpvm3 is muted */
 
 /* ---- errors ----------------------------------------------------------- */
-
-static const struct {
-	int         code;
-	const char *name;
-} pvm_errs[] = {
-	{ PvmBadParam, "PvmBadParam" },     { PvmMismatch, "PvmMismatch" },
-	{ PvmOverflow, "PvmOverflow" },     { PvmNoData, "PvmNoData" },
-	{ PvmNoHost, "PvmNoHost" },         { PvmNoFile, "PvmNoFile" },
-	{ PvmDenied, "PvmDenied" },         { PvmNoMem, "PvmNoMem" },
-	{ PvmBadMsg, "PvmBadMsg" },         { PvmSysErr, "PvmSysErr" },
-	{ PvmNoBuf, "PvmNoBuf" },           { PvmNoSuchBuf, "PvmNoSuchBuf" },
-	{ PvmNullGroup, "PvmNullGroup" },   { PvmDupGroup, "PvmDupGroup" },
-	{ PvmNoGroup, "PvmNoGroup" },       { PvmNotInGroup, "PvmNotInGroup" },
-	{ PvmNoInst, "PvmNoInst" },         { PvmHostFail, "PvmHostFail" },
-	{ PvmNoParent, "PvmNoParent" },     { PvmNotImpl, "PvmNotImpl" },
-	{ PvmDSysErr, "PvmDSysErr" },       { PvmBadVersion, "PvmBadVersion" },
-	{ PvmOutOfRes, "PvmOutOfRes" },     { PvmDupHost, "PvmDupHost" },
-	{ PvmCantStart, "PvmCantStart" },   { PvmAlready, "PvmAlready" },
-	{ PvmNoTask, "PvmNoTask" },         { PvmNotFound, "PvmNotFound" },
-	{ PvmExists, "PvmExists" },         { PvmHostrNMstr, "PvmHostrNMstr" },
-	{ PvmParentNotSet, "PvmParentNotSet" },
-	{ PvmIPLoopback, "PvmIPLoopback" },
-};
-
-static const char *
-pvm_errname(int code)
-{
-	static char buf[32];
-	size_t i;
-
-	for (i = 0; i < sizeof(pvm_errs) / sizeof(pvm_errs[0]); i++)
-		if (pvm_errs[i].code == code)
-			return pvm_errs[i].name;
-	snprintf(buf, sizeof(buf), "PVM error %d", code);
-	return buf;
-}
 
 static void
 finish(void)
@@ -254,7 +220,7 @@ enroll(void)
 	if (cc == PvmSysErr || cc == PvmNoSuchBuf)
 		die("no pvmd running (PVM_TMP=%s)", pvm_tmp());
 	if (cc < 0)
-		die("pvm_mytid: %s", pvm_errname(cc));
+		die("pvm_mytid: %s", pvmerr_name(cc));
 }
 
 /* pvmd tid -> host name, from a host table; NULL if unknown. */
@@ -282,7 +248,7 @@ cmd_conf(int argc, char **argv)
 	enroll();
 	cc = pvm_config(&nhost, &narch, &h);
 	if (cc < 0)
-		die("pvm_config: %s", pvm_errname(cc));
+		die("pvm_config: %s", pvmerr_name(cc));
 	for (i = 0; i < nhost; i++)
 		printf("%s %x %s %d\n", h[i].hi_name, (unsigned)h[i].hi_tid,
 		       h[i].hi_arch, h[i].hi_speed);
@@ -315,7 +281,7 @@ cmd_wait(int argc, char **argv)
 	if (!enrolled)
 		die("no pvmd running (PVM_TMP=%s) after %gs", pvm_tmp(), timeout);
 	if (cc < 0)
-		die("pvm_config: %s", pvm_errname(cc));
+		die("pvm_config: %s", pvmerr_name(cc));
 	die("timed out after %gs: %d of %d hosts", timeout, nhost, want);
 }
 
@@ -375,7 +341,7 @@ spawn_tasks(char **argv, int n, char *where, int kill_partial)
 	}
 	fflush(stdout);
 	die("spawn %s: %d of %d started: %s", argv[0], numt < 0 ? 0 : numt, n,
-	    pvm_errname(err));
+	    pvmerr_name(err));
 }
 
 static int
@@ -410,13 +376,13 @@ cmd_run(int argc, char **argv)
 	if (cc < 0) {
 		for (i = 0; i < n; i++)
 			pvm_kill(tids[i]);
-		die("pvm_notify: %s", pvm_errname(cc));
+		die("pvm_notify: %s", pvmerr_name(cc));
 	}
 	for (left = n; left > 0; left--) {
 		cc = pvm_recv(-1, EXIT_TAG);
 		if (cc < 0)
 			die("pvm_recv: %s (%d tasks still running)",
-			    pvm_errname(cc), left);
+			    pvmerr_name(cc), left);
 	}
 	printf("tasks=%d elapsed_s=%.3f\n", n, now_s() - t0);
 	free(tids);
@@ -437,10 +403,10 @@ cmd_tasks(int argc, char **argv)
 	me = pvm_mytid();
 	cc = pvm_config(&nhost, &narch, &h);
 	if (cc < 0)
-		die("pvm_config: %s", pvm_errname(cc));
+		die("pvm_config: %s", pvmerr_name(cc));
 	cc = pvm_tasks(0, &ntask, &t);
 	if (cc < 0)
-		die("pvm_tasks: %s", pvm_errname(cc));
+		die("pvm_tasks: %s", pvmerr_name(cc));
 	for (i = 0; i < ntask; i++) {
 		if (t[i].ti_tid == me)
 			continue;
@@ -463,10 +429,11 @@ report_hosts(char **hosts, int n, const int *infos, int cc, const char *what)
 	int i, bad = 0;
 
 	if (cc < 0)
-		die("%s: %s", what, pvm_errname(cc));
+		die("%s: %s", what, pvmerr_name(cc));
 	for (i = 0; i < n; i++) {
 		if (infos[i] < 0) {
-			printf("%s error %s\n", hosts[i], pvm_errname(infos[i]));
+			printf("%s error %s\n", hosts[i],
+			    pvmerr_name(infos[i]));
 			bad++;
 		} else {
 			printf("%s ok\n", hosts[i]);
@@ -516,7 +483,7 @@ cmd_halt(int argc, char **argv)
 	cc = pvm_halt();
 	enrolled = 0; /* the pvmd is gone: nothing to pvm_exit from */
 	if (cc < 0)
-		die("pvm_halt: %s", pvm_errname(cc));
+		die("pvm_halt: %s", pvmerr_name(cc));
 	return 0;
 }
 

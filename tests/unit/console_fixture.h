@@ -33,10 +33,11 @@ fixture_new(void)
 	conf.console.nodes.n = 1;
 	snprintf(conf.console.nodes.s[0], CONF_ITEM_MAX, "127.0.0.1");
 	con_init(&f->c, &conf, NULL);
+	master_init(&f->c);
 	f->c.sch.rt.runtime_us = 950000;
 	f->c.sch.rt.period_us = 1000000;
 	if (net_init(&f->c.net, &conf, 0, err, sizeof(err)) == -1 ||
-	    (f->c.out = open_memstream(&f->buf, &f->len)) == NULL)
+	    (f->c.out.f = open_memstream(&f->buf, &f->len)) == NULL)
 		abort();
 	return f;
 }
@@ -47,13 +48,13 @@ fixture_output(struct fixture *f)
 {
 	static char	 copy[16384];
 
-	fflush(f->c.out);
+	fflush(f->c.out.f);
 	snprintf(copy, sizeof(copy), "%s", f->buf != NULL ? f->buf : "");
-	fclose(f->c.out);
+	fclose(f->c.out.f);
 	free(f->buf);
 	f->buf = NULL;
 	f->len = 0;
-	if ((f->c.out = open_memstream(&f->buf, &f->len)) == NULL)
+	if ((f->c.out.f = open_memstream(&f->buf, &f->len)) == NULL)
 		abort();
 	return copy;
 }
@@ -61,7 +62,7 @@ fixture_output(struct fixture *f)
 static __attribute__((unused)) void
 fixture_free(struct fixture *f)
 {
-	fclose(f->c.out);
+	fclose(f->c.out.f);
 	free(f->buf);
 	free(f);
 }

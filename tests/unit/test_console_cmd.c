@@ -71,19 +71,19 @@ test_arg_counts(void **state)
 	struct fixture	*f = *state;
 
 	assert_int_equal(cmds_exec(&f->c, "start now"), -1);
-	assert_string_equal(f->c.err,
+	assert_string_equal(f->c.out.err,
 	    "start: too many arguments (usage: start)");
 	assert_int_equal(cmds_exec(&f->c, "ip 1s 2s"), -1);
-	assert_string_equal(f->c.err,
+	assert_string_equal(f->c.out.err,
 	    "ip: too many arguments (usage: ip [DUR])");
 	assert_int_equal(cmds_exec(&f->c, "add"), -1);
-	assert_string_equal(f->c.err,
+	assert_string_equal(f->c.out.err,
 	    "add: missing arguments (usage: add HOST...)");
 	assert_int_equal(cmds_exec(&f->c, "set sync"), -1);
-	assert_string_equal(f->c.err, "set: missing arguments (usage: set "
+	assert_string_equal(f->c.out.err, "set: missing arguments (usage: set "
 	    "KEY VALUE | weight HOST W)");
 	assert_int_equal(cmds_exec(&f->c, "sta"), -1);
-	assert_string_equal(f->c.err,
+	assert_string_equal(f->c.out.err,
 	    "ambiguous command \"sta\": start, status");
 	/* a prefix runs the command it stands for */
 	assert_int_equal(cmds_exec(&f->c, "mo"), 0);
@@ -153,7 +153,7 @@ test_help(void **state)
 	assert_contains(out, "spawn [-n N] [-w HOST] PROG [ARG...]");
 	assert_contains(out, "unique prefix");
 	assert_int_equal(cmds_exec(&f->c, "help sta"), -1);
-	assert_string_equal(f->c.err,
+	assert_string_equal(f->c.out.err,
 	    "ambiguous command \"sta\": start, status");
 	assert_int_equal(cmds_exec(&f->c, "he stat"), 0);
 	out = fixture_output(f);
@@ -207,7 +207,7 @@ test_pvm_commands_dispatch(void **state)
 	assert_int_equal(cmds_exec(&f->c, "conf"), -1);
 	assert_int_equal(cmds_exec(&f->c, "tasks"), -1);
 	assert_int_equal(cmds_exec(&f->c, "del a b"), -1);
-	assert_string_equal(f->c.err,
+	assert_string_equal(f->c.out.err,
 	    "delete: PVM is not linked into the unit tests");
 	assert_int_equal(cmds_exec(&f->c, "spawn -n 2 prog x"), -1);
 	assert_int_equal(cmds_exec(&f->c, "halt"), -1);
@@ -231,16 +231,18 @@ test_set_errors(void **state)
 		{ "set foo 1", "set: unknown key \"foo\" (one of sync, ls_policy, "
 		  "rla, hysteresis, timeout, status_wait, weight)" },
 		{ "set ls_policy yield",
-		  "set ls_policy: \"yield\" is not stop or idle" },
-		{ "set sync fast", "set sync: \"fast\" is not arrival or clock" },
-		{ "set rla median", "set rla: \"median\" is not mean or max" },
+		  "set ls_policy: \"yield\" is not one of stop or idle" },
+		{ "set sync fast",
+		  "set sync: \"fast\" is not one of arrival or clock" },
+		{ "set rla median",
+		  "set rla: \"median\" is not one of mean or max" },
 		{ "set hysteresis x", "set hysteresis: \"x\" is not a number" },
 		{ "set hysteresis -1",
 		  "set hysteresis: -1 is out of range [0, 100]" },
-		{ "set hysteresis nan", "set hysteresis: \"nan\" is not a "
-		  "number" },
+		{ "set hysteresis nan",
+		  "set hysteresis: nan is out of range [0, 100]" },
 		{ "set timeout 1ms",
-		  "set timeout: 1ms is out of range [10ms, 1d]" },
+		  "set timeout: 1ms is out of range [10ms, 86400s]" },
 		{ "set timeout soon", "set timeout: \"soon\": not a duration "
 		  "(e.g. 800ms, 1s, 2.5s; a plain number is seconds)" },
 		{ "set status_wait 2m",
@@ -257,7 +259,7 @@ test_set_errors(void **state)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(cmds_exec(&f->c, bad[i].cmd), -1);
-		assert_string_equal(f->c.err, bad[i].err);
+		assert_string_equal(f->c.out.err, bad[i].err);
 	}
 	assert_int_equal(f->c.sch.sync, SYNC_ARRIVAL);
 	assert_true(f->c.conf.console.hysteresis == 0.5);
@@ -289,13 +291,74 @@ test_set_good(void **state)
 	assert_int_equal(f->c.weights.n, 0);
 }
 
+/* A bad value, whatever is wrong with it, changes nothing at all. */
+static void
+test_set_bad_changes_nothing(void **state)
+{
+	struct fixture	*f = *state;
+	static const char *const bad[] = { "set timeout 5ms",
+	    "set console.timeout 2d", "set status_wait 0", "set sync ntp",
+	    "set hysteresis 101", "set hysteresis 1e400", "set rla 1",
+	    "set ls_policy", "set load.sample 1s", "set weight vm -1" };
+	struct dts_conf	*conf = malloc(sizeof(*conf));
+	struct sch	 sch;
+	size_t		 i;
+
+	assert_non_null(conf);
+	memcpy(conf, &f->c.conf, sizeof(*conf));
+	memcpy(&sch, &f->c.sch, sizeof(sch));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f->c.out.err[0] = '\0';
+		assert_int_equal(cmds_exec(&f->c, bad[i]), -1);
+		assert_true(f->c.out.err[0] != '\0');
+		assert_null(strchr(f->c.out.err, '\n'));	/* one line */
+		assert_memory_equal(conf, &f->c.conf, sizeof(*conf));
+		assert_memory_equal(&sch, &f->c.sch, sizeof(sch));
+		assert_int_equal(f->c.weights.n, 0);
+	}
+	assert_string_equal(fixture_output(f), "");
+	free(conf);
+}
+
+/* A good value changes its key, and nothing else of the configuration. */
+static void
+test_set_changes_one_key(void **state)
+{
+	struct fixture	*f = *state;
+	struct dts_conf	*want = malloc(sizeof(*want));
+	struct sch	 sch;
+
+	assert_non_null(want);
+	memcpy(want, &f->c.conf, sizeof(*want));
+	memcpy(&sch, &f->c.sch, sizeof(sch));
+
+	assert_int_equal(cmds_exec(&f->c, "set console.timeout 2.5s"), 0);
+	want->console.timeout_ns = 2500000000LL;
+	assert_memory_equal(want, &f->c.conf, sizeof(*want));
+
+	assert_int_equal(cmds_exec(&f->c, "set hysteresis 2"), 0);
+	want->console.hysteresis = 2;
+	assert_memory_equal(want, &f->c.conf, sizeof(*want));
+	assert_memory_equal(&sch, &f->c.sch, sizeof(sch));
+
+	/* the schedule's keys reach the schedule, and only them */
+	assert_int_equal(cmds_exec(&f->c, "set ls_policy idle"), 0);
+	want->ls_policy = LS_IDLE;
+	sch.ls_idle = 1;
+	assert_memory_equal(want, &f->c.conf, sizeof(*want));
+	assert_memory_equal(&sch, &f->c.sch, sizeof(sch));
+	assert_string_equal(fixture_output(f), "timeout 2.5s\n"
+	    "hysteresis 2\nls_policy idle\n");
+	free(want);
+}
+
 static void
 test_status_option(void **state)
 {
 	struct fixture	*f = *state;
 
 	assert_int_equal(cmds_exec(&f->c, "status -x"), -1);
-	assert_string_equal(f->c.err,
+	assert_string_equal(f->c.out.err,
 	    "status: unknown option \"-x\" (usage: status [-v])");
 	assert_false(master_busy(&f->c));
 	assert_int_equal(cmds_exec(&f->c, "status -v"), 0);
@@ -320,6 +383,8 @@ main(void)
 		T(test_quit),
 		T(test_set_errors),
 		T(test_set_good),
+		T(test_set_bad_changes_nothing),
+		T(test_set_changes_one_key),
 		T(test_status_option),
 	};
 

@@ -344,7 +344,7 @@ test_cmd_hosts(void **state)
 	assert_int_equal(cmds_exec(&f->c, cmd), -1);
 	snprintf(cmd, sizeof(cmd), "hosts: %s:2: bad count \"x\" in "
 	    "\"slots=x\" (1 to 1000000)", path);
-	assert_string_equal(f->c.err, cmd);
+	assert_string_equal(f->c.out.err, cmd);
 	assert_string_equal(fixture_output(f), "");
 	n = net_destinations(&f->c.net, dst, 8);
 	assert_int_equal(n, 1);
@@ -352,8 +352,8 @@ test_cmd_hosts(void **state)
 	assert_string_equal(a, "127.0.0.4");
 	unlink(path);
 	assert_int_equal(cmds_exec(&f->c, "hosts /nonexistent/hf"), -1);
-	assert_string_equal(f->c.err, "hosts: /nonexistent/hf: No such file "
-	    "or directory");
+	assert_string_equal(f->c.out.err, "hosts: /nonexistent/hf: No such "
+	    "file or directory");
 	assert_int_equal(cmds_exec(&f->c, "hosts a b"), -1);
 }
 

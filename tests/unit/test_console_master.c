@@ -1,8 +1,9 @@
 /*
  * test_console_master.c - the master loop on injected time: SI
  * broadcasts, BALANCED reacting to STATUS/LOAD with hysteresis, nodes
- * timing out of the RLA, status rounds and their table (skew), and the
- * checks on incoming datagrams (bad MAC, replay, own, wrong type, junk).
+ * timing out of the RLA, status rounds and their table (skew), Ctrl-C
+ * (master_cancel) and a trace's end, and the checks on incoming
+ * datagrams (bad MAC, replay, own, wrong type, junk).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <arpa/inet.h>
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "auth.h"
 #include "cmds.h"
@@ -189,6 +191,7 @@ test_status_round(void **state)
 	const char	*out;
 	int64_t		 t = 1000 * SEC;
 	uint64_t	 ps0 = 1700000000000000000ULL;
+	int		 rc;
 
 	assert_int_equal(master_status(&f->c, 0, 1, t), 0);
 	assert_true(master_busy(&f->c));
@@ -200,8 +203,9 @@ test_status_round(void **state)
 	assert_true(master_busy(&f->c));
 	master_timer(&f->c, t + MS(300));
 	assert_false(master_busy(&f->c));
-	assert_true(f->c.m.async_done);
-	assert_int_equal(f->c.m.async_rc, 0);
+	assert_true(master_done(&f->c, &rc));
+	assert_int_equal(rc, 0);
+	assert_false(master_done(&f->c, &rc));	/* said once */
 	out = fixture_output(f);
 	assert_contains(out, "HOST             ADDRESS         MODE        "
 	    "STATE      PS_US    LS_US PHASE      Q    SLICES OVERRUNS "
@@ -218,24 +222,104 @@ test_status_round(void **state)
 	assert_contains(out, "2 nodes answered within 300ms; skew against "
 	    "10.0.0.1; console dropped 0 datagrams (short 0,");
 	/* nobody answers: a failure, with the known nodes listed */
-	f->c.m.async_done = 0;
 	assert_int_equal(cmds_exec(&f->c, "status"), 0);
 	master_timer(&f->c, now_mono_ns() + SEC);
-	assert_int_equal(f->c.m.async_rc, -1);
-	assert_string_equal(f->c.err, "status: no node answered within "
+	assert_true(master_done(&f->c, &rc));
+	assert_int_equal(rc, -1);
+	assert_string_equal(f->c.out.err, "status: no node answered within "
 	    "300ms");
 	out = fixture_output(f);
 	assert_contains(out, "a                10.0.0.1        -           "
 	    "no reply, last heard");
-	/* load: the same round, then Q, W and the RLA */
+	/* load: the same round, then Q, W and the RLA; the table computes
+	 * its own RLA and leaves the master's alone */
 	assert_int_equal(master_status(&f->c, 1, 0, t + SEC), 0);
 	status_from(f, "10.0.0.1", "a", 1.5, ps0, t + SEC);
+	f->c.m.rla.mean = -7;
 	master_timer(&f->c, t + 2 * SEC);
+	assert_true(f->c.m.rla.mean == -7);
 	out = fixture_output(f);
 	assert_contains(out, "a                10.0.0.1          1.500   "
 	    "1.000 1      1.500 yes");
 	assert_contains(out, "RLA mean 0.875, max 1.500 over 2 live nodes; "
 	    "mode static does not use it\n");
+}
+
+/* Ctrl-C: a status round ends at once, without its table, and says so. */
+static void
+test_cancel_status(void **state)
+{
+	struct fixture	*f = *state;
+	int64_t		 t = 1000 * SEC;
+	int		 rc;
+
+	assert_int_equal(master_cancel(&f->c), 0);	/* nothing to cancel */
+	assert_string_equal(fixture_output(f), "");
+	assert_int_equal(master_status(&f->c, 0, 0, t), 0);
+	assert_true(master_busy(&f->c));
+	assert_int_equal(master_cancel(&f->c), 1);
+	assert_false(master_busy(&f->c));
+	assert_int_equal(master_deadline(&f->c), 0);
+	assert_string_equal(fixture_output(f), "status: interrupted; no "
+	    "table\n");
+	master_timer(&f->c, t + SEC);			/* no table later */
+	assert_false(master_done(&f->c, &rc));
+	assert_string_equal(fixture_output(f), "");
+}
+
+/* Ctrl-C: a trace ends too (the file keeps what it has), with a status. */
+static void
+test_cancel_trace(void **state)
+{
+	struct fixture	*f = *state;
+	char		 path[] = "/tmp/dts-test-trace.XXXXXX", cmd[64];
+	char		 line[128];
+	FILE		*csv;
+	int		 fd, rc;
+
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "trace %s 1s", path);
+	assert_int_equal(cmds_exec(&f->c, cmd), 0);
+	assert_int_equal(master_status(&f->c, 1, 0, now_mono_ns()), 0);
+	assert_true(master_busy(&f->c));
+	(void)fixture_output(f);
+	assert_int_equal(master_cancel(&f->c), 2);	/* both */
+	assert_false(master_busy(&f->c));
+	assert_int_equal(master_deadline(&f->c), 0);
+	snprintf(line, sizeof(line), "load: interrupted; no table\n"
+	    "trace: interrupted while recording; %s keeps the 0 edges "
+	    "written\n", path);
+	assert_string_equal(fixture_output(f), line);
+	master_timer(&f->c, now_mono_ns() + 10 * SEC);
+	assert_false(master_done(&f->c, &rc));
+	assert_non_null(csv = fopen(path, "r"));
+	assert_non_null(fgets(line, sizeof(line), csv));
+	assert_string_equal(line, "host,addr,phase,real_ns,late_ns,op_ns\n");
+	fclose(csv);
+	unlink(path);
+}
+
+/* A trace that ends hands its result to the master, once. */
+static void
+test_trace_done(void **state)
+{
+	struct fixture	*f = *state;
+	char		 path[] = "/tmp/dts-test-trace.XXXXXX", cmd[64];
+	int		 fd, rc;
+
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "trace %s 10ms", path);
+	assert_int_equal(cmds_exec(&f->c, cmd), 0);
+	assert_false(master_done(&f->c, &rc));
+	master_timer(&f->c, now_mono_ns() + SEC);	/* nobody was heard */
+	assert_false(master_busy(&f->c));
+	assert_true(master_done(&f->c, &rc));
+	assert_int_equal(rc, -1);
+	assert_string_equal(f->c.out.err, "trace: no node answered");
+	assert_false(master_done(&f->c, &rc));
+	unlink(path);
 }
 
 static int
@@ -313,9 +397,8 @@ test_incoming(void **state)
 static char notice_buf[512];
 
 static void
-notice_keep(struct console *c, const char *msg)
+notice_keep(const char *msg)
 {
-	(void)c;
 	snprintf(notice_buf, sizeof(notice_buf), "%s", msg);
 }
 
@@ -346,7 +429,7 @@ test_master_lost(void **state)
 	const char	*out;
 	uint64_t	 n;
 
-	f->c.notice = notice_keep;
+	f->c.out.notice = notice_keep;
 	notice_buf[0] = '\0';
 	master_status_from(f, "10.0.0.1", SCHED_F_ACTIVE | STATUS_F_YOURS,
 	    "10.0.0.9", t);
@@ -385,6 +468,9 @@ main(void)
 		T(test_node_timeout),
 		T(test_timeout_at_least_two_si),
 		T(test_status_round),
+		T(test_cancel_status),
+		T(test_cancel_trace),
+		T(test_trace_done),
 		T(test_incoming),
 		T(test_master_lost),
 	};

@@ -123,7 +123,7 @@ test_bad_values(void **state)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (cmds_exec(&f->c, bad[i].cmd) != -1)
 			fail_msg("\"%s\" was accepted", bad[i].cmd);
-		assert_string_equal(f->c.err, bad[i].err);
+		assert_string_equal(f->c.out.err, bad[i].err);
 		assert_int_equal(f->c.sch.ip, MS(100));
 		assert_int_equal(sch_ps(&f->c.sch), MS(80));
 		assert_int_equal(f->c.sch.si, 10000 * MS(1));
@@ -140,7 +140,7 @@ test_rt_runtime(void **state)
 
 	assert_int_equal(cmds_exec(&f->c, "si 1m"), 0);
 	assert_int_equal(cmds_exec(&f->c, "ip 2s"), -1);
-	assert_string_equal(f->c.err, "ip: PS 1.6s is longer than the "
+	assert_string_equal(f->c.out.err, "ip: PS 1.6s is longer than the "
 	    "kernel's real-time runtime 950ms per 1s (sched_rt_runtime_us="
 	    "950000, sched_rt_period_us=1000000): the gang would be throttled "
 	    "in the middle of every PS; shorten IP");
@@ -152,8 +152,8 @@ test_rt_runtime(void **state)
 	assert_int_equal(cmds_exec(&f->c, "ps 1999ms"), 0);
 	/* but HPDT only leaves the local user what RT throttling does */
 	assert_int_equal(cmds_exec(&f->c, "mode hpdt"), -1);
-	assert_string_equal(f->c.err, "mode: hpdt keeps the gang at real-time "
-	    "priority all the time, but the kernel does not throttle "
+	assert_string_equal(f->c.out.err, "mode: hpdt keeps the gang at "
+	    "real-time priority all the time, but the kernel does not throttle "
 	    "real-time tasks (sched_rt_runtime_us=-1 of sched_rt_period_us="
 	    "1000000): local users would get nothing");
 	assert_int_equal(f->c.sch.mode, MODE_STATIC);
@@ -170,17 +170,17 @@ test_balanced_table_budget(void **state)
 	assert_int_equal(cmds_exec(&f->c, "ps 500ms"), 0);
 	assert_int_equal(cmds_exec(&f->c, "mode balanced"), 0);
 	assert_int_equal(cmds_exec(&f->c, "ip 2s"), -1);
-	assert_string_equal(f->c.err, "ip: with ip 2s, load.table entry 1 (LS "
-	    "10%) fails: PS 1.8s is longer than the kernel's real-time runtime "
-	    "950ms per 1s (sched_rt_runtime_us=950000, sched_rt_period_us="
-	    "1000000): the gang would be throttled in the middle of every PS; "
-	    "shorten IP");
+	assert_string_equal(f->c.out.err, "ip: with ip 2s, load.table entry 1 "
+	    "(LS 10%) fails: PS 1.8s is longer than the kernel's real-time "
+	    "runtime 950ms per 1s (sched_rt_runtime_us=950000, "
+	    "sched_rt_period_us=1000000): the gang would be throttled in the "
+	    "middle of every PS; shorten IP");
 	assert_int_equal(cmds_exec(&f->c, "mode static"), 0);
 	assert_int_equal(cmds_exec(&f->c, "ip 1.5s"), 0);
 	assert_int_equal(cmds_exec(&f->c, "mode distributed"), -1);
-	assert_string_equal(f->c.err, "mode: with ip 1.5s, load.table entry "
-	    "1 (LS 10%) fails: PS 1.35s is longer than the kernel's real-time "
-	    "runtime 950ms per 1s (sched_rt_runtime_us=950000, "
+	assert_string_equal(f->c.out.err, "mode: with ip 1.5s, load.table "
+	    "entry 1 (LS 10%) fails: PS 1.35s is longer than the kernel's "
+	    "real-time runtime 950ms per 1s (sched_rt_runtime_us=950000, "
 	    "sched_rt_period_us=1000000): the gang would be throttled in the "
 	    "middle of every PS; shorten IP");
 	assert_int_equal(f->c.sch.mode, MODE_STATIC);
@@ -215,7 +215,7 @@ test_wire(void **state)
 	assert_int_equal(cmds_exec(&f->c, "set sync clock"), 0);
 	assert_int_equal(f->c.net.sent, 0);		/* not started: silent */
 	assert_int_equal(cmds_exec(&f->c, "sync"), -1);
-	assert_string_equal(f->c.err, "sync: not started (start first)");
+	assert_string_equal(f->c.out.err, "sync: not started (start first)");
 	assert_int_equal(cmds_exec(&f->c, "start"), 0);
 	assert_int_equal(f->c.net.sent, 1);
 	assert_contains(fixture_output(f), "started: mode static, PS 75ms of "
