@@ -488,6 +488,42 @@ out:
 	return rc;
 }
 
+const char *
+cmds_error(const struct console *c)
+{
+	return c->out.err;
+}
+
+int
+cmds_quitting(const struct console *c)
+{
+	return c->quit;
+}
+
+void
+cmds_quit(struct console *c)
+{
+	c->quit = 1;
+}
+
+FILE *
+cmds_output(struct console *c)
+{
+	return c->out.f;
+}
+
+void
+cmds_notices(struct console *c, void (*fn)(const char *))
+{
+	c->out.notice = fn;
+}
+
+const char *
+cmds_history(const struct console *c)
+{
+	return c->conf.console.history;
+}
+
 static const char *
 nth(const char *const *names, const char *text, int i)
 {

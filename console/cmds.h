@@ -6,6 +6,8 @@
 #ifndef DTS_CONSOLE_CMDS_H
 #define DTS_CONSOLE_CMDS_H
 
+#include <stdio.h>
+
 #include "cmd.h"
 
 struct console;
@@ -25,5 +27,18 @@ int cmds_exec(struct console *c, const char *line);
  */
 const char *cmds_complete(struct console *c, const char *line, int start,
     const char *text, int i);
+
+/*
+ * The shell and scripts see the console only through cmds_exec() and
+ * these: why the last command failed, whether the console is to quit
+ * (quit, end of input, -e after a failure), the command output, where
+ * notices go (NULL: the log) and the history file (console.history).
+ */
+const char *cmds_error(const struct console *c);
+int cmds_quitting(const struct console *c);
+void cmds_quit(struct console *c);
+FILE *cmds_output(struct console *c);
+void cmds_notices(struct console *c, void (*fn)(const char *));
+const char *cmds_history(const struct console *c);
 
 #endif /* DTS_CONSOLE_CMDS_H */

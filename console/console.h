@@ -4,10 +4,11 @@
  * cached PVM host table, the host file read last (`hosts`), the socket
  * and the master loop's timers.
  *
- * Only the layers above the others see this structure: master.c (the
- * loop) and cmds.c (the commands), with main.c, which owns it.  The
- * modules below get the parts they work on.  Output, errors and notices
- * go through c->out (out.h).
+ * Only the layers above the others see inside this structure: master.c
+ * (the loop) and the commands, cmds.c and its PVM half pvmcmd.c; and
+ * main.c, which owns it.  The modules below (report, trace, setkeys, pvm,
+ * net, nodes, ...) get the parts they work on; the shell and scripts go
+ * through cmds.h.  Output, errors and notices go through c->out (out.h).
  */
 #ifndef DTS_CONSOLE_CONSOLE_H
 #define DTS_CONSOLE_CONSOLE_H
@@ -31,7 +32,6 @@ struct console {
 	int		 explicit_conf;	/* -f given */
 	struct out	 out;		/* output, error, notices */
 	int		 interactive;
-	int		 no_pvm;	/* -n: never touch PVM */
 	int		 quit;		/* quit requested */
 
 	struct sch	 sch;

@@ -204,7 +204,7 @@ signals(struct console *c)
 	while (read(g.sigfd, &si, sizeof(si)) == sizeof(si)) {
 		switch (si.ssi_signo) {
 		case SIGCHLD:
-			cpvm_reap(c);
+			cpvm_reap(&c->pvm);
 			break;
 		case SIGWINCH:
 			if (c->interactive)
@@ -220,7 +220,7 @@ signals(struct console *c)
 				c->quit = 1;
 			break;
 		case SIGTERM:
-			if (cpvm_halt_signal(c, (pid_t)si.ssi_pid,
+			if (cpvm_halt_signal(&c->pvm, (pid_t)si.ssi_pid,
 			    now_mono_ns()))
 				break;	/* pvmd ends its tasks: the VM halts */
 			/* FALLTHROUGH */
@@ -361,7 +361,7 @@ main(int argc, char **argv)
 	master_init(c);
 	c->conf_path = o.conf;
 	c->explicit_conf = o.explicit_conf;
-	c->no_pvm = o.no_pvm;
+	cpvm_init(&c->pvm, &c->conf, &c->hosts, &c->net, &c->out, o.no_pvm);
 	c->interactive = !o.scripted && !o.daemon && isatty(STDIN_FILENO);
 	g.use_stdin = !o.scripted && !o.daemon && !c->interactive;
 	g.s.reading = g.use_stdin;
@@ -374,7 +374,8 @@ main(int argc, char **argv)
 		daemon_fork();
 	setup_fds();
 	c->out.notice = plain_notice;
-	if (!c->no_pvm && (cpvm_setup(c) == -1 || cpvm_connect(c, 1) == -1))
+	if (!c->pvm.off && (cpvm_setup(&c->pvm) == -1 ||
+	    cpvm_connect(&c->pvm, 1) == -1))
 		fprintf(stderr, "dts-console: PVM: %s\n", c->out.err);
 	if (c->interactive) {
 		printf("dts-console %s: type help for the commands\n",
@@ -386,7 +387,7 @@ main(int argc, char **argv)
 		shell_fini();
 	goodbye(c);
 	daemon_detach(0);
-	cpvm_fini(c);
+	cpvm_fini(&c->pvm);
 	net_close(&c->net);
 	rc = g.s.failures > 0 ? 1 : 0;
 	script_fini(&g.s);

@@ -21,7 +21,7 @@
 
 #include <pvm3.h>
 
-#include "console.h"
+#include "pvm.h"
 #include "log.h"
 #include "proc.h"
 #include "pvmerr.h"
@@ -30,50 +30,62 @@
 #define HALT_GRACE (5 * NS_PER_SEC)	/* pvmd's SIGTERM after our halt */
 
 static int
-private_dir(struct console *c, const char *dir)
+private_dir(struct cpvm *p, const char *dir)
 {
 	struct stat	 st;
 
 	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-		return out_err(&c->out, "PVM_TMP %s: %s", dir, strerror(errno));
+		return out_err(p->out, "PVM_TMP %s: %s", dir, strerror(errno));
 	if (lstat(dir, &st) == -1)
-		return out_err(&c->out, "PVM_TMP %s: %s", dir, strerror(errno));
+		return out_err(p->out, "PVM_TMP %s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 022) != 0)
-		return out_err(&c->out, "PVM_TMP %s: not a directory of ours "
+		return out_err(p->out, "PVM_TMP %s: not a directory of ours "
 		    "that only we can write (set console.pvm_tmp)", dir);
 	return 0;
 }
 
+void
+cpvm_init(struct cpvm *p, const struct dts_conf *conf, struct vm_hosts *hosts,
+    struct net *net, struct out *out, int off)
+{
+	memset(p, 0, sizeof(*p));
+	p->conf = conf;
+	p->hosts = hosts;
+	p->net = net;
+	p->out = out;
+	p->off = off;
+}
+
 int
-cpvm_setup(struct console *c)
+cpvm_setup(struct cpvm *p)
 {
 	const char	*env = getenv("PVM_TMP");
 	char		 dir[CONF_STR_MAX];
 
-	if (c->conf.console.pvm_tmp[0] != '\0')
-		snprintf(dir, sizeof(dir), "%s", c->conf.console.pvm_tmp);
+	if (p->conf->console.pvm_tmp[0] != '\0')
+		snprintf(dir, sizeof(dir), "%s", p->conf->console.pvm_tmp);
 	else if (env != NULL && env[0] != '\0')
 		snprintf(dir, sizeof(dir), "%s", env);
 	else {
 		snprintf(dir, sizeof(dir), "/tmp/dts-console.%u",
 		    (unsigned)geteuid());
-		if (private_dir(c, dir) == -1)
+		if (private_dir(p, dir) == -1)
 			return -1;
 	}
-	snprintf(c->pvm.tmp, sizeof(c->pvm.tmp), "%s", dir);
+	snprintf(p->tmp, sizeof(p->tmp), "%s", dir);
 	if (setenv("PVM_TMP", dir, 1) == -1)
-		return out_err(&c->out, "setenv PVM_TMP: %s", strerror(errno));
+		return out_err(p->out, "setenv PVM_TMP: %s", strerror(errno));
 	return 0;
 }
 
 /* libpvm3 exits the process when run as root without PVM_ALLOW_ROOT. */
 static int
-root_check(struct console *c)
+root_check(struct cpvm *p)
 {
 	if (geteuid() != 0 || getenv("PVM_ALLOW_ROOT") != NULL)
 		return 0;
-	return out_err(&c->out, "running as root: PVM refuses to run as root "
+	return out_err(p->out, "running as root: PVM refuses to run as root "
 	    "unless PVM_ALLOW_ROOT is set (export PVM_ALLOW_ROOT=1, or run "
 	    "as a regular user)");
 }
@@ -99,12 +111,12 @@ quietly(int (*fn)(void))
 }
 
 void
-cpvm_drop(struct console *c)
+cpvm_drop(struct cpvm *p)
 {
-	if (c->pvm.connected)
+	if (p->connected)
 		quietly(pvm_exit);	/* libpvm forgets the dead pvmd */
-	c->pvm.connected = 0;
-	c->hosts.n = 0;
+	p->connected = 0;
+	p->hosts->n = 0;
 }
 
 /*
@@ -113,7 +125,7 @@ cpvm_drop(struct console *c)
  * makes the slaves pvmd adds take the same path.
  */
 static void __attribute__((noreturn))
-exec_launcher(struct console *c, int out)
+exec_launcher(struct cpvm *p, int out)
 {
 	const char	*argv[2];
 	sigset_t	 none;
@@ -126,12 +138,12 @@ exec_launcher(struct console *c, int out)
 	if ((null = open("/dev/null", O_RDONLY)) != -1)
 		dup2(null, STDIN_FILENO);
 	dup2(out, STDOUT_FILENO);
-	setenv("PVM_DPATH", c->conf.console.launcher, 1);
-	argv[0] = c->conf.console.launcher;
+	setenv("PVM_DPATH", p->conf->console.launcher, 1);
+	argv[0] = p->conf->console.launcher;
 	argv[1] = NULL;
-	execv(c->conf.console.launcher, (char *const *)argv);
+	execv(p->conf->console.launcher, (char *const *)argv);
 	fprintf(stderr, "dts-console: cannot run %s: %s\n",
-	    c->conf.console.launcher, strerror(errno));
+	    p->conf->console.launcher, strerror(errno));
 	_exit(127);
 }
 
@@ -160,55 +172,55 @@ read_line(int fd, int64_t deadline, char *buf, size_t len)
 }
 
 static int
-start_master(struct console *c)
+start_master(struct cpvm *p)
 {
 	char	 line[256];
 	int	 pfd[2], rc, st;
 	pid_t	 pid;
 
-	if (access(c->conf.console.launcher, X_OK) == -1)
-		return out_err(&c->out, "cannot start the master pvmd: %s: %s "
-		    "(console.launcher)", c->conf.console.launcher,
+	if (access(p->conf->console.launcher, X_OK) == -1)
+		return out_err(p->out, "cannot start the master pvmd: %s: %s "
+		    "(console.launcher)", p->conf->console.launcher,
 		    strerror(errno));
 	if (pipe2(pfd, O_CLOEXEC) == -1)
-		return out_err(&c->out, "pipe: %s", strerror(errno));
+		return out_err(p->out, "pipe: %s", strerror(errno));
 	if ((pid = fork()) == -1) {
 		close(pfd[0]);
 		close(pfd[1]);
-		return out_err(&c->out, "fork: %s", strerror(errno));
+		return out_err(p->out, "fork: %s", strerror(errno));
 	}
 	if (pid == 0)
-		exec_launcher(c, pfd[1]);
+		exec_launcher(p, pfd[1]);
 	close(pfd[1]);
-	c->pvm.master_pid = pid;
-	rc = read_line(pfd[0], now_mono_ns() + c->conf.console.start_wait_ns,
+	p->master_pid = pid;
+	rc = read_line(pfd[0], now_mono_ns() + p->conf->console.start_wait_ns,
 	    line, sizeof(line));
 	close(pfd[0]);
 	if (rc == 1) {
-		c->pvm.pvmd_pid = pid;	/* the launcher became pvmd */
+		p->pvmd_pid = pid;	/* the launcher became pvmd */
 		return 0;
 	}
 	if (rc == 0 && waitpid(pid, &st, 0) == pid) {
-		c->pvm.master_pid = 0;
-		return out_err(&c->out, "the master pvmd did not start: %s "
+		p->master_pid = 0;
+		return out_err(p->out, "the master pvmd did not start: %s "
 		    "ended with %s %d (its reason is on stderr above: is the "
-		    "dts service running?)", c->conf.console.launcher,
+		    "dts service running?)", p->conf->console.launcher,
 		    WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ?
 		    WEXITSTATUS(st) : WTERMSIG(st));
 	}
 	kill(pid, SIGTERM);	/* our child */
-	return out_err(&c->out, "pvmd did not come up through %s within %.1fs "
-	    "(console.start_wait); stopped it", c->conf.console.launcher,
-	    (double)c->conf.console.start_wait_ns / NS_PER_SEC);
+	return out_err(p->out, "pvmd did not come up through %s within %.1fs "
+	    "(console.start_wait); stopped it", p->conf->console.launcher,
+	    (double)p->conf->console.start_wait_ns / NS_PER_SEC);
 }
 
 /* Is there a pvmd for our PVM_TMP (its pvmd.UID file)? */
 static int
-pvmd_file(const struct console *c)
+pvmd_file(const struct cpvm *p)
 {
 	char	 path[CONF_STR_MAX + 32];
 
-	snprintf(path, sizeof(path), "%s/pvmd.%u", c->pvm.tmp,
+	snprintf(path, sizeof(path), "%s/pvmd.%u", p->tmp,
 	    (unsigned)getuid());
 	return access(path, F_OK) == 0;
 }
@@ -232,34 +244,34 @@ pvmd_peer(void)
 }
 
 int
-cpvm_connect(struct console *c, int start)
+cpvm_connect(struct cpvm *p, int start)
 {
 	int	 tid;
 
-	if (c->no_pvm)
-		return out_err(&c->out, "a PVM command, and PVM is off "
+	if (p->off)
+		return out_err(p->out, "a PVM command, and PVM is off "
 		    "(dts-console -n)");
-	if (c->pvm.connected)
+	if (p->connected)
 		return 0;
-	if (root_check(c) == -1)
+	if (root_check(p) == -1)
 		return -1;
-	if (!pvmd_file(c) || (tid = quietly(pvm_mytid)) < 0) {
+	if (!pvmd_file(p) || (tid = quietly(pvm_mytid)) < 0) {
 		if (!start)
-			return out_err(&c->out, "no pvmd runs with PVM_TMP %s",
-			    c->pvm.tmp);
-		if (start_master(c) == -1)
+			return out_err(p->out, "no pvmd runs with PVM_TMP %s",
+			    p->tmp);
+		if (start_master(p) == -1)
 			return -1;
 		if ((tid = quietly(pvm_mytid)) < 0)
-			return out_err(&c->out, "cannot connect to the pvmd "
+			return out_err(p->out, "cannot connect to the pvmd "
 			    "just started: %s", pvmerr_msg(tid));
-		out_notice(&c->out, "started the master pvmd through %s "
-		    "(PVM_TMP %s)", c->conf.console.launcher, c->pvm.tmp);
+		out_notice(p->out, "started the master pvmd through %s "
+		    "(PVM_TMP %s)", p->conf->console.launcher, p->tmp);
 	}
-	c->pvm.connected = 1;
-	c->pvm.tid = tid;
-	if (c->pvm.pvmd_pid == 0)
-		c->pvm.pvmd_pid = pvmd_peer();
-	return cpvm_refresh(c);
+	p->connected = 1;
+	p->tid = tid;
+	if (p->pvmd_pid == 0)
+		p->pvmd_pid = pvmd_peer();
+	return cpvm_refresh(p);
 }
 
 static void
@@ -280,19 +292,19 @@ resolve(struct vm_host *h)
 }
 
 int
-cpvm_refresh(struct console *c)
+cpvm_refresh(struct cpvm *p)
 {
 	struct pvmhostinfo	*hi;
 	int			 i, rc, nhost, narch;
 
 	if ((rc = pvm_config(&nhost, &narch, &hi)) < 0) {
 		if (rc == PvmSysErr)
-			cpvm_drop(c);
-		return out_err(&c->out, "pvm_config: %s", pvmerr_msg(rc));
+			cpvm_drop(p);
+		return out_err(p->out, "pvm_config: %s", pvmerr_msg(rc));
 	}
-	c->hosts.n = 0;
+	p->hosts->n = 0;
 	for (i = 0; i < nhost && i < NODES_MAX; i++) {
-		struct vm_host *h = &c->hosts.v[c->hosts.n++];
+		struct vm_host *h = &p->hosts->v[p->hosts->n++];
 
 		snprintf(h->name, sizeof(h->name), "%s", hi[i].hi_name);
 		snprintf(h->arch, sizeof(h->arch), "%s", hi[i].hi_arch);
@@ -300,59 +312,59 @@ cpvm_refresh(struct console *c)
 		h->speed = hi[i].hi_speed;
 		resolve(h);
 	}
-	net_set_hosts(&c->net, &c->hosts);
+	net_set_hosts(p->net, p->hosts);
 	return 0;
 }
 
 void
-cpvm_reap(struct console *c)
+cpvm_reap(struct cpvm *p)
 {
 	int	 st;
 
-	if (c->pvm.master_pid <= 0 || waitpid(c->pvm.master_pid, &st, WNOHANG) !=
-	    c->pvm.master_pid)
+	if (p->master_pid <= 0 || waitpid(p->master_pid, &st, WNOHANG) !=
+	    p->master_pid)
 		return;
-	out_notice(&c->out, "pvmd (pid %d) ended with %s %d",
-	    (int)c->pvm.master_pid, WIFEXITED(st) ? "status" : "signal",
+	out_notice(p->out, "pvmd (pid %d) ended with %s %d",
+	    (int)p->master_pid, WIFEXITED(st) ? "status" : "signal",
 	    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-	c->pvm.master_pid = 0;
-	c->pvm.pvmd_pid = 0;
-	cpvm_drop(c);
+	p->master_pid = 0;
+	p->pvmd_pid = 0;
+	cpvm_drop(p);
 }
 
 void
-cpvm_wait_master(struct console *c, int64_t max)
+cpvm_wait_master(struct cpvm *p, int64_t max)
 {
 	struct timespec	 tick = { 0, 20 * NS_PER_MS };
 	int64_t		 end = now_mono_ns() + max;
 
-	while (c->pvm.master_pid > 0 && now_mono_ns() < end) {
-		cpvm_reap(c);
-		if (c->pvm.master_pid > 0)
+	while (p->master_pid > 0 && now_mono_ns() < end) {
+		cpvm_reap(p);
+		if (p->master_pid > 0)
 			nanosleep(&tick, NULL);
 	}
 }
 
 int
-cpvm_halt_signal(struct console *c, pid_t sender, int64_t now)
+cpvm_halt_signal(struct cpvm *p, pid_t sender, int64_t now)
 {
 	char	 comm[32];
 
-	if (c->pvm.halt_at != 0 && now - c->pvm.halt_at < HALT_GRACE)
+	if (p->halt_at != 0 && now - p->halt_at < HALT_GRACE)
 		return 1;
-	if (sender > 0 && sender == c->pvm.pvmd_pid)
+	if (sender > 0 && sender == p->pvmd_pid)
 		goto halted;
 	if (sender <= 0 || proc_pid_comm(sender, comm, sizeof(comm)) == -1 ||
 	    strcmp(comm, "pvmd") != 0)
 		return 0;
 halted:
-	cpvm_drop(c);
-	out_notice(&c->out, "the PVM virtual machine was halted");
+	cpvm_drop(p);
+	out_notice(p->out, "the PVM virtual machine was halted");
 	return 1;
 }
 
 void
-cpvm_fini(struct console *c)
+cpvm_fini(struct cpvm *p)
 {
-	cpvm_drop(c);
+	cpvm_drop(p);
 }

@@ -10,7 +10,7 @@
  * task socket) says it is up.  `add` passes "HOST dx=LAUNCHER" to
  * pvm_addhosts for the same reason.
  *
- * The host table (pvm_config) is cached in c->hosts and refreshed only on
+ * The host table (pvm_config) is cached in p->hosts and refreshed only on
  * start-up and when a PVM command runs; pvm_hostsync is never called.
  * libpvm3 calls block while the local pvmd is stopped in its LS (up to
  * LS): the PVM commands are synchronous, the master loop's timers wait
@@ -23,10 +23,16 @@
 #include <sys/types.h>
 
 #include "conf.h"
-
-struct console;
+#include "net.h"
+#include "nodes.h"
+#include "out.h"
 
 struct cpvm {
+	const struct dts_conf *conf;	/* console.launcher, pvm_tmp, ... */
+	struct vm_hosts	*hosts;		/* the cached host table */
+	struct net	*net;		/* unicast goes to the hosts */
+	struct out	*out;		/* errors and notices */
+	int	 off;			/* -n: never touch PVM */
 	int	 connected;
 	int	 tid;
 	pid_t	 master_pid;		/* the master pvmd we started, 0 if none */
@@ -35,34 +41,38 @@ struct cpvm {
 	int64_t	 halt_at;		/* our own halt: pvmd's SIGTERM follows */
 };
 
+/* PVM, off or not, for a console whose parts these are; not connected. */
+void cpvm_init(struct cpvm *p, const struct dts_conf *conf,
+    struct vm_hosts *hosts, struct net *net, struct out *out, int off);
+
 /*
  * Choose PVM_TMP (console.pvm_tmp, $PVM_TMP, else /tmp/dts-console.UID,
- * created 0700) and put it in our environment.  0, or -1 with c->err.
+ * created 0700) and put it in our environment.  0, or -1 with p->out->err.
  */
-int cpvm_setup(struct console *c);
+int cpvm_setup(struct cpvm *p);
 
 /* Connect to the local pvmd, starting dts if none runs (start = 1). */
-int cpvm_connect(struct console *c, int start);
+int cpvm_connect(struct cpvm *p, int start);
 
 /* Refresh the cached host table (and the unicast destinations). */
-int cpvm_refresh(struct console *c);
+int cpvm_refresh(struct cpvm *p);
 
 /* SIGCHLD: reap the dts we started. */
-void cpvm_reap(struct console *c);
+void cpvm_reap(struct cpvm *p);
 
 /* After a halt: wait up to max ns for the dts we started to end. */
-void cpvm_wait_master(struct console *c, int64_t max);
+void cpvm_wait_master(struct cpvm *p, int64_t max);
 
 /*
  * A SIGTERM from sender at now: is it pvmd ending its tasks because the
  * VM halts (then the console stays, disconnected from PVM)?
  */
-int cpvm_halt_signal(struct console *c, pid_t sender, int64_t now);
+int cpvm_halt_signal(struct cpvm *p, pid_t sender, int64_t now);
 
 /* The pvmd is gone or going: leave PVM (pvm_exit) and forget it. */
-void cpvm_drop(struct console *c);
+void cpvm_drop(struct cpvm *p);
 
 /* Leave PVM (pvm_exit) if connected. */
-void cpvm_fini(struct console *c);
+void cpvm_fini(struct cpvm *p);
 
 #endif /* DTS_CONSOLE_PVM_H */

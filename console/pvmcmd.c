@@ -21,8 +21,8 @@
 static int
 ready(struct console *c, const char *cmd)
 {
-	if (cpvm_connect(c, 1) == -1 || (c->pvm.connected &&
-	    cpvm_refresh(c) == -1))
+	if (cpvm_connect(&c->pvm, 1) == -1 || (c->pvm.connected &&
+	    cpvm_refresh(&c->pvm) == -1))
 		return out_prefix(&c->out, cmd);
 	return 0;
 }
@@ -102,7 +102,7 @@ hosts_op(struct console *c, int argc, char **argv, int add)
 		free(names[i]);
 	free(names);
 	free(info);
-	cpvm_refresh(c);
+	cpvm_refresh(&c->pvm);
 	if (rc < 0)
 		return out_err(&c->out, "%s: %s", argv[0], pvmerr_msg(rc));
 	if (failed > 0)
@@ -217,21 +217,21 @@ cpvm_cmd_halt(struct console *c, int argc, char **argv)
 	char	 why[CMD_ERR_MAX];
 	int	 rc;
 
-	if (c->no_pvm)
+	if (c->pvm.off)
 		return out_err(&c->out, "halt: a PVM command, and PVM is off "
 		    "(dts-console -n): stop releases the gangs, an MPI job "
 		    "ends with its mpirun");
-	if (cpvm_connect(c, 0) == -1) {
+	if (cpvm_connect(&c->pvm, 0) == -1) {
 		snprintf(why, sizeof(why), "%s", c->out.err);
 		return out_err(&c->out, "halt: no virtual machine to halt (%s)",
 		    why);
 	}
 	c->pvm.halt_at = now_mono_ns();	/* pvmd will SIGTERM us too */
 	rc = pvm_halt();
-	cpvm_drop(c);
+	cpvm_drop(&c->pvm);
 	if (rc < 0 && rc != PvmSysErr)
 		return out_err(&c->out, "halt: %s", pvmerr_msg(rc));
-	cpvm_wait_master(c, HALT_WAIT);
+	cpvm_wait_master(&c->pvm, HALT_WAIT);
 	c->sch.started = 0;	/* every node is gone with its pvmd */
 	c->sch.spoken = 0;
 	fprintf(c->out.f, "halted the virtual machine: every pvmd ends, and "

@@ -9,7 +9,7 @@
 
 #include "cmd.h"
 #include "cmds.h"
-#include "console.h"
+#include "master.h"
 #include "script.h"
 
 #define SCRIPT_MAX (1024 * 1024)	/* bytes of one -s file */
@@ -145,12 +145,12 @@ failed(struct script *s, struct console *c, const struct script_cmd *q)
 {
 	if (q->src != NULL)
 		fprintf(stderr, "dts-console: %s:%d: %s\n", q->src, q->line,
-		    c->out.err);
+		    cmds_error(c));
 	else
-		fprintf(stderr, "dts-console: %s\n", c->out.err);
+		fprintf(stderr, "dts-console: %s\n", cmds_error(c));
 	s->failures++;
 	if (s->stop_on_error)
-		c->quit = 1;
+		cmds_quit(c);
 }
 
 void
@@ -158,16 +158,16 @@ script_run(struct script *s, struct console *c)
 {
 	struct script_cmd	*q;
 
-	while (!s->running && s->head < s->n && !c->quit) {
+	while (!s->running && s->head < s->n && !cmds_quitting(c)) {
 		q = &s->q[s->head++];
-		fflush(c->out.f);
+		fflush(cmds_output(c));
 		if (cmds_exec(c, q->text) == -1)
 			failed(s, c, q);
 		else if (master_busy(c)) {
 			s->running = 1;
 			s->current = s->head - 1;
 		}
-		fflush(c->out.f);
+		fflush(cmds_output(c));
 	}
 }
 

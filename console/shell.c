@@ -9,7 +9,8 @@
 #include <readline/readline.h>
 
 #include "cmds.h"
-#include "console.h"
+#include "conf.h"
+#include "master.h"
 #include "shell.h"
 
 #define PROMPT      "dts> "
@@ -43,7 +44,7 @@ shell_pause(void)
 void
 shell_resume(void)
 {
-	if (!sh.installed && !sh.c->quit)
+	if (!sh.installed && !cmds_quitting(sh.c))
 		install();
 }
 
@@ -54,7 +55,7 @@ on_line(char *line)
 
 	if (line == NULL) {		/* EOF: ^D */
 		printf("\n");
-		sh.c->quit = 1;
+		cmds_quit(sh.c);
 		shell_pause();
 		return;
 	}
@@ -66,11 +67,11 @@ on_line(char *line)
 	}
 	sh.running = 1;
 	if (cmds_exec(sh.c, line) == -1)
-		fprintf(stderr, "%s\n", sh.c->out.err);
+		fprintf(stderr, "%s\n", cmds_error(sh.c));
 	sh.running = 0;
 	fflush(stdout);
 	free(line);
-	if (sh.c->quit || master_busy(sh.c))
+	if (cmds_quitting(sh.c) || master_busy(sh.c))
 		shell_pause();
 }
 
@@ -139,14 +140,14 @@ void
 shell_init(struct console *c)
 {
 	sh.c = c;
-	c->out.notice = notice;
+	cmds_notices(c, notice);
 	rl_readline_name = "dts-console";
 	rl_catch_signals = 0;		/* signals come through signalfd */
 	rl_catch_sigwinch = 0;
 	rl_attempted_completion_function = complete;
 	using_history();
 	stifle_history(HISTORY_MAX);
-	history_path(c->conf.console.history);
+	history_path(cmds_history(c));
 	if (sh.history[0] != '\0')
 		read_history(sh.history);
 	install();
@@ -184,5 +185,5 @@ shell_fini(void)
 	if (sh.history[0] != '\0' && write_history(sh.history) == 0)
 		history_truncate_file(sh.history, HISTORY_MAX);
 	if (sh.c != NULL)
-		sh.c->out.notice = NULL;
+		cmds_notices(sh.c, NULL);
 }
