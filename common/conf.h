@@ -21,7 +21,10 @@
 
 enum conf_backend { BACKEND_SIGNAL = 0, BACKEND_FREEZER = 1 };
 
-/* How the console folds the nodes' Q/W into one RLA. */
+/*
+ * How the console folds the nodes' Q/W into one RLA: their mean, or their
+ * maximum.  RLA_MAX is a value ("max"); end markers are named X_COUNT.
+ */
 enum conf_rla { RLA_MEAN = 0, RLA_MAX = 1 };
 
 /* A list of short strings (console.nodes). */

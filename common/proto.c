@@ -54,7 +54,7 @@ static uint64_t get64(struct rbuf *r) { uint64_t v; get(r, &v, 8); return be64to
 
 /* ---- lengths ------------------------------------------------------- */
 
-static const int payload_len[PROTO_TYPE_MAX + 1] = {
+static const int payload_len[PROTO_TYPE_LAST + 1] = {
 	[PROTO_SCHEDULE]   = PROTO_SCHEDULE_LEN,
 	[PROTO_STATUS_REQ] = PROTO_STATUS_REQ_LEN,
 	[PROTO_STATUS]     = PROTO_STATUS_LEN,
@@ -66,7 +66,7 @@ static const int payload_len[PROTO_TYPE_MAX + 1] = {
 int
 proto_payload_len(unsigned type)
 {
-	if (type == 0 || type > PROTO_TYPE_MAX)
+	if (type == 0 || type > PROTO_TYPE_LAST)
 		return -1;
 	return payload_len[type];
 }
@@ -113,7 +113,7 @@ enc_status(struct wbuf *w, const struct proto_status *s)
 	put64(w, s->slices);
 	put64(w, s->overruns);
 	put64(w, s->last_ps_ns);
-	for (int i = 0; i < REJ_MAX; i++)
+	for (int i = 0; i < REJ_COUNT; i++)
 		put32(w, s->rejected[i]);
 	put32(w, s->queue_full);
 	put32(w, s->master);
@@ -217,7 +217,7 @@ dec_status(struct rbuf *r, struct proto_status *s)
 	s->slices = get64(r);
 	s->overruns = get64(r);
 	s->last_ps_ns = get64(r);
-	for (int i = 0; i < REJ_MAX; i++)
+	for (int i = 0; i < REJ_COUNT; i++)
 		s->rejected[i] = get32(r);
 	s->queue_full = get32(r);
 	s->master = get32(r);
@@ -324,9 +324,9 @@ proto_check_schedule(const struct proto_schedule *s, const char **err)
 	    .ip = (int64_t)s->ip_us * NS_PER_US,
 	    .si = (int64_t)s->si_us * NS_PER_US };
 
-	if (s->mode > MODE_MAX)
+	if (s->mode >= MODE_COUNT)
 		return *err = "unknown mode", -1;
-	if (s->sync > SYNC_MAX)
+	if (s->sync >= SYNC_COUNT)
 		return *err = "unknown sync method", -1;
 	if (s->flags & ~SCHED_F_ALL)
 		return *err = "unknown flags", -1;
@@ -338,18 +338,18 @@ proto_check_schedule(const struct proto_schedule *s, const char **err)
 
 /* ---- names --------------------------------------------------------- */
 
-const char *const proto_mode_names[] = {
+const char *const proto_mode_names[MODE_COUNT + 1] = {
 	[MODE_OFF] = "off", [MODE_STATIC] = "static",
 	[MODE_BALANCED] = "balanced", [MODE_DISTRIBUTED] = "distributed",
 	[MODE_HPDT] = "hpdt", NULL
 };
-const char *const proto_sync_names[] = {
+const char *const proto_sync_names[SYNC_COUNT + 1] = {
 	[SYNC_ARRIVAL] = "arrival", [SYNC_CLOCK] = "clock", NULL
 };
-const char *const proto_phase_names[] = {
+const char *const proto_phase_names[PHASE_COUNT + 1] = {
 	[PHASE_NONE] = "none", [PHASE_PS] = "PS", [PHASE_LS] = "LS", NULL
 };
-const char *const proto_reject_names[] = {
+const char *const proto_reject_names[REJ_COUNT + 1] = {
 	[REJ_SHORT] = "short", [REJ_LONG] = "long", [REJ_MAGIC] = "magic",
 	[REJ_TYPE] = "type", [REJ_LENGTH] = "length", [REJ_RATE] = "rate",
 	[REJ_MAC] = "mac", [REJ_REPLAY] = "replay", [REJ_RANGE] = "range",

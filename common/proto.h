@@ -34,6 +34,13 @@
 #define PROTO_NAME_LEN  32          /* host name in STATUS, NUL padded */
 #define PROTO_MAX_DGRAM 512         /* nothing larger is ever valid */
 
+/*
+ * End markers are named apart from values: X_COUNT is one past the last
+ * value of an enum that starts at 0 (a table's size, and v < X_COUNT its
+ * range), PROTO_TYPE_LAST the last message type.  Neither is a value that
+ * travels.
+ */
+
 /* Message types. */
 enum proto_type {
 	PROTO_SCHEDULE   = 1, /* console -> node: full desired state */
@@ -42,7 +49,7 @@ enum proto_type {
 	PROTO_LOAD       = 4, /* node -> console: load index crossed threshold */
 	PROTO_TRACE_REQ  = 5, /* console -> node: your slice edges after T */
 	PROTO_TRACE      = 6, /* node -> console: up to PROTO_TRACE_MAX edges */
-	PROTO_TYPE_MAX   = 6
+	PROTO_TYPE_LAST  = PROTO_TRACE
 };
 
 /* Which types a receiver takes (proto_frame's accept mask). */
@@ -61,19 +68,20 @@ enum proto_mode {
 	MODE_BALANCED    = 2,
 	MODE_DISTRIBUTED = 3,
 	MODE_HPDT        = 4, /* gang at RT priority, never stopped */
-	MODE_MAX         = 4
+	MODE_COUNT
 };
 
 enum proto_sync {
 	SYNC_ARRIVAL = 0, /* PS starts when the datagram arrives */
 	SYNC_CLOCK   = 1, /* PS starts at origin + k*IP, CLOCK_REALTIME */
-	SYNC_MAX     = 1
+	SYNC_COUNT
 };
 
 enum proto_phase {
 	PHASE_NONE = 0, /* not slicing: gang runs (hpdt, off, stopped) */
 	PHASE_PS   = 1,
-	PHASE_LS   = 2
+	PHASE_LS   = 2,
+	PHASE_COUNT
 };
 
 /* SCHEDULE flags */
@@ -85,8 +93,13 @@ enum proto_phase {
 #define SCHED_F_ALL    (SCHED_F_ACTIVE | SCHED_F_SYNC | SCHED_F_TAKEOVER | \
 			SCHED_F_LS_IDLE)
 
-/* STATUS flags: SCHED_F_ACTIVE (slicing), SCHED_F_SYNC (a console spoke
- * within silence) and */
+/*
+ * STATUS flags.  The low two bits are SCHEDULE's with a meaning of their
+ * own: SCHED_F_ACTIVE, the node is slicing; STATUS_F_HEARD (the bit of
+ * SCHED_F_SYNC), a console's command arrived within silence, so the
+ * dead-man switch has not put the node back on its own schedule.
+ */
+#define STATUS_F_HEARD 0x02 /* a console was heard within silence */
 #define STATUS_F_OWN   0x04 /* on its configured schedule (none, or silent) */
 #define STATUS_F_YOURS 0x08 /* the receiver of this reply is its master */
 #define STATUS_F_LS_IDLE 0x10 /* ls_policy idle in force */
@@ -103,7 +116,7 @@ enum proto_reject {
 	REJ_REPLAY,      /* sequence not newer, or outside the time window */
 	REJ_RANGE,       /* a field out of range */
 	REJ_MASTER,      /* a SCHEDULE from a console that is not the master */
-	REJ_MAX
+	REJ_COUNT
 };
 
 /* ---- wire layout ---------------------------------------------------- */
@@ -147,7 +160,7 @@ struct proto_status {
 	uint64_t slices;     /* PS starts since dts started */
 	uint64_t overruns;   /* slice edges skipped because of late wake-ups */
 	uint64_t last_ps_ns; /* last PS start, CLOCK_REALTIME */
-	uint32_t rejected[REJ_MAX];
+	uint32_t rejected[REJ_COUNT];
 	uint32_t queue_full; /* checked commands or replies dropped: a queue
 				between dts's threads was full */
 	uint32_t master;     /* IPv4 address of its master (a host-order
@@ -251,10 +264,10 @@ int proto_check_schedule(const struct proto_schedule *s, const char **err);
  * sync, the console and every message use these.  _name() is "?" for a
  * value out of range; _parse() takes any case and is -1 if unknown.
  */
-extern const char *const proto_mode_names[];
-extern const char *const proto_sync_names[];
-extern const char *const proto_phase_names[];
-extern const char *const proto_reject_names[];
+extern const char *const proto_mode_names[MODE_COUNT + 1];
+extern const char *const proto_sync_names[SYNC_COUNT + 1];
+extern const char *const proto_phase_names[PHASE_COUNT + 1];
+extern const char *const proto_reject_names[REJ_COUNT + 1];
 
 const char *proto_mode_name(unsigned mode);
 int proto_mode_parse(const char *s);

@@ -266,7 +266,7 @@ net_dropped_total(const struct net *n)
 	uint64_t	 t = 0;
 	int		 i;
 
-	for (i = 0; i < REJ_MAX; i++)
+	for (i = 0; i < REJ_COUNT; i++)
 		t += n->dropped[i];
 	return t;
 }

@@ -40,7 +40,7 @@ struct net {
 	int		 nlist;
 	char		 list_from[128];	/* NET_HOSTFILE: the file */
 	uint64_t	 sent, send_errors, received;
-	uint64_t	 dropped[REJ_MAX];
+	uint64_t	 dropped[REJ_COUNT];
 	uint64_t	 own;		/* our own datagrams heard back */
 	int64_t		 stepped_us;	/* CLOCK_REALTIME step seen, not told */
 };

@@ -255,13 +255,13 @@ transmit(struct intake *in)
 		in->out_head = (in->out_head + 1) % INTAKE_RING;
 		in->out_n--;
 		if (o.m.hdr.type == PROTO_STATUS) {
-			for (int i = 0; i < REJ_MAX; i++)
+			for (int i = 0; i < REJ_COUNT; i++)
 				o.m.u.status.rejected[i] = in->rejected[i];
 			o.m.u.status.queue_full = (uint32_t)in->overflow;
 		}
 		pthread_mutex_unlock(&in->mu);
 		if (o.m.hdr.type == PROTO_STATUS) {
-			for (int i = 0; i < REJ_MAX; i++)
+			for (int i = 0; i < REJ_COUNT; i++)
 				o.m.u.status.rejected[i] += in->dropped[i];
 			snprintf(o.m.u.status.name, sizeof(o.m.u.status.name),
 			    "%s", in->name);

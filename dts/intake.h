@@ -61,7 +61,7 @@ struct intake {
 	unsigned cmd_head, cmd_n;
 	struct intake_out out[INTAKE_RING];
 	unsigned out_head, out_n;
-	uint32_t rejected[REJ_MAX];   /* drops the main thread decided */
+	uint32_t rejected[REJ_COUNT];   /* drops the main thread decided */
 	uint64_t overflow;            /* a ring was full */
 
 	/* the thread's own */
@@ -70,7 +70,7 @@ struct intake {
 	struct seqgen seq;
 	struct buckets buckets;
 	struct buckets mbuckets;      /* for the master's socket */
-	uint32_t dropped[REJ_MAX];    /* drops by reason (thread only) */
+	uint32_t dropped[REJ_COUNT];    /* drops by reason (thread only) */
 	int64_t  budget;              /* CPU budget left, ns (intake.c) */
 	int64_t  budget_at, budget_cpu; /* when it was last counted: the
 					 clock and the thread's CPU time */

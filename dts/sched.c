@@ -470,7 +470,7 @@ sched_status(const struct sched *s, struct proto_status *st,
 	if (s->slicing)
 		st->flags |= SCHED_F_ACTIVE;
 	if (s->last_console && now_mono - s->last_console <= s->silence)
-		st->flags |= SCHED_F_SYNC;
+		st->flags |= STATUS_F_HEARD;
 	if (s->own)
 		st->flags |= STATUS_F_OWN;
 	if (s->ls_idle)

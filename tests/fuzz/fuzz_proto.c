@@ -47,7 +47,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (m.hdr.type == PROTO_SCHEDULE)
 			(void)proto_check_schedule(&m.u.schedule, &err);
-	} else if (why >= REJ_MAX) {
+	} else if (why >= REJ_COUNT) {
 		abort();
 	}
 	(void)proto_open(&none, &r, PROTO_ACCEPT_NODE, data, size,

@@ -256,7 +256,7 @@ print_status(const struct proto_status *s)
 	printf("mode=%s\n", proto_mode_name(s->mode));
 	printf("sync=%s\n", proto_sync_name(s->sync));
 	printf("active=%d\n", (s->flags & SCHED_F_ACTIVE) ? 1 : 0);
-	printf("heard=%d\n", (s->flags & SCHED_F_SYNC) ? 1 : 0);
+	printf("heard=%d\n", (s->flags & STATUS_F_HEARD) ? 1 : 0);
 	printf("own=%d\n", (s->flags & STATUS_F_OWN) ? 1 : 0);
 	printf("ls_policy=%s\n", (s->flags & STATUS_F_LS_IDLE) ? "idle" : "stop");
 	printf("phase=%s\n", proto_phase_name(s->phase));
@@ -267,7 +267,7 @@ print_status(const struct proto_status *s)
 	printf("members=%" PRIu32 "\n", s->members);
 	printf("slices=%" PRIu64 "\noverruns=%" PRIu64 "\nlast_ps_ns=%" PRIu64 "\n",
 	       s->slices, s->overruns, s->last_ps_ns);
-	for (i = 0; i < REJ_MAX; i++)
+	for (i = 0; i < REJ_COUNT; i++)
 		printf("rej_%s=%" PRIu32 "\n", proto_reject_name(i), s->rejected[i]);
 	printf("queue_full=%" PRIu32 "\n", s->queue_full);
 	printf("master=%" PRIu32 ".%" PRIu32 ".%" PRIu32 ".%" PRIu32 "\n",
@@ -596,7 +596,7 @@ garbage_dgram(uint64_t *s, uint8_t *buf, unsigned i)
 	uint8_t type = 0;
 
 	if (i % 4 == 3) {
-		type = (uint8_t)(1 + rnd(s) % PROTO_TYPE_MAX);
+		type = (uint8_t)(1 + rnd(s) % PROTO_TYPE_LAST);
 		plen = (uint16_t)proto_payload_len(type);
 		len = PROTO_HDR_LEN + plen + proto_tag_len(type);
 	}
@@ -605,7 +605,7 @@ garbage_dgram(uint64_t *s, uint8_t *buf, unsigned i)
 	if (i % 2 == 1 && len >= PROTO_HDR_LEN) {
 		memcpy(buf + OFF_MAGIC, &magic, 4);
 		buf[OFF_VERSION] = PROTO_VERSION;
-		buf[OFF_TYPE] = (uint8_t)(rnd(s) % (PROTO_TYPE_MAX + 2));
+		buf[OFF_TYPE] = (uint8_t)(rnd(s) % (PROTO_TYPE_LAST + 2));
 	}
 	if (i % 4 == 3) {
 		buf[OFF_TYPE] = type;

@@ -416,7 +416,7 @@ test_enum_tables(void **state)
 	for (i = 0; i < confkey_nkeys; i++)
 		n += confkey_schema[i].type == CT_ENUM;
 	assert_int_equal(n, sizeof(t) / sizeof(t[0]));	/* none left out */
-	assert_int_equal(names_count(proto_mode_names), MODE_HPDT + 1);
+	assert_int_equal(names_count(proto_mode_names), MODE_COUNT);
 	assert_int_equal(names_count(conf_ls_policy_names), LS_IDLE + 1);
 	assert_int_equal(names_count(conf_backend_names), BACKEND_FREEZER + 1);
 	assert_int_equal(names_count(log_level_names), LOG_LVL_DEBUG + 1);

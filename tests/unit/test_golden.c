@@ -200,7 +200,7 @@ test_status(void **state)
 	assert_int_equal(s->slices, 42);
 	assert_int_equal(s->overruns, 1);
 	assert_true(s->last_ps_ns == 1763770000400000000ull);
-	for (int i = 0; i < REJ_MAX; i++)
+	for (int i = 0; i < REJ_COUNT; i++)
 		assert_int_equal(s->rejected[i], i == REJ_MAC ? 7 :
 		    i == REJ_MASTER ? 2 : 0);
 	assert_int_equal(s->queue_full, 0);

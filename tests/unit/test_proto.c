@@ -71,7 +71,7 @@ test_status_roundtrip(void **state)
 	m.u.status.slices = 1ull << 40;
 	m.u.status.overruns = 3;
 	m.u.status.last_ps_ns = 1763770000999999999ull;
-	for (int i = 0; i < REJ_MAX; i++)
+	for (int i = 0; i < REJ_COUNT; i++)
 		m.u.status.rejected[i] = (uint32_t)(i * 1000 + 1);
 	strcpy(m.u.status.name, "node-with-a-name");
 	int n = wire(&m, buf, sizeof(buf));
@@ -166,7 +166,7 @@ test_encode_errors(void **state)
 	assert_int_equal(proto_encode(&m, buf, 10), -1);	/* too small */
 	m.hdr.type = 0;
 	assert_int_equal(proto_encode(&m, buf, sizeof(buf)), -1);
-	m.hdr.type = PROTO_TYPE_MAX + 1;
+	m.hdr.type = PROTO_TYPE_LAST + 1;
 	assert_int_equal(proto_encode(&m, buf, sizeof(buf)), -1);
 }
 
@@ -174,7 +174,7 @@ static void
 expect_reject(const uint8_t *buf, size_t len, enum proto_reject want)
 {
 	struct proto_msg out;
-	enum proto_reject why = REJ_MAX;
+	enum proto_reject why = REJ_COUNT;
 
 	assert_int_equal(proto_decode(buf, len, &out, &why), -1);
 	assert_int_equal(why, want);
@@ -250,10 +250,10 @@ test_schedule_ranges(void **state)
 	const char *err = NULL;
 
 	assert_int_equal(proto_check_schedule(&s, &err), 0);
-	t = s; t.mode = MODE_MAX + 1;
+	t = s; t.mode = MODE_COUNT;
 	assert_int_equal(proto_check_schedule(&t, &err), -1);
 	assert_string_equal(err, "unknown mode");
-	t = s; t.sync = SYNC_MAX + 1;
+	t = s; t.sync = SYNC_COUNT;
 	assert_int_equal(proto_check_schedule(&t, &err), -1);
 	assert_string_equal(err, "unknown sync method");
 	t = s; t.flags = 0x80;
@@ -292,7 +292,7 @@ test_schedule_ranges(void **state)
 static void
 test_names(void **state)
 {
-	for (int m = 0; m <= MODE_MAX; m++)
+	for (int m = 0; m < MODE_COUNT; m++)
 		assert_int_equal(proto_mode_parse(proto_mode_name((unsigned)m)), m);
 	assert_int_equal(proto_mode_parse("STATIC"), MODE_STATIC);
 	assert_int_equal(proto_mode_parse("fast"), -1);
@@ -302,12 +302,12 @@ test_names(void **state)
 	assert_string_equal(proto_reject_name(REJ_REPLAY), "replay");
 	assert_string_equal(proto_phase_name(PHASE_LS), "LS");
 	/* one name for every value, no hole, and nothing past the end */
-	assert_int_equal(names_count(proto_mode_names), MODE_MAX + 1);
-	assert_int_equal(names_count(proto_sync_names), SYNC_MAX + 1);
-	assert_int_equal(names_count(proto_phase_names), PHASE_LS + 1);
-	assert_int_equal(names_count(proto_reject_names), REJ_MAX);
-	assert_string_equal(proto_reject_name(REJ_MAX), "?");
-	assert_string_equal(proto_sync_name(SYNC_MAX + 1), "?");
+	assert_int_equal(names_count(proto_mode_names), MODE_COUNT);
+	assert_int_equal(names_count(proto_sync_names), SYNC_COUNT);
+	assert_int_equal(names_count(proto_phase_names), PHASE_COUNT);
+	assert_int_equal(names_count(proto_reject_names), REJ_COUNT);
+	assert_string_equal(proto_reject_name(REJ_COUNT), "?");
+	assert_string_equal(proto_sync_name(SYNC_COUNT), "?");
 	assert_int_equal(names_find(proto_reject_names, "Replay"), REJ_REPLAY);
 }
 

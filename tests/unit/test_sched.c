@@ -758,12 +758,12 @@ test_status(void **state)
 
 	/* SYNC: a console was heard within `silence` */
 	f->s.last_console = mono_now;
-	assert_int_equal(status(f).flags, SCHED_F_ACTIVE | SCHED_F_SYNC);
+	assert_int_equal(status(f).flags, SCHED_F_ACTIVE | STATUS_F_HEARD);
 	advance(3 * NS_PER_SEC);
 	sched_timer(&f->s, mono_now);
-	assert_true(status(f).flags & SCHED_F_SYNC);
+	assert_true(status(f).flags & STATUS_F_HEARD);
 	advance(1);
-	assert_false(status(f).flags & SCHED_F_SYNC);
+	assert_false(status(f).flags & STATUS_F_HEARD);
 
 	f->s.own = 1;
 	assert_int_equal(status(f).flags, SCHED_F_ACTIVE | STATUS_F_OWN);

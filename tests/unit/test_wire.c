@@ -95,7 +95,7 @@ test_status_decodes(void **state)
 	assert_true(s->slices == 0x1122334455667788ull);
 	assert_true(s->overruns == 258);
 	assert_true(s->last_ps_ns == 1763770000123456789ull);
-	for (unsigned i = 0; i < REJ_MAX; i++)
+	for (unsigned i = 0; i < REJ_COUNT; i++)
 		assert_int_equal(s->rejected[i], i + 1);
 	assert_int_equal(s->rejected[REJ_SHORT], 1);
 	assert_int_equal(s->rejected[REJ_MASTER], 10);
