@@ -26,9 +26,9 @@
 int
 cg_mount(char *buf, size_t len)
 {
-	char dev[256], dir[PATH_MAX], type[64];
-	FILE *f = fopen("/proc/self/mounts", "re");
-	int found = -1;
+	char	 dev[256], dir[PATH_MAX], type[64];
+	FILE	*f = fopen("/proc/self/mounts", "re");
+	int	 found = -1;
 
 	if (f == NULL)
 		return -1;
@@ -56,11 +56,11 @@ cg_path(char *path, size_t len, const char *cg, const char *file)
 
 int
 cg_foreach(const char *cg, const char *file, void (*fn)(pid_t, void *),
-	   void *arg)
+    void *arg)
 {
-	char path[CG_PATH_MAX + 32];
-	FILE *f;
-	int pid, n = 0;
+	char	 path[CG_PATH_MAX + 32];
+	FILE	*f;
+	int	 pid, n = 0;
 
 	if (cg == NULL || cg[0] != '/' ||
 	    cg_path(path, sizeof(path), cg, file) == -1)
@@ -81,7 +81,7 @@ cg_foreach(const char *cg, const char *file, void (*fn)(pid_t, void *),
 static void
 count_runnable(pid_t pid, void *arg)
 {
-	char state;
+	char	 state;
 
 	if (proc_pid_stat(pid, &state, NULL, NULL) == 0 && state == 'R')
 		(*(int *)arg)++;
@@ -90,24 +90,24 @@ count_runnable(pid_t pid, void *arg)
 int
 cg_count(const char *cg, int *runnable)
 {
-	int r = 0, n;
+	int	 r = 0, n;
 
 	n = cg_foreach(cg, "cgroup.procs", runnable ? count_runnable : NULL,
 	    &r);
 	if (runnable != NULL)
 		*runnable = r;
-	return n < 0 ? 0 : n;
+	return n == -1 ? 0 : n;
 }
 
 struct policy_arg {
-	int policy, prio, changed, failed, first_errno;
+	int	 policy, prio, changed, failed, first_errno;
 };
 
 static void
 set_policy_one(pid_t tid, void *arg)
 {
-	struct policy_arg *pa = arg;
-	struct sched_param sp = { .sched_priority = pa->prio };
+	struct policy_arg	*pa = arg;
+	struct sched_param	 sp = { .sched_priority = pa->prio };
 
 	if (sched_setscheduler(tid, pa->policy, &sp) == 0) {
 		pa->changed++;
@@ -120,7 +120,7 @@ set_policy_one(pid_t tid, void *arg)
 int
 cg_set_policy(const char *cg, int policy, int prio)
 {
-	struct policy_arg pa = { policy, prio, 0, 0, 0 };
+	struct policy_arg	 pa = { policy, prio, 0, 0, 0 };
 
 	cg_foreach(cg, "cgroup.threads", set_policy_one, &pa);
 	if (pa.failed > 0) {
@@ -135,10 +135,10 @@ cg_set_policy(const char *cg, int policy, int prio)
 static int
 policy_pass(pid_t pid, struct pidset *done, struct policy_arg *pa)
 {
-	char path[64];
-	struct dirent *e;
-	DIR *d;
-	int fresh = 0;
+	char		 path[64];
+	struct dirent	*e;
+	DIR		*d;
+	int		 fresh = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	if ((d = opendir(path)) == NULL)
@@ -160,8 +160,8 @@ policy_pass(pid_t pid, struct pidset *done, struct policy_arg *pa)
 int
 cg_set_policy_pid(const char *cg, pid_t pid, int policy, int prio)
 {
-	struct policy_arg pa = { policy, prio, 0, 0, 0 };
-	struct pidset done = { NULL, 0, 0 };
+	struct policy_arg	 pa = { policy, prio, 0, 0, 0 };
+	struct pidset		 done = { NULL, 0, 0 };
 
 	for (int pass = 0; pass < CG_SWEEPS; pass++)
 		if (policy_pass(pid, &done, &pa) <= 0)
@@ -197,7 +197,7 @@ pidset_add(struct pidset *s, pid_t pid)
 static struct pidset sent;
 
 struct signal_arg {
-	int sig, fresh;
+	int	 sig, fresh;
 };
 
 /* Signal pid unless this sweep did; one we cannot remember is signalled
@@ -205,8 +205,8 @@ struct signal_arg {
 static void
 signal_one(pid_t pid, void *arg)
 {
-	struct signal_arg *sa = arg;
-	int added = pidset_add(&sent, pid);
+	struct signal_arg	*sa = arg;
+	int			 added = pidset_add(&sent, pid);
 
 	if (added == 0)
 		return;
@@ -222,13 +222,13 @@ signal_one(pid_t pid, void *arg)
 int
 cg_signal_all(const char *cg, int sig)
 {
-	struct signal_arg sa = { sig, 0 };
-	int pass;
+	struct signal_arg	 sa = { sig, 0 };
+	int			 pass;
 
 	sent.n = 0;
 	for (pass = 0; pass < CG_SWEEPS; pass++) {
 		sa.fresh = 0;
-		if (cg_foreach(cg, "cgroup.procs", signal_one, &sa) < 0)
+		if (cg_foreach(cg, "cgroup.procs", signal_one, &sa) == -1)
 			return -1;
 		if (sa.fresh == 0)
 			return 0;
@@ -240,7 +240,7 @@ cg_signal_all(const char *cg, int sig)
 int
 cg_open(const char *cg, const char *file, int flags)
 {
-	char path[CG_PATH_MAX + 32];
+	char	 path[CG_PATH_MAX + 32];
 
 	if (cg_path(path, sizeof(path), cg, file) == -1)
 		return -1;
@@ -250,8 +250,8 @@ cg_open(const char *cg, const char *file, int flags)
 int
 cg_write_fd(int fd, const char *text)
 {
-	size_t len = strlen(text);
-	ssize_t n;
+	size_t	 len = strlen(text);
+	ssize_t	 n;
 
 	if ((n = pwrite(fd, text, len, 0)) == -1)
 		return -1;
@@ -265,7 +265,7 @@ cg_write_fd(int fd, const char *text)
 int
 cg_write(const char *cg, const char *file, const char *text)
 {
-	int fd, rc, saved;
+	int	 fd, rc, saved;
 
 	if ((fd = cg_open(cg, file, O_WRONLY)) == -1)
 		return -1;
@@ -279,7 +279,7 @@ cg_write(const char *cg, const char *file, const char *text)
 int
 cg_read(const char *cg, const char *file, char *buf, size_t len)
 {
-	char path[CG_PATH_MAX + 32];
+	char	 path[CG_PATH_MAX + 32];
 
 	if (cg_path(path, sizeof(path), cg, file) == -1)
 		return -1;
@@ -289,7 +289,7 @@ cg_read(const char *cg, const char *file, char *buf, size_t len)
 int
 cg_populated(const char *cg)
 {
-	char buf[256], *p;
+	char	 buf[256], *p;
 
 	if (cg_read(cg, "cgroup.events", buf, sizeof(buf)) == -1 ||
 	    (p = strstr(buf, "populated ")) == NULL)

@@ -27,7 +27,7 @@ evfd_timer(clockid_t clock)
 int
 evfd_timer_set(int fd, int64_t ns, int absolute)
 {
-	struct itimerspec its;
+	struct itimerspec	 its;
 
 	memset(&its, 0, sizeof(its));
 	its.it_value = ns_to_ts(ns);
@@ -38,7 +38,7 @@ evfd_timer_set(int fd, int64_t ns, int absolute)
 int
 evfd_watch(int ep, int fd, uint32_t events)
 {
-	struct epoll_event ev;
+	struct epoll_event	 ev;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.events = events;

@@ -17,8 +17,8 @@
 static void
 reset_signals(void)
 {
-	sigset_t none;
-	int sig;
+	sigset_t	 none;
+	int		 sig;
 
 	for (sig = 1; sig < NSIG; sig++)
 		(void)signal(sig, SIG_DFL);
@@ -30,8 +30,8 @@ reset_signals(void)
 static void __attribute__((noreturn))
 child_fail(int fd, const char *step)
 {
-	char msg[SPAWN_WHY_MAX];
-	int n;
+	char	 msg[SPAWN_WHY_MAX];
+	int	 n;
 
 	n = snprintf(msg, sizeof(msg), "%s: %s", step, strerror(errno));
 	if (n > 0 && write(fd, msg, (size_t)n) == -1)
@@ -43,7 +43,7 @@ static void __attribute__((noreturn))
 child(int errfd, const char *path, char *const argv[],
     spawn_setup_fn setup, void *arg)
 {
-	const char *step;
+	const char	*step;
 
 	reset_signals();
 	if (setup != NULL && (step = setup(arg)) != NULL)
@@ -56,7 +56,7 @@ child(int errfd, const char *path, char *const argv[],
 static ssize_t
 read_why(int fd, char *why, size_t len)
 {
-	ssize_t n;
+	ssize_t	 n;
 
 	do
 		n = read(fd, why, len - 1);
@@ -71,10 +71,10 @@ pid_t
 spawn(const char *path, char *const argv[], spawn_setup_fn setup,
     void *arg, char *err, size_t errlen)
 {
-	char why[SPAWN_WHY_MAX];
-	sigset_t all, old;
-	int ep[2], saved;
-	pid_t pid;
+	char		 why[SPAWN_WHY_MAX];
+	sigset_t	 all, old;
+	int		 ep[2], saved;
+	pid_t		 pid;
 
 	if (pipe2(ep, O_CLOEXEC) == -1) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -109,7 +109,7 @@ spawn(const char *path, char *const argv[], spawn_setup_fn setup,
 int
 spawn_devnull(void)
 {
-	int fd, rc = 0;
+	int	 fd, rc = 0;
 
 	/* not O_CLOEXEC: it may itself become 0, 1 or 2 */
 	if ((fd = open("/dev/null", O_RDWR)) == -1)

@@ -62,14 +62,14 @@ struct load_agent {
 	const struct agent_shared	*shm;
 	struct smooth			 sm;
 	struct sample_acc		 acc;
-	uint64_t			 ticks;		/* sample periods since start */
-	int64_t				 t_start;	/* the sample grid's origin */
-	int64_t				 period;	/* load.sample */
+	uint64_t			 ticks;	/* periods since start */
+	int64_t				 t_start; /* the grid's origin */
+	int64_t				 period; /* load.sample */
 	uint64_t			 ticks_per_li;
-	pid_t				 ppid;		/* dts, when we started */
+	pid_t				 ppid;	/* dts, when we started */
 	int				 sock, shmfd, tfd, sfd, ep;
-	int				 wfd;		/* liveness watch */
-	int64_t				 released_beat;	/* beat we released at, 0 */
+	int				 wfd;	/* liveness watch */
+	int64_t				 released_beat; /* 0: not released */
 	int				 debug;
 	int				 ncpu;
 	const char			*conf_path;
@@ -165,7 +165,8 @@ agent_args(struct load_agent *a, int argc, char **argv)
 		case ':':
 			agent_usage_error("-%c needs an argument", optopt);
 		default:
-			agent_usage_error("unknown option -%c (see -h)", optopt);
+			agent_usage_error("unknown option -%c (see -h)",
+			    optopt);
 		}
 	}
 	if (optind != argc)
@@ -446,7 +447,8 @@ agent_send(struct load_agent *a, double q, unsigned samples)
 	rep.notify = (uint32_t)smooth_should_report(&a->sm);
 	rep.samples = samples;
 	do
-		n = send(a->sock, &rep, sizeof(rep), MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = send(a->sock, &rep, sizeof(rep),
+		    MSG_NOSIGNAL | MSG_DONTWAIT);
 	while (n == -1 && errno == EINTR);
 	if (n == (ssize_t)sizeof(rep)) {
 		if (rep.notify)
