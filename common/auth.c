@@ -1,7 +1,7 @@
 /*
  * auth.c - Ed25519 signatures of commands and HMAC-SHA256 tags of replies
- * (libsodium), key files, node keys, replay protection and the
- * receiver's checks in their fixed order (proto_open).
+ * (libsodium), key files, node keys and replay protection.  The receiver's
+ * checks in their fixed order are proto.c's (proto_open).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -257,6 +257,42 @@ auth_verify(const struct auth_key *k, const uint8_t *buf, size_t len,
 	return crypto_auth_hmacsha256_verify(tag, buf, len, k->key) == 0 ? 0 : -1;
 }
 
+/* A command's signature, or a reply's MAC; zeros if insecure. */
+int
+auth_tag(const struct auth_key *k, int command, const uint8_t *buf,
+    size_t len, uint8_t *tag)
+{
+	if (k->insecure) {
+		memset(tag, 0, command ? PROTO_SIG_LEN : PROTO_MAC_LEN);
+		return 0;
+	}
+	if (!command) {
+		auth_sign(k, buf, len, tag);
+		return 0;
+	}
+	if (!k->can_sign)
+		return -1;
+	crypto_sign_detached(tag, NULL, buf, len, k->sk);
+	return 0;
+}
+
+/* The tag of a datagram: a command's signature by a key k holds (looked
+ * up by key_id, before any cryptography), or a reply's MAC. */
+int
+auth_tag_check(const struct auth_key *k, int command, uint32_t key_id,
+    const uint8_t *buf, size_t len, const uint8_t *tag)
+{
+	if (k->insecure)
+		return 0;
+	if (!command)
+		return auth_verify(k, buf, len, tag);
+	for (int i = 0; i < k->npub; i++)
+		if (k->pub_id[i] == key_id)
+			return crypto_sign_verify_detached(tag, buf, len,
+			    k->pub[i]) == 0 ? 0 : -1;
+	return -1;
+}
+
 /* ---- replay protection --------------------------------------------- */
 
 void
@@ -371,95 +407,4 @@ seqgen_next(struct seqgen *g, uint64_t mono_us)
 
 	g->last = now > g->last ? now : g->last + 1;
 	return g->last;
-}
-
-/* ---- whole datagrams ----------------------------------------------- */
-
-int
-proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t mono_us,
-	   struct proto_msg *msg, uint8_t *buf, size_t cap)
-{
-	int cmd = proto_is_command(msg->hdr.type), n;
-	size_t tag = proto_tag_len(msg->hdr.type);
-
-	if (cmd && !k->insecure && !k->can_sign)
-		return -1;
-	msg->hdr.sender = g->sender;
-	msg->hdr.seq = seqgen_next(g, mono_us);
-	msg->hdr.key_id = cmd && !k->insecure ? k->sign_id : 0;
-	n = proto_encode(msg, buf, cap);
-	if (n < 0 || (size_t)n + tag > cap)
-		return -1;
-	if (k->insecure)
-		memset(buf + n, 0, tag);
-	else if (cmd)
-		crypto_sign_detached(buf + n, NULL, buf, (size_t)n, k->sk);
-	else
-		auth_sign(k, buf, (size_t)n, buf + n);
-	return n + (int)tag;
-}
-
-int
-proto_frame(const uint8_t *buf, size_t len, unsigned accept,
-	    struct proto_msg *msg, enum proto_reject *why)
-{
-	if (proto_decode(buf, len, msg, why) < 0)
-		return -1;
-	if (!(accept & PROTO_TYPE_BIT(msg->hdr.type))) {
-		*why = REJ_TYPE;
-		return -1;
-	}
-	return 0;
-}
-
-/* The tag of a framed datagram: a command's signature by a key k holds
- * (looked up by key_id, before any cryptography), or a reply's MAC. */
-static int
-auth_check(const struct auth_key *k, const struct proto_msg *msg,
-	   const uint8_t *buf, size_t len)
-{
-	size_t tag = proto_tag_len(msg->hdr.type);
-
-	if (k->insecure)
-		return 0;
-	if (!proto_is_command(msg->hdr.type))
-		return auth_verify(k, buf, len - tag, buf + len - tag);
-	for (int i = 0; i < k->npub; i++)
-		if (k->pub_id[i] == msg->hdr.key_id)
-			return crypto_sign_verify_detached(buf + len - tag,
-			    buf, len - tag, k->pub[i]) == 0 ? 0 : -1;
-	return -1;
-}
-
-int
-proto_verify(const struct auth_key *k, struct replay *r,
-	     const uint8_t *buf, size_t len, struct proto_msg *msg,
-	     enum proto_reject *why)
-{
-	const char *err;
-
-	if (auth_check(k, msg, buf, len) < 0) {
-		*why = REJ_MAC;
-		return -1;
-	}
-	if (replay_check(r, msg->hdr.sender, msg->hdr.seq) < 0) {
-		*why = REJ_REPLAY;
-		return -1;
-	}
-	if (msg->hdr.type == PROTO_SCHEDULE &&
-	    proto_check_schedule(&msg->u.schedule, &err) < 0) {
-		*why = REJ_RANGE;
-		return -1;
-	}
-	return 0;
-}
-
-int
-proto_open(const struct auth_key *k, struct replay *r, unsigned accept,
-	   const uint8_t *buf, size_t len, struct proto_msg *msg,
-	   enum proto_reject *why)
-{
-	if (proto_frame(buf, len, accept, msg, why) < 0)
-		return -1;
-	return proto_verify(k, r, buf, len, msg, why);
 }

@@ -1,5 +1,7 @@
 /*
- * auth.h - HMAC-SHA256 authentication (libsodium) and replay protection.
+ * auth.h - keys, the tags of datagrams (Ed25519 signatures of commands,
+ * HMAC-SHA256 of replies; libsodium) and replay protection.  proto.h puts
+ * them together into whole datagrams (proto_seal, proto_open).
  *
  * Every datagram carries hdr.sender (a random id per process run) and
  * hdr.seq, the sender's stamp in microseconds: its CLOCK_REALTIME when it
@@ -131,6 +133,23 @@ void auth_sign(const struct auth_key *k, const uint8_t *buf, size_t len,
 int auth_verify(const struct auth_key *k, const uint8_t *buf, size_t len,
 		const uint8_t tag[PROTO_MAC_LEN]);
 
+/*
+ * The tag of a datagram whose header and payload are buf[0..len): for a
+ * command, an Ed25519 signature by k's key pair (-1 if k has none); for a
+ * reply, auth_sign()'s HMAC; zeros if insecure.  tag has room for
+ * proto_tag_len() bytes.  0 or -1.
+ */
+int auth_tag(const struct auth_key *k, int command, const uint8_t *buf,
+    size_t len, uint8_t *tag);
+
+/*
+ * 0 if tag is right for buf[0..len): a command's signature by the console
+ * key k holds with key_id (an id k does not hold fails before any
+ * cryptography), or a reply's HMAC; always 0 if insecure.  Else -1.
+ */
+int auth_tag_check(const struct auth_key *k, int command, uint32_t key_id,
+    const uint8_t *buf, size_t len, const uint8_t *tag);
+
 struct replay_entry {
 	uint32_t sender;
 	uint64_t last_seq;
@@ -176,31 +195,5 @@ struct seqgen {
 void seqgen_init(struct seqgen *g);
 /* The next sequence at CLOCK_MONOTONIC mono_us: base + mono, or last + 1. */
 uint64_t seqgen_next(struct seqgen *g, uint64_t mono_us);
-
-/*
- * Whole datagrams.  proto_seal() encodes msg, sets sender and seq from g
- * (and key_id for a command) and appends the tag: a command is signed
- * with k's key pair (-1 if k has none), a reply gets the HMAC of k->key.
- * Returns the datagram length or -1.
- * A receiver checks in the order of doc/protocol.txt:
- *   proto_frame(): length, magic/version, type known and in accept (a
- *     mask of PROTO_TYPE_BIT()s), payload and tag length, reserved fields;
- *   (the receiver's rate limit, before any cryptography);
- *   proto_verify(): signature (a key_id k does not hold fails at once)
- *     or MAC, replay (at the clocks of the last replay_clock()), payload
- *     ranges.
- * proto_open() is both, for a receiver without a rate limit.  Each returns
- * 0, or -1 with *why.
- */
-int proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t mono_us,
-	       struct proto_msg *msg, uint8_t *buf, size_t cap);
-int proto_frame(const uint8_t *buf, size_t len, unsigned accept,
-		struct proto_msg *msg, enum proto_reject *why);
-int proto_verify(const struct auth_key *k, struct replay *r,
-		 const uint8_t *buf, size_t len, struct proto_msg *msg,
-		 enum proto_reject *why);
-int proto_open(const struct auth_key *k, struct replay *r, unsigned accept,
-	       const uint8_t *buf, size_t len, struct proto_msg *msg,
-	       enum proto_reject *why);
 
 #endif /* DTS_AUTH_H */

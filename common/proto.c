@@ -3,12 +3,14 @@
  *
  * Fields are copied one by one in network byte order; nothing here trusts
  * the compiler's struct layout.  Decoding checks, in order: length bounds,
- * magic and version, type, payload and tag length, reserved fields.  The MAC and
- * replay checks follow in auth.c (proto_open), the payload ranges last.
+ * magic and version, type, payload and tag length, reserved fields.  Whole
+ * datagrams (proto_seal, proto_open) add the tag and the replay check of
+ * auth.c, and the payload ranges last.
  */
 #include <endian.h>
 #include <string.h>
 
+#include "auth.h"
 #include "names.h"
 #include "proto.h"
 #include "rules.h"
@@ -334,6 +336,75 @@ proto_check_schedule(const struct proto_schedule *s, const char **err)
 	    rules_check_origin(s->origin_ns, buf, sizeof(buf)) == -1)
 		return *err = buf, -1;
 	return 0;
+}
+
+/* ---- whole datagrams ----------------------------------------------- */
+
+int
+proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t mono_us,
+    struct proto_msg *msg, uint8_t *buf, size_t cap)
+{
+	int	 cmd = proto_is_command(msg->hdr.type), n;
+	size_t	 tag = proto_tag_len(msg->hdr.type);
+
+	if (cmd && !k->insecure && !k->can_sign)
+		return -1;
+	msg->hdr.sender = g->sender;
+	msg->hdr.seq = seqgen_next(g, mono_us);
+	msg->hdr.key_id = cmd && !k->insecure ? k->sign_id : 0;
+	n = proto_encode(msg, buf, cap);
+	if (n == -1 || (size_t)n + tag > cap)
+		return -1;
+	if (auth_tag(k, cmd, buf, (size_t)n, buf + n) == -1)
+		return -1;
+	return n + (int)tag;
+}
+
+int
+proto_frame(const uint8_t *buf, size_t len, unsigned accept,
+    struct proto_msg *msg, enum proto_reject *why)
+{
+	if (proto_decode(buf, len, msg, why) == -1)
+		return -1;
+	if (!(accept & PROTO_TYPE_BIT(msg->hdr.type))) {
+		*why = REJ_TYPE;
+		return -1;
+	}
+	return 0;
+}
+
+int
+proto_verify(const struct auth_key *k, struct replay *r, const uint8_t *buf,
+    size_t len, struct proto_msg *msg, enum proto_reject *why)
+{
+	size_t		 tag = proto_tag_len(msg->hdr.type);
+	const char	*err;
+
+	if (auth_tag_check(k, proto_is_command(msg->hdr.type),
+	    msg->hdr.key_id, buf, len - tag, buf + len - tag) == -1) {
+		*why = REJ_MAC;
+		return -1;
+	}
+	if (replay_check(r, msg->hdr.sender, msg->hdr.seq) == -1) {
+		*why = REJ_REPLAY;
+		return -1;
+	}
+	if (msg->hdr.type == PROTO_SCHEDULE &&
+	    proto_check_schedule(&msg->u.schedule, &err) == -1) {
+		*why = REJ_RANGE;
+		return -1;
+	}
+	return 0;
+}
+
+int
+proto_open(const struct auth_key *k, struct replay *r, unsigned accept,
+    const uint8_t *buf, size_t len, struct proto_msg *msg,
+    enum proto_reject *why)
+{
+	if (proto_frame(buf, len, accept, msg, why) == -1)
+		return -1;
+	return proto_verify(k, r, buf, len, msg, why);
 }
 
 /* ---- names --------------------------------------------------------- */

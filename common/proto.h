@@ -260,6 +260,37 @@ int proto_decode(const uint8_t *buf, size_t len, struct proto_msg *msg,
 int proto_check_schedule(const struct proto_schedule *s, const char **err);
 
 /*
+ * Whole datagrams: proto_encode()/proto_decode() with the tag and the
+ * replay check of auth.h.  proto_seal() encodes msg, sets sender and seq
+ * from g (and key_id for a command) and appends the tag: a command is
+ * signed with k's key pair (-1 if k has none), a reply gets the HMAC of
+ * k->key.  Returns the datagram length or -1.
+ * A receiver checks in the order of doc/protocol.txt:
+ *   proto_frame(): length, magic/version, type known and in accept (a
+ *     mask of PROTO_TYPE_BIT()s), payload and tag length, reserved fields;
+ *   (the receiver's rate limit, before any cryptography);
+ *   proto_verify(): signature (a key_id k does not hold fails at once)
+ *     or MAC, replay (at the clocks of the last replay_clock()), payload
+ *     ranges.
+ * proto_open() is both, for a receiver without a rate limit.  Each returns
+ * 0, or -1 with *why.
+ */
+struct auth_key;
+struct replay;
+struct seqgen;
+
+int proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t mono_us,
+    struct proto_msg *msg, uint8_t *buf, size_t cap);
+int proto_frame(const uint8_t *buf, size_t len, unsigned accept,
+    struct proto_msg *msg, enum proto_reject *why);
+int proto_verify(const struct auth_key *k, struct replay *r,
+    const uint8_t *buf, size_t len, struct proto_msg *msg,
+    enum proto_reject *why);
+int proto_open(const struct auth_key *k, struct replay *r, unsigned accept,
+    const uint8_t *buf, size_t len, struct proto_msg *msg,
+    enum proto_reject *why);
+
+/*
  * The one name table of each enum above (names.h): dts.conf's mode and
  * sync, the console and every message use these.  _name() is "?" for a
  * value out of range; _parse() takes any case and is -1 if unknown.

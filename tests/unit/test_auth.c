@@ -302,6 +302,47 @@ console_keys(uint8_t seed_byte, struct auth_key *con, char pub[65])
 	auth_signer_public(con, pub);
 }
 
+/* auth_tag() and auth_tag_check(), the two primitives proto_seal() and
+ * proto_verify() stand on. */
+static void
+test_tags(void **state)
+{
+	struct auth_key con, node = { 0 }, reply = { 0 }, none = { .insecure = 1 };
+	uint8_t msg[40], tag[PROTO_SIG_LEN], mac[PROTO_MAC_LEN];
+	char pub[65], err[256];
+
+	(void)state;
+	console_keys(5, &con, pub);
+	assert_int_equal(auth_pub_add(&node, pub, err, sizeof(err)), 0);
+	memset(reply.key, 6, sizeof(reply.key));
+	memset(msg, 'm', sizeof(msg));
+	/* a reply: the HMAC of auth_sign() */
+	assert_int_equal(auth_tag(&reply, 0, msg, sizeof(msg), tag), 0);
+	auth_sign(&reply, msg, sizeof(msg), mac);
+	assert_memory_equal(tag, mac, PROTO_MAC_LEN);
+	assert_int_equal(auth_tag_check(&reply, 0, 0, msg, sizeof(msg), tag), 0);
+	tag[0] ^= 1;
+	assert_int_equal(auth_tag_check(&reply, 0, 0, msg, sizeof(msg), tag),
+	    -1);
+	/* a command: signed by the console, checked by the key with its id */
+	assert_int_equal(auth_tag(&con, 1, msg, sizeof(msg), tag), 0);
+	assert_int_equal(auth_tag_check(&node, 1, con.sign_id, msg,
+	    sizeof(msg), tag), 0);
+	assert_int_equal(auth_tag_check(&node, 1, con.sign_id + 1, msg,
+	    sizeof(msg), tag), -1);
+	msg[1] ^= 1;
+	assert_int_equal(auth_tag_check(&node, 1, con.sign_id, msg,
+	    sizeof(msg), tag), -1);
+	/* no key pair, no command; insecure: zeros, nothing checked */
+	assert_int_equal(auth_tag(&reply, 1, msg, sizeof(msg), tag), -1);
+	memset(tag, 0xff, sizeof(tag));
+	assert_int_equal(auth_tag(&none, 1, msg, sizeof(msg), tag), 0);
+	for (int i = 0; i < PROTO_SIG_LEN; i++)
+		assert_int_equal(tag[i], 0);
+	assert_int_equal(auth_tag_check(&none, 1, 99, msg, sizeof(msg), tag),
+	    0);
+}
+
 static void
 test_seal_open(void **state)
 {
@@ -439,6 +480,7 @@ main(void)
 		cmocka_unit_test(test_seqgen),
 		cmocka_unit_test(test_clock_step),
 		cmocka_unit_test(test_clock_step_value),
+		cmocka_unit_test(test_tags),
 		cmocka_unit_test(test_seal_open),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

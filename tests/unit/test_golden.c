@@ -189,7 +189,7 @@ test_status(void **state)
 	assert_true(m.hdr.seq == 1763770000100000ull);
 	assert_int_equal(s->mode, MODE_STATIC);
 	assert_int_equal(s->sync, SYNC_CLOCK);
-	assert_int_equal(s->flags, SCHED_F_ACTIVE | SCHED_F_SYNC |
+	assert_int_equal(s->flags, SCHED_F_ACTIVE | STATUS_F_HEARD |
 	    STATUS_F_YOURS);
 	assert_int_equal(s->phase, PHASE_PS);
 	assert_int_equal(s->ps_us, 80000);
