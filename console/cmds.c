@@ -353,6 +353,47 @@ cmd_hosts(struct console *c, int argc, char **argv)
 	return 0;
 }
 
+/* The PVM commands (pvmcmd.c) work on the console's PVM side. */
+static int
+cmd_conf(struct console *c, int argc, char **argv)
+{
+	return cpvm_cmd_conf(&c->pvm, argc, argv);
+}
+
+static int
+cmd_add(struct console *c, int argc, char **argv)
+{
+	return cpvm_cmd_add(&c->pvm, argc, argv);
+}
+
+static int
+cmd_delete(struct console *c, int argc, char **argv)
+{
+	return cpvm_cmd_delete(&c->pvm, argc, argv);
+}
+
+static int
+cmd_tasks(struct console *c, int argc, char **argv)
+{
+	return cpvm_cmd_tasks(&c->pvm, argc, argv);
+}
+
+static int
+cmd_spawn(struct console *c, int argc, char **argv)
+{
+	return cpvm_cmd_spawn(&c->pvm, argc, argv);
+}
+
+static int
+cmd_halt(struct console *c, int argc, char **argv)
+{
+	if (cpvm_cmd_halt(&c->pvm, argc, argv) == -1)
+		return -1;
+	c->sch.started = 0;	/* every node is gone with its pvmd */
+	c->sch.spoken = 0;
+	return 0;
+}
+
 static int
 cmd_help(struct console *c, int argc, char **argv)
 {
@@ -439,18 +480,18 @@ static const struct cmd_entry table[] = {
 	  "set a tunable (see show; help set lists them)", SETKEYS_HELP },
 	{ "show", "", 0, 0, CMD_C_NONE, cmd_show,
 	  "show every tunable and where the datagrams go", NULL },
-	{ "conf", "", 0, 0, CMD_C_NONE, cpvm_cmd_conf,
+	{ "conf", "", 0, 0, CMD_C_NONE, cmd_conf,
 	  "list the hosts of the PVM virtual machine", NULL },
-	{ "add", "HOST...", 1, -1, CMD_C_HOST, cpvm_cmd_add,
+	{ "add", "HOST...", 1, -1, CMD_C_HOST, cmd_add,
 	  "add hosts to the VM; their pvmd starts under dts (dx=)", NULL },
-	{ "delete", "HOST...", 1, -1, CMD_C_HOST, cpvm_cmd_delete,
+	{ "delete", "HOST...", 1, -1, CMD_C_HOST, cmd_delete,
 	  "delete hosts from the VM", NULL },
-	{ "tasks", "", 0, 0, CMD_C_NONE, cpvm_cmd_tasks,
+	{ "tasks", "", 0, 0, CMD_C_NONE, cmd_tasks,
 	  "list the PVM tasks", NULL },
 	{ "spawn", "[-n N] [-w HOST] PROG [ARG...]", 1, -1, CMD_C_HOST,
-	  cpvm_cmd_spawn, "start N (1) copies of a PVM program",
+	  cmd_spawn, "start N (1) copies of a PVM program",
 	  "  -w HOST starts them there; otherwise PVM chooses.\n" },
-	{ "halt", "", 0, 0, CMD_C_NONE, cpvm_cmd_halt,
+	{ "halt", "", 0, 0, CMD_C_NONE, cmd_halt,
 	  "halt the VM: every pvmd ends, and every dts with it", NULL },
 	{ "quit", "", 0, 0, CMD_C_NONE, cmd_quit,
 	  "leave the console; the nodes keep their last schedule", NULL },

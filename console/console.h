@@ -5,10 +5,11 @@
  * and the master loop's timers.
  *
  * Only the layers above the others see inside this structure: master.c
- * (the loop) and the commands, cmds.c and its PVM half pvmcmd.c; and
- * main.c, which owns it.  The modules below (report, trace, setkeys, pvm,
- * net, nodes, ...) get the parts they work on; the shell and scripts go
- * through cmds.h.  Output, errors and notices go through c->out (out.h).
+ * (the loop) and cmds.c (the commands); and main.c, which owns it, with
+ * console.c, which sets it up.  The modules below (report, trace,
+ * setkeys, pvm, pvmcmd, net, nodes, ...) get the parts they work on; the
+ * shell and scripts go through cmds.h.  Output, errors and notices go
+ * through c->out (out.h).
  */
 #ifndef DTS_CONSOLE_CONSOLE_H
 #define DTS_CONSOLE_CONSOLE_H

@@ -4,26 +4,26 @@
  */
 #include <stdlib.h>
 
-#include "console.h"
+#include "pvm.h"
 #include "pvmcmd.h"
 
 int stub_pvm_calls;
 
 /* Handlers get argv[argc] == NULL (spawn passes it to pvm_spawn). */
 static int
-stub(struct console *c, int argc, char **argv)
+stub(struct cpvm *p, int argc, char **argv)
 {
 	const char	*name = argv[0];
 
 	if (argv[argc] != NULL)
 		abort();
 	stub_pvm_calls++;
-	return out_err(&c->out, "%s: PVM is not linked into the unit tests",
+	return out_err(p->out, "%s: PVM is not linked into the unit tests",
 	    name);
 }
 
 #define STUB(fn) \
-int fn(struct console *c, int argc, char **argv) { return stub(c, argc, argv); }
+int fn(struct cpvm *p, int argc, char **argv) { return stub(p, argc, argv); }
 
 STUB(cpvm_cmd_conf)
 STUB(cpvm_cmd_add)
