@@ -43,7 +43,8 @@ status_of(pid_t pid)
 static void
 clean_signals(void **state)
 {
-	char		*argv[] = { "sh", "-c", "grep -q '^SigBlk:\t0*$' /proc/self/status"
+	char		*argv[] = { "sh", "-c",
+	    "grep -q '^SigBlk:\t0*$' /proc/self/status"
 	    " && ign=$(sed -n 's/^SigIgn:\t//p' /proc/self/status)"
 	    " && [ $((0x$ign & 0x7fffffff)) -eq 0 ]", NULL };
 	sigset_t	 term, old;
@@ -121,7 +122,8 @@ signal_fd(void **state)
 	sigaddset(&usr1, SIGUSR1);
 	sigprocmask(SIG_SETMASK, NULL, &old);
 	assert_true((fd = evfd_signals(&usr1)) >= 0);
-	assert_int_equal(read(fd, &si, sizeof(si)), -1);	/* non-blocking */
+	/* non-blocking: nothing to read yet */
+	assert_int_equal(read(fd, &si, sizeof(si)), -1);
 	assert_int_equal(errno, EAGAIN);
 	raise(SIGUSR1);
 	assert_int_equal(read(fd, &si, sizeof(si)), sizeof(si));
