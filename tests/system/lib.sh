@@ -349,7 +349,7 @@ t_sleep() {
 	return "$rc"
 }
 
-# t_wait_for TIMEOUT_S CMD...: run CMD every 50 ms until it succeeds.
+# t_wait_for TIMEOUT_S CMD...: run CMD every 10-90 ms until it succeeds.
 t_wait_for() {
 	local end
 	end=$(($(_t_now_us) + $(_t_secs_to_us "$1")))
@@ -357,7 +357,9 @@ t_wait_for() {
 	while :; do
 		"$@" && return 0
 		[ "$(_t_now_us)" -ge "$end" ] && return 1
-		sleep 0.05
+		# 10-90 ms at random: polls of a phase must not alias with IP
+		# (on a busy machine a poll plus its query can take one IP)
+		sleep "0.0$((RANDOM % 9 + 1))"
 	done
 }
 
