@@ -25,7 +25,7 @@ _Static_assert(crypto_sign_SEEDBYTES == AUTH_KEY_LEN, "seed length");
 static int
 sodium_ready(char *err, size_t errlen)
 {
-	if (sodium_init() >= 0)
+	if (sodium_init() != -1)
 		return 0;
 	snprintf(err, errlen, "libsodium failed to initialise");
 	return -1;
@@ -36,29 +36,30 @@ static int
 hex_file_read(const char *path, uint8_t out[AUTH_KEY_LEN], const char *make,
     char *err, size_t errlen)
 {
-	char text[AUTH_KEY_LEN * 2 + 3];
-	struct stat st;
-	ssize_t n;
-	int fd;
+	char		 text[AUTH_KEY_LEN * 2 + 3];
+	struct stat	 st;
+	ssize_t		 n;
+	int		 fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a regular file", path);
 		close(fd);
 		return -1;
 	}
 	if (st.st_mode & (S_IWGRP | S_IXGRP | S_IRWXO)) {
 		snprintf(err, errlen, "%s: key file is accessible by others "
-			 "(chmod 600 %s, or 640 with the console's group)", path, path);
+		    "(chmod 600 %s, or 640 with the console's group)", path,
+		    path);
 		close(fd);
 		return -1;
 	}
 	n = read(fd, text, sizeof(text) - 1);
 	close(fd);
-	if (n < 0) {
+	if (n == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
@@ -68,7 +69,7 @@ hex_file_read(const char *path, uint8_t out[AUTH_KEY_LEN], const char *make,
 	if (n != AUTH_KEY_LEN * 2 || sodium_hex2bin(out, AUTH_KEY_LEN, text,
 	    (size_t)n, NULL, NULL, NULL) != 0) {
 		snprintf(err, errlen, "%s: a key is %d hexadecimal digits "
-			 "(make one with %s)", path, AUTH_KEY_LEN * 2, make);
+		    "(make one with %s)", path, AUTH_KEY_LEN * 2, make);
 		sodium_memzero(text, sizeof(text));
 		sodium_memzero(out, AUTH_KEY_LEN);
 		return -1;
@@ -82,11 +83,11 @@ static int
 hex_file_write(const char *path, const uint8_t v[AUTH_KEY_LEN], char *err,
     size_t errlen)
 {
-	char text[AUTH_KEY_LEN * 2 + 2];
-	int fd, ok;
+	char	 text[AUTH_KEY_LEN * 2 + 2];
+	int	 fd, ok;
 
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
+	if (fd == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
@@ -106,7 +107,7 @@ hex_file_write(const char *path, const uint8_t v[AUTH_KEY_LEN], char *err,
 int
 auth_key_load(struct auth_key *k, const char *path, char *err, size_t errlen)
 {
-	if (sodium_ready(err, errlen) < 0)
+	if (sodium_ready(err, errlen) == -1)
 		return -1;
 	k->insecure = 0;
 	return hex_file_read(path, k->key, "dts -k", err, errlen);
@@ -115,10 +116,10 @@ auth_key_load(struct auth_key *k, const char *path, char *err, size_t errlen)
 int
 auth_key_generate(const char *path, char *err, size_t errlen)
 {
-	uint8_t key[AUTH_KEY_LEN];
-	int rc;
+	uint8_t	 key[AUTH_KEY_LEN];
+	int	 rc;
 
-	if (sodium_ready(err, errlen) < 0)
+	if (sodium_ready(err, errlen) == -1)
 		return -1;
 	randombytes_buf(key, sizeof(key));
 	rc = hex_file_write(path, key, err, errlen);
@@ -135,13 +136,13 @@ auth_key_id(const uint8_t pub[AUTH_PUB_LEN])
 
 int
 auth_signer_load(struct auth_key *k, const char *path, char *err,
-		 size_t errlen)
+    size_t errlen)
 {
-	uint8_t seed[crypto_sign_SEEDBYTES], pk[crypto_sign_PUBLICKEYBYTES];
+	uint8_t	 seed[crypto_sign_SEEDBYTES], pk[crypto_sign_PUBLICKEYBYTES];
 
-	if (sodium_ready(err, errlen) < 0)
+	if (sodium_ready(err, errlen) == -1)
 		return -1;
-	if (hex_file_read(path, seed, "dts-console -k", err, errlen) < 0)
+	if (hex_file_read(path, seed, "dts-console -k", err, errlen) == -1)
 		return -1;
 	crypto_sign_seed_keypair(pk, k->sk, seed);
 	sodium_memzero(seed, sizeof(seed));
@@ -151,9 +152,10 @@ auth_signer_load(struct auth_key *k, const char *path, char *err,
 }
 
 void
-auth_signer_public(const struct auth_key *k, char pub_hex[2 * AUTH_PUB_LEN + 1])
+auth_signer_public(const struct auth_key *k,
+    char pub_hex[2 * AUTH_PUB_LEN + 1])
 {
-	uint8_t pk[crypto_sign_PUBLICKEYBYTES];
+	uint8_t	 pk[crypto_sign_PUBLICKEYBYTES];
 
 	crypto_sign_ed25519_sk_to_pk(pk, k->sk);
 	sodium_bin2hex(pub_hex, 2 * AUTH_PUB_LEN + 1, pk, sizeof(pk));
@@ -161,13 +163,14 @@ auth_signer_public(const struct auth_key *k, char pub_hex[2 * AUTH_PUB_LEN + 1])
 
 int
 auth_signer_generate(const char *path, char pub_hex[2 * AUTH_PUB_LEN + 1],
-		     char *err, size_t errlen)
+    char *err, size_t errlen)
 {
-	struct auth_key k = { 0 };
-	uint8_t seed[crypto_sign_SEEDBYTES], pk[crypto_sign_PUBLICKEYBYTES];
-	int rc;
+	struct auth_key	 k = { 0 };
+	uint8_t		 seed[crypto_sign_SEEDBYTES];
+	uint8_t		 pk[crypto_sign_PUBLICKEYBYTES];
+	int		 rc;
 
-	if (sodium_ready(err, errlen) < 0)
+	if (sodium_ready(err, errlen) == -1)
 		return -1;
 	randombytes_buf(seed, sizeof(seed));
 	crypto_sign_seed_keypair(pk, k.sk, seed);
@@ -181,7 +184,7 @@ auth_signer_generate(const char *path, char pub_hex[2 * AUTH_PUB_LEN + 1],
 
 int
 auth_pub_parse(const char *hex, uint8_t pk[AUTH_PUB_LEN], char *err,
-	       size_t errlen)
+    size_t errlen)
 {
 	if (strlen(hex) == 2 * AUTH_PUB_LEN && sodium_hex2bin(pk, AUTH_PUB_LEN,
 	    hex, strlen(hex), NULL, NULL, NULL) == 0)
@@ -194,16 +197,17 @@ auth_pub_parse(const char *hex, uint8_t pk[AUTH_PUB_LEN], char *err,
 int
 auth_pub_add(struct auth_key *k, const char *hex, char *err, size_t errlen)
 {
-	uint8_t pk[AUTH_PUB_LEN];
+	uint8_t	 pk[AUTH_PUB_LEN];
+	int	 i;
 
-	if (auth_pub_parse(hex, pk, err, errlen) < 0)
+	if (auth_pub_parse(hex, pk, err, errlen) == -1)
 		return -1;
 	if (k->npub == AUTH_PUBS_MAX) {
 		snprintf(err, errlen, "at most %d console keys (the old and "
 		    "the new one while they change)", AUTH_PUBS_MAX);
 		return -1;
 	}
-	for (int i = 0; i < k->npub; i++)
+	for (i = 0; i < k->npub; i++)
 		if (k->pub_id[i] == auth_key_id(pk)) {
 			snprintf(err, errlen, "two console keys with the id "
 			    "%08x: make a new key", auth_key_id(pk));
@@ -216,10 +220,10 @@ auth_pub_add(struct auth_key *k, const char *hex, char *err, size_t errlen)
 
 void
 auth_node_key(const uint8_t secret[AUTH_KEY_LEN], uint32_t addr_be,
-	      uint8_t out[AUTH_KEY_LEN])
+    uint8_t out[AUTH_KEY_LEN])
 {
-	static const char label[] = "DTS node key";
-	uint8_t msg[sizeof(label) + 4];
+	static const char	 label[] = "DTS node key";
+	uint8_t			 msg[sizeof(label) + 4];
 
 	memcpy(msg, label, sizeof(label));
 	memcpy(msg + sizeof(label), &addr_be, 4);
@@ -228,7 +232,8 @@ auth_node_key(const uint8_t secret[AUTH_KEY_LEN], uint32_t addr_be,
 }
 
 void
-auth_for_node(const struct auth_key *k, uint32_t addr_be, struct auth_key *out)
+auth_for_node(const struct auth_key *k, uint32_t addr_be,
+    struct auth_key *out)
 {
 	*out = *k;
 	if (k->derive && !k->insecure) {
@@ -239,7 +244,7 @@ auth_for_node(const struct auth_key *k, uint32_t addr_be, struct auth_key *out)
 
 void
 auth_sign(const struct auth_key *k, const uint8_t *buf, size_t len,
-	  uint8_t tag[PROTO_MAC_LEN])
+    uint8_t tag[PROTO_MAC_LEN])
 {
 	if (k->insecure) {
 		memset(tag, 0, PROTO_MAC_LEN);
@@ -250,11 +255,13 @@ auth_sign(const struct auth_key *k, const uint8_t *buf, size_t len,
 
 int
 auth_verify(const struct auth_key *k, const uint8_t *buf, size_t len,
-	    const uint8_t tag[PROTO_MAC_LEN])
+    const uint8_t tag[PROTO_MAC_LEN])
 {
 	if (k->insecure)
 		return 0;
-	return crypto_auth_hmacsha256_verify(tag, buf, len, k->key) == 0 ? 0 : -1;
+	if (crypto_auth_hmacsha256_verify(tag, buf, len, k->key) != 0)
+		return -1;
+	return 0;
 }
 
 /* A command's signature, or a reply's MAC; zeros if insecure. */
@@ -282,11 +289,13 @@ int
 auth_tag_check(const struct auth_key *k, int command, uint32_t key_id,
     const uint8_t *buf, size_t len, const uint8_t *tag)
 {
+	int	 i;
+
 	if (k->insecure)
 		return 0;
 	if (!command)
 		return auth_verify(k, buf, len, tag);
-	for (int i = 0; i < k->npub; i++)
+	for (i = 0; i < k->npub; i++)
 		if (k->pub_id[i] == key_id)
 			return crypto_sign_verify_detached(tag, buf, len,
 			    k->pub[i]) == 0 ? 0 : -1;
@@ -297,7 +306,7 @@ auth_tag_check(const struct auth_key *k, int command, uint32_t key_id,
 
 void
 replay_init(struct replay *r, uint64_t real_us, uint64_t mono_us,
-	    uint64_t window_us)
+    uint64_t window_us)
 {
 	memset(r, 0, sizeof(*r));
 	r->floor_us = r->start_us = real_us;
@@ -310,7 +319,7 @@ replay_init(struct replay *r, uint64_t real_us, uint64_t mono_us,
 int64_t
 replay_clock(struct replay *r, uint64_t real_us, uint64_t mono_us)
 {
-	int64_t off = (int64_t)real_us - (int64_t)mono_us, step;
+	int64_t	 off = (int64_t)real_us - (int64_t)mono_us, step;
 
 	r->real_us = real_us;
 	r->mono_us = mono_us;
@@ -351,10 +360,11 @@ fresh(const struct replay *r, uint64_t seq, uint64_t raise)
 int
 replay_check(struct replay *r, uint32_t sender, uint64_t seq)
 {
-	struct replay_entry *e = NULL;
-	uint64_t pace;
+	struct replay_entry	*e = NULL;
+	uint64_t		 pace;
+	unsigned		 i;
 
-	for (unsigned i = 0; i < r->n && e == NULL; i++)
+	for (i = 0; i < r->n && e == NULL; i++)
 		if (r->e[i].sender == sender)
 			e = &r->e[i];
 	if (e != NULL) {
@@ -373,7 +383,7 @@ replay_check(struct replay *r, uint32_t sender, uint64_t seq)
 		 * sent (nor anything older from anyone) can be replayed.
 		 */
 		e = &r->e[0];
-		for (unsigned i = 1; i < r->n; i++)
+		for (i = 1; i < r->n; i++)
 			if (r->e[i].seen_us < e->seen_us)
 				e = &r->e[i];
 		if (!fresh(r, seq, e->last_seq))
@@ -393,7 +403,7 @@ replay_check(struct replay *r, uint32_t sender, uint64_t seq)
 void
 seqgen_init(struct seqgen *g)
 {
-	if (sodium_init() < 0)
+	if (sodium_init() == -1)
 		randombytes_stir();
 	g->sender = randombytes_random();
 	g->base_us = (now_real_ns() - now_mono_ns()) / NS_PER_US;

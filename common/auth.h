@@ -84,7 +84,8 @@ struct auth_key {
  * others, nor writable by its group.  Returns 0, or -1 with a one-line
  * reason in err.
  */
-int auth_key_load(struct auth_key *k, const char *path, char *err, size_t errlen);
+int auth_key_load(struct auth_key *k, const char *path, char *err,
+    size_t errlen);
 
 /* Write a new random key file (mode 0600). Returns 0 or -1 with err. */
 int auth_key_generate(const char *path, char *err, size_t errlen);
@@ -96,16 +97,16 @@ int auth_key_generate(const char *path, char *err, size_t errlen);
  * its public key, as 64 hexadecimal digits, in pub_hex.  0 or -1 with err.
  */
 int auth_signer_load(struct auth_key *k, const char *path, char *err,
-		     size_t errlen);
+    size_t errlen);
 int auth_signer_generate(const char *path, char pub_hex[2 * AUTH_PUB_LEN + 1],
-			 char *err, size_t errlen);
+    char *err, size_t errlen);
 /* The public key of a loaded key pair, as 64 hexadecimal digits. */
 void auth_signer_public(const struct auth_key *k,
 			char pub_hex[2 * AUTH_PUB_LEN + 1]);
 
 /* A console public key from 64 hexadecimal digits.  0 or -1 with err. */
 int auth_pub_parse(const char *hex, uint8_t pk[AUTH_PUB_LEN], char *err,
-		   size_t errlen);
+    size_t errlen);
 
 /* Add a console public key (64 hexadecimal digits).  0 or -1 with err. */
 int auth_pub_add(struct auth_key *k, const char *hex, char *err, size_t errlen);
@@ -118,16 +119,16 @@ uint32_t auth_key_id(const uint8_t pub[AUTH_PUB_LEN]);
  * "DTS node key" and the node's IPv4 address (network order).
  */
 void auth_node_key(const uint8_t secret[AUTH_KEY_LEN], uint32_t addr_be,
-		   uint8_t out[AUTH_KEY_LEN]);
+    uint8_t out[AUTH_KEY_LEN]);
 
 /* The key that checks the replies of the node at addr_be: k itself, or
  * with derive, k with that node's key. */
 void auth_for_node(const struct auth_key *k, uint32_t addr_be,
-		   struct auth_key *out);
+    struct auth_key *out);
 
 /* tag := HMAC-SHA256(key, buf[0..len)); zero if insecure. */
 void auth_sign(const struct auth_key *k, const uint8_t *buf, size_t len,
-	       uint8_t tag[PROTO_MAC_LEN]);
+    uint8_t tag[PROTO_MAC_LEN]);
 
 /* Constant-time check of tag; always 0 (ok) if insecure. */
 int auth_verify(const struct auth_key *k, const uint8_t *buf, size_t len,
@@ -173,7 +174,7 @@ struct replay {
 
 /* A receiver that starts at real_us, mono_us (µs) and accepts a window. */
 void replay_init(struct replay *r, uint64_t real_us, uint64_t mono_us,
-		 uint64_t window_us);
+    uint64_t window_us);
 
 /*
  * The receiver's clocks now (µs), before each check.  If REALTIME was

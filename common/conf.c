@@ -172,7 +172,7 @@ conf_load(struct dts_conf *c, const char *path, int missing_ok, char *err,
 	return 0;
 }
 
-/* ---- files trusted by a root service -------------------------------------- */
+/* ---- files trusted by a root service ---------------------------------- */
 
 static int
 trusted_owner(const char *path, const struct stat *st, int dir, int secret,

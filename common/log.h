@@ -18,15 +18,22 @@ enum log_dest { LOG_TO_SYSLOG = 0, LOG_TO_FILE, LOG_TO_STDERR };
 
 /* Returns 0, or -1 if the file cannot be opened (then logs go to syslog). */
 int  log_init(const char *ident, enum log_dest dest, const char *file,
-	      enum log_level level);
+    enum log_level level);
 void log_fini(void);
 void log_set_level(enum log_level level);
 
-void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* + strerror(errno) */
-void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));  /* + errno */
-void fatalx(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void log_debug(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+void log_info(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+/* log_warn and fatal add strerror(errno); the x forms do not. */
+void log_warn(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+void log_warnx(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+void fatal(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+void fatalx(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
 
 #endif /* DTS_LOG_H */

@@ -17,8 +17,16 @@
 
 /* ---- byte helpers ---------------------------------------------------- */
 
-struct wbuf { uint8_t *p; size_t len, cap; int err; };
-struct rbuf { const uint8_t *p; size_t len, off; };
+struct wbuf {
+	uint8_t		*p;
+	size_t		 len, cap;
+	int		 err;		/* a put did not fit: nothing valid */
+};
+
+struct rbuf {
+	const uint8_t	*p;
+	size_t		 len, off;
+};
 
 static void
 put(struct wbuf *w, const void *v, size_t n)
@@ -31,10 +39,32 @@ put(struct wbuf *w, const void *v, size_t n)
 	w->len += n;
 }
 
-static void put8(struct wbuf *w, uint8_t v) { put(w, &v, 1); }
-static void put16(struct wbuf *w, uint16_t v) { v = htobe16(v); put(w, &v, 2); }
-static void put32(struct wbuf *w, uint32_t v) { v = htobe32(v); put(w, &v, 4); }
-static void put64(struct wbuf *w, uint64_t v) { v = htobe64(v); put(w, &v, 8); }
+static void
+put8(struct wbuf *w, uint8_t v)
+{
+	put(w, &v, 1);
+}
+
+static void
+put16(struct wbuf *w, uint16_t v)
+{
+	v = htobe16(v);
+	put(w, &v, 2);
+}
+
+static void
+put32(struct wbuf *w, uint32_t v)
+{
+	v = htobe32(v);
+	put(w, &v, 4);
+}
+
+static void
+put64(struct wbuf *w, uint64_t v)
+{
+	v = htobe64(v);
+	put(w, &v, 8);
+}
 
 static void
 get(struct rbuf *r, void *v, size_t n)
@@ -49,10 +79,41 @@ get(struct rbuf *r, void *v, size_t n)
 	r->off += n;
 }
 
-static uint8_t get8(struct rbuf *r) { uint8_t v; get(r, &v, 1); return v; }
-static uint16_t get16(struct rbuf *r) { uint16_t v; get(r, &v, 2); return be16toh(v); }
-static uint32_t get32(struct rbuf *r) { uint32_t v; get(r, &v, 4); return be32toh(v); }
-static uint64_t get64(struct rbuf *r) { uint64_t v; get(r, &v, 8); return be64toh(v); }
+static uint8_t
+get8(struct rbuf *r)
+{
+	uint8_t	 v;
+
+	get(r, &v, 1);
+	return v;
+}
+
+static uint16_t
+get16(struct rbuf *r)
+{
+	uint16_t v;
+
+	get(r, &v, 2);
+	return be16toh(v);
+}
+
+static uint32_t
+get32(struct rbuf *r)
+{
+	uint32_t v;
+
+	get(r, &v, 4);
+	return be32toh(v);
+}
+
+static uint64_t
+get64(struct rbuf *r)
+{
+	uint64_t v;
+
+	get(r, &v, 8);
+	return be64toh(v);
+}
 
 /* ---- lengths ------------------------------------------------------- */
 
@@ -103,6 +164,9 @@ enc_schedule(struct wbuf *w, const struct proto_schedule *s)
 static void
 enc_status(struct wbuf *w, const struct proto_status *s)
 {
+	char	 name[PROTO_NAME_LEN] = { 0 };
+	int	 i;
+
 	put8(w, s->mode);
 	put8(w, s->sync);
 	put8(w, s->flags);
@@ -115,11 +179,10 @@ enc_status(struct wbuf *w, const struct proto_status *s)
 	put64(w, s->slices);
 	put64(w, s->overruns);
 	put64(w, s->last_ps_ns);
-	for (int i = 0; i < REJ_COUNT; i++)
+	for (i = 0; i < REJ_COUNT; i++)
 		put32(w, s->rejected[i]);
 	put32(w, s->queue_full);
 	put32(w, s->master);
-	char name[PROTO_NAME_LEN] = { 0 };
 	memcpy(name, s->name, strnlen(s->name, PROTO_NAME_LEN - 1));
 	put(w, name, PROTO_NAME_LEN);
 }
@@ -127,12 +190,13 @@ enc_status(struct wbuf *w, const struct proto_status *s)
 static void
 enc_trace(struct wbuf *w, const struct proto_trace *t)
 {
-	static const uint8_t zero[PROTO_EDGE_LEN];
-	unsigned n = t->count < PROTO_TRACE_MAX ? t->count : PROTO_TRACE_MAX;
+	static const uint8_t	 zero[PROTO_EDGE_LEN];
+	unsigned		 i, n;
 
+	n = t->count < PROTO_TRACE_MAX ? t->count : PROTO_TRACE_MAX;
 	put32(w, n);
 	put32(w, t->more);
-	for (unsigned i = 0; i < PROTO_TRACE_MAX; i++) {
+	for (i = 0; i < PROTO_TRACE_MAX; i++) {
 		if (i >= n) {
 			put(w, zero, PROTO_EDGE_LEN);
 			continue;
@@ -148,11 +212,11 @@ enc_trace(struct wbuf *w, const struct proto_trace *t)
 int
 proto_encode(const struct proto_msg *m, uint8_t *buf, size_t cap)
 {
-	struct wbuf w = { .p = buf, .cap = cap };
-	int plen = proto_payload_len(m->hdr.type);
-	static const uint8_t zeros[PROTO_TRACE_REQ_LEN];
+	static const uint8_t	 zeros[PROTO_TRACE_REQ_LEN];
+	struct wbuf		 w = { .p = buf, .cap = cap };
+	int			 plen = proto_payload_len(m->hdr.type);
 
-	if (plen < 0)
+	if (plen == -1)
 		return -1;
 	put32(&w, PROTO_MAGIC);
 	put8(&w, PROTO_VERSION);
@@ -204,9 +268,11 @@ dec_schedule(struct rbuf *r, struct proto_schedule *s)
 	return s->reserved == 0 ? 0 : -1;
 }
 
-static int
+static void
 dec_status(struct rbuf *r, struct proto_status *s)
 {
+	int	 i;
+
 	s->mode = get8(r);
 	s->sync = get8(r);
 	s->flags = get8(r);
@@ -219,23 +285,23 @@ dec_status(struct rbuf *r, struct proto_status *s)
 	s->slices = get64(r);
 	s->overruns = get64(r);
 	s->last_ps_ns = get64(r);
-	for (int i = 0; i < REJ_COUNT; i++)
+	for (i = 0; i < REJ_COUNT; i++)
 		s->rejected[i] = get32(r);
 	s->queue_full = get32(r);
 	s->master = get32(r);
 	get(r, s->name, PROTO_NAME_LEN);
 	s->name[PROTO_NAME_LEN - 1] = '\0';
-	return 0;
 }
 
 static int
 dec_trace(struct rbuf *r, struct proto_trace *t)
 {
-	uint8_t pad[3];
+	uint8_t		 pad[3];
+	unsigned	 i;
 
 	t->count = get32(r);
 	t->more = get32(r);
-	for (unsigned i = 0; i < PROTO_TRACE_MAX; i++) {
+	for (i = 0; i < PROTO_TRACE_MAX; i++) {
 		t->edge[i].real_ns = get64(r);
 		t->edge[i].late_ns = get32(r);
 		t->edge[i].op_ns = get32(r);
@@ -245,53 +311,56 @@ dec_trace(struct rbuf *r, struct proto_trace *t)
 	return t->count <= PROTO_TRACE_MAX && t->more <= 1 ? 0 : -1;
 }
 
+/* Drop the datagram for this reason. */
+static int
+reject(enum proto_reject *why, enum proto_reject reason)
+{
+	*why = reason;
+	return -1;
+}
+
+/* The header: length bounds, magic and version, type, lengths, key_id. */
+static int
+dec_header(struct rbuf *r, struct proto_hdr *h, enum proto_reject *why)
+{
+	int	 plen;
+
+	if (r->len < PROTO_HDR_LEN + PROTO_MAC_LEN)
+		return reject(why, REJ_SHORT);
+	if (r->len > PROTO_MAX_DGRAM)
+		return reject(why, REJ_LONG);
+	h->magic = get32(r);
+	h->version = get8(r);
+	h->type = get8(r);
+	h->length = get16(r);
+	h->sender = get32(r);
+	h->key_id = get32(r);
+	h->seq = get64(r);
+	if (h->magic != PROTO_MAGIC || h->version != PROTO_VERSION)
+		return reject(why, REJ_MAGIC);
+	if ((plen = proto_payload_len(h->type)) == -1)
+		return reject(why, REJ_TYPE);
+	if (h->length != plen || r->len != (size_t)PROTO_HDR_LEN +
+	    (size_t)plen + proto_tag_len(h->type))
+		return reject(why, REJ_LENGTH);
+	if (!proto_is_command(h->type) && h->key_id != 0)
+		return reject(why, REJ_RANGE);	/* a reply names no key */
+	return 0;
+}
+
 int
 proto_decode(const uint8_t *buf, size_t len, struct proto_msg *m,
-	     enum proto_reject *why)
+    enum proto_reject *why)
 {
-	struct rbuf r = { .p = buf, .len = len };
-	int plen;
+	struct rbuf	 r = { .p = buf, .len = len };
 
 	memset(m, 0, sizeof(*m));
-	if (len < PROTO_HDR_LEN + PROTO_MAC_LEN) {
-		*why = REJ_SHORT;
+	if (dec_header(&r, &m->hdr, why) == -1)
 		return -1;
-	}
-	if (len > PROTO_MAX_DGRAM) {
-		*why = REJ_LONG;
-		return -1;
-	}
-	m->hdr.magic = get32(&r);
-	m->hdr.version = get8(&r);
-	m->hdr.type = get8(&r);
-	m->hdr.length = get16(&r);
-	m->hdr.sender = get32(&r);
-	m->hdr.key_id = get32(&r);
-	m->hdr.seq = get64(&r);
-	if (m->hdr.magic != PROTO_MAGIC || m->hdr.version != PROTO_VERSION) {
-		*why = REJ_MAGIC;
-		return -1;
-	}
-	plen = proto_payload_len(m->hdr.type);
-	if (plen < 0) {
-		*why = REJ_TYPE;
-		return -1;
-	}
-	if (m->hdr.length != plen || len != (size_t)PROTO_HDR_LEN +
-	    (size_t)plen + proto_tag_len(m->hdr.type)) {
-		*why = REJ_LENGTH;
-		return -1;
-	}
-	if (!proto_is_command(m->hdr.type) && m->hdr.key_id != 0) {
-		*why = REJ_RANGE;
-		return -1;
-	}
 	switch (m->hdr.type) {
 	case PROTO_SCHEDULE:
-		if (dec_schedule(&r, &m->u.schedule) < 0) {
-			*why = REJ_RANGE;
-			return -1;
-		}
+		if (dec_schedule(&r, &m->u.schedule) == -1)
+			return reject(why, REJ_RANGE);
 		break;
 	case PROTO_STATUS_REQ:
 		break;	/* padding only, ignored */
@@ -306,10 +375,8 @@ proto_decode(const uint8_t *buf, size_t len, struct proto_msg *m,
 		m->u.trace_req.since_ns = get64(&r);
 		break;	/* the rest is padding */
 	case PROTO_TRACE:
-		if (dec_trace(&r, &m->u.trace) < 0) {
-			*why = REJ_RANGE;
-			return -1;
-		}
+		if (dec_trace(&r, &m->u.trace) == -1)
+			return reject(why, REJ_RANGE);
 		break;
 	}
 	return 0;
@@ -321,21 +388,23 @@ int
 proto_check_schedule(const struct proto_schedule *s, const char **err)
 {
 	static _Thread_local char buf[256];
-	struct rules_sched r = { .mode = s->mode,
+	struct rules_sched	 r = { .mode = s->mode,
 	    .ps = (int64_t)s->ps_us * NS_PER_US,
 	    .ip = (int64_t)s->ip_us * NS_PER_US,
 	    .si = (int64_t)s->si_us * NS_PER_US };
 
 	if (s->mode >= MODE_COUNT)
-		return *err = "unknown mode", -1;
-	if (s->sync >= SYNC_COUNT)
-		return *err = "unknown sync method", -1;
-	if (s->flags & ~SCHED_F_ALL)
-		return *err = "unknown flags", -1;
-	if (rules_check(&r, NULL, buf, sizeof(buf)) == -1 ||
+		*err = "unknown mode";
+	else if (s->sync >= SYNC_COUNT)
+		*err = "unknown sync method";
+	else if (s->flags & ~SCHED_F_ALL)
+		*err = "unknown flags";
+	else if (rules_check(&r, NULL, buf, sizeof(buf)) == -1 ||
 	    rules_check_origin(s->origin_ns, buf, sizeof(buf)) == -1)
-		return *err = buf, -1;
-	return 0;
+		*err = buf;
+	else
+		return 0;
+	return -1;
 }
 
 /* ---- whole datagrams ----------------------------------------------- */
@@ -366,10 +435,8 @@ proto_frame(const uint8_t *buf, size_t len, unsigned accept,
 {
 	if (proto_decode(buf, len, msg, why) == -1)
 		return -1;
-	if (!(accept & PROTO_TYPE_BIT(msg->hdr.type))) {
-		*why = REJ_TYPE;
-		return -1;
-	}
+	if (!(accept & PROTO_TYPE_BIT(msg->hdr.type)))
+		return reject(why, REJ_TYPE);
 	return 0;
 }
 
@@ -381,19 +448,13 @@ proto_verify(const struct auth_key *k, struct replay *r, const uint8_t *buf,
 	const char	*err;
 
 	if (auth_tag_check(k, proto_is_command(msg->hdr.type),
-	    msg->hdr.key_id, buf, len - tag, buf + len - tag) == -1) {
-		*why = REJ_MAC;
-		return -1;
-	}
-	if (replay_check(r, msg->hdr.sender, msg->hdr.seq) == -1) {
-		*why = REJ_REPLAY;
-		return -1;
-	}
+	    msg->hdr.key_id, buf, len - tag, buf + len - tag) == -1)
+		return reject(why, REJ_MAC);
+	if (replay_check(r, msg->hdr.sender, msg->hdr.seq) == -1)
+		return reject(why, REJ_REPLAY);
 	if (msg->hdr.type == PROTO_SCHEDULE &&
-	    proto_check_schedule(&msg->u.schedule, &err) == -1) {
-		*why = REJ_RANGE;
-		return -1;
-	}
+	    proto_check_schedule(&msg->u.schedule, &err) == -1)
+		return reject(why, REJ_RANGE);
 	return 0;
 }
 

@@ -206,17 +206,21 @@ struct proto_trace {
 
 _Static_assert(sizeof(struct proto_hdr) == PROTO_HDR_LEN, "hdr size");
 _Static_assert(offsetof(struct proto_hdr, seq) == 16, "hdr layout");
-_Static_assert(sizeof(struct proto_schedule) == PROTO_SCHEDULE_LEN, "schedule size");
-_Static_assert(offsetof(struct proto_schedule, origin_ns) == 16, "schedule layout");
+_Static_assert(sizeof(struct proto_schedule) == PROTO_SCHEDULE_LEN,
+    "schedule size");
+_Static_assert(offsetof(struct proto_schedule, origin_ns) == 16,
+    "schedule layout");
 _Static_assert(sizeof(struct proto_status) == PROTO_STATUS_LEN, "status size");
 _Static_assert(offsetof(struct proto_status, rejected) == 48, "status layout");
-_Static_assert(sizeof(struct proto_status_req) == PROTO_STATUS_REQ_LEN, "status_req size");
+_Static_assert(sizeof(struct proto_status_req) == PROTO_STATUS_REQ_LEN,
+    "status_req size");
 _Static_assert(PROTO_STATUS_REQ_LEN >= PROTO_STATUS_LEN, "no amplification");
 _Static_assert(sizeof(struct proto_load) == PROTO_LOAD_LEN, "load size");
-_Static_assert(sizeof(struct proto_trace_req) == PROTO_TRACE_REQ_LEN, "trace_req size");
+_Static_assert(sizeof(struct proto_trace_req) == PROTO_TRACE_REQ_LEN,
+    "trace_req size");
 _Static_assert(PROTO_TRACE_REQ_LEN >= PROTO_TRACE_LEN, "no amplification");
-_Static_assert(PROTO_HDR_LEN + PROTO_TRACE_REQ_LEN + PROTO_SIG_LEN <= PROTO_MAX_DGRAM,
-	       "the largest datagram fits");
+_Static_assert(PROTO_HDR_LEN + PROTO_TRACE_REQ_LEN + PROTO_SIG_LEN <=
+    PROTO_MAX_DGRAM, "the largest datagram fits");
 
 /* A decoded datagram, in host order. */
 struct proto_msg {
@@ -254,7 +258,7 @@ int proto_encode(const struct proto_msg *msg, uint8_t *buf, size_t cap);
  * failure.
  */
 int proto_decode(const uint8_t *buf, size_t len, struct proto_msg *msg,
-		 enum proto_reject *why);
+    enum proto_reject *why);
 
 /* Range checks of a decoded payload; returns 0 or -1 with *err. */
 int proto_check_schedule(const struct proto_schedule *s, const char **err);
