@@ -234,6 +234,7 @@ set_apply(struct console *c, enum setkey id)
 		break;
 	case SETKEY_HYSTERESIS:
 	case SETKEY_STATUS_WAIT:
+	case SETKEY_WEIGHT:	/* set_weight() */
 		break;
 	}
 }
@@ -277,10 +278,10 @@ cmd_set(struct console *c, int argc, char **argv)
 	    sizeof(c->out.err))) == -1)
 		return -1;
 	set_apply(c, (enum setkey)id);
-	/* setkeys_names[] is in the order of enum setkey */
-	fprintf(c->out.f, "%s %s%s\n", setkeys_names[id], setkeys_value(
-	    &c->conf, (enum setkey)id, v, sizeof(v)), (id == SETKEY_SYNC ||
-	    id == SETKEY_LS_POLICY) && c->sch.spoken ? " (sent)" : "");
+	fprintf(c->out.f, "%s %s%s\n", setkeys_name((enum setkey)id),
+	    setkeys_value(&c->conf, (enum setkey)id, v, sizeof(v)),
+	    (id == SETKEY_SYNC || id == SETKEY_LS_POLICY) && c->sch.spoken ?
+	    " (sent)" : "");
 	return 0;
 }
 
@@ -622,8 +623,6 @@ cmds_complete(struct console *c, const char *line, int start,
 	case CMD_C_HOST:
 		return host_nth(c, text, i);
 	case CMD_C_SETKEY:
-		if (nwords == 1)
-			return nth(setkeys_names, text, i);
 		return setkeys_complete(line + k, nwords, text, i,
 		    &c->hosts);
 	case CMD_C_NONE:

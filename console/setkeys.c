@@ -23,11 +23,15 @@ static const struct {
 	{ "hysteresis", "console.hysteresis" },
 	{ "timeout", "console.timeout" },
 	{ "status_wait", "console.status_wait" },
+	{ "weight", NULL },
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
-const char *const setkeys_names[] = { "sync", "ls_policy", "rla",
-    "hysteresis", "timeout", "status_wait", "weight", NULL };
+const char *
+setkeys_name(enum setkey id)
+{
+	return keys[id].name;
+}
 
 /* The enum setkey of a name or dts.conf path, or -1. */
 static int
@@ -36,8 +40,8 @@ find(const char *key)
 	size_t	 i;
 
 	for (i = 0; i < NKEYS; i++)
-		if (strcmp(keys[i].name, key) == 0 ||
-		    strcmp(keys[i].path, key) == 0)
+		if (strcmp(keys[i].name, key) == 0 || (keys[i].path != NULL &&
+		    strcmp(keys[i].path, key) == 0))
 			return (int)i;
 	return -1;
 }
@@ -45,17 +49,25 @@ find(const char *key)
 static int
 unknown(const char *key, char *err, size_t len)
 {
-	snprintf(err, len, "set: unknown key \"%s\" (one of sync, ls_policy, "
-	    "rla, hysteresis, timeout, status_wait, weight)", key);
+	char	 names[128];
+	size_t	 i, n = 0;
+
+	for (i = 0; i < NKEYS && n < sizeof(names); i++)
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+		    i > 0 ? ", " : "", keys[i].name);
+	snprintf(err, len, "set: unknown key \"%s\" (one of %s)", key,
+	    names);
 	return -1;
 }
 
 int
 setkeys_nargs(const char *key, char *err, size_t len)
 {
-	if (strcmp(key, "weight") == 0)
-		return 2;
-	return find(key) != -1 ? 1 : unknown(key, err, len);
+	int	 id = find(key);
+
+	if (id == -1)
+		return unknown(key, err, len);
+	return id == SETKEY_WEIGHT ? 2 : 1;
 }
 
 /*
@@ -72,7 +84,7 @@ setkeys_conf(struct dts_conf *conf, const char *key, const char *value,
 	char			 why[CONF_STR_MAX * 2];
 	int			 id = find(key);
 
-	if (id == -1)
+	if (id == -1 || keys[id].path == NULL)
 		return unknown(key, err, len);
 	if ((k = confkey_find(keys[id].path)) == NULL) {
 		snprintf(err, len, "set %s: not in the dts.conf schema",
@@ -100,10 +112,11 @@ const char *
 setkeys_value(const struct dts_conf *conf, enum setkey id, char *buf,
     size_t len)
 {
-	const struct conf_key	*k = confkey_find(keys[id].path);
+	const struct conf_key	*k = NULL;
 	const void		*p;
 
-	if (k == NULL) {
+	if (keys[id].path == NULL || (k = confkey_find(keys[id].path)) ==
+	    NULL) {
 		snprintf(buf, len, "?");
 		return buf;
 	}
@@ -130,9 +143,12 @@ setkeys_usage(const char *key, char *buf, size_t len)
 	size_t			 n = 0;
 	int			 id = find(key), i;
 
-	if (strcmp(key, "weight") == 0 || id == -1 ||
-	    (k = confkey_find(keys[id].path)) == NULL) {
-		snprintf(buf, len, "%s", id == -1 ? "HOST W|auto" : "VALUE");
+	if (id == SETKEY_WEIGHT) {
+		snprintf(buf, len, "HOST W|auto");
+		return buf;
+	}
+	if (id == -1 || (k = confkey_find(keys[id].path)) == NULL) {
+		snprintf(buf, len, "VALUE");
 		return buf;
 	}
 	if (k->type == CT_DURATION)
@@ -195,6 +211,12 @@ setkeys_complete(const char *line, int nwords, const char *text, int i,
 	size_t			 len = strlen(text);
 	int			 id, n;
 
+	if (nwords == 1) {
+		for (n = 0; n < (int)NKEYS; n++)
+			if (strncmp(keys[n].name, text, len) == 0 && i-- == 0)
+				return keys[n].name;
+		return NULL;
+	}
 	line += strcspn(line, " \t");
 	line += strspn(line, " \t");
 	snprintf(key, sizeof(key), "%.*s", (int)strcspn(line, " \t"), line);
@@ -207,8 +229,8 @@ setkeys_complete(const char *line, int nwords, const char *text, int i,
 				return hosts->v[n].name;
 		return NULL;
 	}
-	if ((id = find(key)) == -1 || (k = confkey_find(keys[id].path)) ==
-	    NULL || k->type != CT_ENUM)
+	if ((id = find(key)) == -1 || keys[id].path == NULL ||
+	    (k = confkey_find(keys[id].path)) == NULL || k->type != CT_ENUM)
 		return NULL;
 	return nth(k->names, text, i);	/* the schema's names */
 }

@@ -17,14 +17,15 @@
 #include "conf.h"
 #include "nodes.h"
 
-/* The keys of dts.conf that `set` changes, as setkeys_conf() returns them. */
+/* The keys of `set`; all but weight are keys of dts.conf. */
 enum setkey {
 	SETKEY_SYNC,		/* sync: the schedule's, sent to the nodes */
 	SETKEY_LS_POLICY,	/* ls_policy: the schedule's, sent too */
 	SETKEY_RLA,		/* console.rla */
 	SETKEY_HYSTERESIS,	/* console.hysteresis */
 	SETKEY_TIMEOUT,		/* console.timeout */
-	SETKEY_STATUS_WAIT	/* console.status_wait */
+	SETKEY_STATUS_WAIT,	/* console.status_wait */
+	SETKEY_WEIGHT		/* weight HOST W: the console's own */
 };
 
 #define SETKEYS_HELP \
@@ -45,11 +46,11 @@ enum setkey {
 	"its range\n  is the one dts.conf(5) gives.  A bad value changes " \
 	"nothing.\n"
 
-/* The key names, NULL-terminated (completion). */
-extern const char *const setkeys_names[];
+/* "timeout" for SETKEY_TIMEOUT. */
+const char *setkeys_name(enum setkey id);
 
 /*
- * Set key (a name of setkeys_names but weight, or its dts.conf path) to
+ * Set key (a name of a key but weight, or its dts.conf path) to
  * value in conf, through the schema, and check the whole result.  Returns
  * the enum setkey changed; or -1 with a one-line err ("set timeout: 5ms is
  * out of range [10ms, 1d]") and conf unchanged.
@@ -76,8 +77,9 @@ int setkeys_weight(const char *host, const char *s, double *w, char *err,
     size_t len);
 
 /*
- * Completion of the values of "set KEY ..." (line starts at "set");
- * nwords is the number of words before text; hosts for weight.
+ * Completion of "set KEY ..." (line starts at "set"): the keys, then
+ * their values (the schema's names; hosts for weight).  nwords is the
+ * number of words before text.
  */
 const char *setkeys_complete(const char *line, int nwords, const char *text,
     int i, const struct vm_hosts *hosts);
