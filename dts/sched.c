@@ -239,7 +239,8 @@ take(struct sched *s, const struct proto_schedule *p, int64_t ps,
 		log_info("schedule: mode %s, PS %lld us of IP %lld us, sync "
 		    "%s, LS %s, %s", proto_mode_name(s->mode),
 		    (long long)p->ps_us, (long long)p->ip_us,
-		    proto_sync_name(s->sync), s->ls_idle ? "idle" : "stop",
+		    proto_sync_name(s->sync),
+		    conf_ls_policy_names[s->ls_idle ? LS_IDLE : LS_STOP],
 		    s->active ? "active" : "stopped");
 	return changed;
 }

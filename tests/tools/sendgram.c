@@ -45,6 +45,7 @@
 #include <sodium.h>
 
 #include "auth.h"
+#include "conf.h"
 #include "proto.h"
 #include "timeutil.h"
 
@@ -258,7 +259,8 @@ print_status(const struct proto_status *s)
 	printf("active=%d\n", (s->flags & SCHED_F_ACTIVE) ? 1 : 0);
 	printf("heard=%d\n", (s->flags & STATUS_F_HEARD) ? 1 : 0);
 	printf("own=%d\n", (s->flags & STATUS_F_OWN) ? 1 : 0);
-	printf("ls_policy=%s\n", (s->flags & STATUS_F_LS_IDLE) ? "idle" : "stop");
+	printf("ls_policy=%s\n",
+	    conf_ls_policy_names[(s->flags & STATUS_F_LS_IDLE) ? LS_IDLE : LS_STOP]);
 	printf("phase=%s\n", proto_phase_name(s->phase));
 	printf("ps_us=%" PRIu32 "\nip_us=%" PRIu32 "\nsi_us=%" PRIu32 "\n",
 	       s->ps_us, s->ip_us, s->si_us);
