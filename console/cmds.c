@@ -596,8 +596,6 @@ const char *
 cmds_complete(struct console *c, const char *line, int start,
     const char *text, int i)
 {
-	static const char *const modes[] = { "static", "balanced",
-	    "distributed", "hpdt", "off", NULL };
 	const struct cmd_entry	*e;
 	char			 first[64], err[CMD_ERR_MAX];
 	int			 nwords = 0, k = 0, inword = 0;
@@ -619,7 +617,7 @@ cmds_complete(struct console *c, const char *line, int start,
 		return nwords == 1 ? cmd_complete_name(&cmds_table, text, i) :
 		    NULL;
 	case CMD_C_MODE:
-		return nwords == 1 ? nth(modes, text, i) : NULL;
+		return nwords == 1 ? nth(proto_mode_names, text, i) : NULL;
 	case CMD_C_HOST:
 		return host_nth(c, text, i);
 	case CMD_C_SETKEY:
