@@ -11,7 +11,6 @@
  *      later takes over
  */
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,10 +23,12 @@
 #include <unistd.h>
 
 #include "console.h"
-#include "log.h"
+#include "evfd.h"
 #include "keys.h"
+#include "log.h"
 #include "script.h"
 #include "shell.h"
+#include "spawn.h"
 #include "timeutil.h"
 
 struct opts {
@@ -136,7 +137,6 @@ static void
 daemon_detach(int staying)
 {
 	char	 st = g.s.failures > 0;
-	int	 null;
 
 	if (g.daemon_fd == -1)
 		return;
@@ -150,13 +150,7 @@ daemon_detach(int staying)
 	printf("dts-console: running in the background, pid %d\n",
 	    (int)getpid());
 	fflush(stdout);
-	if ((null = open("/dev/null", O_RDWR)) != -1) {
-		dup2(null, STDIN_FILENO);
-		dup2(null, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-		if (null > STDERR_FILENO)
-			close(null);
-	}
+	(void)spawn_devnull();
 	log_init("dts-console", LOG_TO_SYSLOG, NULL, LOG_LVL_INFO);
 	if (write(g.daemon_fd, &st, 1) != 1)
 		log_warn("daemon pipe");
@@ -186,13 +180,9 @@ setup_fds(void)
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGWINCH);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if ((g.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
+	if ((g.sigfd = evfd_signals(&mask)) == -1)
 		fatal("signalfd");
-	g.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
-	    TFD_CLOEXEC);
-	if (g.timerfd == -1)
+	if ((g.timerfd = evfd_timer(CLOCK_MONOTONIC)) == -1)
 		fatal("timerfd_create");
 }
 
@@ -233,12 +223,9 @@ signals(struct console *c)
 static void
 arm_timer(struct console *c)
 {
-	struct itimerspec	 its = { { 0, 0 }, { 0, 0 } };
-	int64_t			 t = master_deadline(c);
+	int64_t	 t = master_deadline(c);
 
-	if (t != 0)
-		its.it_value = ns_to_ts(t > 0 ? t : 1);
-	if (timerfd_settime(g.timerfd, TFD_TIMER_ABSTIME, &its, NULL) == -1)
+	if (evfd_timer_set(g.timerfd, t == 0 ? 0 : (t > 0 ? t : 1), 1) == -1)
 		log_warn("timerfd_settime");
 }
 

@@ -21,10 +21,11 @@
 
 #include <pvm3.h>
 
-#include "pvm.h"
 #include "log.h"
 #include "proc.h"
+#include "pvm.h"
 #include "pvmerr.h"
+#include "spawn.h"
 #include "timeutil.h"
 
 #define HALT_GRACE (5 * NS_PER_SEC)	/* pvmd's SIGTERM after our halt */
@@ -122,29 +123,27 @@ cpvm_drop(struct cpvm *p)
 /*
  * The master pvmd goes the way of every pvmd: the launch script asks the
  * node's dts service to adopt it, then execs the real pvmd.  PVM_DPATH
- * makes the slaves pvmd adds take the same path.
+ * makes the slaves pvmd adds take the same path.  In the child (spawn):
+ * a session of its own (no terminal signals; it outlives the console),
+ * stdin from /dev/null, stdout to the start-up pipe.
  */
-static void __attribute__((noreturn))
-exec_launcher(struct cpvm *p, int out)
-{
-	const char	*argv[2];
-	sigset_t	 none;
-	int		 null;
+struct launch {
+	int		 out;
+	const char	*path;
+};
 
-	setsid();	/* no terminal signals; outlives the console */
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
+static const char *
+launcher_setup(void *arg)
+{
+	const struct launch	*l = arg;
+	int			 null;
+
+	(void)setsid();
 	if ((null = open("/dev/null", O_RDONLY)) != -1)
-		dup2(null, STDIN_FILENO);
-	dup2(out, STDOUT_FILENO);
-	setenv("PVM_DPATH", p->conf->console.launcher, 1);
-	argv[0] = p->conf->console.launcher;
-	argv[1] = NULL;
-	execv(p->conf->console.launcher, (char *const *)argv);
-	fprintf(stderr, "dts-console: cannot run %s: %s\n",
-	    p->conf->console.launcher, strerror(errno));
-	_exit(127);
+		(void)dup2(null, STDIN_FILENO);
+	if (dup2(l->out, STDOUT_FILENO) == -1)
+		return "dup2";
+	return setenv("PVM_DPATH", l->path, 1) == -1 ? "setenv" : NULL;
 }
 
 /* Read pvmd's first line (its task socket) within the start-up wait. */
@@ -174,9 +173,11 @@ read_line(int fd, int64_t deadline, char *buf, size_t len)
 static int
 start_master(struct cpvm *p)
 {
-	char	 line[256];
-	int	 pfd[2], rc, st;
-	pid_t	 pid;
+	struct launch	 l;
+	char		 line[256], err[256];
+	char		*argv[2];
+	int		 pfd[2], rc, st;
+	pid_t		 pid;
 
 	if (access(p->conf->console.launcher, X_OK) == -1)
 		return out_err(p->out, "cannot start the master pvmd: %s: %s "
@@ -184,13 +185,16 @@ start_master(struct cpvm *p)
 		    strerror(errno));
 	if (pipe2(pfd, O_CLOEXEC) == -1)
 		return out_err(p->out, "pipe: %s", strerror(errno));
-	if ((pid = fork()) == -1) {
+	l.out = pfd[1];
+	l.path = p->conf->console.launcher;
+	argv[0] = (char *)l.path;	/* execv does not write it */
+	argv[1] = NULL;
+	if ((pid = spawn(l.path, argv, launcher_setup, &l, err,
+	    sizeof(err))) == -1) {
 		close(pfd[0]);
 		close(pfd[1]);
-		return out_err(p->out, "fork: %s", strerror(errno));
+		return out_err(p->out, "cannot start the master pvmd: %s", err);
 	}
-	if (pid == 0)
-		exec_launcher(p, pfd[1]);
 	close(pfd[1]);
 	p->master_pid = pid;
 	rc = read_line(pfd[0], now_mono_ns() + p->conf->console.start_wait_ns,

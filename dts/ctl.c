@@ -6,10 +6,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "ctl.h"
+#include "evfd.h"
 #include "log.h"
 #include "timeutil.h"
 #include "trace.h"
@@ -22,9 +22,7 @@ ctl_open(struct ctl *c, const char *addr, int port, const struct auth_key *key,
 	memset(c, 0, sizeof(*c));
 	c->silence_conf = silence;
 	c->own = *own;
-	c->deadman_tfd = timerfd_create(CLOCK_MONOTONIC,
-	    TFD_NONBLOCK | TFD_CLOEXEC);
-	if (c->deadman_tfd == -1) {
+	if ((c->deadman_tfd = evfd_timer(CLOCK_MONOTONIC)) == -1) {
 		snprintf(err, errlen, "timerfd_create: %s", strerror(errno));
 		return -1;
 	}
@@ -143,8 +141,7 @@ from_master(struct ctl *c, const struct intake_cmd *cmd, char *why,
 static void
 deadman_arm(struct ctl *c, struct sched *s)
 {
-	struct itimerspec	 its = { 0 };
-	int64_t			 silence;
+	int64_t	 silence;
 
 	silence = c->silence_conf != 0 ? c->silence_conf : 3 * s->si;
 	/* a live console speaks every SI: one lost datagram must not trip
@@ -153,8 +150,7 @@ deadman_arm(struct ctl *c, struct sched *s)
 		silence = 2 * s->si;
 
 	s->silence = silence;
-	its.it_value = ns_to_ts(silence);
-	if (timerfd_settime(c->deadman_tfd, 0, &its, NULL) == -1)
+	if (evfd_timer_set(c->deadman_tfd, silence, 0) == -1)
 		log_warn("timerfd_settime");
 }
 
