@@ -522,6 +522,8 @@ main(int argc, char **argv)
 	    sizeof(err)) == -1)
 		die_early("%s", err);
 	if (check) {
+		if (debug)	/* -n -v: the configuration in effect */
+			conf_print(&d.conf, stdout);
 		printf("configuration OK\n");
 		return 0;
 	}

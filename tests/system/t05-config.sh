@@ -13,6 +13,16 @@ dts=$BUILD/dts/dts
 n_conf mode='"static"' ip='"100ms"' ps='"80%"'
 out=$("$dts" -n -f "$N_CONF" 2>&1) || t_fail "good config rejected: $out"
 [ "$out" = "configuration OK" ] || t_fail "dts -n said: $out"
+# dts -n -v: the configuration in effect (file and defaults), as a
+# dts.conf that dts reads back to the same configuration
+"$dts" -n -v -f "$N_CONF" > "$T_DIR/dump" 2> "$T_DIR/dump.err" ||
+	t_fail "dts -n -v failed: $(cat "$T_DIR/dump.err")"
+grep -qx 'ip = "100ms";' "$T_DIR/dump" || t_fail "dts -n -v shows no ip = \"100ms\""
+grep -qx 'backend = "freezer";' "$T_DIR/dump" || t_fail "dts -n -v shows no default backend"
+sed '$d' "$T_DIR/dump" > "$T_DIR/dump.conf" && chmod 600 "$T_DIR/dump.conf"
+"$dts" -n -v -f "$T_DIR/dump.conf" 2> /dev/null | sed 1d > "$T_DIR/dump2"
+sed 1d "$T_DIR/dump" | cmp -s - "$T_DIR/dump2" ||
+	t_fail "the dump does not read back to the same configuration: $(sed 1d "$T_DIR/dump" | diff - "$T_DIR/dump2")"
 
 # expect_err FILE PATTERN: dts -n fails with one line matching PATTERN
 expect_err() {
