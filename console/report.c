@@ -186,7 +186,7 @@ report_load(FILE *f, const struct report_src *s, const struct rla *r,
 	    r->max, r->nlive, r->nlive == 1 ? "" : "s");
 	if (s->sch->mode == MODE_BALANCED && s->sch->bal_ls_pct >= 0)
 		fprintf(f, "; balanced uses the %s: LS %d%%, PS %s\n",
-		    s->conf->console.rla == RLA_MAX ? "max" : "mean",
+		    conf_rla_names[s->conf->console.rla],
 		    s->sch->bal_ls_pct, duration_format(sch_ps(s->sch), ps,
 		    sizeof(ps)));
 	else
@@ -233,10 +233,9 @@ report_show(FILE *f, const struct report_src *src)
 	    sizeof(a)));
 	fprintf(f, "%-12s %s\n", "sync", proto_sync_name((unsigned)
 	    s->sync));
-	fprintf(f, "%-12s %s\n", "ls_policy", s->ls_idle ? "idle" :
-	    "stop");
-	fprintf(f, "%-12s %s\n", "rla", conf->console.rla == RLA_MAX ?
-	    "max" : "mean");
+	fprintf(f, "%-12s %s\n", "ls_policy",
+	    conf_ls_policy_names[s->ls_idle ? LS_IDLE : LS_STOP]);
+	fprintf(f, "%-12s %s\n", "rla", conf_rla_names[conf->console.rla]);
 	fprintf(f, "%-12s %g\n", "hysteresis",
 	    conf->console.hysteresis);
 	fprintf(f, "%-12s %s", "timeout", duration_format(

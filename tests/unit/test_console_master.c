@@ -43,7 +43,7 @@ status_from(struct fixture *f, const char *addr, const char *name, double q,
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = PROTO_STATUS;
 	m.u.status.mode = MODE_STATIC;
-	m.u.status.flags = SCHED_F_ACTIVE | SCHED_F_SYNC;
+	m.u.status.flags = SCHED_F_ACTIVE | STATUS_F_HEARD;
 	m.u.status.phase = PHASE_PS;
 	m.u.status.ps_us = 80000;
 	m.u.status.ip_us = 100000;

@@ -322,7 +322,7 @@ test_schedule(void **state)
 	assert_int_equal(st.mode, MODE_STATIC);
 	assert_int_equal(st.ps_us, 80000);
 	assert_int_equal(st.ip_us, 100000);
-	assert_int_equal(st.flags, SCHED_F_ACTIVE | SCHED_F_SYNC |
+	assert_int_equal(st.flags, SCHED_F_ACTIVE | STATUS_F_HEARD |
 	    STATUS_F_YOURS);
 	assert_int_equal(st.master, INADDR_LOOPBACK);
 	for (int i = 0; i < NREJ; i++)
@@ -630,7 +630,7 @@ test_deadman(void **state)
 
 	st = ask_status(f, &f->a);
 	assert_true(st.flags & STATUS_F_OWN);
-	assert_false(st.flags & SCHED_F_SYNC);
+	assert_false(st.flags & STATUS_F_HEARD);
 	assert_false(st.flags & STATUS_F_YOURS);
 	assert_int_equal(st.master, 0);
 	assert_int_equal(st.ps_us, own.ps_us);
