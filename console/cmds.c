@@ -171,19 +171,49 @@ cmd_sync(struct console *c, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The options of status, load, show and conf: -v (where verbose is
+ * allowed) and --json.  Their MASTER_* bits, or -1 after one error line.
+ */
+static int
+report_opts(struct console *c, int argc, char **argv, int verbose_ok)
+{
+	int	 how = 0, i;
+
+	for (i = 1; i < argc; i++) {
+		if (verbose_ok && strcmp(argv[i], "-v") == 0)
+			how |= MASTER_VERBOSE;
+		else if (strcmp(argv[i], "--json") == 0)
+			how |= MASTER_JSON;
+		else
+			return out_err(&c->out, "%s: unknown option \"%s\" "
+			    "(usage: %s %s)", argv[0], argv[i], argv[0],
+			    verbose_ok ? "[-v] [--json]" : "[--json]");
+	}
+	if ((how & MASTER_VERBOSE) && (how & MASTER_JSON))
+		return out_err(&c->out, "%s: -v and --json: the JSON document "
+		    "has every field already", argv[0]);
+	return how;
+}
+
 static int
 cmd_status(struct console *c, int argc, char **argv)
 {
-	if (argc == 2 && strcmp(argv[1], "-v") != 0)
-		return out_err(&c->out, "status: unknown option \"%s\" (usage: "
-		    "status [-v])", argv[1]);
-	return master_status(c, 0, argc == 2, now_mono_ns());
+	int	 how;
+
+	if ((how = report_opts(c, argc, argv, 1)) == -1)
+		return -1;
+	return master_status(c, 0, how, now_mono_ns());
 }
 
 static int
 cmd_load(struct console *c, int argc, char **argv)
 {
-	return master_status(c, 1, 0, now_mono_ns());
+	int	 how;
+
+	if ((how = report_opts(c, argc, argv, 0)) == -1)
+		return -1;
+	return master_status(c, 1, how, now_mono_ns());
 }
 
 static int
@@ -204,9 +234,15 @@ static int
 cmd_show(struct console *c, int argc, char **argv)
 {
 	struct report_src	 src;
+	int			 how;
 
+	if ((how = report_opts(c, argc, argv, 0)) == -1)
+		return -1;
 	master_report_src(c, &src);
-	report_show(c->out.f, &src);
+	if (how & MASTER_JSON)
+		report_show_json(c->out.f, &src);
+	else
+		report_show(c->out.f, &src);
 	return 0;
 }
 
@@ -358,6 +394,8 @@ cmd_hosts(struct console *c, int argc, char **argv)
 static int
 cmd_conf(struct console *c, int argc, char **argv)
 {
+	if (report_opts(c, argc, argv, 0) == -1)
+		return -1;
 	return cpvm_cmd_conf(&c->pvm, argc, argv);
 }
 
@@ -453,13 +491,13 @@ static const struct cmd_entry table[] = {
 	  "console from then on.  A node\n  whose master fell silent for "
 	  "its silence follows the next console\n  without it.  status "
 	  "shows each node's master.\n" },
-	{ "status", "[-v]", 0, 1, CMD_C_NONE, cmd_status,
+	{ "status", "[-v] [--json]", 0, 2, CMD_C_NONE, cmd_status,
 	  "one row per node: mode, PS/LS, phase, Q, slices, skew, ...",
 	  "  Asks every node and prints the replies that arrive within\n"
 	  "  console.status_wait.  Skew: the node's last PS start against "
 	  "the node\n  with the lowest address, modulo IP.  -v adds the "
 	  "rejected datagrams by\n  reason and more.\n" },
-	{ "load", "", 0, 0, CMD_C_NONE, cmd_load,
+	{ "load", "[--json]", 0, 1, CMD_C_NONE, cmd_load,
 	  "per node Q, weight W and Q/W; the RLA (mean and max)", NULL },
 	{ "trace", "FILE [DUR]", 1, 2, CMD_C_NONE, cmd_trace,
 	  "record every node's slice edges for DUR (5s) into FILE (CSV)",
@@ -479,9 +517,9 @@ static const struct cmd_entry table[] = {
 	  "the line and changes nothing.\n" },
 	{ "set", "KEY VALUE | weight HOST W", 2, 3, CMD_C_SETKEY, cmd_set,
 	  "set a tunable (see show; help set lists them)", SETKEYS_HELP },
-	{ "show", "", 0, 0, CMD_C_NONE, cmd_show,
+	{ "show", "[--json]", 0, 1, CMD_C_NONE, cmd_show,
 	  "show every tunable and where the datagrams go", NULL },
-	{ "conf", "", 0, 0, CMD_C_NONE, cmd_conf,
+	{ "conf", "[--json]", 0, 1, CMD_C_NONE, cmd_conf,
 	  "list the hosts of the PVM virtual machine", NULL },
 	{ "add", "HOST...", 1, -1, CMD_C_HOST, cmd_add,
 	  "add hosts to the VM; their pvmd starts under dts (dx=)", NULL },

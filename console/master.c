@@ -83,7 +83,7 @@ master_changed(struct console *c, int rebase, int64_t now)
 }
 
 int
-master_status(struct console *c, int load, int verbose, int64_t now)
+master_status(struct console *c, int load, int how, int64_t now)
 {
 	struct proto_msg	 m = { .hdr.type = PROTO_STATUS_REQ };
 
@@ -94,7 +94,7 @@ master_status(struct console *c, int load, int verbose, int64_t now)
 	c->m.status_load = load;
 	c->m.status_since = now;
 	c->m.status_until = now + c->conf.console.status_wait_ns;
-	c->m.status_verbose = verbose;
+	c->m.status_how = how;
 	return 0;
 }
 
@@ -245,11 +245,18 @@ status_report(struct console *c, int64_t now)
 	if (c->m.status_load) {
 		bal_rla(&c->nodes, &c->weights, &c->hosts, now,
 		    con_node_timeout(c), &r);
-		report_load(c->out.f, &src, &r, now);
+		if (c->m.status_how & MASTER_JSON)
+			report_load_json(c->out.f, &src, &r, now);
+		else
+			report_load(c->out.f, &src, &r, now);
 		return 0;
 	}
-	if (report_status(c->out.f, &src, c->m.status_since,
-	    c->m.status_verbose, now) > 0)
+	if (c->m.status_how & MASTER_JSON) {
+		if (report_status_json(c->out.f, &src, c->m.status_since,
+		    now) > 0)
+			return 0;
+	} else if (report_status(c->out.f, &src, c->m.status_since,
+	    c->m.status_how & MASTER_VERBOSE, now) > 0)
 		return 0;
 	return out_err(&c->out, "status: no node answered within %s",
 	    duration_format(c->conf.console.status_wait_ns, w, sizeof(w)));

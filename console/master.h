@@ -25,7 +25,7 @@ struct master {
 	int64_t		 next_si;	/* next SI broadcast, 0 = none */
 	int64_t		 status_until;	/* status window closes, 0 = none */
 	int64_t		 status_since;	/* status request sent */
-	int		 status_verbose;
+	int		 status_how;	/* MASTER_VERBOSE, MASTER_JSON */
 	int		 status_load;	/* print the load table, not status */
 	int		 async_done;	/* an asynchronous command finished */
 	int		 async_rc;	/* ... with this result */
@@ -54,8 +54,11 @@ void master_changed(struct console *c, int rebase, int64_t now);
 /*
  * Begin a status round (STATUS_REQ to every destination), to end with the
  * status table, or the load table if load is set: 0, or -1 with c->err.
+ * how: MASTER_VERBOSE (status -v), MASTER_JSON (one JSON document).
  */
-int master_status(struct console *c, int load, int verbose, int64_t now);
+#define MASTER_VERBOSE	1
+#define MASTER_JSON	2
+int master_status(struct console *c, int load, int how, int64_t now);
 
 /*
  * Begin `trace`: record the nodes' edges for dur into path, then fetch

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <pvm3.h>
 
 #include "pvm.h"
@@ -38,6 +39,35 @@ host_of(const struct cpvm *p, int dtid)
 	return "?";
 }
 
+/* The hosts of the VM as one JSON document (dts-console(1), JSON OUTPUT). */
+static int
+conf_json(struct cpvm *p)
+{
+	json_t	*root = json_object(), *a = json_array(), *h;
+	char	 buf[INET_ADDRSTRLEN];
+	int	 i;
+
+	for (i = 0; i < p->hosts->n; i++) {
+		const struct vm_host *v = &p->hosts->v[i];
+
+		h = json_object();
+		json_object_set_new(h, "host", json_string(v->name));
+		json_object_set_new(h, "dtid", json_integer(v->tid));
+		json_object_set_new(h, "arch", json_string(v->arch));
+		json_object_set_new(h, "speed", json_integer(v->speed));
+		json_object_set_new(h, "address", v->have_addr ?
+		    json_string(inet_ntop(AF_INET, &v->addr, buf,
+		    sizeof(buf))) : json_null());
+		json_array_append_new(a, h);
+	}
+	json_object_set_new(root, "hosts", a);
+	json_object_set_new(root, "pvm_tmp", json_string(p->tmp));
+	json_dumpf(root, p->out->f, JSON_INDENT(2));
+	json_decref(root);
+	fputc('\n', p->out->f);
+	return 0;
+}
+
 int
 cpvm_cmd_conf(struct cpvm *p, int argc, char **argv)
 {
@@ -46,6 +76,8 @@ cpvm_cmd_conf(struct cpvm *p, int argc, char **argv)
 
 	if (ready(p, "conf") == -1)
 		return -1;
+	if (argc > 1)	/* --json, checked by the command table's caller */
+		return conf_json(p);
 	fprintf(p->out->f, "%d host%s (PVM_TMP %s)\n", p->hosts->n,
 	    p->hosts->n == 1 ? "" : "s", p->tmp);
 	fprintf(p->out->f, "%-24s %8s %-10s %6s %s\n", "HOST", "DTID", "ARCH",

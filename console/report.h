@@ -42,6 +42,17 @@ void report_load(FILE *f, const struct report_src *s, const struct rla *r,
 /* Every tunable and where the datagrams go. */
 void report_show(FILE *f, const struct report_src *s);
 
+/*
+ * The same three as one JSON document each (report_json.c), for
+ * `status --json`, `load --json` and `show --json`; the schema is in
+ * dts-console(1).
+ */
+int  report_status_json(FILE *f, const struct report_src *s, int64_t since,
+    int64_t now);
+void report_load_json(FILE *f, const struct report_src *s,
+    const struct rla *r, int64_t now);
+void report_show_json(FILE *f, const struct report_src *src);
+
 /* "1.5s ago", "never" */
 const char *report_ago(int64_t then, int64_t now, char *buf, size_t len);
 

@@ -153,7 +153,7 @@ bad "frobnicate" 'unknown command "frobnicate" (type help for a list)'
 bad "start now" "start: too many arguments (usage: start)"
 bad "set colour blue" 'set: unknown key "colour" (one of sync, ls_policy, rla, hysteresis, timeout, status_wait, weight)'
 bad "set weight vm 0" "set weight: 0 is out of range (0, 1000]"
-bad "status -x" 'status: unknown option "-x" (usage: status [-v])'
+bad "status -x" 'status: unknown option "-x" (usage: status [-v] [--json])'
 # in one session: the bad ones change nothing, the rest still runs
 con -c "ps 70%; start; ps 100ms; ip 61s; si 5ms; ls 100ms; status"
 [ "$RC" = 1 ] || t_fail "a session with bad values exited $RC"
@@ -225,7 +225,7 @@ ok -c "ip 100ms; ps 80%; start"
 ok -c "help"
 has "spawn [-n N] [-w HOST] PROG [ARG...]" help
 ok -c "help stat"
-has "usage: status [-v]" "help stat"
+has "usage: status [-v] [--json]" "help stat"
 
 # ---- scripts: -s with line numbers, stdin ------------------------------
 printf 'mode static\n# a comment\nps 80%%; ip 0\nshow\n' > "$T_DIR/script"
@@ -260,6 +260,25 @@ con -c "delete nosuchhost.invalid"
 grep -qxF "dts-console: delete: 1 of 1 host failed" "$ERR" || t_fail "delete: $(cat "$ERR")"
 ok -c "conf"
 has "1 host" "conf after add/delete"
+
+# --json: one document each, as a script reads it (python3 -m json.tool)
+# jfield CMD EXPR WANT: run `CMD --json`, parse it, compare EXPR to WANT
+jfield() {
+	local got
+	ok -c "$1 --json"
+	python3 -m json.tool "$OUT" > /dev/null || t_fail "$1 --json is not JSON: $(cat "$OUT")"
+	got=$(python3 -c "import json,sys; d = json.load(open(sys.argv[1])); print($2)" "$OUT") ||
+		t_fail "$1 --json: cannot read $2: $(cat "$OUT")"
+	[ "$got" = "$3" ] || t_fail "$1 --json: $2 is '$got', want '$3': $(cat "$OUT")"
+}
+jfield status "d['answered']" 1
+jfield status "d['nodes'][0]['address'], d['nodes'][0]['mode'], d['nodes'][0]['ps_us'], d['nodes'][0]['ip_us']" \
+    "127.0.0.1 static 50000 100000"
+jfield status "d['nodes'][0]['members'] >= 3 and d['nodes'][0]['slicing']" True
+jfield load "d['nodes'][0]['address'], d['mode']" "127.0.0.1 static"
+jfield show "d['ip_us'], d['ps_us'], d['ls_policy']" "100000 50000 stop"
+jfield conf "len(d['hosts']), d['hosts'][0]['arch'], d['pvm_tmp']" "1 LINUX64 $T_TMP"
+
 
 # ---- --daemon: keeps the master loop (SI broadcasts) going -------------
 "$CON" -f "$CONF" --daemon -c "mode static; ps 60%; si 500ms; start" > "$OUT" 2> "$ERR"

@@ -157,7 +157,7 @@ test_help(void **state)
 	    "ambiguous command \"sta\": start, status");
 	assert_int_equal(cmds_exec(&f->c, "he stat"), 0);
 	out = fixture_output(f);
-	assert_contains(out, "usage: status [-v]\n");
+	assert_contains(out, "usage: status [-v] [--json]\n");
 	assert_contains(out, "-v adds the rejected datagrams");
 	assert_int_equal(cmds_exec(&f->c, "help set"), 0);
 	assert_contains(fixture_output(f), "set weight HOST W|auto");
@@ -359,7 +359,15 @@ test_status_option(void **state)
 
 	assert_int_equal(cmds_exec(&f->c, "status -x"), -1);
 	assert_string_equal(f->c.out.err,
-	    "status: unknown option \"-x\" (usage: status [-v])");
+	    "status: unknown option \"-x\" (usage: status [-v] [--json])");
+	assert_false(master_busy(&f->c));
+	assert_int_equal(cmds_exec(&f->c, "status -v --json"), -1);
+	assert_string_equal(f->c.out.err, "status: -v and --json: the JSON "
+	    "document has every field already");
+	assert_int_equal(cmds_exec(&f->c, "show -v"), -1);
+	assert_string_equal(f->c.out.err,
+	    "show: unknown option \"-v\" (usage: show [--json])");
+	assert_int_equal(cmds_exec(&f->c, "load --jso"), -1);
 	assert_false(master_busy(&f->c));
 	assert_int_equal(cmds_exec(&f->c, "status -v"), 0);
 	assert_true(master_busy(&f->c));

@@ -12,6 +12,7 @@
 #include <sodium.h>
 
 #include <arpa/inet.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -182,6 +183,109 @@ test_timeout_at_least_two_si(void **state)
 	assert_int_equal(f->c.m.rla.nlive, 2);
 	assert_true(f->c.m.rla.mean == 2.0);
 	assert_int_equal(cmds_exec(&f->c, "show"), 0);
+}
+
+/* The output so far as one JSON document (it must parse). */
+static json_t *
+output_json(struct fixture *f)
+{
+	json_error_t	 e;
+	json_t		*j = json_loads(fixture_output(f), 0, &e);
+
+	if (j == NULL)
+		fail_msg("not JSON: %s (line %d): %s", e.text, e.line,
+		    fixture_output(f));
+	return j;
+}
+
+static json_t *
+node_at(json_t *root, size_t i)
+{
+	json_t	*n = json_array_get(json_object_get(root, "nodes"), i);
+
+	assert_non_null(n);
+	return n;
+}
+
+#define JINT(o, k)	json_integer_value(json_object_get((o), (k)))
+#define JSTR(o, k)	json_string_value(json_object_get((o), (k)))
+
+/* status --json, load --json, show --json: the schema of dts-console(1) */
+static void
+test_status_json(void **state)
+{
+	struct fixture	*f = *state;
+	json_t		*j, *n, *o;
+	int64_t		 t = 1000 * SEC;
+	uint64_t	 ps0 = 1700000000000000000ULL;
+	int		 rc;
+
+	assert_int_equal(master_status(&f->c, 0, MASTER_JSON, t), 0);
+	status_from(f, "10.0.0.2", "b\"q", 0.25, ps0 + 350 * 1000 +
+	    100000000, t + MS(1));
+	status_from(f, "10.0.0.1", "a", 1.5, ps0, t + MS(2));
+	master_timer(&f->c, t + MS(300));
+	assert_true(master_done(&f->c, &rc));
+	assert_int_equal(rc, 0);
+	j = output_json(f);
+	assert_int_equal(JINT(j, "answered"), 2);
+	assert_string_equal(JSTR(j, "skew_reference"), "10.0.0.1");
+	n = node_at(j, 1);
+	assert_string_equal(JSTR(n, "host"), "b\"q");	/* escaped */
+	assert_string_equal(JSTR(n, "address"), "10.0.0.2");
+	assert_true(json_is_true(json_object_get(n, "answered")));
+	assert_string_equal(JSTR(n, "mode"), "static");
+	assert_string_equal(JSTR(n, "phase"), "PS");
+	assert_int_equal(JINT(n, "ps_us"), 80000);
+	assert_int_equal(JINT(n, "ls_us"), 20000);
+	assert_int_equal(JINT(n, "slices"), 42);
+	assert_int_equal(JINT(n, "rejected_total"), 2);
+	assert_int_equal(JINT(json_object_get(n, "rejected"), "mac"), 2);
+	assert_float_equal(json_real_value(json_object_get(n, "q")), 0.25,
+	    1e-9);
+	assert_float_equal(json_real_value(json_object_get(n, "skew_us")),
+	    350.0, 1e-6);
+	assert_true(json_is_null(json_object_get(n, "master")));
+	json_decref(j);
+
+	/* nobody answers: the nodes are listed, answered false, no fields */
+	assert_int_equal(cmds_exec(&f->c, "status --json"), 0);
+	master_timer(&f->c, now_mono_ns() + SEC);
+	assert_true(master_done(&f->c, &rc));
+	assert_int_equal(rc, -1);
+	j = output_json(f);
+	assert_int_equal(JINT(j, "answered"), 0);
+	n = node_at(j, 0);
+	assert_true(json_is_false(json_object_get(n, "answered")));
+	assert_null(json_object_get(n, "ps_us"));
+	json_decref(j);
+
+	/* load --json: Q, W, Q/W per node, the RLA */
+	status_from(f, "10.0.0.1", "a", 1.5, ps0, now_mono_ns());
+	assert_int_equal(cmds_exec(&f->c, "load --json"), 0);
+	master_timer(&f->c, now_mono_ns() + SEC);
+	assert_true(master_done(&f->c, &rc));
+	j = output_json(f);
+	assert_string_equal(JSTR(j, "mode"), "static");
+	n = node_at(j, 0);
+	assert_string_equal(JSTR(n, "w_from"), "1");
+	assert_float_equal(json_real_value(json_object_get(n, "w")), 1.0,
+	    1e-9);
+	o = json_object_get(j, "rla");
+	assert_non_null(o);
+	assert_true(json_is_null(json_object_get(j, "balanced")));
+	json_decref(j);
+
+	/* show --json: every tunable */
+	assert_int_equal(cmds_exec(&f->c, "ip 50ms"), 0);
+	(void)fixture_output(f);
+	assert_int_equal(cmds_exec(&f->c, "show --json"), 0);
+	j = output_json(f);
+	assert_int_equal(JINT(j, "ip_us"), 50000);
+	assert_string_equal(JSTR(j, "ls_policy"), "stop");
+	assert_true(json_is_array(json_object_get(json_object_get(j,
+	    "table"), "ls_pct")));
+	json_decref(j);
 }
 
 static void
@@ -468,6 +572,7 @@ main(void)
 		T(test_node_timeout),
 		T(test_timeout_at_least_two_si),
 		T(test_status_round),
+		T(test_status_json),
 		T(test_cancel_status),
 		T(test_cancel_trace),
 		T(test_trace_done),
