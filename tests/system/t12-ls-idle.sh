@@ -20,8 +20,8 @@
 #     by an unprivileged user asks every millisecond of its LS to leave
 #     SCHED_IDLE (refused: RLIMIT_NICE 0);
 #  3. DISTRIBUTED: the load agent does not count the task that runs in LS
-#     as local load, so with no local load the node keeps Table 2.1's
-#     smallest LS (10%), as it does with `stop`;
+#     as local load: Q and the LS it picks are what they are with `stop`
+#     (Table 2.1's smallest LS, 10%, on a quiet machine);
 #  4. kill -9 of dts in an idle LS: the fail-safe puts the task back at
 #     SCHED_OTHER;
 #  5. after halt nothing is left stopped, real-time or at SCHED_IDLE.
@@ -140,15 +140,29 @@ t_wait_for 5 eval '! kill -0 '"$hog"' 2>/dev/null' || t_fail "the hog did not en
 t_untrack "$hog"
 
 # ---- 3. distributed: the task in LS is not local load -----------------------
-n_send schedule distributed 50000 100000 arrival 11 > /dev/null || t_fail "no reply to schedule"
-t_sleep 4
-st=$(n_status)
-load=$(sed -n 's/^load=//p' <<< "$st") ps=$(sed -n 's/^ps_us=//p' <<< "$st")
-t_log "distributed, idle LS, no local load: Q $load, PS $ps us"
-# counted, the task would keep Q near 1 (measured 1.08, and LS 30%)
-awk -v q="$load" 'BEGIN { exit !(q != "" && q < 0.7) }' ||
-    t_fail "the load agent counts the gang as local load: Q $load"
-[ "$ps" = 90000 ] || t_fail "distributed chose PS $ps us, not 90000 (LS 10%)"
+# Q first with ls_policy stop (the task is stopped in LS, so it cannot be
+# counted): that is the machine's other work (a build, stress-ng); then with
+# idle, where the task runs in LS.  Counted, it would add about 1 to Q
+# (measured 1.08, and LS 30%).  Measured again once if the load moved.
+dist_q() {	# dist_q FLAGS: Q and PS after 4 s of distributed
+	local st
+	n_send schedule distributed 50000 100000 arrival "$1" > /dev/null ||
+	    t_fail "no reply to schedule"
+	t_sleep 4
+	st=$(n_status)
+	Q=$(sed -n 's/^load=//p' <<< "$st") PS=$(sed -n 's/^ps_us=//p' <<< "$st")
+}
+for try in 1 2; do
+	dist_q 3; q0=$Q ps0=$PS
+	dist_q 11; q1=$Q ps1=$PS
+	t_log "distributed: Q $q0 with stop, $q1 with idle; PS $ps0 and $ps1 us (loadavg $(cut -d' ' -f1-3 /proc/loadavg))"
+	awk -v a="$q0" -v b="$q1" 'BEGIN { exit !(a != "" && b != "" && b - a < 0.5) }' && break
+	[ "$try" = 2 ] && t_fail "the load agent counts the gang as local load: Q $q1 with idle, $q0 with stop"
+done
+# the same load, the same Table 2.1 row (one row apart at most: the load
+# may cross a step between the two windows; counted, the task is two)
+[ $((ps1 - ps0)) -le 10000 ] && [ $((ps0 - ps1)) -le 10000 ] ||
+    t_fail "distributed chose PS $ps1 us with idle, $ps0 us with stop"
 
 # ---- 4. kill -9 of dts in an idle LS: released -----------------------------
 n_send schedule static 50000 100000 arrival 11 > /dev/null || t_fail "no reply to schedule"
