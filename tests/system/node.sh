@@ -91,6 +91,9 @@ _n_has_agent() { [ -n "$(_n_child_named "$N_DTS" dts-load)" ]; }
 # (DTS_PVMJOIN; a copy that is not there: no helper).
 n_start_pvmd() {
 	local run=${N_RUN:-$BUILD/dts/dts-run}
+	# emptied here, not only by the child's redirection: a grep that ran
+	# before the child opened it saw the last pvmd's line and went on
+	: > "$T_LOG/pvmd.out"
 	DTS_SOCKET=$N_SOCK DTS_PVMJOIN=$(dirname "$run")/dts-pvmjoin \
 	    setsid "$@" "$run" --pvmd -- \
 	    > "$T_LOG/pvmd.out" 2> "$T_LOG/pvmd.err" &
