@@ -81,7 +81,7 @@ struct dts_conf {
 	char    socket[CONF_STR_MAX]; /* adoption socket */
 	char    cgroup[CONF_STR_MAX]; /* "auto" or a path under cgroup2 */
 	int     backend;              /* enum conf_backend */
-	int     rt_priority;          /* dts; dts-load -1, the gang -2; 0 = max */
+	int     rt_priority;          /* dts; dts-load -1, pvmd -2, tasks -3; 0 = max */
 
 	/* logging */
 	char    log_file[CONF_STR_MAX]; /* "" = syslog */

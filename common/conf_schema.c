@@ -126,7 +126,7 @@ const struct conf_key confkey_schema[] = {
 	{ .path = "rt_priority", .type = CT_INT, .min = 0, .max = 99,
 	  .def = "0", .off = OFF(rt_priority), .valid = valid_rt_priority,
 	  .help = "SCHED_FIFO priority of dts (0 = the maximum); dts-load "
-	  "runs at this-1, pvmd and the PVM tasks at this-2" },
+	  "runs at this-1, pvmd at this-2, the PVM tasks at this-3" },
 	{ .path = "log_file", .type = CT_STRING, .def = "",
 	  .off = OFF(log_file), .valid = valid_path_or_empty,
 	  .help = "log to this file; \"\" = syslog" },
@@ -292,10 +292,11 @@ valid_rt_priority(const void *p, char *why, size_t len)
 {
 	int	 v = *(const int *)p;
 
-	if (v != 1 && v != 2)
+	if (v < 1 || v > 3)
 		return 0;
-	snprintf(why, len, "%d is too low: dts-load runs at rt_priority-1 and "
-	    "pvmd at rt_priority-2, so use 0 (the maximum) or 3..99", v);
+	snprintf(why, len, "%d is too low: dts-load runs at rt_priority-1, "
+	    "pvmd at rt_priority-2 and its tasks at rt_priority-3, so use 0 "
+	    "(the maximum) or 4..99", v);
 	return -1;
 }
 

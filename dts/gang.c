@@ -94,6 +94,80 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 	return 0;
 }
 
+void
+gang_set_pvmd(struct gang *g, const char *path)
+{
+	const char	*base = strrchr(path, '/');
+
+	/* the kernel's comm: the file's name, at most 15 bytes */
+	snprintf(g->pvmd_comm, sizeof(g->pvmd_comm), "%.15s",
+	    base != NULL ? base + 1 : path);
+}
+
+/*
+ * Is pid pvmd?  By its name (/proc/PID/comm): its executable would be
+ * surer, but reading /proc/PID/exe of a root pvmd needs a capability dts
+ * does not keep.  A task that calls itself pvmd gains one priority over
+ * its own gang's tasks, still below dts-load and dts: nothing over the
+ * owner's promise.
+ */
+static int
+is_pvmd(const struct gang *g, pid_t pid)
+{
+	char	 comm[32];
+
+	return g->pvmd_comm[0] != '\0' &&
+	    proc_pid_comm(pid, comm, sizeof(comm)) == 0 &&
+	    strcmp(comm, g->pvmd_comm) == 0;
+}
+
+/* The RT priority of a member: pvmd's, or one below for a task. */
+static int
+prio_of(const struct gang *g, pid_t pid)
+{
+	return is_pvmd(g, pid) ? g->rt_prio : g->rt_prio - 1;
+}
+
+/* A member at RR that should be: the right priority for it. */
+static void
+fix_one(pid_t pid, void *arg)
+{
+	struct gang		*g = arg;
+	struct sched_param	 sp;
+	int			 want = prio_of(g, pid);
+
+	if (sched_getscheduler(pid) != SCHED_RR ||
+	    sched_getparam(pid, &sp) == -1 || sp.sched_priority == want)
+		return;
+	if (cg_set_policy_pid(g->cg, pid, SCHED_RR, want) > 0)
+		g->fixed++;
+}
+
+int
+gang_fix_prios(struct gang *g)
+{
+	g->fixed = 0;
+	if (g->rt && !g->idle)
+		(void)cg_foreach(g->cg, "cgroup.procs", fix_one, g);
+	return g->fixed;
+}
+
+/*
+ * Every member to the gang's policy: at RR, the tasks one below pvmd (all
+ * threads first, then pvmd's raised; it stays below dts-load).
+ */
+static int
+policy_all(struct gang *g, int policy)
+{
+	int	 n;
+
+	if (policy != SCHED_RR)
+		return cg_set_policy(g->cg, policy, 0);
+	n = cg_set_policy(g->cg, SCHED_RR, g->rt_prio - 1);
+	(void)gang_fix_prios(g);
+	return n;
+}
+
 /*
  * Stopped first, then the policy: a newcomer set to SCHED_RR during an LS
  * must not run at that priority before its stop.
@@ -110,7 +184,7 @@ gang_adopt(struct gang *g, pid_t pid)
 	if (g->stopped && g->be->join != NULL)
 		g->be->join(g, pid);
 	if (cg_set_policy_pid(g->cg, pid, g->idle ? SCHED_IDLE : rt ?
-	    SCHED_RR : SCHED_OTHER, rt ? g->rt_prio : 0) == 0)
+	    SCHED_RR : SCHED_OTHER, rt ? prio_of(g, pid) : 0) == 0)
 		log_warnx("adopt %d: no thread took the gang's policy (did "
 		    "it end?)", (int)pid);
 	return 0;
@@ -153,8 +227,7 @@ gang_set_rt(struct gang *g, int rt)
 	g->rt = rt;
 	if (g->idle)	/* an idle LS: applied when it ends */
 		return;
-	n = cg_set_policy(g->cg, rt ? SCHED_RR : SCHED_OTHER,
-	    rt ? g->rt_prio : 0);
+	n = policy_all(g, rt ? SCHED_RR : SCHED_OTHER);
 	if (n > 0)
 		log_info("gang: %d thread(s) now at %s", n,
 		    rt ? "SCHED_RR" : "SCHED_OTHER");
@@ -166,11 +239,8 @@ gang_set_idle(struct gang *g, int idle)
 	if (g->idle == idle)
 		return;
 	g->idle = idle;
-	if (idle)
-		(void)cg_set_policy(g->cg, SCHED_IDLE, 0);
-	else
-		(void)cg_set_policy(g->cg, g->rt ? SCHED_RR : SCHED_OTHER,
-		    g->rt ? g->rt_prio : 0);
+	(void)policy_all(g, idle ? SCHED_IDLE : g->rt ? SCHED_RR :
+	    SCHED_OTHER);
 }
 
 /* Does "word" stand in the space-separated list text? */

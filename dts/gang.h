@@ -37,7 +37,10 @@ struct gang {
 	int   stopped;
 	int   rt;                 /* members at SCHED_RR rt_prio */
 	int   idle;               /* members at SCHED_IDLE (an idle LS) */
-	int   rt_prio;
+	int   rt_prio;            /* pvmd's; its tasks run one below */
+	int   fixed;              /* gang_fix_prios: members changed */
+	char  pvmd_comm[16];      /* the real pvmd's name (/proc/PID/comm);
+	                             "" if unknown: all at rt_prio - 1 */
 	int   freeze_fd;          /* freezer: open cgroup.freeze */
 	int   procs_fd;           /* signal: open cgroup.procs */
 	const struct gang_backend *be;
@@ -54,6 +57,19 @@ extern const struct gang_backend gang_freezer_backend;
  */
 int  gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 		char *err, size_t errlen);
+
+/*
+ * pvmd runs one RT priority above its tasks, so that it answers the
+ * console (halt, add, delete, spawn) while they spin: path is the real
+ * pvmd that dts hands out; a member of that name (/proc/PID/comm) is
+ * pvmd.  A task pvmd starts inherits its priority: gang_fix_prios (dts
+ * calls it every GANG_FIX_NS while the gang is at RT) brings every member
+ * that is not pvmd down to the tasks' priority.
+ */
+#define GANG_FIX_NS	(100 * 1000 * 1000)	/* 100 ms */
+void gang_set_pvmd(struct gang *g, const char *path);
+int  gang_fix_prios(struct gang *g);
+
 
 /*
  * Move pid into the gang, at the gang's current policy (every thread of

@@ -16,7 +16,7 @@
  *      exit; the gang stays in its cgroup and a new dts takes it over.
  *
  * Priorities: dts's edge thread FIFO max, its main and intake threads and
- * dts-load FIFO max-1, the gang RR max-2.  The thesis has the agent below
+ * dts-load FIFO max-1, pvmd RR max-2, its tasks RR max-3.  The thesis has the agent below
  * pvmd, but the agent is also the fail-safe: below the gang it could not
  * run while the gang spins on every CPU.
  */
@@ -64,7 +64,7 @@
  * always, so above the gang it costs the gang nothing.
  */
 #define AGENT_PRIO(d) ((d)->rt_prio - 1)
-#define GANG_PRIO(d)  ((d)->rt_prio - 2)
+#define GANG_PRIO(d)  ((d)->rt_prio - 2)	/* pvmd; its tasks one below */
 /* The datagram intake thread: above the gang too, held to a CPU budget
  * (dts/intake.c), at the agent's priority; so is the main thread, below
  * the edges. */
@@ -81,6 +81,7 @@ struct dts {
 	struct dts_agent	 agent;
 	int			 epfd, sigfd;
 	int			 restart_tfd;	/* dts-load again after a back-off */
+	int			 fix_tfd;	/* gang_fix_prios, every GANG_FIX_NS */
 	int			 rt_prio;
 	int			 done;
 };
@@ -305,6 +306,27 @@ locked_event(struct dts *d, int fd)
 }
 
 /*
+ * Tasks pvmd started inherit its priority: down to the tasks' one, under
+ * the lock (the edge thread changes policies too).
+ */
+static void
+fix_prios(struct dts *d)
+{
+	uint64_t	 n;
+	int		 fixed;
+
+	if (read(d->fix_tfd, &n, sizeof(n)) == -1 && errno != EAGAIN)
+		log_warn("fix timer");
+	sched_lock(&d->sched);
+	fixed = gang_fix_prios(&d->gang);
+	sched_unlock(&d->sched);
+	if (fixed > 0)
+		log_debug("gang: %d member(s) to their RT priority", fixed);
+	if (evfd_timer_set(d->fix_tfd, GANG_FIX_NS, 0) == -1)
+		log_warn("fix timer");
+}
+
+/*
  * The agent's news first: after a release by the fail-safe, the phase
  * must be applied again before the next edge relies on our state.
  */
@@ -327,6 +349,8 @@ loop(struct dts *d)
 				signal_input(d);
 			else if (fd == d->restart_tfd)
 				agent_restart(d);
+			else if (fd == d->fix_tfd)
+				fix_prios(d);
 			else if (fd != d->agent.sock)	/* read above */
 				locked_event(d, fd);
 		}
@@ -375,7 +399,8 @@ setup_fds(struct dts *d)
 	sigaddset(&mask, SIGHUP);
 	if ((d->sigfd = evfd_signals(&mask)) == -1)
 		fatal("signalfd");
-	if ((d->restart_tfd = evfd_timer(CLOCK_MONOTONIC)) == -1)
+	if ((d->restart_tfd = evfd_timer(CLOCK_MONOTONIC)) == -1 ||
+	    (d->fix_tfd = evfd_timer(CLOCK_MONOTONIC)) == -1)
 		fatal("timerfd_create");
 	if ((d->epfd = epoll_create1(EPOLL_CLOEXEC)) == -1)
 		fatal("epoll_create1");
@@ -405,6 +430,7 @@ start(struct dts *d)
 	if (gang_setup(&d->gang, d->conf.cgroup, d->conf.backend, GANG_PRIO(d),
 	    err, sizeof(err)) == -1)
 		die_early("%s", err);
+	gang_set_pvmd(&d->gang, conf_pvmd(&d->conf));
 	if (adopt_open(&d->adopt, d->conf.socket, &d->conf, &d->gang, err,
 	    sizeof(err)) == -1)
 		die_early("%s", err);
@@ -560,6 +586,9 @@ main(int argc, char **argv)
 	epoll_add(&d, ctl_deadman_fd(&d.ctl), EPOLLIN);
 	epoll_add(&d, d.sigfd, EPOLLIN);
 	epoll_add(&d, d.restart_tfd, EPOLLIN);
+	epoll_add(&d, d.fix_tfd, EPOLLIN);
+	if (evfd_timer_set(d.fix_tfd, GANG_FIX_NS, 0) == -1)
+		log_warn("fix timer");
 	epoll_add(&d, d.adopt.fd, EPOLLIN);
 	start_agent(&d);
 	loop(&d);

@@ -382,6 +382,15 @@ t_proc_state() {
 	echo "${s%% *}"
 }
 
+# The real-time priority of PID (0 if not real-time, empty if gone):
+# /proc/PID/stat's 40th field, with builtins.
+t_rtprio() {
+	local s f
+	read -r s 2> /dev/null < "/proc/$1/stat" || return 0
+	read -ra f <<< "${s##*) }"
+	echo "${f[37]:-}"
+}
+
 # Scheduling class as ps(1) names it: TS, FF, RR, B, IDL, DLN; empty if
 # the process is gone.  Read from /proc/PID/stat (its 41st field) with
 # shell builtins, no fork: a check of two processes within one short PS

@@ -248,6 +248,17 @@ spins=$(n_gang_pids spin)
 for p in $spins; do
 	[ "$(t_policy "$p")" = RR ] || t_fail "task $p class $(t_policy "$p"), want RR"
 done
+# pvmd one RT priority above its tasks, so that it answers the console
+# while they spin; they inherit its priority at spawn, and dts brings them
+# down within GANG_FIX_NS (100 ms)
+pvmd=$(n_gang_pids pvmd | head -n 1)
+[ -n "$pvmd" ] || t_fail "no pvmd in the gang: $(n_gang_pids)"
+prios_ok() {
+	local p want=$(($(t_rtprio "$pvmd") - 1))
+	for p in $spins; do [ "$(t_rtprio "$p")" = "$want" ] || return 1; done
+}
+t_wait_for 2 prios_ok || t_fail "pvmd at RT $(t_rtprio "$pvmd"), its tasks at $(for p in $spins; do t_rtprio "$p"; done): want one below"
+t_log "pvmd at RT priority $(t_rtprio "$pvmd"), its tasks at $(t_rtprio "${spins%% *}")"
 bad "spawn -n 0 x" 'spawn: -n "0" is not a count from 1 to 1024'
 con -c "spawn $T_DIR/no-such-program"
 [ "$RC" = 1 ] || t_fail "spawn of a missing program succeeded"

@@ -502,7 +502,9 @@ test_bad_values(void **state)
 	    "not an absolute path");
 	assert_contains(load_err("\nrt_priority = 2;\n"),
 	    "2: rt_priority: 2 is too low");
-	assert_contains(load_err("rt_priority = 1;\n"), "3..99");
+	assert_contains(load_err("rt_priority = 1;\n"), "4..99");
+	assert_contains(load_err("rt_priority = 3;\n"),
+	    "rt_priority: 3 is too low");
 	assert_contains(load_err("rt_priority = 100;\n"),
 	    "rt_priority: 100 is out of range [0, 99]");
 	assert_contains(load_err("load = { table = [10, 100]; };\n"),
