@@ -115,7 +115,11 @@ every_host() {
 stops_and_runs() {
 	local secs=$1 i kp
 	shift
-	local -A seen_t seen_r
+	local -A seen_t seen_r cpu0
+	# running: seen running, or its CPU time grew (with a spinning task on
+	# each CPU this shell gets no CPU until the LS, so a poll seldom lands
+	# in a PS); stopped: seen stopped (or frozen)
+	for kp in "$@"; do cpu0[$kp]=$(t_cpu_ns "${kp#*:}"); done
 	for ((i = 0; i < secs * 100; i++)); do
 		for kp in "$@"; do
 			[ -e "/proc/${kp#*:}/stat" ] || return 1
@@ -128,7 +132,11 @@ stops_and_runs() {
 		sleep 0.01
 	done
 	for kp in "$@"; do
-		[ -n "${seen_t[$kp]:-}" ] && [ -n "${seen_r[$kp]:-}" ] || return 1
+		[ -n "${seen_t[$kp]:-}" ] ||
+		    { t_log "host ${kp%%:*}: pid ${kp#*:} never seen stopped"; return 1; }
+		[ -n "${seen_r[$kp]:-}" ] ||
+		    [ "$(t_cpu_ns "${kp#*:}")" -gt "$((cpu0[$kp] + 20000000))" ] ||
+		    { t_log "host ${kp%%:*}: pid ${kp#*:} never seen running, ran $((($(t_cpu_ns "${kp#*:}") - cpu0[$kp]) / 1000000)) ms in $secs s"; return 1; }
 	done
 }
 
