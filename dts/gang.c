@@ -128,33 +128,63 @@ prio_of(const struct gang *g, pid_t pid)
 	return is_pvmd(g, pid) ? g->rt_prio : g->rt_prio - 1;
 }
 
-/* A member at RR that should be: the right priority for it. */
-static void
-fix_one(pid_t pid, void *arg)
-{
-	struct gang		*g = arg;
-	struct sched_param	 sp;
-	int			 want = prio_of(g, pid);
+struct scan {
+	const struct gang	*g;
+	pid_t			 pvmd;
+	struct gang_fix		*fix;
+	int			 n, max;
+};
 
-	if (sched_getscheduler(pid) != SCHED_RR ||
+/* A member at RR at a priority not its own: noted (no change here). */
+static void
+scan_one(pid_t pid, void *arg)
+{
+	struct scan		*sc = arg;
+	struct sched_param	 sp;
+	int			 pvmd = is_pvmd(sc->g, pid), want;
+
+	if (pvmd)
+		sc->pvmd = pid;
+	want = pvmd ? sc->g->rt_prio : sc->g->rt_prio - 1;
+	if (sc->n == sc->max || sched_getscheduler(pid) != SCHED_RR ||
 	    sched_getparam(pid, &sp) == -1 || sp.sched_priority == want)
 		return;
-	if (cg_set_policy_pid(g->cg, pid, SCHED_RR, want) > 0)
-		g->fixed++;
+	sc->fix[sc->n].pid = pid;
+	sc->fix[sc->n++].prio = want;
 }
 
 int
-gang_fix_prios(struct gang *g)
+gang_prio_scan(const struct gang *g, pid_t *pvmd, struct gang_fix *fix,
+    int max)
 {
-	g->fixed = 0;
-	if (g->rt && !g->idle)
-		(void)cg_foreach(g->cg, "cgroup.procs", fix_one, g);
-	return g->fixed;
+	struct scan	 sc = { g, 0, fix, 0, max };
+
+	(void)cg_foreach(g->cg, "cgroup.procs", scan_one, &sc);
+	*pvmd = sc.pvmd;
+	return sc.n;
+}
+
+int
+gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
+    int n)
+{
+	int	 changed = 0;
+
+	g->pvmd_pid = pvmd;
+	if (!g->rt || g->idle)	/* the policy moved since the scan */
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (cg_set_policy_pid(g->cg, fix[i].pid, SCHED_RR,
+		    fix[i].prio) > 0)
+			changed++;
+	return changed;
 }
 
 /*
  * Every member to the gang's policy: at RR, the tasks one below pvmd (all
- * threads first, then pvmd's raised; it stays below dts-load).
+ * threads first, then pvmd's, as the last scan found it, raised; it stays
+ * below dts-load).  No walk of the members beyond cg_set_policy's: an idle
+ * LS does this at every PS edge.
  */
 static int
 policy_all(struct gang *g, int policy)
@@ -164,7 +194,9 @@ policy_all(struct gang *g, int policy)
 	if (policy != SCHED_RR)
 		return cg_set_policy(g->cg, policy, 0);
 	n = cg_set_policy(g->cg, SCHED_RR, g->rt_prio - 1);
-	(void)gang_fix_prios(g);
+	if (g->pvmd_pid > 0 && is_pvmd(g, g->pvmd_pid))
+		(void)cg_set_policy_pid(g->cg, g->pvmd_pid, SCHED_RR,
+		    g->rt_prio);
 	return n;
 }
 

@@ -38,7 +38,7 @@ struct gang {
 	int   rt;                 /* members at SCHED_RR rt_prio */
 	int   idle;               /* members at SCHED_IDLE (an idle LS) */
 	int   rt_prio;            /* pvmd's; its tasks run one below */
-	int   fixed;              /* gang_fix_prios: members changed */
+	pid_t pvmd_pid;           /* pvmd, as the last scan found it; 0 */
 	char  pvmd_comm[16];      /* the real pvmd's name (/proc/PID/comm);
 	                             "" if unknown: all at rt_prio - 1 */
 	int   freeze_fd;          /* freezer: open cgroup.freeze */
@@ -62,13 +62,23 @@ int  gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
  * pvmd runs one RT priority above its tasks, so that it answers the
  * console (halt, add, delete, spawn) while they spin: path is the real
  * pvmd that dts hands out; a member of that name (/proc/PID/comm) is
- * pvmd.  A task pvmd starts inherits its priority: gang_fix_prios (dts
- * calls it every GANG_FIX_NS while the gang is at RT) brings every member
- * that is not pvmd down to the tasks' priority.
+ * pvmd.  A task pvmd starts inherits its priority, so every GANG_FIX_NS
+ * dts scans the gang without the scheduler lock (gang_prio_scan: the
+ * members at RR at a priority not their own, and pvmd's pid) and, only
+ * if one is wrong or pvmd changed, applies that under the lock
+ * (gang_prio_apply: nothing if the gang is no longer at RR).
  */
 #define GANG_FIX_NS	(100 * 1000 * 1000)	/* 100 ms */
+#define GANG_FIX_MAX	256			/* per scan; the rest next time */
+struct gang_fix {
+	pid_t	 pid;
+	int	 prio;
+};
 void gang_set_pvmd(struct gang *g, const char *path);
-int  gang_fix_prios(struct gang *g);
+int  gang_prio_scan(const struct gang *g, pid_t *pvmd, struct gang_fix *fix,
+		    int max);
+int  gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
+		     int n);
 
 
 /*

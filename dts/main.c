@@ -81,7 +81,7 @@ struct dts {
 	struct dts_agent	 agent;
 	int			 epfd, sigfd;
 	int			 restart_tfd;	/* dts-load again after a back-off */
-	int			 fix_tfd;	/* gang_fix_prios, every GANG_FIX_NS */
+	int			 fix_tfd;	/* fix_prios, every GANG_FIX_NS */
 	int			 rt_prio;
 	int			 done;
 };
@@ -306,20 +306,26 @@ locked_event(struct dts *d, int fd)
 }
 
 /*
- * Tasks pvmd started inherit its priority: down to the tasks' one, under
- * the lock (the edge thread changes policies too).
+ * Tasks pvmd started inherit its priority: down to the tasks' one.  The
+ * scan takes no lock (it reads the members, not the scheduler); the lock,
+ * which the edge thread needs too, only while something is to change.
  */
 static void
 fix_prios(struct dts *d)
 {
-	uint64_t	 n;
-	int		 fixed;
+	static struct gang_fix	 fix[GANG_FIX_MAX];
+	uint64_t		 u;
+	pid_t			 pvmd;
+	int			 n, fixed = 0;
 
-	if (read(d->fix_tfd, &n, sizeof(n)) == -1 && errno != EAGAIN)
+	if (read(d->fix_tfd, &u, sizeof(u)) == -1 && errno != EAGAIN)
 		log_warn("fix timer");
-	sched_lock(&d->sched);
-	fixed = gang_fix_prios(&d->gang);
-	sched_unlock(&d->sched);
+	n = gang_prio_scan(&d->gang, &pvmd, fix, GANG_FIX_MAX);
+	if (n > 0 || pvmd != d->gang.pvmd_pid) {	/* only we write it */
+		sched_lock(&d->sched);
+		fixed = gang_prio_apply(&d->gang, pvmd, fix, n);
+		sched_unlock(&d->sched);
+	}
 	if (fixed > 0)
 		log_debug("gang: %d member(s) to their RT priority", fixed);
 	if (evfd_timer_set(d->fix_tfd, GANG_FIX_NS, 0) == -1)
