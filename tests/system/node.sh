@@ -29,6 +29,18 @@ N_SOCK=
 N_DTS=
 N_PVMD=
 N_AGENT=
+N_ON=()	# n_split_cpus: the prefix that pins the node to CPU 1
+
+# n_split_cpus: the node and its gang on CPU 1 (n_start, n_start_dts and
+# n_start_pvmd prefix them with "${N_ON[@]}" from now on), this shell and
+# what it starts on CPU 0.  A poller that wakes on the CPU of a spinning
+# RT task waits there for the rest of the PS (the kernel seldom moves it):
+# on a busy machine every phase poll then lands in an LS.
+n_split_cpus() {
+	[ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs (node on CPU 1, polls on CPU 0)"
+	taskset -p -c 0 $$ > /dev/null || t_fail "cannot pin the test to CPU 0"
+	N_ON=(taskset -c 1)
+}
 
 # n_conf KEY=VALUE...: test defaults (private port, key, log, agent path)
 # plus the given keys, which override them.
@@ -73,7 +85,7 @@ n_start() {
 n_start_dts() {
 	[ -n "$N_CONF" ] || n_conf
 	t_track_cg "$N_CG"
-	"$@" "$BUILD/dts/dts" -f "$N_CONF" > "$T_LOG/dts.out" 2> "$T_LOG/dts.err" &
+	"${N_ON[@]}" "$@" "$BUILD/dts/dts" -f "$N_CONF" > "$T_LOG/dts.out" 2> "$T_LOG/dts.err" &
 	N_DTS=$!
 	t_track "$N_DTS"
 	t_wait_for 10 test -S "$N_SOCK" ||
@@ -95,7 +107,7 @@ n_start_pvmd() {
 	# before the child opened it saw the last pvmd's line and went on
 	: > "$T_LOG/pvmd.out"
 	DTS_SOCKET=$N_SOCK DTS_PVMJOIN=$(dirname "$run")/dts-pvmjoin \
-	    setsid "$@" "$run" --pvmd -- \
+	    setsid "${N_ON[@]}" "$@" "$run" --pvmd -- \
 	    > "$T_LOG/pvmd.out" 2> "$T_LOG/pvmd.err" &
 	N_PVMD=$!
 	t_track "$N_PVMD"

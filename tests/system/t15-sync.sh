@@ -7,16 +7,11 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup sync
-# the node and its gang on CPU 1, this shell and its polls on CPU 0: a
-# poller that wakes on the CPU of a spinning RT task waits there for the
-# rest of the PS (the kernel seldom moves it), so on a busy machine every
-# phase poll landed in an LS
-[ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs (node on CPU 1, polls on CPU 0)"
-taskset -p -c 0 $$ > /dev/null || t_fail "cannot pin the test to CPU 0"
+n_split_cpus
 IP=100000000	# ns
 
 n_conf mode='"static"' ip='"100ms"' ps='"50%"'
-n_start taskset -c 1
+n_start
 n_spawn_spin
 
 field() { sed -n "s/^$1=//p" <<< "$2"; }

@@ -10,18 +10,13 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup failsafe
-# the node and its gang on CPU 1, this shell and its polls on CPU 0: a
-# poller that wakes on the CPU of a spinning RT task waits there for the
-# rest of the PS (the kernel seldom moves it), so on a busy machine every
-# phase poll landed in an LS
-[ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs (node on CPU 1, polls on CPU 0)"
-taskset -p -c 0 $$ > /dev/null || t_fail "cannot pin the test to CPU 0"
+n_split_cpus
 LIMIT_US=100000
 CAPS=0000000000800020	# CAP_KILL (5) | CAP_SYS_NICE (23)
 
 # dts with a long LS (IP 1 s, PS 20%), a pvmd and one PVM task
 n_conf mode='"static"' ip='"1s"' ps='"20%"'
-n_start taskset -c 1
+n_start
 n_spawn_spin
 spin=$N_SPIN
 t_log "gang: pvmd $N_PVMD, PVM task $spin"
@@ -31,7 +26,7 @@ t_log "gang: pvmd $N_PVMD, PVM task $spin"
 restart_dts() {
 	local n
 	n=$(grep -c "taking over the gang" "$T_LOG/dts.log")
-	n_start_dts taskset -c 1
+	n_start_dts
 	t_wait_for 5 eval '[ "$(grep -c "taking over the gang in $N_GANG" "$T_LOG/dts.log")" -gt "$n" ]' ||
 	    t_fail "the new dts did not take over the gang"
 	t_wait_for 3 n_gang_frozen || t_fail "the new dts does not freeze the gang in LS"
@@ -169,7 +164,7 @@ t_sleep 1.2
 kill -0 "$N_DTS" || t_fail "dts exited when pvmd halted"
 [ "$(n_status members)" = 0 ] || t_fail "status: members $(n_status members), want 0"
 # a new pvmd can be adopted, and halting it with dts is clean
-n_start_pvmd taskset -c 1
+n_start_pvmd
 n_spawn_spin
 spin=$N_SPIN
 t_wait_for 3 n_gang_frozen || t_fail "the new gang is not sliced"

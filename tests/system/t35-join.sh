@@ -72,13 +72,9 @@ user_ask() { t_as_user python3 "$T_DIR/bin/joinc.py" "$N_SOCK" "$@"; }
 reply_of() { awk -F'\t' -v r="$2" '$1 == r { print $2 }' "$1"; }
 
 n_conf mode='"static"' ip='"100ms"' ps='"50%"' users="[\"$T_USER\", \"root\"]"
-# the node and its gang on CPU 1, this shell and its polls on CPU 0: a
-# poller that wakes on the CPU of a spinning RT task waits there for the
-# rest of the PS (the kernel seldom moves it)
-[ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs (node on CPU 1, polls on CPU 0)"
-taskset -p -c 0 $$ > /dev/null || t_fail "cannot pin the test to CPU 0"
-n_start_dts taskset -c 1
-N_RUN=$T_DIR/bin/dts-run n_start_pvmd taskset -c 1 "${T_USER_ARGV[@]}"
+n_split_cpus
+n_start_dts
+N_RUN=$T_DIR/bin/dts-run n_start_pvmd "${T_USER_ARGV[@]}"
 
 # ---- 1. the helper; tasks from a shell join ---------------------------------
 t_wait_for 5 n_has_task dts-pvmjoin || t_fail "no dts-pvmjoin in the gang: $(cat "$T_LOG/pvmd.err")"
@@ -112,7 +108,7 @@ for try in 1 2 3; do
 done
 
 # a CPU-bound task from a shell: in the gang, RR, stopped in LS
-taskset -c 1 "${T_USER_ARGV[@]}" "$T_DIR/bin/spin" 60 > /dev/null 2>&1 &
+"${N_ON[@]}" "${T_USER_ARGV[@]}" "$T_DIR/bin/spin" 60 > /dev/null 2>&1 &
 spin=$!
 t_track "$spin"
 t_wait_for 5 n_in_gang "$spin" || t_fail "spin from a shell did not join the gang"
@@ -237,7 +233,7 @@ into_ls() {
 in_ls() { [ "$(n_status phase)" = LS ]; }
 for backend in freezer signal; do
 	n_conf mode='"static"' ip='"1s"' ps='"10%"' backend="\"$backend\""
-	n_start_dts taskset -c 1
+	n_start_dts
 	for try in 1 2 3; do
 		t_wait_for 5 into_ls || t_fail "$backend: no PS start reported"
 		t0=$(_t_now_us)

@@ -9,14 +9,10 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup deadman
-# the node and its gang on CPU 1, this shell and its polls on CPU 0: a
-# poller that wakes on the CPU of a spinning RT task waits there for the
-# rest of the PS (the kernel seldom moves it)
-[ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs (node on CPU 1, polls on CPU 0)"
-taskset -p -c 0 $$ > /dev/null || t_fail "cannot pin the test to CPU 0"
+n_split_cpus
 
 n_conf mode='"static"' ip='"100ms"' ps='"50%"'
-n_start taskset -c 1
+n_start
 n_spawn_spin
 t_wait_for 5 n_phase_is LS || t_fail "not slicing on the configured schedule"
 [ "$(n_status own)" = 1 ] || t_fail "STATUS does not say own schedule at start"
@@ -57,7 +53,7 @@ grep -q "console .* is now the master" "$T_LOG/dts.log" || t_fail "no log of the
 # silence from dts.conf: 3 s, whatever the SI
 n_halt || t_fail "dts did not exit"
 n_conf mode='"static"' ip='"100ms"' ps='"50%"' silence='"3s"'
-n_start taskset -c 1
+n_start
 n_send -S 100000 schedule hpdt 50000 100000 > /dev/null || t_fail "schedule refused"
 sleep 2
 [ "$(n_status mode)" = hpdt ] || t_fail "dead-man fired before the configured silence (3 s)"

@@ -258,7 +258,7 @@ prios_ok() {
 	for p in $spins; do [ "$(t_rtprio "$p")" = "$want" ] || return 1; done
 }
 t_wait_for 2 prios_ok || t_fail "pvmd at RT $(t_rtprio "$pvmd"), its tasks at $(for p in $spins; do t_rtprio "$p"; done): want one below"
-t_log "pvmd at RT priority $(t_rtprio "$pvmd"), its tasks at $(t_rtprio "${spins%% *}")"
+t_log "pvmd at RT priority $(t_rtprio "$pvmd"), its tasks at $(t_rtprio "${spins%%[[:space:]]*}")"
 bad "spawn -n 0 x" 'spawn: -n "0" is not a count from 1 to 1024'
 con -c "spawn $T_DIR/no-such-program"
 [ "$RC" = 1 ] || t_fail "spawn of a missing program succeeded"
