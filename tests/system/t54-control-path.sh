@@ -51,6 +51,19 @@ timed delete delete nosuchhost.invalid
 grep -q "nosuchhost.invalid error" "$T_LOG/delete.out" || t_fail "delete: $(cat "$T_LOG/delete.out")"
 timed tasks tasks
 [ "$(grep -c spin "$T_LOG/tasks.out")" = 65 ] || t_fail "tasks: not 65 spin: $(grep -c spin "$T_LOG/tasks.out")"
+# the gang's own user names a spinning task pvmd (dts knows pvmd by its
+# name): it may reach pvmd's priority, never above, and LS still stops it
+cp "$BUILD/tests/pvm/spin" "$T_DIR/pvmd" || t_fail "cannot copy spin"
+n_pvm -T 20 spawn -n 1 "$T_DIR/pvmd" 0 > "$T_LOG/fake.out" 2>&1 || t_fail "cannot spawn the fake pvmd"
+fake=
+t_wait_for 5 eval 'fake=$(for p in $(n_gang_pids pvmd); do [ "$p" != "$pvmd" ] && echo "$p"; done); [ -n "$fake" ]' ||
+	t_fail "the fake pvmd is not in the gang"
+t_sleep 0.3	# a scan (100 ms) has seen it
+[ "$(t_rtprio "$fake")" -le "$(t_rtprio "$pvmd")" ] ||
+	t_fail "a task named pvmd at RT $(t_rtprio "$fake"), above pvmd's $(t_rtprio "$pvmd")"
+[ "$(t_rtprio "$fake")" -lt "$(t_rtprio "$N_AGENT")" ] || t_fail "a task named pvmd at or above dts-load"
+t_wait_for 2 n_is_stopped "$fake" || t_fail "a task named pvmd is not stopped in LS"
+t_log "a spinning task named pvmd: RT $(t_rtprio "$fake") (pvmd $(t_rtprio "$pvmd"), dts-load $(t_rtprio "$N_AGENT")), stopped in LS"
 timed halt halt
 t_wait_for 10 n_gang_empty || t_fail "halt left $(n_gang_pids | wc -w) gang members"
 n_send schedule static 900 1000 arrival 0 > /dev/null	# release (not active)
