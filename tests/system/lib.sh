@@ -391,6 +391,22 @@ t_rtprio() {
 	echo "${f[37]:-}"
 }
 
+# t_joined_fast WHO CMD...: CMD runs `dts-pvmctl ... joined`; it must say
+# the task ran in the gang at RR within 200 ms of enrolling (IP 100 ms),
+# in one of 3 tries (a busy machine may delay one).
+t_joined_fast() {
+	local who=$1 out ms try
+	shift
+	for try in 1 2 3; do
+		out=$("$@" 2>&1) || t_fail "$who: joined: $out"
+		ms=$(sed -n 's/^joined_ms=\([0-9.]*\) .*/\1/p' <<< "$out")
+		grep -q " policy=RR$" <<< "$out" || t_fail "$who: joined, but at $out"
+		t_log "$who: a task from a shell ran in the gang $ms ms after enrolling"
+		awk -v m="$ms" 'BEGIN { exit !(m < 200) }' && return 0
+	done
+	t_fail "$who: joined only $ms ms after enrolling (IP 100 ms), 3 times"
+}
+
 # Scheduling class as ps(1) names it: TS, FF, RR, B, IDL, DLN; empty if
 # the process is gone.  Read from /proc/PID/stat (its 41st field) with
 # shell builtins, no fork: a check of two processes within one short PS

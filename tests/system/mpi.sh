@@ -230,18 +230,15 @@ for m in balanced distributed hpdt off static; do
 	grep -q "^started: mode $m" <<< "$C_SC_OUT" || t_fail "mode $m: $C_SC_OUT $C_SC_ERR"
 	t_wait_for 10 mode_rows "$m" || t_fail "not every host in $m: $C_SC_OUT"
 	case $m in
-	hpdt)
+	hpdt | off)	# RR or plain, and never stopped
 		t_sleep 0.3
+		want=TS
+		[ "$m" = hpdt ] && want=RR
 		for ((k = 0; k < N; k++)); do
-			[ "$(t_policy "${RANK[k]}")" = RR ] || t_fail "hpdt: rank $k is $(t_policy "${RANK[k]}")"
+			[ "$(t_policy "${RANK[k]}")" = "$want" ] ||
+			    t_fail "$m: rank $k is $(t_policy "${RANK[k]}")"
 		done
-		never_stopped 1 hpdt $(all_ranks) ;;
-	off)
-		t_sleep 0.3
-		for ((k = 0; k < N; k++)); do
-			[ "$(t_policy "${RANK[k]}")" = TS ] || t_fail "off: rank $k is $(t_policy "${RANK[k]}")"
-		done
-		never_stopped 1 off $(all_ranks) ;;
+		never_stopped 1 "$m" $(all_ranks) ;;
 	esac
 done
 t_log "balanced, distributed, hpdt (ranks RR, never stopped), off (ranks TS, never stopped), static: all $N hosts"
