@@ -23,8 +23,8 @@ report_ago(int64_t then, int64_t now, char *buf, size_t len)
 	return buf;
 }
 
-static uint64_t
-rejected_sum(const struct proto_status *st)
+uint64_t
+report_rejected(const struct proto_status *st)
 {
 	uint64_t	 t = 0;
 	int		 i;
@@ -34,21 +34,47 @@ rejected_sum(const struct proto_status *st)
 	return t;
 }
 
+int
+report_skew(const struct node *n, const struct node *ref, double *us)
+{
+	int64_t	 ip;
+
+	if (ref == NULL)
+		return -1;
+	ip = (int64_t)ref->st.ip_us * NS_PER_US;
+	if (n->st.last_ps_ns == 0 || n->st.ip_us != ref->st.ip_us ||
+	    !(n->st.flags & SCHED_F_ACTIVE) || ip == 0)
+		return -1;
+	*us = (double)nodes_skew((int64_t)n->st.last_ps_ns,
+	    (int64_t)ref->st.last_ps_ns, ip) / NS_PER_US;
+	return 0;
+}
+
+const char *
+report_master(const struct proto_status *st, char *buf, size_t len)
+{
+	struct in_addr m = { .s_addr = htonl(st->master) };
+
+	if (st->master == 0)
+		return NULL;
+	if (st->flags & STATUS_F_YOURS)
+		snprintf(buf, len, "this");
+	else
+		inet_ntop(AF_INET, &m, buf, (socklen_t)len);
+	return buf;
+}
+
 /* Skew of n's last PS start against ref, "-" if it has none. */
 static const char *
 skew_text(const struct node *n, const struct node *ref, char *buf,
     size_t len)
 {
-	int64_t	 ip = (int64_t)ref->st.ip_us * NS_PER_US;
+	double	 us;
 
-	if (n->st.last_ps_ns == 0 || n->st.ip_us != ref->st.ip_us ||
-	    !(n->st.flags & SCHED_F_ACTIVE) || ip == 0) {
+	if (report_skew(n, ref, &us) == -1)
 		snprintf(buf, len, "-");
-		return buf;
-	}
-	snprintf(buf, len, "%+.1f", (double)nodes_skew(
-	    (int64_t)n->st.last_ps_ns, (int64_t)ref->st.last_ps_ns, ip) /
-	    NS_PER_US);
+	else
+		snprintf(buf, len, "%+.1f", us);
 	return buf;
 }
 
@@ -56,14 +82,8 @@ skew_text(const struct node *n, const struct node *ref, char *buf,
 static const char *
 master_text(const struct proto_status *st, char *buf, size_t len)
 {
-	struct in_addr m = { .s_addr = htonl(st->master) };
-
-	if (st->master == 0)
+	if (report_master(st, buf, len) == NULL)
 		snprintf(buf, len, "-");
-	else if (st->flags & STATUS_F_YOURS)
-		snprintf(buf, len, "this");
-	else
-		inet_ntop(AF_INET, &m, buf, (socklen_t)len);
 	return buf;
 }
 
@@ -110,8 +130,8 @@ status_row(FILE *f, const struct node *n, const struct node *ref,
 	    "slicing" : "idle", st->ps_us, st->ip_us > st->ps_us ?
 	    st->ip_us - st->ps_us : 0, proto_phase_name(st->phase),
 	    st->load_milli / 1000.0, st->slices, st->overruns,
-	    rejected_sum(st), ref != NULL ? skew_text(n, ref, sk, sizeof(sk)) :
-	    "-", master_text(st, ma, sizeof(ma)), ago);
+	    report_rejected(st), skew_text(n, ref, sk, sizeof(sk)),
+	    master_text(st, ma, sizeof(ma)), ago);
 	if (verbose)
 		status_verbose(f, n);
 }

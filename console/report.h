@@ -53,6 +53,15 @@ void report_load_json(FILE *f, const struct report_src *s,
     const struct rla *r, int64_t now);
 void report_show_json(FILE *f, const struct report_src *src);
 
+/* What both forms print: the sum of a node's rejected datagrams; its
+ * skew against ref in µs (0, or -1 if not comparable); its master,
+ * "this" or an address (NULL: none). */
+uint64_t    report_rejected(const struct proto_status *st);
+int         report_skew(const struct node *n, const struct node *ref,
+		double *us);
+const char *report_master(const struct proto_status *st, char *buf,
+		size_t len);
+
 /* "1.5s ago", "never" */
 const char *report_ago(int64_t then, int64_t now, char *buf, size_t len);
 

@@ -56,28 +56,18 @@ reasons_json(const uint32_t *v32, const uint64_t *v64, int n)
 static json_t *
 master_json(const struct proto_status *st)
 {
-	struct in_addr	 m = { .s_addr = htonl(st->master) };
+	char	 buf[INET_ADDRSTRLEN];
 
-	if (st->master == 0)
-		return json_null();
-	if (st->flags & STATUS_F_YOURS)
-		return json_string("this");
-	return addr_json(m);
+	return report_master(st, buf, sizeof(buf)) != NULL ?
+	    json_string(buf) : NULL;
 }
 
 static json_t *
 skew_json(const struct node *n, const struct node *ref)
 {
-	int64_t	 ip;
+	double	 us;
 
-	if (ref == NULL)
-		return json_null();
-	ip = (int64_t)ref->st.ip_us * NS_PER_US;
-	if (n->st.last_ps_ns == 0 || n->st.ip_us != ref->st.ip_us ||
-	    !(n->st.flags & SCHED_F_ACTIVE) || ip == 0)
-		return json_null();
-	return json_real((double)nodes_skew((int64_t)n->st.last_ps_ns,
-	    (int64_t)ref->st.last_ps_ns, ip) / NS_PER_US);
+	return report_skew(n, ref, &us) == 0 ? json_real(us) : NULL;
 }
 
 static json_t *
@@ -86,8 +76,6 @@ node_status_json(const struct node *n, const struct node *ref, int answered,
 {
 	const struct proto_status	*st = &n->st;
 	json_t				*o = json_object();
-	uint64_t			 rej = 0;
-	int				 i;
 
 	set(o, "host", n->name[0] != '\0' ? json_string(n->name) : NULL);
 	set(o, "address", addr_json(n->addr));
@@ -95,8 +83,6 @@ node_status_json(const struct node *n, const struct node *ref, int answered,
 	set(o, "heard_s", ago_json(n->heard, now));
 	if (!answered)
 		return o;
-	for (i = 0; i < NREJ(st->rejected); i++)
-		rej += st->rejected[i];
 	set(o, "mode", json_string(proto_mode_name(st->mode)));
 	set(o, "slicing", json_boolean(st->flags & SCHED_F_ACTIVE));
 	set(o, "own_schedule", json_boolean(st->flags & STATUS_F_OWN));
@@ -113,7 +99,7 @@ node_status_json(const struct node *n, const struct node *ref, int answered,
 	set(o, "members", json_integer(st->members));
 	set(o, "slices", json_integer((json_int_t)st->slices));
 	set(o, "overruns", json_integer((json_int_t)st->overruns));
-	set(o, "rejected_total", json_integer((json_int_t)rej));
+	set(o, "rejected_total", json_integer((json_int_t)report_rejected(st)));
 	set(o, "rejected", reasons_json(st->rejected, NULL,
 	    NREJ(st->rejected)));
 	set(o, "queue_full", json_integer(st->queue_full));
