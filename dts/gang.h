@@ -69,7 +69,7 @@ int  gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
  * (gang_prio_apply: nothing if the gang is no longer at RR).
  */
 #define GANG_FIX_NS	(100 * 1000 * 1000)	/* 100 ms */
-#define GANG_FIX_MAX	256			/* per scan; the rest next time */
+#define GANG_FIX_MAX	256		/* per scan; the rest next time */
 struct gang_fix {
 	pid_t	 pid;
 	int	 prio;

@@ -16,9 +16,9 @@
  *      exit; the gang stays in its cgroup and a new dts takes it over.
  *
  * Priorities: dts's edge thread FIFO max, its main and intake threads and
- * dts-load FIFO max-1, pvmd RR max-2, its tasks RR max-3.  The thesis has the agent below
- * pvmd, but the agent is also the fail-safe: below the gang it could not
- * run while the gang spins on every CPU.
+ * dts-load FIFO max-1, pvmd RR max-2, its tasks RR max-3.  The thesis has
+ * the agent below pvmd, but the agent is also the fail-safe: below the
+ * gang it could not run while the gang spins on every CPU.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -80,8 +80,8 @@ struct dts {
 	struct sched		 sched;
 	struct dts_agent	 agent;
 	int			 epfd, sigfd;
-	int			 restart_tfd;	/* dts-load again after a back-off */
-	int			 fix_tfd;	/* fix_prios, every GANG_FIX_NS */
+	int			 restart_tfd;	/* dts-load after a back-off */
+	int			 fix_tfd;	/* every GANG_FIX_NS */
 	int			 rt_prio;
 	int			 done;
 };
