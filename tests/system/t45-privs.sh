@@ -81,7 +81,7 @@ chrt -p "$N_AGENT" | grep -q SCHED_FIFO && [ "$(prio "$N_AGENT")" = $((max - 1))
     t_fail "dts-load not at FIFO $((max - 1))"
 
 # ---- the gang: the user's processes, no capability, RR max-2/max-3 ---------
-# (a task inherits pvmd's priority at spawn; dts lowers it within 100 ms)
+# (a task inherits pvmd's priority at spawn; dts lowers it within 1 s)
 want_prio() { [ "$1" = "$N_PVMD" ] && echo $((max - 2)) || echo $((max - 3)); }
 prios_set() {
 	local p

@@ -2,13 +2,13 @@
 # pvmd above its tasks: with 64 CPU-bound PVM tasks spinning at real-time
 # priority, PS 90% of IP 1 ms, pvmd still answers spawn, add, delete and
 # halt at once.  It runs one RT priority above them: the tasks it spawns
-# inherit its priority and dts brings them down within 100 ms; a task
+# inherit its priority and dts brings them down within a second; a task
 # that joined any other way is set to the tasks' priority too.  Before,
 # pvmd shared the tasks' priority and waited behind 64 round-robin
 # quanta: halt took tens of seconds (dts(8), BUGS, of earlier versions).
-# The goal, one IP + 100 ms, is measured by tests/bench (bench-latency);
-# here each command must come back within 5 s, which a busy machine
-# cannot break and the old behaviour could not meet.
+# The goal is one IP + 100 ms; the test logs each command's time (no
+# benchmark measures it yet) and fails one that takes 5 s, which a busy
+# machine cannot break and the old behaviour could not meet.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup control-path
@@ -28,7 +28,7 @@ prios_ok() {
 		[ "$(t_rtprio "$p")" = "$want" ] || return 1
 	done
 }
-t_wait_for 3 prios_ok ||
+t_wait_for 5 prios_ok ||
 	t_fail "tasks not one below pvmd ($(t_rtprio "$pvmd")): $(for p in $(n_gang_pids spin); do t_rtprio "$p"; done | sort | uniq -c | tr '\n' ' ')"
 t_log "pvmd at RT $(t_rtprio "$pvmd"), 64 tasks at $(($(t_rtprio "$pvmd") - 1)), PS 90% of IP 1 ms"
 
@@ -58,7 +58,7 @@ n_pvm -T 20 spawn -n 1 "$T_DIR/pvmd" 0 > "$T_LOG/fake.out" 2>&1 || t_fail "canno
 fake=
 t_wait_for 5 eval 'fake=$(for p in $(n_gang_pids pvmd); do [ "$p" != "$pvmd" ] && echo "$p"; done); [ -n "$fake" ]' ||
 	t_fail "the fake pvmd is not in the gang"
-t_sleep 0.3	# a scan (100 ms) has seen it
+t_sleep 1.3	# a scan (every second) has seen it
 [ "$(t_rtprio "$fake")" -le "$(t_rtprio "$pvmd")" ] ||
 	t_fail "a task named pvmd at RT $(t_rtprio "$fake"), above pvmd's $(t_rtprio "$pvmd")"
 [ "$(t_rtprio "$fake")" -lt "$(t_rtprio "$N_AGENT")" ] || t_fail "a task named pvmd at or above dts-load"
