@@ -53,6 +53,8 @@ timed tasks tasks
 [ "$(grep -c spin "$T_LOG/tasks.out")" = 65 ] || t_fail "tasks: not 65 spin: $(grep -c spin "$T_LOG/tasks.out")"
 # the gang's own user names a spinning task pvmd (dts knows pvmd by its
 # name): it may reach pvmd's priority, never above, and LS still stops it
+# (LS 50 ms of IP 100 ms from here: an LS of 0.1 ms is too short to poll)
+n_send schedule static 50000 100000 > /dev/null || t_fail "no reply to schedule"
 cp "$BUILD/tests/pvm/spin" "$T_DIR/pvmd" || t_fail "cannot copy spin"
 n_pvm -T 20 spawn -n 1 "$T_DIR/pvmd" 0 > "$T_LOG/fake.out" 2>&1 || t_fail "cannot spawn the fake pvmd"
 fake=
