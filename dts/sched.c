@@ -70,15 +70,55 @@ publish(struct sched *s)
 }
 
 /*
+ * Count the time since st->acct_at in the state that held since: phase
+ * and whether the gang was stopped.  Called before either changes.
+ */
+static void
+count_time(struct sched_stats *st, int phase, int stopped, int64_t now)
+{
+	int64_t	 d = now - st->acct_at;
+
+	if (st->acct_at != 0 && d > 0) {
+		if (phase == PHASE_PS)
+			st->ps_ns += (uint64_t)d;
+		else if (phase == PHASE_LS)
+			st->ls_ns += (uint64_t)d;
+		if (stopped)
+			st->stopped_ns += (uint64_t)d;
+	}
+	if (d > 0 || st->acct_at == 0)
+		st->acct_at = now;
+}
+
+static void
+account(struct sched *s, int64_t now)
+{
+	count_time(&s->st, s->phase, s->gang->stopped, now);
+}
+
+static void
+notify(struct sched *s)
+{
+	if (s->on_phase)
+		s->on_phase(s->on_phase_arg, s);
+}
+
+/*
  * The hot path: one gang operation, two clock reads, a few stores.
- * deadline and wake (monotonic) only go into the trace.
+ * deadline and wake (monotonic) go into the trace and the histograms.
+ * The time up to wake counts in the phase before, and a PS is published
+ * (notify) before the gang runs, so a member never reads a stopped time
+ * without the LS it just came out of.
  */
 static void
 enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 {
-	int64_t	 real;
+	int64_t	 real, done;
 
+	account(s, wake);
+	s->phase = phase;
 	if (phase == PHASE_PS) {
+		notify(s);
 		if (s->gang->stopped && gang_cont(s->gang) == -1)
 			log_warn("continue gang");
 		gang_set_idle(s->gang, 0);
@@ -89,12 +129,15 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 			log_warn("stop gang");
 	}
 	real = s->real();
-	trace_record(phase, deadline, wake, s->mono(), real);
+	done = s->mono();
+	trace_record(phase, deadline, wake, done, real);
+	hist_add(&s->st.late, wake - deadline);
+	hist_add(&s->st.op, done - wake);
 	if (phase == PHASE_PS) {
 		s->slices++;
 		s->last_ps_real = real;
-	}
-	s->phase = phase;
+	} else
+		notify(s);
 	if (s->shm)
 		s->shm->phase = (uint32_t)phase;
 }
@@ -102,6 +145,7 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 static void
 stop_slicing(struct sched *s, int rt)
 {
+	account(s, s->mono());
 	s->slicing = 0;
 	s->jump_at = 0;
 	replan(s);
@@ -111,18 +155,40 @@ stop_slicing(struct sched *s, int rt)
 	gang_set_idle(s->gang, 0);
 	s->phase = PHASE_NONE;
 	publish(s);
+	notify(s);
+}
+
+/*
+ * A new origin in the middle of a PS: the gang runs on, and the PS start
+ * of the new origin, at (mono), is recorded as if it had been an edge
+ * (STATUS's last PS start, the trace), not one IP later.  An origin
+ * moved back puts it before the edge recorded last; trace_since() skips
+ * by time, so a reader asking after either still gets each once.
+ */
+static void
+note_ps_start(struct sched *s, int64_t at, int64_t now)
+{
+	int64_t	 real = s->real() - (now - at);
+
+	trace_record(PHASE_PS, at, at, at, real);
+	s->slices++;
+	s->last_ps_real = real;
 }
 
 /*
  * sync_point: restart the loop at origin t0.  jump: a PS starts at t0 even
  * if one is running (arrival sync), and the trace counts it late from t0;
- * otherwise only a change of phase acts.
+ * otherwise only a change of phase acts, or a PS start that moved.
  */
 static void
 start_slicing(struct sched *s, int64_t t0, int64_t ps, int64_t now, int jump)
 {
+	int64_t	 ps_was = -1, ps_at;
 	int	 phase;
 
+	if (s->slicing && s->phase == PHASE_PS && s->sl.edge > 0)
+		ps_was = slice_edge_time(s->sl.t0, s->sl.ps, s->sl.ip,
+		    s->sl.edge - 1);
 	gang_set_rt(s->gang, 1);
 	s->overruns += s->sl.overruns;
 	memset(&s->sl, 0, sizeof(s->sl));
@@ -131,8 +197,14 @@ start_slicing(struct sched *s, int64_t t0, int64_t ps, int64_t now, int jump)
 	s->jump_at = 0;
 	if (phase != s->phase || (jump && phase == PHASE_PS))
 		enter_phase(s, phase, jump && t0 <= now ? t0 : now, now);
+	else if (phase == PHASE_PS && ps_was != -1) {
+		ps_at = slice_edge_time(t0, ps, s->ip, s->sl.edge - 1);
+		if (ps_at > ps_was + NS_PER_US || ps_at < ps_was - NS_PER_US)
+			note_ps_start(s, ps_at, now);
+	}
 	replan(s);
 	publish(s);
+	notify(s);
 }
 
 /*
@@ -424,6 +496,8 @@ sched_unlock(struct sched *s)
 void
 sched_regain(struct sched *s)
 {
+	account(s, s->mono());
+	s->st.failsafe++;
 	gang_forget(s->gang);
 	if (!s->slicing) {
 		gang_set_rt(s->gang, s->active && s->mode == MODE_HPDT);
@@ -457,6 +531,13 @@ sched_load(struct sched *s, uint32_t load_milli, uint32_t ls_pct)
 		    load_milli / 1000.0, ls_pct);
 		start_slicing(s, s->sl.t0, dist_ps(s), s->mono(), 0);
 	}
+}
+
+void
+sched_stats(const struct sched *s, int64_t now_mono, struct sched_stats *out)
+{
+	*out = s->st;
+	count_time(out, s->phase, s->gang->stopped, now_mono);
 }
 
 void
@@ -510,10 +591,12 @@ sched_resume(struct sched *s)
 void
 sched_release(struct sched *s)
 {
+	account(s, s->mono());
 	s->slicing = 0;
 	s->jump_at = 0;
 	replan(s);
 	s->phase = PHASE_NONE;
 	publish(s);
 	gang_release(s->gang);
+	notify(s);
 }

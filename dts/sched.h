@@ -26,10 +26,25 @@
 #include <stdint.h>
 
 #include "gang.h"
+#include "hist.h"
 #include "proto.h"
 #include "rules.h"
 #include "slice.h"
 #include "timeutil.h"
+
+/*
+ * What the gang got, for METRICS and the state file (dts(8), "FILES"):
+ * the time, CLOCK_MONOTONIC ns, spent in each phase while slicing and
+ * stopped (or frozen) for any reason, up to acct_at; the edges' lateness
+ * and gang operations; the fail-safe's releases.
+ */
+struct sched_stats {
+	uint64_t		 ps_ns, ls_ns;	/* slicing, in PS / in LS */
+	uint64_t		 stopped_ns;	/* the gang stopped or frozen */
+	int64_t			 acct_at;	/* mono ns: counted up to here */
+	struct hist		 late, op;	/* per edge the slice loop did */
+	uint32_t		 failsafe;	/* dts-load released the gang */
+};
 
 struct sched {
 	/* desired state; ps as set by the console or the config, in ns */
@@ -57,6 +72,12 @@ struct sched {
 	uint32_t		 load_milli;
 
 	struct rt_budget	 rt;		/* the kernel's RT budget */
+	struct sched_stats	 st;
+
+	/* called under the lock whenever st, the phase or the schedule
+	 * changed; at a PS start before the gang runs (NULL: none) */
+	void			(*on_phase)(void *arg, const struct sched *s);
+	void			*on_phase_arg;
 
 	/* no fail-safe (dts-load cannot run): gang released, schedule kept */
 	int			 suspended;
@@ -117,6 +138,13 @@ void sched_regain(struct sched *s);
 
 /* A report from the Load agent. */
 void sched_load(struct sched *s, uint32_t load_milli, uint32_t ls_pct);
+
+/*
+ * The counters of sched_stats brought up to now_mono (the time since the
+ * last change counted in its phase) into *out; s is not changed.
+ */
+void sched_stats(const struct sched *s, int64_t now_mono,
+    struct sched_stats *out);
 
 /* Fill everything of a STATUS that the scheduler knows. */
 void sched_status(const struct sched *s, struct proto_status *st,

@@ -124,14 +124,14 @@ static80(int64_t ago)
 	    100000, 1000000, real_now - ago);
 }
 
-/* The edge recorded last (at real_now), from the trace ring. */
+/* The edge recorded last (at most 10 ms ago), from the trace ring. */
 static struct trace_edge
 last_edge(void)
 {
 	struct trace_edge	 e[PROTO_TRACE_MAX];
 	int			 more, n;
 
-	n = trace_since(real_now - 1, e, PROTO_TRACE_MAX, &more);
+	n = trace_since(real_now - MS(10), e, PROTO_TRACE_MAX, &more);
 	assert_true(n >= 1);
 	return e[n - 1];
 }
@@ -251,13 +251,24 @@ test_resync(void **state)
 	assert_int_equal(f->s.sl.t0, t0);
 	assert_int_equal(f->s.slices, 1);
 
-	/* with SYNC: a new sync point; still a PS, so no phase change */
+	/* with SYNC: a new sync point; still a PS, so no phase change, but
+	 * its PS start (5 ms ago, not 25) is recorded at once */
 	assert_int_equal(apply(f, sched_msg(MODE_STATIC, SYNC_CLOCK,
 	    SCHED_F_ACTIVE | SCHED_F_SYNC, 80000, 100000, 1000000,
 	    real_now - MS(5))), 0);
 	assert_int_equal(f->s.sl.t0, mono_now - MS(5));
 	assert_string_equal(fake_gang_ops(), "rt1");
-	assert_int_equal(f->s.slices, 1);
+	assert_int_equal(f->s.slices, 2);
+	assert_int_equal(f->s.last_ps_real, real_now - MS(5));
+	assert_int_equal(last_edge().real, real_now - MS(5));
+	assert_int_equal(last_edge().late, 0);
+
+	/* the same PS start by another origin (one IP earlier): not again */
+	assert_int_equal(apply(f, sched_msg(MODE_STATIC, SYNC_CLOCK,
+	    SCHED_F_ACTIVE | SCHED_F_SYNC, 80000, 100000, 1000000,
+	    real_now - MS(105))), 0);
+	assert_int_equal(f->s.slices, 2);
+	assert_string_equal(fake_gang_ops(), "rt1");
 	/* SYNC is an event, not a state */
 	assert_int_equal(f->s.want.flags & SCHED_F_SYNC, 0);
 
@@ -729,6 +740,71 @@ test_overruns(void **state)
 	assert_int_equal(status(f).overruns, 7);
 }
 
+/*
+ * What the gang got: time in PS and LS and stopped, counted up to each
+ * change and brought up to now by sched_stats; the edges' histograms;
+ * the fail-safe's releases; on_phase called before a PS lets the gang
+ * run.
+ */
+static int	 phase_calls, stopped_at_call;
+
+static void
+on_phase(void *arg, const struct sched *s)
+{
+	(void)arg;
+	phase_calls++;
+	stopped_at_call = s->gang->stopped;
+}
+
+static void
+test_stats(void **state)
+{
+	struct fixture		*f = *state;
+	struct sched_stats	 st;
+	int64_t			 t0 = mono_now;
+
+	f->s.on_phase = on_phase;
+	assert_int_equal(apply(f, static80(0)), 0);	/* PS from now */
+	assert_true(phase_calls > 0);
+	advance(MS(80) + US(30));			/* the LS edge, late */
+	sched_timer(&f->s, mono_now);
+	assert_int_equal(f->g.stopped, 1);
+	advance(MS(20) - US(30));			/* the PS edge, on time */
+	phase_calls = 0;
+	sched_timer(&f->s, mono_now);
+	assert_int_equal(f->g.stopped, 0);
+	assert_int_equal(phase_calls, 1);
+	assert_int_equal(stopped_at_call, 1);	/* told before it ran */
+	advance(MS(10));
+
+	sched_stats(&f->s, mono_now, &st);
+	assert_int_equal(st.ps_ns, MS(80) + US(30) + MS(10));
+	assert_int_equal(st.ls_ns, MS(20) - US(30));
+	assert_int_equal(st.stopped_ns, MS(20) - US(30));
+	assert_int_equal(st.acct_at, mono_now);
+	/* sched_stats brings a copy up to now, not the node's own */
+	assert_int_equal(f->s.st.acct_at, t0 + MS(100));
+	/* lateness: 0 at the start, 30 us, 0 */
+	assert_int_equal(hist_count(&st.late), 3);
+	assert_int_equal(st.late.sum_ns, US(30));
+	assert_int_equal(st.late.n[0], 2);		/* <= 5 us */
+	assert_int_equal(st.late.n[3], 1);		/* <= 50 us */
+	assert_int_equal(hist_count(&st.op), 3);
+
+	/* OFF: neither phase nor stopped time grows */
+	assert_int_equal(apply(f, sched_msg(MODE_OFF, SYNC_CLOCK,
+	    SCHED_F_ACTIVE, 80000, 100000, 1000000, 0)), 0);
+	advance(MS(500));
+	sched_stats(&f->s, mono_now, &st);
+	assert_int_equal(st.ps_ns + st.ls_ns, MS(100) + MS(10));
+	assert_int_equal(st.stopped_ns, MS(20) - US(30));
+
+	/* a release by the fail-safe counts */
+	sched_regain(&f->s);
+	assert_int_equal(f->s.st.failsafe, 1);
+	f->s.on_phase = NULL;
+}
+
 static void
 test_status(void **state)
 {
@@ -868,6 +944,7 @@ main(void)
 		T(test_regain),
 		T(test_suspend),
 		T(test_overruns),
+		T(test_stats),
 		T(test_status),
 		T(test_kick),
 		T(test_edge_thread),
