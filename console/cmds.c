@@ -118,6 +118,7 @@ start_flags(struct console *c, const char *what, int flags)
 		c->sch = old;
 		return out_prefix(&c->out, what);
 	}
+	master_started(c, now_mono_ns());
 	fprintf(c->out.f, "%s: mode %s, PS %s of IP %s, SI %s, sync %s; "
 	    "sent to %d destination%s\n", flags & SCHED_F_TAKEOVER ?
 	    "taken over" : "started", proto_mode_name((unsigned)

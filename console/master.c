@@ -194,17 +194,57 @@ master_input(struct console *c, int64_t now)
 	}
 }
 
+/*
+ * The schedule that makes the mode balanced, or starts it, went out at
+ * now: every node answers it.  Had the first reply decided, its node's Q
+ * alone would choose the cluster's PS; so the decision waits for the
+ * round, console.status_wait, as `status` does.
+ */
+static void
+balance_hold(struct console *c, int64_t now)
+{
+	c->m.bal_since = now;
+	c->m.bal_until = now + c->conf.console.status_wait_ns;
+	c->m.bal_known = c->nodes.n;
+}
+
+/*
+ * Is the decision still waiting at now?  The round ends when its time is
+ * over, or earlier when every node known as it began has answered: nodes
+ * never leave the table and a node new to it was heard in the round, so
+ * that is every node in the table heard since.  With no node known, how
+ * many will answer is unknown: the round lasts its whole time.
+ */
+static int
+balance_held(struct console *c, int64_t now)
+{
+	int	 i;
+
+	if (c->m.bal_until == 0)
+		return 0;
+	if (now < c->m.bal_until) {
+		if (c->m.bal_known == 0)
+			return 1;
+		for (i = 0; i < c->nodes.n; i++)
+			if (c->nodes.v[i].heard < c->m.bal_since)
+				return 1;
+	}
+	c->m.bal_until = 0;
+	return 0;
+}
+
 void
 master_balance(struct console *c, int64_t now)
 {
 	char	 err[512], rla[32], ps[32];
 	double	 x;
-	int	 old = c->sch.bal_ls_pct;
+	int	 old = c->sch.bal_ls_pct, held;
 
 	bal_rla(&c->nodes, &c->weights, &c->hosts, now,
 	    con_node_timeout(c), &c->m.rla);
 	c->m.expiry = nodes_next_expiry(&c->nodes, now, con_node_timeout(c));
-	if (c->sch.mode != MODE_BALANCED || c->m.rla.nlive == 0)
+	held = balance_held(c, now);
+	if (c->sch.mode != MODE_BALANCED || held || c->m.rla.nlive == 0)
 		return;
 	x = c->conf.console.rla == RLA_MAX ? c->m.rla.max : c->m.rla.mean;
 	if (!bal_step(&c->bal, x, &c->sch.table, c->conf.console.hysteresis))
@@ -229,8 +269,18 @@ void
 master_mode_changed(struct console *c, int64_t now)
 {
 	bal_reset(&c->bal);
-	if (c->sch.mode == MODE_BALANCED)
+	c->m.bal_until = 0;
+	if (c->sch.mode == MODE_BALANCED) {
+		balance_hold(c, now);
 		master_balance(c, now);
+	}
+}
+
+void
+master_started(struct console *c, int64_t now)
+{
+	if (c->sch.mode == MODE_BALANCED)
+		balance_hold(c, now);
 }
 
 /* The status round is over: the status or the load table. */
@@ -272,7 +322,8 @@ master_timer(struct console *c, int64_t now)
 	if (c->sch.spoken && c->m.next_si != 0 && now >= c->m.next_si &&
 	    master_send(c, now) < 0)
 		log_warnx("%s", c->out.err);
-	if (c->m.expiry != 0 && now >= c->m.expiry)
+	if ((c->m.expiry != 0 && now >= c->m.expiry) ||
+	    (c->m.bal_until != 0 && now >= c->m.bal_until))
 		master_balance(c, now);
 	if (trace_timer(&c->m.trace, now))
 		master_finish(c, c->m.trace.rc);
@@ -297,5 +348,6 @@ master_deadline(const struct console *c)
 		t = earliest(t, c->m.next_si);
 	t = earliest(t, c->m.status_until);
 	t = earliest(t, trace_deadline(&c->m.trace));
+	t = earliest(t, c->m.bal_until);
 	return earliest(t, c->m.expiry);
 }

@@ -5,7 +5,10 @@
  * SCHEDULE with SCHED_F_SYNC, and at once whenever it changes.  In
  * BALANCED mode every STATUS or LOAD updates the node's Q; the RLA is
  * recomputed and, past the hysteresis, Table 2.1 gives a new PS that is
- * sent at once.  A node silent for console.timeout leaves the RLA.
+ * sent at once.  Right after the mode becomes balanced and after start,
+ * the decision waits for the round of replies to that schedule: until
+ * console.status_wait is over, or every node known when it went out has
+ * answered.  A node silent for console.timeout leaves the RLA.
  * `status` is asynchronous: the request goes out, replies are collected
  * for console.status_wait, then the table is printed; meanwhile the loop
  * goes on.  Nothing here blocks; all times are CLOCK_MONOTONIC ns.
@@ -30,6 +33,9 @@ struct master {
 	int		 async_done;	/* an asynchronous command finished */
 	int		 async_rc;	/* ... with this result */
 	int64_t		 expiry;	/* next node timeout to look at */
+	int64_t		 bal_until;	/* balanced waits until, 0 = not */
+	int64_t		 bal_since;	/* ... for replies since */
+	int		 bal_known;	/* ... from the nodes known then */
 	struct rla	 rla;		/* last computed */
 	struct trace_run trace;		/* the `trace` command */
 };
@@ -101,7 +107,13 @@ int64_t master_deadline(const struct console *c);
 /* BALANCED: recompute the RLA and act on it. */
 void master_balance(struct console *c, int64_t now);
 
-/* The mode changed: balanced starts from a fresh RLA. */
+/*
+ * The mode changed: balanced starts from a fresh RLA, and decides once
+ * the replies to the schedule that says so are in.
+ */
 void master_mode_changed(struct console *c, int64_t now);
+
+/* start (or takeover) sent the schedule: balanced waits for the replies. */
+void master_started(struct console *c, int64_t now);
 
 #endif /* DTS_CONSOLE_MASTER_H */

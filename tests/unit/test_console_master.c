@@ -1,9 +1,10 @@
 /*
  * test_console_master.c - the master loop on injected time: SI
- * broadcasts, BALANCED reacting to STATUS/LOAD with hysteresis, nodes
- * timing out of the RLA, status rounds and their table (skew), Ctrl-C
- * (master_cancel) and a trace's end, and the checks on incoming
- * datagrams (bad MAC, replay, own, wrong type, junk).
+ * broadcasts, BALANCED reacting to STATUS/LOAD with hysteresis once
+ * the first round of replies is in, nodes timing out of the RLA, status
+ * rounds and their table (skew), Ctrl-C (master_cancel) and a trace's
+ * end, and the checks on incoming datagrams (bad MAC, replay, own, wrong
+ * type, junk).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,6 +99,10 @@ test_balanced(void **state)
 	assert_int_equal(sch_ps(&f->c.sch), MS(80));	/* no RLA yet */
 	sent = (int)f->c.net.sent;
 	status_from(f, "10.0.0.1", "a", 0.3, 0, t);
+	assert_int_equal(f->c.sch.bal_ls_pct, -1);	/* the round is on */
+	t = master_deadline(&f->c);
+	assert_int_equal(t, f->c.m.bal_until);
+	master_timer(&f->c, t);				/* over */
 	assert_int_equal(f->c.sch.bal_ls_pct, 10);
 	assert_int_equal(sch_ps(&f->c.sch), MS(90));
 	assert_int_equal((int)f->c.net.sent, sent + 1);	/* at once */
@@ -129,6 +134,86 @@ test_balanced(void **state)
 	assert_int_equal(cmds_exec(&f->c, "mode static"), 0);
 	assert_int_equal(f->c.sch.bal_ls_pct, -1);
 	assert_int_equal(sch_ps(&f->c.sch), MS(80));
+}
+
+static char notice_buf[512];
+
+static void
+notice_keep(const char *msg)
+{
+	snprintf(notice_buf, sizeof(notice_buf), "%s", msg);
+}
+
+/*
+ * After start and after `mode balanced`, the first decision waits for the
+ * round of replies (console.status_wait, or every node known has
+ * answered) and takes every reply: Q 0.4 alone is LS 10%, Q 4.0 alone
+ * LS 80%, their mean 2.2 LS 50%.
+ */
+static void
+test_balanced_round(void **state)
+{
+	struct fixture	*f = *state;
+	int64_t		 t0 = now_mono_ns(), t, end;
+	int		 sent;
+
+	f->c.out.notice = notice_keep;
+	notice_buf[0] = '\0';
+	assert_int_equal(cmds_exec(&f->c, "mode balanced"), 0);
+	assert_int_equal(cmds_exec(&f->c, "start"), 0);
+	t = now_mono_ns();
+	sent = (int)f->c.net.sent;
+	/* no node known yet: the round lasts its whole status_wait */
+	end = master_deadline(&f->c);
+	assert_true(end >= t0 + MS(300) && end <= t + MS(300));
+	status_from(f, "10.0.0.1", "a", 0.4, 0, t + MS(1));
+	assert_int_equal(f->c.sch.bal_ls_pct, -1);
+	status_from(f, "10.0.0.2", "b", 4.0, 0, t + MS(11));
+	assert_int_equal(f->c.sch.bal_ls_pct, -1);
+	master_timer(&f->c, end - 1);
+	assert_int_equal(f->c.sch.bal_ls_pct, -1);
+	assert_int_equal((int)f->c.net.sent, sent);
+	assert_string_equal(notice_buf, "");
+	master_timer(&f->c, end);
+	assert_int_equal(f->c.m.rla.nlive, 2);
+	assert_true(fabs(f->c.m.rla.mean - 2.2) < 1e-9);
+	assert_int_equal(f->c.sch.bal_ls_pct, 50);
+	assert_int_equal((int)f->c.net.sent, sent + 1);	/* sent at once */
+	assert_string_equal(notice_buf, "balanced: RLA 2.20 over 2 nodes: "
+	    "LS 50%, PS 50ms");
+	assert_true(master_deadline(&f->c) > end);
+	/* later replies decide as they come */
+	status_from(f, "10.0.0.2", "b", 6.4, 0, end + MS(1));	/* 3.4 */
+	assert_int_equal(f->c.sch.bal_ls_pct, 70);
+}
+
+/* With the nodes known, the round ends when all of them have answered. */
+static void
+test_balanced_round_known(void **state)
+{
+	struct fixture	*f = *state;
+	int64_t		 t = now_mono_ns(), end;
+
+	/* heard a second ago, in static mode: no decision */
+	status_from(f, "10.0.0.1", "a", 0.4, 0, t - SEC);
+	status_from(f, "10.0.0.2", "b", 0.4, 0, t - SEC);
+	assert_int_equal(cmds_exec(&f->c, "start"), 0);
+	/* balanced and back: static ends the wait */
+	assert_int_equal(cmds_exec(&f->c, "mode balanced"), 0);
+	assert_true(master_deadline(&f->c) <= now_mono_ns() + MS(300));
+	assert_int_equal(cmds_exec(&f->c, "mode static"), 0);
+	assert_true(master_deadline(&f->c) > now_mono_ns() + SEC);
+	assert_int_equal(cmds_exec(&f->c, "mode balanced"), 0);
+	end = master_deadline(&f->c);
+	t = now_mono_ns();
+	assert_true(end <= t + MS(300));
+	status_from(f, "10.0.0.1", "a", 4.0, 0, t + MS(1));
+	assert_int_equal(f->c.sch.bal_ls_pct, -1);
+	assert_int_equal(master_deadline(&f->c), end);
+	status_from(f, "10.0.0.2", "b", 4.2, 0, t + MS(11));
+	assert_true(fabs(f->c.m.rla.mean - 4.1) < 1e-9);
+	assert_int_equal(f->c.sch.bal_ls_pct, 90);	/* a alone: 80 */
+	assert_true(master_deadline(&f->c) > end);
 }
 
 static void
@@ -498,14 +583,6 @@ test_incoming(void **state)
 	assert_int_equal(f->c.net.received, 1);
 }
 
-static char notice_buf[512];
-
-static void
-notice_keep(const char *msg)
-{
-	snprintf(notice_buf, sizeof(notice_buf), "%s", msg);
-}
-
 static void
 master_status_from(struct fixture *f, const char *addr, uint8_t flags,
     const char *master, int64_t now)
@@ -569,6 +646,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_si_broadcasts),
 		T(test_balanced),
+		T(test_balanced_round),
+		T(test_balanced_round_known),
 		T(test_node_timeout),
 		T(test_timeout_at_least_two_si),
 		T(test_status_round),
