@@ -1,10 +1,24 @@
 #!/bin/bash
-# run-all.sh BUILD - the whole test suite: unit tests (cmocka), man page
-# lint, system tests on a real pvmd, a short fuzz run, the unit and
-# system tests again under ASan/UBSan, and the unit tests under valgrind.
+# run-all.sh BUILD [PART...] - the whole test suite: unit tests (cmocka),
+# man page lint, system tests on a real pvmd, a short fuzz run, every
+# benchmark once in its --quick form, the unit and system tests again
+# under ASan/UBSan, the unit tests under valgrind, and `make distcheck`.
 # Prints one line per check and ends with "N passed, N failed, N skipped".
+# PARTs run only those parts, in the suite's order: unit man system fuzz
+# bench asan valgrind distcheck (all by default).
 set -u
-build=$(cd "${1:?usage: run-all.sh BUILD}" && pwd)
+usage="usage: run-all.sh BUILD [unit|man|system|fuzz|bench|asan|valgrind|distcheck ...]"
+build=$(cd "${1:?$usage}" && pwd)
+shift
+all="unit man system fuzz bench asan valgrind distcheck"
+for p in "$@"; do
+	case " $all " in
+	*" $p "*) ;;
+	*) echo "run-all.sh: no part \"$p\"; $usage" >&2; exit 2 ;;
+	esac
+done
+parts=" ${*:-$all} "
+want() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=$build/test-results
 rm -rf "$out" && mkdir -p "$out"
@@ -33,10 +47,10 @@ unit_tests() {	# unit_tests BUILDDIR TAG [WRAPPER...]
 }
 
 # 1. unit tests
-unit_tests "$build" unit
+want unit && unit_tests "$build" unit
 
 # 2. man pages: lint clean
-for m in "$build"/man/*.[0-9]; do
+want man && for m in "$build"/man/*.[0-9]; do
 	log="$out/man-$(basename "$m").log"
 	{ mandoc -Tlint -W warning "$m"; groff -man -ww -z "$m"; } > "$log" 2>&1
 	[ -s "$log" ] && rc=1 || rc=0
@@ -48,7 +62,7 @@ done
 systest() {	# systest BUILD TEST LOG
 	sh "$src/tests/system/check.sh" "$1" "$2" > "$3" 2>&1
 }
-for t in "$src"/tests/system/t[0-9]*.sh; do
+want system && for t in "$src"/tests/system/t[0-9]*.sh; do
 	name=$(basename "$t" .sh)
 	log="$out/system-$name.log"
 	systest "$build" "$t" "$log"
@@ -56,21 +70,27 @@ for t in "$src"/tests/system/t[0-9]*.sh; do
 done
 
 # 4. fuzz the datagram decoder briefly
-log="$out/fuzz.log"
-sh "$src/tests/fuzz/run.sh" "$src" "$build/fuzz" "${FUZZ_SECONDS:-20}" > "$log" 2>&1
-result "fuzz: datagram decoder (${FUZZ_SECONDS:-20} s)" $? "$log"
+if want fuzz; then
+	log="$out/fuzz.log"
+	sh "$src/tests/fuzz/run.sh" "$src" "$build/fuzz" "${FUZZ_SECONDS:-20}" > "$log" 2>&1
+	result "fuzz: datagram decoder (${FUZZ_SECONDS:-20} s)" $? "$log"
+fi
 
 # 4b. every benchmark once in its --quick form: they still work
-log="$out/bench-quick.log"
-bash "$src/tests/bench/run.sh" --quick "$build" "$build/bench-quick" > "$log" 2>&1
-grep -E '^(PASS|FAIL): bench' "$log"
-pass=$((pass + $(grep -c '^PASS: bench' "$log")))
-fail=$((fail + $(grep -c '^FAIL: bench' "$log")))
+if want bench; then
+	log="$out/bench-quick.log"
+	bash "$src/tests/bench/run.sh" --quick "$build" "$build/bench-quick" > "$log" 2>&1
+	grep -E '^(PASS|FAIL): bench' "$log"
+	pass=$((pass + $(grep -c '^PASS: bench' "$log")))
+	fail=$((fail + $(grep -c '^FAIL: bench' "$log")))
+fi
 
 # 5. ASan + UBSan: unit tests and the system tests that exercise dts
 san=$build/_sanitize
 log="$out/sanitize-build.log"
-if { mkdir -p "$san" && cd "$san" &&
+if ! want asan; then
+	:
+elif { mkdir -p "$san" && cd "$san" &&
      { [ -f Makefile ] || "$src/configure" -q --enable-sanitizers; } &&
      make -j2 all && make -j2 check TESTS=; } > "$log" 2>&1; then
 	cd "$src"
@@ -98,10 +118,27 @@ else
 fi
 
 # 6. valgrind over the unit tests
-if command -v valgrind > /dev/null; then
+if ! want valgrind; then
+	:
+elif command -v valgrind > /dev/null; then
 	unit_tests "$build" valgrind valgrind -q --error-exitcode=99 --leak-check=full
 else
 	skip=$((skip + 1)); echo "SKIP: valgrind: not installed"
+fi
+
+# 7. make distcheck: the tarball builds, installs and uninstalls cleanly
+# and its unit tests pass (the system tests ran above, from this tree).
+# Its own TMPDIR: distuninstallcheck installs into $TMPDIR/am-dc-PID.
+if want distcheck; then
+	log="$out/distcheck.log"
+	if tmp=$(mktemp -d "${TMPDIR:-/tmp}/dts-distcheck.XXXXXX"); then
+		TMPDIR=$tmp DTS_SYSTEM_TESTS=no make -C "$build" distcheck > "$log" 2>&1
+		rc=$?
+		rm -rf "$tmp"
+	else
+		rc=1; echo "mktemp -d failed" > "$log"
+	fi
+	result "distcheck" $rc "$log"
 fi
 
 echo "$pass passed, $fail failed, $skip skipped"
