@@ -13,6 +13,8 @@
 #                               # then stop dts (N_RC = its status)
 #   n_released / n_until_released T0 MS   # gang thawed, running, TS
 #   n_shares_quiet SECONDS PID...         # CPU shares, retried when busy
+#   n_control_conf; n_start_dts; n_control_gang   # 64 spinning tasks
+#   n_control_op halt           # one PVM command, timed (N_OP_US)
 #
 # N_CG is dts's cgroup subtree (tracked: cleanup empties and removes it),
 # N_GANG its gang cgroup, N_SOCK the adoption socket.
@@ -370,4 +372,67 @@ n_split_ok() {
 		[ "$try" = 1 ] && t_log "PS $ps%: $N_SPLIT_MSG (want $ps/$((100 - ps)) +-$tol); load $(cut -d' ' -f1-3 /proc/loadavg), $(t_foreign_rt "$N_DTS" "$N_AGENT" "$N_PVMD" "$@") other real-time processes: measuring again"
 	done
 	return 1
+}
+
+# ---- the control path under load (t54, bench-control) --------------------
+# 64 CPU-bound PVM tasks spinning at real-time priority, PS 90 % of IP
+# 1 ms: pvmd, one RT priority above them, must still answer the PVM
+# commands at once.  The goal for each command is one IP + 100 ms.
+N_CTL_TASKS=64
+N_CTL_IP_MS=1
+N_CTL_PS_PCT=90
+N_CTL_GOAL_MS=$((N_CTL_IP_MS + 100))
+
+# n_control_conf [KEY=VALUE...]: n_conf with that schedule.
+n_control_conf() {
+	n_conf mode='"static"' ip="\"${N_CTL_IP_MS}ms\"" ps="\"$N_CTL_PS_PCT%\"" "$@"
+}
+
+# n_control_gang: a pvmd in the gang (dts runs) and N_CTL_TASKS spinning
+# tasks, each one RT priority below it (they inherited pvmd's own and dts
+# brought them down); N_PVMD = that pvmd.  Again after a halt, too.
+n_control_gang() {
+	n_start_pvmd
+	n_pvm -T 30 spawn -n "$N_CTL_TASKS" "$BUILD/tests/pvm/spin" 0 > /dev/null ||
+		t_fail "cannot spawn $N_CTL_TASKS tasks"
+	t_wait_for 30 eval '[ "$(n_gang_pids spin | wc -w)" = "$N_CTL_TASKS" ]' ||
+		t_fail "not $N_CTL_TASKS tasks in the gang: $(n_gang_pids spin | wc -w)"
+	N_PVMD=$(n_gang_pids pvmd | head -n 1)
+	[ -n "$N_PVMD" ] || t_fail "no pvmd in the gang"
+	t_wait_for 5 _n_below_pvmd ||
+		t_fail "tasks not one below pvmd ($(t_rtprio "$N_PVMD")): $(for p in $(n_gang_pids spin); do t_rtprio "$p"; done | sort | uniq -c | tr '\n' ' ')"
+}
+
+_n_below_pvmd() {
+	local p want=$(($(t_rtprio "$N_PVMD") - 1))
+	for p in $(n_gang_pids spin); do
+		[ "$(t_rtprio "$p")" = "$want" ] || return 1
+	done
+}
+
+# n_control_op OP: one command of the control path through the PVM client
+# (20 s at most), its output in $T_LOG/OP.out and its wall time in
+# N_OP_US: spawn (one more spinning task), add and delete (a host that
+# does not exist: pvmd's error), tasks, halt (then the gang empties).
+# Returns 1 if the command did not do that (the output says why).
+n_control_op() {
+	local op=$1 out=$T_LOG/$1.out t0 t1
+	local -a cmd
+	case $op in
+	spawn) cmd=(spawn -n 1 "$BUILD/tests/pvm/spin" 0) ;;
+	add|delete) cmd=("$op" nosuchhost.invalid) ;;
+	tasks|halt) cmd=("$op") ;;
+	*) t_fail "n_control_op: no operation $op" ;;
+	esac
+	n_now_us t0
+	n_pvm -T 20 "${cmd[@]}" > "$out" 2>&1
+	n_now_us t1
+	N_OP_US=$((t1 - t0))
+	case $op in
+	spawn) grep -q '^[0-9a-f][0-9a-f]*$' "$out" ;;
+	add|delete) grep -q "nosuchhost.invalid error" "$out" ;;
+	tasks) [ "$(grep -c spin "$out")" = "$(n_gang_pids spin | wc -w)" ] ;;
+	halt) t_wait_for 10 n_gang_empty ||
+		{ echo "halt left $(n_gang_pids | wc -w) gang members" >> "$out"; return 1; } ;;
+	esac
 }
