@@ -13,17 +13,21 @@ out=${2:-$build/bench-out}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 pass=0 fail=0
+. "$src/tests/lock.sh"
 for b in "$src"/tests/bench/bench-*.sh; do
 	[ -e "$b" ] || continue
 	name=$(basename "$b" .sh)
 	name=${name#bench-}
+	# each benchmark holds the system tests' lock (lock.sh) while it runs
+	test_lock "bench-$name" || { fail=$((fail + 1)); echo "FAIL: bench: $name: no lock"; continue; }
 	t0=$(date +%s)
-	if bash "$b" "$build" "$out" $quick > "$out/$name.log" 2>&1 && [ -s "$out/$name.csv" ]; then
+	if bash "$b" "$build" "$out" $quick > "$out/$name.log" 2>&1 9>&- && [ -s "$out/$name.csv" ]; then
 		pass=$((pass + 1)); echo "PASS: bench: $name${quick:+ (quick)} ($(( $(date +%s) - t0 )) s)"
 	else
 		fail=$((fail + 1)); echo "FAIL: bench: $name${quick:+ (quick)} (log: $out/$name.log)"
 		tail -n 20 "$out/$name.log" | sed 's/^/    /'
 	fi
+	exec 9>&-
 done
 # pictures, from whatever CSV the benchmarks wrote
 if command -v python3 > /dev/null && [ -f "$src/tests/bench/svg.py" ]; then

@@ -15,7 +15,7 @@ set -u
 build=${1:?usage: check.sh BUILD TEST}
 t=${2:?usage: check.sh BUILD TEST}
 name=$(basename "$t" .sh)
-lock=${DTS_TEST_LOCK:-/run/lock/dts-system-tests.lock}
+. "$(dirname "$0")/../lock.sh"
 
 skip() {
 	echo "SKIP: $name: $*"
@@ -27,13 +27,7 @@ skip() {
 [ "${DTS_SYSTEM_TESTS:-yes}" != no ] || skip "DTS_SYSTEM_TESTS=no"
 [ -x "$build/dts/dts" ] || skip "not built: $build/dts/dts"
 command -v flock > /dev/null || skip "needs flock (util-linux)"
-mkdir -p "$(dirname "$lock")" || exit 1
 
-# the lock is held by this shell's fd 9, which the test does not inherit
-# past its own exit; the wait for it is not part of the 300 s
-exec 9> "$lock" || exit 1
-if ! flock -n 9; then
-	echo "# $name: waiting for another system test on this machine" >&2
-	flock 9 || exit 1
-fi
+# the wait for the lock is not part of the 300 s
+test_lock "$name" || exit 1
 DTS_BUILD=$build timeout -k 10 300 bash "$t" 9>&-
