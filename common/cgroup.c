@@ -297,6 +297,23 @@ cg_populated(const char *cg)
 	return p[10] == '1';
 }
 
+int
+cg_cpu_ns(const char *cg, uint64_t *ns)
+{
+	char			 buf[1024], *p;
+	unsigned long long	 us;
+
+	if (cg == NULL || cg[0] != '/' ||
+	    cg_read(cg, "cpu.stat", buf, sizeof(buf)) == -1)
+		return -1;
+	if ((p = strstr(buf, "usage_usec ")) == NULL ||
+	    (p != buf && p[-1] != '\n') ||
+	    sscanf(p + 11, "%llu", &us) != 1)
+		return -1;
+	*ns = (uint64_t)us * 1000;
+	return 0;
+}
+
 /*
  * The policy goes first: a stopped member at real-time priority that is
  * continued first could preempt the caller on its CPU.

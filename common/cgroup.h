@@ -12,6 +12,7 @@
 #define DTS_CGROUP_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define CG_PATH_MAX 256	/* a gang directory, NUL included */
@@ -63,6 +64,12 @@ int  cg_read(const char *cg, const char *file, char *buf, size_t len);
 
 /* Is anything left in cg (cgroup.events "populated 1")?  1, 0, or -1. */
 int  cg_populated(const char *cg);
+
+/*
+ * CPU time cg's processes got, ns (cpu.stat usage_usec: every cgroup
+ * has it, with or without the cpu controller).  0, or -1 if unreadable.
+ */
+int  cg_cpu_ns(const char *cg, uint64_t *ns);
 
 /*
  * Release the gang: thaw, SCHED_OTHER for every thread, SIGCONT for every

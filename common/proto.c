@@ -124,6 +124,8 @@ static const int payload_len[PROTO_TYPE_LAST + 1] = {
 	[PROTO_LOAD]       = PROTO_LOAD_LEN,
 	[PROTO_TRACE_REQ]  = PROTO_TRACE_REQ_LEN,
 	[PROTO_TRACE]      = PROTO_TRACE_LEN,
+	[PROTO_METRICS_REQ] = PROTO_METRICS_REQ_LEN,
+	[PROTO_METRICS]    = PROTO_METRICS_LEN,
 };
 
 int
@@ -209,10 +211,52 @@ enc_trace(struct wbuf *w, const struct proto_trace *t)
 	}
 }
 
+static void
+enc_hist(struct wbuf *w, const struct hist *h)
+{
+	int	 i;
+
+	for (i = 0; i < HIST_BUCKETS; i++)
+		put32(w, h->n[i]);
+	put64(w, h->sum_ns);
+}
+
+static void
+enc_metrics(struct wbuf *w, const struct proto_metrics *m)
+{
+	char	 name[PROTO_NAME_LEN] = { 0 };
+	int	 i;
+
+	put64(w, m->uptime_ns);
+	put64(w, m->slices);
+	put64(w, m->overruns);
+	put64(w, m->ps_ns);
+	put64(w, m->ls_ns);
+	put64(w, m->stopped_ns);
+	put64(w, m->gang_cpu_ns);
+	put8(w, m->mode);
+	put8(w, m->phase);
+	put8(w, m->flags);
+	put8(w, 0);
+	put32(w, m->ps_us);
+	put32(w, m->ip_us);
+	put32(w, m->load_milli);
+	put32(w, m->members);
+	put32(w, m->failsafe);
+	put32(w, m->master_changes);
+	put32(w, m->queue_full);
+	for (i = 0; i < REJ_COUNT; i++)
+		put32(w, m->rejected[i]);
+	enc_hist(w, &m->late);
+	enc_hist(w, &m->op);
+	memcpy(name, m->name, strnlen(m->name, PROTO_NAME_LEN - 1));
+	put(w, name, PROTO_NAME_LEN);
+}
+
 int
 proto_encode(const struct proto_msg *m, uint8_t *buf, size_t cap)
 {
-	static const uint8_t	 zeros[PROTO_TRACE_REQ_LEN];
+	static const uint8_t	 zeros[PROTO_MAX_DGRAM];
 	struct wbuf		 w = { .p = buf, .cap = cap };
 	int			 plen = proto_payload_len(m->hdr.type);
 
@@ -245,6 +289,12 @@ proto_encode(const struct proto_msg *m, uint8_t *buf, size_t cap)
 		break;
 	case PROTO_TRACE:
 		enc_trace(&w, &m->u.trace);
+		break;
+	case PROTO_METRICS_REQ:
+		put(&w, zeros, PROTO_METRICS_REQ_LEN);
+		break;
+	case PROTO_METRICS:
+		enc_metrics(&w, &m->u.metrics);
 		break;
 	}
 	if (w.err || w.len != (size_t)(PROTO_HDR_LEN + plen))
@@ -309,6 +359,48 @@ dec_trace(struct rbuf *r, struct proto_trace *t)
 		get(r, pad, sizeof(pad));
 	}
 	return t->count <= PROTO_TRACE_MAX && t->more <= 1 ? 0 : -1;
+}
+
+static void
+dec_hist(struct rbuf *r, struct hist *h)
+{
+	int	 i;
+
+	for (i = 0; i < HIST_BUCKETS; i++)
+		h->n[i] = get32(r);
+	h->sum_ns = get64(r);
+}
+
+static int
+dec_metrics(struct rbuf *r, struct proto_metrics *m)
+{
+	int	 i;
+
+	m->uptime_ns = get64(r);
+	m->slices = get64(r);
+	m->overruns = get64(r);
+	m->ps_ns = get64(r);
+	m->ls_ns = get64(r);
+	m->stopped_ns = get64(r);
+	m->gang_cpu_ns = get64(r);
+	m->mode = get8(r);
+	m->phase = get8(r);
+	m->flags = get8(r);
+	m->reserved = get8(r);
+	m->ps_us = get32(r);
+	m->ip_us = get32(r);
+	m->load_milli = get32(r);
+	m->members = get32(r);
+	m->failsafe = get32(r);
+	m->master_changes = get32(r);
+	m->queue_full = get32(r);
+	for (i = 0; i < REJ_COUNT; i++)
+		m->rejected[i] = get32(r);
+	dec_hist(r, &m->late);
+	dec_hist(r, &m->op);
+	get(r, m->name, PROTO_NAME_LEN);
+	m->name[PROTO_NAME_LEN - 1] = '\0';
+	return m->reserved == 0 ? 0 : -1;
 }
 
 /* Drop the datagram for this reason. */
@@ -376,6 +468,12 @@ proto_decode(const uint8_t *buf, size_t len, struct proto_msg *m,
 		break;	/* the rest is padding */
 	case PROTO_TRACE:
 		if (dec_trace(&r, &m->u.trace) == -1)
+			return reject(why, REJ_RANGE);
+		break;
+	case PROTO_METRICS_REQ:
+		break;	/* padding only, ignored */
+	case PROTO_METRICS:
+		if (dec_metrics(&r, &m->u.metrics) == -1)
 			return reject(why, REJ_RANGE);
 		break;
 	}

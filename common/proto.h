@@ -20,6 +20,8 @@
  *   3  commands signed (Ed25519, hdr.key_id), replies under per-node
  *      keys; rate drops counted in STATUS; one master per node
  *      (SCHED_F_TAKEOVER, STATUS master).  Not compatible with 2.
+ *   4  METRICS_REQ and METRICS: what a node counted since it started,
+ *      for Prometheus.  Not compatible with 3.
  */
 #ifndef DTS_PROTO_H
 #define DTS_PROTO_H
@@ -27,8 +29,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hist.h"
+
 #define PROTO_MAGIC     0x44545331u /* "DTS1" */
-#define PROTO_VERSION   3
+#define PROTO_VERSION   4
 #define PROTO_MAC_LEN   32          /* HMAC-SHA256: node -> console */
 #define PROTO_SIG_LEN   64          /* Ed25519: console -> node */
 #define PROTO_NAME_LEN  32          /* host name in STATUS, NUL padded */
@@ -43,23 +47,27 @@
 
 /* Message types. */
 enum proto_type {
-	PROTO_SCHEDULE   = 1, /* console -> node: full desired state */
-	PROTO_STATUS_REQ = 2, /* console -> node: send me your status */
-	PROTO_STATUS     = 3, /* node -> console: reply to 1 and 2 */
-	PROTO_LOAD       = 4, /* node -> console: load index crossed threshold */
-	PROTO_TRACE_REQ  = 5, /* console -> node: your slice edges after T */
-	PROTO_TRACE      = 6, /* node -> console: up to PROTO_TRACE_MAX edges */
-	PROTO_TYPE_LAST  = PROTO_TRACE
+	PROTO_SCHEDULE    = 1, /* console -> node: full desired state */
+	PROTO_STATUS_REQ  = 2, /* console -> node: send me your status */
+	PROTO_STATUS      = 3, /* node -> console: reply to 1 and 2 */
+	PROTO_LOAD        = 4, /* node -> console: Q crossed the threshold */
+	PROTO_TRACE_REQ   = 5, /* console -> node: your slice edges after T */
+	PROTO_TRACE       = 6, /* node -> console: <= PROTO_TRACE_MAX edges */
+	PROTO_METRICS_REQ = 7, /* console -> node: send me your counters */
+	PROTO_METRICS     = 8, /* node -> console: reply to 7 */
+	PROTO_TYPE_LAST   = PROTO_METRICS
 };
 
 /* Which types a receiver takes (proto_frame's accept mask). */
 #define PROTO_TYPE_BIT(t)   ((t) < 32 ? 1u << (t) : 0u)
 #define PROTO_ACCEPT_NODE   (PROTO_TYPE_BIT(PROTO_SCHEDULE) | \
 			     PROTO_TYPE_BIT(PROTO_STATUS_REQ) | \
-			     PROTO_TYPE_BIT(PROTO_TRACE_REQ))
+			     PROTO_TYPE_BIT(PROTO_TRACE_REQ) | \
+			     PROTO_TYPE_BIT(PROTO_METRICS_REQ))
 #define PROTO_ACCEPT_CONSOLE (PROTO_TYPE_BIT(PROTO_STATUS) | \
 			     PROTO_TYPE_BIT(PROTO_LOAD) | \
-			     PROTO_TYPE_BIT(PROTO_TRACE))
+			     PROTO_TYPE_BIT(PROTO_TRACE) | \
+			     PROTO_TYPE_BIT(PROTO_METRICS))
 
 /* Scheduling modes.  BALANCED is STATIC with PS chosen by the console. */
 enum proto_mode {
@@ -194,6 +202,42 @@ struct proto_trace {
 	struct proto_edge edge[PROTO_TRACE_MAX];
 };
 
+/*
+ * What a node counted since dts started, for Prometheus (dts-console's
+ * `metrics`).  Times are CLOCK_MONOTONIC ns; ps_us to members and flags
+ * as in STATUS.  The u32 counters wrap.
+ */
+struct proto_metrics {
+	uint64_t uptime_ns;  /* since dts started */
+	uint64_t slices;     /* as STATUS */
+	uint64_t overruns;   /* as STATUS */
+	uint64_t ps_ns;      /* slicing, in PS */
+	uint64_t ls_ns;      /* slicing, in LS */
+	uint64_t stopped_ns; /* the gang stopped or frozen, for any reason */
+	uint64_t gang_cpu_ns; /* CPU time the gang cgroup's processes got
+				(its cpu.stat usage_usec * 1000); 0 if
+				unknown */
+	uint8_t  mode;
+	uint8_t  phase;
+	uint8_t  flags;      /* STATUS's */
+	uint8_t  reserved;
+	uint32_t ps_us;      /* in force: DISTRIBUTED, the node's own */
+	uint32_t ip_us;
+	uint32_t load_milli;
+	uint32_t members;
+	uint32_t failsafe;   /* times dts-load released the gang */
+	uint32_t master_changes; /* times a console became the master */
+	uint32_t queue_full; /* as STATUS */
+	uint32_t rejected[REJ_COUNT];
+	struct hist late;    /* slice edges: wake-up after the deadline */
+	struct hist op;      /* slice edges: the gang operation */
+	char     name[PROTO_NAME_LEN];
+};
+
+struct proto_metrics_req {
+	uint8_t  pad[272];   /* a request is never smaller than its reply */
+};
+
 /* Sizes on the wire: checked so a change cannot go unnoticed. */
 #define PROTO_HDR_LEN        24
 #define PROTO_SCHEDULE_LEN   24
@@ -203,6 +247,9 @@ struct proto_trace {
 #define PROTO_EDGE_LEN       20   /* on the wire: no padding after pad[3] */
 #define PROTO_TRACE_LEN      (8 + PROTO_EDGE_LEN * PROTO_TRACE_MAX)
 #define PROTO_TRACE_REQ_LEN  PROTO_TRACE_LEN
+#define PROTO_HIST_LEN       (4 * HIST_BUCKETS + 8)
+#define PROTO_METRICS_LEN    272
+#define PROTO_METRICS_REQ_LEN PROTO_METRICS_LEN
 
 _Static_assert(sizeof(struct proto_hdr) == PROTO_HDR_LEN, "hdr size");
 _Static_assert(offsetof(struct proto_hdr, seq) == 16, "hdr layout");
@@ -219,8 +266,21 @@ _Static_assert(sizeof(struct proto_load) == PROTO_LOAD_LEN, "load size");
 _Static_assert(sizeof(struct proto_trace_req) == PROTO_TRACE_REQ_LEN,
     "trace_req size");
 _Static_assert(PROTO_TRACE_REQ_LEN >= PROTO_TRACE_LEN, "no amplification");
+_Static_assert(sizeof(struct hist) == PROTO_HIST_LEN, "hist size");
+_Static_assert(sizeof(struct proto_metrics) == PROTO_METRICS_LEN,
+    "metrics size");
+_Static_assert(offsetof(struct proto_metrics, rejected) == 88,
+    "metrics layout");
+_Static_assert(offsetof(struct proto_metrics, name) == 88 + 4 * REJ_COUNT +
+    2 * PROTO_HIST_LEN, "metrics layout");
+_Static_assert(sizeof(struct proto_metrics_req) == PROTO_METRICS_REQ_LEN,
+    "metrics_req size");
+_Static_assert(PROTO_METRICS_REQ_LEN >= PROTO_METRICS_LEN,
+    "no amplification");
 _Static_assert(PROTO_HDR_LEN + PROTO_TRACE_REQ_LEN + PROTO_SIG_LEN <=
     PROTO_MAX_DGRAM, "the largest datagram fits");
+_Static_assert(PROTO_HDR_LEN + PROTO_METRICS_REQ_LEN + PROTO_SIG_LEN <=
+    PROTO_MAX_DGRAM, "the metrics request fits");
 
 /* A decoded datagram, in host order. */
 struct proto_msg {
@@ -231,13 +291,14 @@ struct proto_msg {
 		struct proto_load       load;
 		struct proto_trace_req  trace_req;
 		struct proto_trace      trace;
+		struct proto_metrics    metrics;
 	} u;
 };
 
 /* Payload length a type must have, or -1 for an unknown type. */
 int proto_payload_len(unsigned type);
 
-/* 1 for the types a console sends (SCHEDULE, STATUS_REQ, TRACE_REQ). */
+/* 1 for the types a console sends (SCHEDULE and the *_REQ). */
 int proto_is_command(unsigned type);
 
 /* Tag length of a type: PROTO_SIG_LEN for commands, else PROTO_MAC_LEN. */

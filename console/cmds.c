@@ -204,7 +204,7 @@ cmd_status(struct console *c, int argc, char **argv)
 
 	if ((how = report_opts(c, argc, argv, 1)) == -1)
 		return -1;
-	return master_status(c, 0, how, now_mono_ns());
+	return master_status(c, MASTER_STATUS, how, now_mono_ns());
 }
 
 static int
@@ -214,7 +214,13 @@ cmd_load(struct console *c, int argc, char **argv)
 
 	if ((how = report_opts(c, argc, argv, 0)) == -1)
 		return -1;
-	return master_status(c, 1, how, now_mono_ns());
+	return master_status(c, MASTER_LOAD, how, now_mono_ns());
+}
+
+static int
+cmd_metrics(struct console *c, int argc, char **argv)
+{
+	return master_metrics(c, argc > 1 ? argv[1] : NULL, now_mono_ns());
 }
 
 static int
@@ -500,6 +506,13 @@ static const struct cmd_entry table[] = {
 	  "rejected datagrams by\n  reason and more.\n" },
 	{ "load", "[--json]", 0, 1, CMD_C_NONE, cmd_load,
 	  "per node Q, weight W and Q/W; the RLA (mean and max)", NULL },
+	{ "metrics", "[FILE]", 0, 1, CMD_C_NONE, cmd_metrics,
+	  "every node's counters in Prometheus's text format",
+	  "  Asks every node and writes the replies that arrive within\n"
+	  "  console.status_wait, with dts_node_up 0 for a known node that "
+	  "did not\n  answer: to the output, or to FILE, replaced as a "
+	  "whole (FILE.tmp, then\n  renamed) for node_exporter's textfile "
+	  "collector.\n" },
 	{ "trace", "FILE [DUR]", 1, 2, CMD_C_NONE, cmd_trace,
 	  "record every node's slice edges for DUR (5s) into FILE (CSV)",
 	  "  Each node keeps its last 4096 edges; afterwards the console "

@@ -82,19 +82,38 @@ master_changed(struct console *c, int rebase, int64_t now)
 		out_notice(&c->out, "%s", c->out.err);
 }
 
+/* The command of each round, for messages. */
+static const char *const round_name[] = {
+	[MASTER_STATUS] = "status", [MASTER_LOAD] = "load",
+	[MASTER_METRICS] = "metrics"
+};
+
 int
-master_status(struct console *c, int load, int how, int64_t now)
+master_status(struct console *c, int what, int how, int64_t now)
 {
-	struct proto_msg	 m = { .hdr.type = PROTO_STATUS_REQ };
+	struct proto_msg	 m = { .hdr.type = what == MASTER_METRICS ?
+	    PROTO_METRICS_REQ : PROTO_STATUS_REQ };
 
 	if (net_send(&c->net, &m) < 0)
 		return out_err(&c->out, "%s: no destination to ask (see "
-		    "console.nodes, console.unicast)", load ? "load" :
-		    "status");
-	c->m.status_load = load;
+		    "console.nodes, console.unicast)", round_name[what]);
+	c->m.status_what = what;
 	c->m.status_since = now;
 	c->m.status_until = now + c->conf.console.status_wait_ns;
 	c->m.status_how = how;
+	return 0;
+}
+
+int
+master_metrics(struct console *c, const char *path, int64_t now)
+{
+	if (path != NULL && metrics_open(&c->m.metrics, path, c->out.err,
+	    sizeof(c->out.err)) == -1)
+		return -1;
+	if (master_status(c, MASTER_METRICS, 0, now) == -1) {
+		metrics_abort(&c->m.metrics);
+		return -1;
+	}
 	return 0;
 }
 
@@ -117,8 +136,10 @@ master_cancel(struct console *c)
 
 	if (c->m.status_until != 0) {
 		c->m.status_until = 0;
-		fprintf(c->out.f, "%s: interrupted; no table\n",
-		    c->m.status_load ? "load" : "status");
+		metrics_abort(&c->m.metrics);
+		fprintf(c->out.f, "%s: interrupted; no %s\n",
+		    round_name[c->m.status_what], c->m.status_what ==
+		    MASTER_METRICS ? "file written" : "table");
 		n++;
 	}
 	n += trace_cancel(&c->m.trace);
@@ -160,6 +181,9 @@ master_datagram(struct console *c, const struct proto_msg *m,
 		break;
 	case PROTO_LOAD:
 		nodes_load(&c->nodes, from, &m->u.load, now);
+		break;
+	case PROTO_METRICS:
+		nodes_metrics(&c->nodes, from, &m->u.metrics, now);
 		break;
 	case PROTO_TRACE:
 		if (trace_datagram(&c->m.trace, &m->u.trace, from, now))
@@ -283,6 +307,28 @@ master_started(struct console *c, int64_t now)
 		balance_hold(c, now);
 }
 
+/* The metrics round is over: the exposition, to the file or the output. */
+static int
+metrics_report(struct console *c)
+{
+	struct report_src	 src;
+	FILE			*f = c->m.metrics.f;
+	char			 w[32];
+	int			 n;
+
+	master_report_src(c, &src);
+	n = report_metrics(f != NULL ? f : c->out.f, &src, c->m.status_since);
+	if (f != NULL && metrics_commit(&c->m.metrics, c->out.err,
+	    sizeof(c->out.err)) == -1)
+		return -1;
+	fflush(c->out.f);
+	if (n == 0)
+		return out_err(&c->out, "metrics: no node answered within %s",
+		    duration_format(c->conf.console.status_wait_ns, w,
+		    sizeof(w)));
+	return 0;
+}
+
 /* The status round is over: the status or the load table. */
 static int
 status_report(struct console *c, int64_t now)
@@ -291,8 +337,10 @@ status_report(struct console *c, int64_t now)
 	struct rla		 r;
 	char			 w[32];
 
+	if (c->m.status_what == MASTER_METRICS)
+		return metrics_report(c);
 	master_report_src(c, &src);
-	if (c->m.status_load) {
+	if (c->m.status_what == MASTER_LOAD) {
 		bal_rla(&c->nodes, &c->weights, &c->hosts, now,
 		    con_node_timeout(c), &r);
 		if (c->m.status_how & MASTER_JSON)

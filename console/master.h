@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "balance.h"
+#include "metrics.h"
 #include "report.h"
 #include "trace.h"
 
@@ -29,7 +30,8 @@ struct master {
 	int64_t		 status_until;	/* status window closes, 0 = none */
 	int64_t		 status_since;	/* status request sent */
 	int		 status_how;	/* MASTER_VERBOSE, MASTER_JSON */
-	int		 status_load;	/* print the load table, not status */
+	int		 status_what;	/* MASTER_STATUS, _LOAD, _METRICS */
+	struct metrics_file metrics;	/* `metrics FILE`'s file */
 	int		 async_done;	/* an asynchronous command finished */
 	int		 async_rc;	/* ... with this result */
 	int64_t		 expiry;	/* next node timeout to look at */
@@ -58,13 +60,25 @@ int master_send_flags(struct console *c, int flags, int64_t now);
 void master_changed(struct console *c, int rebase, int64_t now);
 
 /*
- * Begin a status round (STATUS_REQ to every destination), to end with the
- * status table, or the load table if load is set: 0, or -1 with c->err.
- * how: MASTER_VERBOSE (status -v), MASTER_JSON (one JSON document).
+ * Begin a status round (STATUS_REQ to every destination), to end with
+ * what: MASTER_STATUS, the status table; MASTER_LOAD, the load table;
+ * MASTER_METRICS (METRICS_REQ instead), the metrics (master_metrics).
+ * 0, or -1 with c->err.  how: MASTER_VERBOSE (status -v), MASTER_JSON
+ * (one JSON document).
  */
+#define MASTER_STATUS	0
+#define MASTER_LOAD	1
+#define MASTER_METRICS	2
 #define MASTER_VERBOSE	1
 #define MASTER_JSON	2
-int master_status(struct console *c, int load, int how, int64_t now);
+int master_status(struct console *c, int what, int how, int64_t now);
+
+/*
+ * Begin a metrics round: the nodes' METRICS in Prometheus's format, to
+ * path (replaced atomically; metrics.h), or to the output if path is
+ * NULL.  0, or -1 with c->err.
+ */
+int master_metrics(struct console *c, const char *path, int64_t now);
 
 /*
  * Begin `trace`: record the nodes' edges for dur into path, then fetch

@@ -63,6 +63,24 @@ nodes_load(struct nodes *ns, struct in_addr addr, const struct proto_load *l,
 	return n;
 }
 
+struct node *
+nodes_metrics(struct nodes *ns, struct in_addr addr,
+    const struct proto_metrics *m, int64_t now)
+{
+	struct node	*n = nodes_get(ns, addr);
+
+	if (n == NULL)
+		return NULL;
+	n->met = *m;
+	n->met.name[PROTO_NAME_LEN - 1] = '\0';
+	memcpy(n->name, n->met.name, sizeof(n->name));
+	n->q = m->load_milli / 1000.0;
+	n->have_q = 1;
+	n->heard = now;
+	n->metrics_at = now;
+	return n;
+}
+
 int
 nodes_live(const struct node *n, int64_t now, int64_t timeout)
 {

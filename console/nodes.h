@@ -27,6 +27,8 @@ struct node {
 	int		 have_q;
 	int64_t		 heard;			/* last datagram */
 	int64_t		 status_at;		/* last STATUS */
+	struct proto_metrics met;		/* last METRICS */
+	int64_t		 metrics_at;		/* its arrival, 0: none */
 };
 
 struct nodes {
@@ -57,6 +59,11 @@ struct node *nodes_status(struct nodes *ns, struct in_addr addr,
     const struct proto_status *st, int64_t now);
 struct node *nodes_load(struct nodes *ns, struct in_addr addr,
     const struct proto_load *l, int64_t now);
+
+/* Record a METRICS from addr at now: its counters, and the node's name
+ * and Q as a STATUS gives them. */
+struct node *nodes_metrics(struct nodes *ns, struct in_addr addr,
+    const struct proto_metrics *m, int64_t now);
 
 /* Heard within timeout of now. */
 int nodes_live(const struct node *n, int64_t now, int64_t timeout);

@@ -1,8 +1,9 @@
 /*
  * report.h - the console's tables: status (one row per node), load
- * (Q, W, Q/W and the RLA) and show (every tunable).  Each writes to a
- * FILE from const data: a report changes nothing, and computes nothing
- * the master keeps (the RLA comes from the caller).
+ * (Q, W, Q/W and the RLA), show (every tunable) and the nodes' metrics
+ * for Prometheus.  Each writes to a FILE from const data: a report
+ * changes nothing, and computes nothing the master keeps (the RLA comes
+ * from the caller).
  */
 #ifndef DTS_CONSOLE_REPORT_H
 #define DTS_CONSOLE_REPORT_H
@@ -52,6 +53,14 @@ int  report_status_json(FILE *f, const struct report_src *s, int64_t since,
 void report_load_json(FILE *f, const struct report_src *s,
     const struct rla *r, int64_t now);
 void report_show_json(FILE *f, const struct report_src *src);
+
+/*
+ * The METRICS of the nodes that answered since `since`, in Prometheus's
+ * text exposition format 0.0.4 (report_prom.c); every node known (the
+ * node table, and the destinations but broadcast addresses) has
+ * dts_node_up, 0 if it did not answer.  Returns how many answered.
+ */
+int  report_metrics(FILE *f, const struct report_src *s, int64_t since);
 
 /* What both forms print: the sum of a node's rejected datagrams; its
  * skew against ref in µs (0, or -1 if not comparable); its master,

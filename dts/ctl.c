@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "ctl.h"
 #include "evfd.h"
 #include "log.h"
@@ -20,6 +21,7 @@ ctl_open(struct ctl *c, const char *addr, int port, const struct auth_key *key,
     char *err, size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
+	c->started = now_mono_ns();
 	c->silence_conf = silence;
 	c->own = *own;
 	if ((c->deadman_tfd = evfd_timer(CLOCK_MONOTONIC)) == -1) {
@@ -62,18 +64,65 @@ is_master(const struct ctl *c, const struct intake_cmd *cmd)
 	    c->console_key == cmd->m.hdr.key_id;
 }
 
+/* What the scheduler says, with the master and whether cmd is from it. */
+static void
+status_of(const struct ctl *c, const struct sched *s,
+    const struct intake_cmd *cmd, struct proto_status *st, int64_t now)
+{
+	sched_status(s, st, now);
+	if (c->have_console) {
+		st->master = ntohl(c->console.sin_addr.s_addr);
+		if (is_master(c, cmd))
+			st->flags |= STATUS_F_YOURS;
+	}
+}
+
 /* A STATUS to the sender of cmd. */
 static void
 send_status(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 {
 	struct proto_msg	 m = { .hdr.type = PROTO_STATUS };
 
-	sched_status(s, &m.u.status, now_mono_ns());
-	if (c->have_console) {
-		m.u.status.master = ntohl(c->console.sin_addr.s_addr);
-		if (is_master(c, cmd))
-			m.u.status.flags |= STATUS_F_YOURS;
-	}
+	status_of(c, s, cmd, &m.u.status, now_mono_ns());
+	(void)intake_send(&c->in, &m, &cmd->from);
+}
+
+/*
+ * A METRICS to the sender of cmd: STATUS's fields and the scheduler's
+ * counters (sched_stats), the gang's CPU time from its cgroup (read
+ * here, on the main thread: never on the edge path).  The intake thread
+ * adds the drop counters and the host name.
+ */
+static void
+send_metrics(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
+{
+	struct proto_msg	 m = { .hdr.type = PROTO_METRICS };
+	struct proto_metrics	*p = &m.u.metrics;
+	struct proto_status	 st;
+	struct sched_stats	 ss;
+	int64_t			 now = now_mono_ns();
+
+	status_of(c, s, cmd, &st, now);
+	sched_stats(s, now, &ss);
+	p->uptime_ns = (uint64_t)(now - c->started);
+	p->slices = st.slices;
+	p->overruns = st.overruns;
+	p->ps_ns = ss.ps_ns;
+	p->ls_ns = ss.ls_ns;
+	p->stopped_ns = ss.stopped_ns;
+	if (cg_cpu_ns(s->gang->cg, &p->gang_cpu_ns) == -1)
+		p->gang_cpu_ns = 0;
+	p->mode = st.mode;
+	p->phase = st.phase;
+	p->flags = st.flags;
+	p->ps_us = st.ps_us;
+	p->ip_us = st.ip_us;
+	p->load_milli = st.load_milli;
+	p->members = st.members;
+	p->failsafe = ss.failsafe;
+	p->master_changes = c->master_changes;
+	p->late = ss.late;
+	p->op = ss.op;
 	(void)intake_send(&c->in, &m, &cmd->from);
 }
 
@@ -171,8 +220,10 @@ schedule(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 		    inet_ntoa(cmd->from.sin_addr), err);
 		return 0;
 	}
-	if (why[0] != '\0')
+	if (why[0] != '\0') {
 		log_info("%s", why);
+		c->master_changes++;
+	}
 	s->own = 0;
 	s->last_console = now_mono_ns();
 	deadman_arm(c, s);
@@ -198,6 +249,9 @@ handle(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 		break;
 	case PROTO_TRACE_REQ:	/* answered with TRACE only */
 		send_trace(c, cmd->m.u.trace_req.since_ns, &cmd->from);
+		return;
+	case PROTO_METRICS_REQ:	/* answered with METRICS only */
+		send_metrics(c, s, cmd);
 		return;
 	default:	/* intake passes nothing else */
 		return;

@@ -2,8 +2,9 @@
  * ctl.h - what dts does with control datagrams (main thread).
  *
  * The intake thread (intake.h) checks every datagram; ctl applies the
- * commands that pass: SCHEDULE to the scheduler, STATUS_REQ and TRACE_REQ
- * answered, and LOAD reports sent to the console that commands us.
+ * commands that pass: SCHEDULE to the scheduler, STATUS_REQ, TRACE_REQ and
+ * METRICS_REQ answered, and LOAD reports sent to the console that commands
+ * us.
  *
  * One master: the console whose SCHEDULE a node follows.  Others are
  * refused (REJ_MASTER) until one sends SCHED_F_TAKEOVER (the console's
@@ -32,6 +33,8 @@ struct ctl {
 	uint32_t		 console_key;
 	int			 have_console;
 	uint64_t		 foreign;	/* others' schedules refused */
+	uint32_t		 master_changes; /* a console became master */
+	int64_t			 started;	/* mono ns, at ctl_open */
 	int			 deadman_tfd;	/* fires after `silence` */
 	int64_t			 silence_conf;	/* 0: 3 SI */
 	struct proto_schedule	 own;		/* the configured schedule */

@@ -235,12 +235,41 @@ receive(struct intake *in, int fd)
 	}
 }
 
+/*
+ * STATUS and METRICS carry the drop counters, those the main thread
+ * decided (rej, qfull: read under the lock) and the thread's own, and
+ * the host name.
+ */
+static void
+stamp(struct intake *in, struct proto_msg *m, const uint32_t *rej,
+    uint32_t qfull)
+{
+	uint32_t	*r, *q;
+	char		*name;
+
+	if (m->hdr.type == PROTO_STATUS) {
+		r = m->u.status.rejected;
+		q = &m->u.status.queue_full;
+		name = m->u.status.name;
+	} else if (m->hdr.type == PROTO_METRICS) {
+		r = m->u.metrics.rejected;
+		q = &m->u.metrics.queue_full;
+		name = m->u.metrics.name;
+	} else
+		return;
+	for (int i = 0; i < REJ_COUNT; i++)
+		r[i] = rej[i] + in->dropped[i];
+	*q = qfull;
+	snprintf(name, PROTO_NAME_LEN, "%s", in->name);
+}
+
 /* Seal and send what the main thread queued. */
 static void
 transmit(struct intake *in)
 {
 	struct intake_out	 o;
 	uint8_t			 buf[PROTO_MAX_DGRAM];
+	uint32_t		 rej[REJ_COUNT], qfull;
 
 	efd_drain(in->out_efd);
 	for (;;) {
@@ -254,18 +283,10 @@ transmit(struct intake *in)
 		o = in->out[in->out_head];
 		in->out_head = (in->out_head + 1) % INTAKE_RING;
 		in->out_n--;
-		if (o.m.hdr.type == PROTO_STATUS) {
-			for (int i = 0; i < REJ_COUNT; i++)
-				o.m.u.status.rejected[i] = in->rejected[i];
-			o.m.u.status.queue_full = (uint32_t)in->overflow;
-		}
+		memcpy(rej, in->rejected, sizeof(rej));
+		qfull = (uint32_t)in->overflow;
 		pthread_mutex_unlock(&in->mu);
-		if (o.m.hdr.type == PROTO_STATUS) {
-			for (int i = 0; i < REJ_COUNT; i++)
-				o.m.u.status.rejected[i] += in->dropped[i];
-			snprintf(o.m.u.status.name, sizeof(o.m.u.status.name),
-			    "%s", in->name);
-		}
+		stamp(in, &o.m, rej, qfull);
 		n = proto_seal(&in->key, &in->seq, now_mono_us(), &o.m, buf,
 		    sizeof(buf));
 		if (n > 0 && sendto(in->fd, buf, (size_t)n, 0,

@@ -90,8 +90,8 @@ int  intake_next(struct intake *in, struct intake_cmd *c);
 
 /*
  * Main thread: seal m and send it to `to` (done by the intake thread).
- * For a STATUS, the intake thread adds its drop counters and the host
- * name.  -1 if the ring is full (counted).
+ * For a STATUS or a METRICS, the intake thread adds its drop counters and
+ * the host name.  -1 if the ring is full (counted).
  */
 int  intake_send(struct intake *in, const struct proto_msg *m,
 		 const struct sockaddr_in *to);

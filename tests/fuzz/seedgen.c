@@ -57,5 +57,13 @@ main(int argc, char **argv)
 	m.hdr.type = PROTO_LOAD;
 	m.u.load.load_milli = 1500;
 	emit(argv[1], "load", &m);
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_METRICS_REQ;
+	emit(argv[1], "metrics_req", &m);
+	m.hdr.type = PROTO_METRICS;
+	m.u.metrics.slices = 10;
+	m.u.metrics.late.n[0] = 20;
+	strcpy(m.u.metrics.name, "node");
+	emit(argv[1], "metrics", &m);
 	return 0;
 }

@@ -4,8 +4,8 @@
  * answered; truncated, oversized, wrong magic or version, wrong type or
  * length, bad signature, unknown key, replayed and out-of-range datagrams
  * are each dropped with their own reason counter and change nothing; one
- * master, takeover, the dead-man switch, TRACE and LOAD.  The scheduler is
- * the real one on a fake gang (fake_gang.h).
+ * master, takeover, the dead-man switch, TRACE, LOAD and METRICS.  The
+ * scheduler is the real one on a fake gang (fake_gang.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +16,9 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -424,7 +426,7 @@ test_malformed(void **state)
 	dropped(f, b, n, REJ_MAGIC);
 
 	n = raw_schedule(&f->a, b, sizeof(b));
-	b[OFF_TYPE] = PROTO_TRACE + 1;	/* the last type + 1 */
+	b[OFF_TYPE] = PROTO_TYPE_LAST + 1;
 	dropped(f, b, n, REJ_TYPE);
 	/* a reply's type, framed right: not for a node */
 	n = (size_t)proto_encode(&m, b, sizeof(b));
@@ -688,6 +690,123 @@ test_load(void **state)
 	assert_int_equal(reply(&f->b, PROTO_LOAD, &m, NONE_MS), 0);
 }
 
+/* A METRICS_REQ from con, answered with a METRICS and nothing else. */
+static struct proto_metrics
+ask_metrics(struct fixture *f, struct console *con)
+{
+	struct proto_msg	 m = { .hdr.type = PROTO_METRICS_REQ };
+
+	send_msg(f, con, m);
+	pump(f);
+	if (!reply(con, PROTO_METRICS, &m, WAIT_MS))
+		fail_msg("no METRICS");
+	return m.u.metrics;
+}
+
+/* The gang's cgroup: a directory with a cpu.stat of usage_usec us. */
+static void
+fake_cpu_stat(struct fixture *f, char *dir, size_t len, const char *text)
+{
+	char	 path[PATH_MAX];
+	FILE	*fp;
+
+	snprintf(dir, len, "/tmp/test_ctl.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/cpu.stat", dir);
+	assert_non_null(fp = fopen(path, "w"));
+	fputs(text, fp);
+	fclose(fp);
+	snprintf(f->g.cg, sizeof(f->g.cg), "%s", dir);
+}
+
+static void
+fake_cpu_stat_remove(const char *dir)
+{
+	char	 path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/cpu.stat", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void
+test_metrics(void **state)
+{
+	struct fixture		*f = *state;
+	struct proto_metrics	 p;
+	struct proto_status	 st;
+	uint8_t			 b[PROTO_MAX_DGRAM];
+	char			 dir[64], host[PROTO_NAME_LEN] = "";
+	size_t			 n;
+
+	/* no cgroup: no CPU time, and no master yet */
+	p = ask_metrics(f, &f->b);
+	assert_true(p.gang_cpu_ns == 0);
+	assert_int_equal(p.master_changes, 0);
+	assert_true(p.uptime_ns > 0);
+
+	fake_cpu_stat(f, dir, sizeof(dir), "usage_usec 1234567\n"
+	    "user_usec 1000000\nsystem_usec 234567\n");
+	(void)command(f, &f->a, schedule(MODE_STATIC, SCHED_F_ACTIVE, 80000,
+	    100000, 1000000));
+	(void)fake_gang_ops();
+	send_raw(f, &f->a, b, 30);	/* short: counted */
+	/* who may ask for a STATUS may ask for METRICS: not only the master */
+	st = ask_status(f, &f->b);
+	p = ask_metrics(f, &f->b);
+	assert_true(p.gang_cpu_ns == 1234567000ull);
+	assert_int_equal(p.mode, MODE_STATIC);
+	assert_int_equal(p.ps_us, 80000);
+	assert_int_equal(p.ip_us, 100000);
+	assert_int_equal(p.flags, SCHED_F_ACTIVE | STATUS_F_HEARD);
+	assert_int_equal(p.master_changes, 1);
+	assert_true(p.slices == st.slices && p.slices >= 1);
+	assert_int_equal(p.rejected[REJ_SHORT], 1);
+	assert_memory_equal(p.rejected, st.rejected, sizeof(st.rejected));
+	/* the PS the schedule began is one edge in each histogram */
+	assert_true(hist_count(&p.late) == p.slices);
+	assert_true(hist_count(&p.op) == p.slices);
+	assert_true(p.ps_ns + p.ls_ns <= p.uptime_ns);
+	gethostname(host, sizeof(host) - 1);
+	assert_string_equal(p.name, host);
+	assert_string_equal(fake_gang_ops(), "");
+	p = ask_metrics(f, &f->a);
+	assert_int_equal(p.flags, SCHED_F_ACTIVE | STATUS_F_HEARD |
+	    STATUS_F_YOURS);
+
+	/* a takeover is a change of master; the same master is not */
+	(void)command(f, &f->b, schedule(MODE_STATIC, SCHED_F_ACTIVE |
+	    SCHED_F_TAKEOVER, 80000, 100000, 1000000));
+	(void)command(f, &f->b, schedule(MODE_STATIC, SCHED_F_ACTIVE, 80000,
+	    100000, 1000000));
+	(void)fake_gang_ops();
+	assert_int_equal(ask_metrics(f, &f->a).master_changes, 2);
+
+	/* the usual checks: each drop counted, nothing answered */
+	fake_cpu_stat_remove(dir);
+	assert_true(ask_metrics(f, &f->a).gang_cpu_ns == 0);
+	n = seal(&f->a, NULL, (struct proto_msg){ .hdr.type =
+	    PROTO_METRICS_REQ }, b, sizeof(b));
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_METRICS_REQ_LEN +
+	    PROTO_SIG_LEN);
+	send_raw(f, &f->a, b, n);
+	pump(f);
+	assert_int_equal(reply(&f->a, PROTO_METRICS, &(struct proto_msg){ 0 },
+	    WAIT_MS), 1);
+	dropped(f, b, n, REJ_REPLAY);
+	dropped(f, b, n - 1, REJ_LENGTH);
+	b[n - 1] ^= 0x80;
+	dropped(f, b, n, REJ_MAC);
+	n = seal(&f->a, &stranger, (struct proto_msg){ .hdr.type =
+	    PROTO_METRICS_REQ }, b, sizeof(b));
+	dropped(f, b, n, REJ_MAC);
+	/* a METRICS is a reply: not for a node */
+	n = (size_t)proto_encode(&(struct proto_msg){ .hdr.type =
+	    PROTO_METRICS }, b, sizeof(b));
+	memset(b + n, 0, PROTO_MAC_LEN);
+	dropped(f, b, n + PROTO_MAC_LEN, REJ_TYPE);
+}
+
 #define T(fn)	cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int
@@ -703,6 +822,7 @@ main(void)
 		T(test_deadman),
 		T(test_trace),
 		T(test_load),
+		T(test_metrics),
 	};
 
 	log_init("test_ctl", LOG_TO_STDERR, NULL, LOG_LVL_ERR);

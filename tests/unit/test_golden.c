@@ -139,7 +139,7 @@ test_schedule(void **state)
 	    PROTO_SIG_LEN);
 	/* the header, as the diagram says */
 	assert_memory_equal(v.b, "DTS1", 4);
-	assert_int_equal(v.b[4], 3);
+	assert_int_equal(v.b[4], 4);
 	assert_int_equal(v.b[5], PROTO_SCHEDULE);
 	check(&v, &m);
 	assert_int_equal(m.hdr.sender, 0x11223344);
@@ -171,6 +171,12 @@ test_requests(void **state)
 	assert_int_equal(m.hdr.type, PROTO_TRACE_REQ);
 	assert_true(m.hdr.seq == 1763770000000002ull);
 	assert_true(m.u.trace_req.since_ns == 1763770000500000000ull);
+	load("METRICS_REQ", &v);
+	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_METRICS_REQ_LEN +
+	    PROTO_SIG_LEN);
+	check(&v, &m);
+	assert_int_equal(m.hdr.type, PROTO_METRICS_REQ);
+	assert_true(m.hdr.seq == 1763770000000003ull);
 }
 
 static void
@@ -234,6 +240,48 @@ test_load_trace(void **state)
 	assert_int_equal(m.u.trace.edge[1].phase, PHASE_LS);
 }
 
+static void
+test_metrics(void **state)
+{
+	static const uint32_t late[HIST_BUCKETS] = { 70000, 1500, 400, 90, 9,
+	    0, 0, 0, 0, 0, 0, 1 };
+	static const uint32_t op[HIST_BUCKETS] = { 71000, 900, 100 };
+	struct vector	 v;
+	struct proto_msg m;
+	const struct proto_metrics *p = &m.u.metrics;
+
+	load("METRICS", &v);
+	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_METRICS_LEN +
+	    PROTO_MAC_LEN);
+	check(&v, &m);
+	assert_int_equal(m.hdr.sender, 0x55667788);
+	assert_true(m.hdr.seq == 1763770000100003ull);
+	assert_true(p->uptime_ns == 3600000000000ull);
+	assert_true(p->slices == 36000 && p->overruns == 2);
+	assert_true(p->ps_ns == 1800000000000ull);
+	assert_true(p->ls_ns == 1799900000000ull);
+	assert_true(p->stopped_ns == 1799950000000ull);
+	assert_true(p->gang_cpu_ns == 1790000000000ull);
+	assert_int_equal(p->mode, MODE_STATIC);
+	assert_int_equal(p->phase, PHASE_LS);
+	assert_int_equal(p->flags, SCHED_F_ACTIVE | STATUS_F_HEARD |
+	    STATUS_F_YOURS);
+	assert_int_equal(p->ps_us, 50000);
+	assert_int_equal(p->ip_us, 100000);
+	assert_int_equal(p->load_milli, 1250);
+	assert_int_equal(p->members, 3);
+	assert_int_equal(p->failsafe, 1);
+	assert_int_equal(p->master_changes, 2);
+	assert_int_equal(p->queue_full, 0);
+	for (int i = 0; i < REJ_COUNT; i++)
+		assert_int_equal(p->rejected[i], i == REJ_MAC ? 7 : 0);
+	assert_memory_equal(p->late.n, late, sizeof(late));
+	assert_true(p->late.sum_ns == 400000000);
+	assert_memory_equal(p->op.n, op, sizeof(op));
+	assert_true(p->op.sum_ns == 200000000);
+	assert_string_equal(p->name, "node1");
+}
+
 int
 main(void)
 {
@@ -242,6 +290,7 @@ main(void)
 		cmocka_unit_test(test_requests),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_load_trace),
+		cmocka_unit_test(test_metrics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

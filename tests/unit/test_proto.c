@@ -113,6 +113,65 @@ test_load_and_req_roundtrip(void **state)
 	assert_true(n >= PROTO_HDR_LEN + PROTO_STATUS_LEN + PROTO_MAC_LEN);
 	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
 	assert_int_equal(out.hdr.type, PROTO_STATUS_REQ);
+
+	m.hdr.type = PROTO_METRICS_REQ;
+	n = wire(&m, buf, sizeof(buf));
+	assert_true(n >= PROTO_HDR_LEN + PROTO_METRICS_LEN + PROTO_MAC_LEN);
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(out.hdr.type, PROTO_METRICS_REQ);
+	assert_true(proto_is_command(PROTO_METRICS_REQ));
+	assert_false(proto_is_command(PROTO_METRICS));
+}
+
+static void
+test_metrics_roundtrip(void **state)
+{
+	struct proto_msg m = { .hdr = { .type = PROTO_METRICS, .seq = 9 } }, out;
+	struct proto_metrics *p = &m.u.metrics;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM];
+
+	p->uptime_ns = 1ull << 50;
+	p->slices = 12345;
+	p->ps_ns = 3;
+	p->ls_ns = 4;
+	p->stopped_ns = 5;
+	p->gang_cpu_ns = UINT64_MAX;
+	p->mode = MODE_DISTRIBUTED;
+	p->phase = PHASE_PS;
+	p->flags = SCHED_F_ACTIVE;
+	p->ps_us = 70000;
+	p->failsafe = 6;
+	p->master_changes = 7;
+	for (int i = 0; i < REJ_COUNT; i++)
+		p->rejected[i] = (uint32_t)(i + 100);
+	for (int i = 0; i < HIST_BUCKETS; i++) {
+		p->late.n[i] = (uint32_t)(i * 7);
+		p->op.n[i] = UINT32_MAX - (uint32_t)i;
+	}
+	p->late.sum_ns = 77;
+	p->op.sum_ns = 88;
+	strcpy(p->name, "metrics-node");
+	int n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_METRICS_LEN + PROTO_MAC_LEN);
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_memory_equal(&out.u.metrics, &m.u.metrics, sizeof(m.u.metrics));
+}
+
+/* Every type's datagram fits, and a node takes exactly the commands. */
+static void
+test_every_type(void **state)
+{
+	for (unsigned t = 1; t <= PROTO_TYPE_LAST; t++) {
+		assert_true(proto_payload_len(t) > 0);
+		assert_true(PROTO_HDR_LEN + (size_t)proto_payload_len(t) +
+		    proto_tag_len(t) <= PROTO_MAX_DGRAM);
+		assert_int_equal(!!(PROTO_ACCEPT_NODE & PROTO_TYPE_BIT(t)),
+		    proto_is_command(t));
+		assert_int_equal(!!(PROTO_ACCEPT_CONSOLE & PROTO_TYPE_BIT(t)),
+		    !proto_is_command(t));
+	}
+	assert_int_equal(proto_payload_len(PROTO_TYPE_LAST + 1), -1);
 }
 
 static void
@@ -320,6 +379,8 @@ main(void)
 		cmocka_unit_test(test_long_name_truncated),
 		cmocka_unit_test(test_load_and_req_roundtrip),
 		cmocka_unit_test(test_trace_roundtrip),
+		cmocka_unit_test(test_metrics_roundtrip),
+		cmocka_unit_test(test_every_type),
 		cmocka_unit_test(test_encode_errors),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_schedule_ranges),

@@ -14,10 +14,10 @@
 
 #include "proto.h"
 
-/* The header of a reply: magic "DTS1", version 3, TYPE, payload length
+/* The header of a reply: magic "DTS1", version 4, TYPE, payload length
  * LEN (16 bits), sender 0x0a0b0c0d, key_id 0, seq 0x0102030405060708. */
 #define HDR(type, len) \
-	0x44, 0x54, 0x53, 0x31, 0x03, (type), ((len) >> 8), ((len) & 0xff), \
+	0x44, 0x54, 0x53, 0x31, 0x04, (type), ((len) >> 8), ((len) & 0xff), \
 	0x0a, 0x0b, 0x0c, 0x0d, 0x00, 0x00, 0x00, 0x00, \
 	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08
 
@@ -65,6 +65,54 @@ static const uint8_t trace_dgram[24 + 328 + 32] = {
 	0x02, 0x00, 0x00, 0x00,
 };
 
+/* METRICS, 272 bytes, then a zero tag. */
+static const uint8_t metrics_dgram[24 + 272 + 32] = {
+	HDR(8, 272),
+	/*  0 uptime_ns 0x0102030405060708, 8 slices 1000, 16 overruns 3 */
+	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xe8,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
+	/* 24 ps_ns 50 s, 32 ls_ns 49 s, 40 stopped_ns 49.5 s */
+	0x00, 0x00, 0x00, 0x0b, 0xa4, 0x3b, 0x74, 0x00,
+	0x00, 0x00, 0x00, 0x0b, 0x68, 0xa0, 0xaa, 0x00,
+	0x00, 0x00, 0x00, 0x0b, 0x86, 0x6e, 0x0f, 0x00,
+	/* 48 gang_cpu_ns 0xffeeddccbbaa9988 */
+	0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88,
+	/* 56 mode 3 (distributed), phase 1 (PS), flags 0x05, reserved */
+	0x03, 0x01, 0x05, 0x00,
+	/* 60 ps_us 90000, 64 ip_us 100000, 68 load_milli 2500 */
+	0x00, 0x01, 0x5f, 0x90, 0x00, 0x01, 0x86, 0xa0,
+	0x00, 0x00, 0x09, 0xc4,
+	/* 72 members 7, 76 failsafe 2, 80 master_changes 5, 84 queue_full 9 */
+	0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x02,
+	0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x09,
+	/* 88 rejected[10]: short 11, long 12, ... master 20 */
+	0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x0c,
+	0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x0e,
+	0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x10,
+	0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0x00, 0x12,
+	0x00, 0x00, 0x00, 0x13, 0x00, 0x00, 0x00, 0x14,
+	/* 128 late: n[12] 1, 2, ..., 12; sum_ns 0x1000 */
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02,
+	0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x04,
+	0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x06,
+	0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x08,
+	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x0a,
+	0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x0c,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00,
+	/* 184 op: n[0] 0x01000000, n[11] 0xffffffff, the rest 0; sum_ns
+	 * 0x8000000000000001 */
+	0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
+	0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	/* 240 name "n7", NUL padded to 32 bytes */
+	'n', '7',
+};
+
 static void
 test_status_decodes(void **state)
 {
@@ -77,7 +125,7 @@ test_status_decodes(void **state)
 	assert_int_equal(proto_decode(status_dgram, sizeof(status_dgram),
 	    &m, &why), 0);
 	assert_int_equal(m.hdr.magic, PROTO_MAGIC);
-	assert_int_equal(m.hdr.version, 3);
+	assert_int_equal(m.hdr.version, 4);
 	assert_int_equal(m.hdr.type, PROTO_STATUS);
 	assert_int_equal(m.hdr.length, 128);
 	assert_int_equal(m.hdr.sender, 0x0a0b0c0d);
@@ -133,6 +181,48 @@ test_trace_decodes(void **state)
 	}
 }
 
+static void
+test_metrics_decodes(void **state)
+{
+	struct proto_msg m;
+	enum proto_reject why;
+	const struct proto_metrics *p = &m.u.metrics;
+
+	(void)state;
+	memset(&m, 0x5a, sizeof(m));
+	assert_int_equal(proto_decode(metrics_dgram, sizeof(metrics_dgram),
+	    &m, &why), 0);
+	assert_int_equal(m.hdr.type, PROTO_METRICS);
+	assert_int_equal(m.hdr.length, 272);
+	assert_true(p->uptime_ns == 0x0102030405060708ull);
+	assert_true(p->slices == 1000);
+	assert_true(p->overruns == 3);
+	assert_true(p->ps_ns == 50000000000ull);
+	assert_true(p->ls_ns == 49000000000ull);
+	assert_true(p->stopped_ns == 49500000000ull);
+	assert_true(p->gang_cpu_ns == 0xffeeddccbbaa9988ull);
+	assert_int_equal(p->mode, MODE_DISTRIBUTED);
+	assert_int_equal(p->phase, PHASE_PS);
+	assert_int_equal(p->flags, SCHED_F_ACTIVE | STATUS_F_OWN);
+	assert_int_equal(p->ps_us, 90000);
+	assert_int_equal(p->ip_us, 100000);
+	assert_int_equal(p->load_milli, 2500);
+	assert_int_equal(p->members, 7);
+	assert_int_equal(p->failsafe, 2);
+	assert_int_equal(p->master_changes, 5);
+	assert_int_equal(p->queue_full, 9);
+	for (unsigned i = 0; i < REJ_COUNT; i++)
+		assert_int_equal(p->rejected[i], i + 11);
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		assert_int_equal(p->late.n[i], i + 1);
+		assert_true(p->op.n[i] == (i == 0 ? 0x01000000u :
+		    i == HIST_BUCKETS - 1 ? 0xffffffffu : 0));
+	}
+	assert_true(p->late.sum_ns == 0x1000);
+	assert_true(p->op.sum_ns == 0x8000000000000001ull);
+	assert_string_equal(p->name, "n7");
+}
+
 /* Our encoder writes the documented bytes (the tag is not its job). */
 static void
 encodes_as(const uint8_t *want, size_t len)
@@ -160,6 +250,22 @@ test_trace_encodes(void **state)
 {
 	(void)state;
 	encodes_as(trace_dgram, sizeof(trace_dgram));
+}
+
+static void
+test_metrics_encodes(void **state)
+{
+	uint8_t b[sizeof(metrics_dgram)];
+	struct proto_msg m;
+	enum proto_reject why;
+
+	(void)state;
+	encodes_as(metrics_dgram, sizeof(metrics_dgram));
+	/* the reserved byte is 0, or the reply is out of range */
+	memcpy(b, metrics_dgram, sizeof(b));
+	b[24 + 59] = 1;
+	assert_int_equal(proto_decode(b, sizeof(b), &m, &why), -1);
+	assert_int_equal(why, REJ_RANGE);
 }
 
 /* One byte off the documented layout is refused, with its reason. */
@@ -195,6 +301,8 @@ main(void)
 		cmocka_unit_test(test_trace_decodes),
 		cmocka_unit_test(test_status_encodes),
 		cmocka_unit_test(test_trace_encodes),
+		cmocka_unit_test(test_metrics_decodes),
+		cmocka_unit_test(test_metrics_encodes),
 		cmocka_unit_test(test_layout_refusals),
 	};
 
