@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -274,6 +275,13 @@ state_map(struct state *st, const char *path, char *err, size_t errlen)
 		close(fd);
 		return -1;
 	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		snprintf(err, errlen, "state file %s: %s", path,
+		    errno == EWOULDBLOCK ? "another dts keeps it" :
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
 	take_over(st, fd, v);
 	if (fchmod(fd, 0644) == -1 || ftruncate(fd, (off_t)st->size) == -1 ||
 	    (m = mmap(NULL, st->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
@@ -287,7 +295,7 @@ state_map(struct state *st, const char *path, char *err, size_t errlen)
 	    fs.f_type != RAMFS_MAGIC)
 		log_warnx("state file %s is not on a tmpfs: writing it on a "
 		    "slice edge may wait for the disk", path);
-	close(fd);
+	st->fd = fd;		/* open, and locked, while we keep it */
 	st->map = m;
 	render(st);
 	v[STATE_PHASE] = PHASE_NONE;
@@ -317,7 +325,9 @@ state_open(struct state *st, const char *path, char *err, size_t errlen)
 void
 state_close(struct state *st)
 {
-	if (st->map != NULL)
+	if (st->map != NULL) {
 		(void)munmap(st->map, st->size);
+		close(st->fd);
+	}
 	st->map = NULL;
 }

@@ -46,6 +46,7 @@ enum state_field {
 
 struct state {
 	char		*map;		/* the file, mapped shared; NULL: none */
+	int		 fd;		/* flock()ed: one dts a file */
 	size_t		 size;
 	size_t		 off[STATE_FIELDS];	/* where each value starts */
 	size_t		 width[STATE_FIELDS];
@@ -64,9 +65,10 @@ struct state {
 int state_open(struct state *st, const char *path, char *err, size_t errlen);
 
 /*
- * Create or reuse path (a regular file of ours), mode 0644, sized and
- * mapped, and write it once with phase none.  The counts, seq and at_ns
- * of a consistent file already there are taken over.  0, or -1 with err.
+ * Create or reuse path (a regular file of ours that no other dts keeps:
+ * flock), mode 0644, sized and mapped, and write it once with phase none.
+ * The counts, seq and at_ns of a consistent file already there are taken
+ * over.  0, or -1 with err.
  */
 int state_map(struct state *st, const char *path, char *err, size_t errlen);
 

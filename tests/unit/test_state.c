@@ -1,9 +1,9 @@
 /*
  * test_state.c - the state file (dts/state.c): its fixed layout, the
  * values the scheduler's on_phase hook writes as dts/sched.c slices a
- * fake gang, the counts a new dts takes over, files it refuses, the
- * sequence lock against a reader in another thread, and what the hook
- * costs (printed, not asserted).
+ * fake gang, the counts a new dts takes over, files it refuses (and one
+ * that another dts keeps), the sequence lock against a reader in another
+ * thread, and what the hook costs (printed, not asserted).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -284,6 +284,7 @@ static void
 test_refused(void **state)
 {
 	struct fixture	*f = *state;
+	struct state	 other;
 	char		 err[256], link[128];
 
 	assert_int_equal(mkdir(f->path, 0755), 0);
@@ -301,6 +302,14 @@ test_refused(void **state)
 	assert_int_equal(state_map(&f->st, "/nonexistent/dir/state", err,
 	    sizeof(err)), -1);
 	assert_non_null(strstr(err, "No such file"));
+
+	/* one dts a file: another is refused while the first keeps it */
+	assert_int_equal(state_map(&f->st, f->path, err, sizeof(err)), 0);
+	assert_int_equal(state_map(&other, f->path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "another dts keeps it"));
+	state_close(&f->st);
+	assert_int_equal(state_map(&other, f->path, err, sizeof(err)), 0);
+	state_close(&other);
 }
 
 /*
@@ -390,7 +399,7 @@ test_cost(void **state)
 {
 	struct fixture	*f = *state;
 	char		 buf[STATE_READ_MAX];
-	const int	 rounds = 1000000;
+	const int	 rounds = 100000;
 	int64_t		 t0, t1, t2;
 	int		 i, len = 0;
 
