@@ -2,7 +2,8 @@
 # The state file (dts(8), SUSPEND AWARENESS), on a node in STATIC mode,
 # PS 50 ms of IP 100 ms, ls_policy stop:
 #  1. dts keeps it at state_file: root's, mode 0644, a size that never
-#     changes, and leaves it with phase none when it ends.
+#     changes, and leaves it with phase none when it ends; the next dts
+#     goes on from its counts.
 #  2. A gang member started by dts-run -- sh finds it in DTS_STATE and
 #     reads it for 2 s as dts(8) says (again until seq equals end): it
 #     reads phase PS (it only runs in PS), the counts move by what the
@@ -47,6 +48,13 @@ for kv in mode=static ls_policy=stop ps_us=00000000000000050000 \
     ip_us=00000000000000100000; do
 	grep -q " $kv " <<< " $s" || t_fail "state file: no $kv in $s"
 done
+
+# state_moved: the file is whole and its seq is above $left's; s = it
+state_moved() {
+	state s && [ "$((10#$(sed 's/.*seq=\([0-9]*\).*/\1/' <<< "$s")))" -gt \
+	    "$((10#$(sed 's/.*seq=\([0-9]*\).*/\1/' <<< "$left")))" ] &&
+	    grep -q " phase=PS \| phase=LS " <<< " $s"
+}
 
 # ---- 2. a gang member reads it ----------------------------------------------
 # Its own clock: date +%s%N after each whole read (CLOCK_REALTIME, which
@@ -152,6 +160,20 @@ state s || t_fail "the state file after dts: $(cat "$N_STATE")"
 grep -q " phase=none " <<< " $s" || t_fail "after dts ended: $s"
 [ "$(stat -c %s "$N_STATE")" = "$size" ] || t_fail "the size changed: $size, then $(stat -c %s "$N_STATE")"
 t_log "left by dts: $s"
+
+# a new dts goes on from the counts it finds (seconds of them: from 0 it
+# would be below them for seconds)
+left=$s
+n_start_dts
+t_wait_for 5 state_moved || t_fail "the new dts did not write the file: $(cat "$N_STATE")"
+kill -TERM "$N_DTS"; n_wait_exit || t_fail "dts did not stop"
+awk -v a="$left" -v b="$s" 'BEGIN {
+	n = split(a, x, " "); for (i = 1; i <= n; i++) { split(x[i], kv, "="); o[kv[1]] = kv[2] + 0 }
+	n = split(b, x, " "); for (i = 1; i <= n; i++) { split(x[i], kv, "="); m[kv[1]] = kv[2] + 0 }
+	exit !(m["seq"] > o["seq"] && m["stopped_ns"] >= o["stopped_ns"] &&
+	    m["ps_ns"] >= o["ps_ns"] && m["ls_ns"] >= o["ls_ns"]) }' ||
+	t_fail "the counts went back: $left, then $s"
+t_log "the next dts went on to: $s"
 
 # ---- 4. state_file = "": no DTS_STATE ------------------------------------------
 n_conf mode='"static"' ip='"100ms"' ps='"50ms"' state_file='""'
