@@ -16,6 +16,9 @@
 #     and completes.
 #  4. With state_file = "" dts-run sets no DTS_STATE, and removes one it
 #     inherited.
+# And the adoption requests: the reply has the STATE line only when
+# asked for (a dts-run from before reads the reply it always did), and a
+# second line that is not STATE is refused.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup state-file
@@ -55,6 +58,31 @@ state_moved() {
 	    "$((10#$(sed 's/.*seq=\([0-9]*\).*/\1/' <<< "$left")))" ] &&
 	    grep -q " phase=PS \| phase=LS " <<< " $s"
 }
+
+# ---- the adoption protocol (adopt_msg.h): the STATE line on request only ------
+if command -v python3 > /dev/null; then
+	# ask REQUEST: dts's reply to one raw request; the asker, adopted,
+	# leaves the gang as it ends
+	ask() {
+		python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.send(sys.argv[2].encode())
+sys.stdout.write(s.recv(512).decode())' "$N_SOCK" "$1"
+	}
+	out=$(ask "ADOPT run") && [ "$out" = "OK " ] ||
+		t_fail "ADOPT run (a dts-run from before): '$out'"
+	t_wait_for 5 n_gang_empty || t_fail "the asker stayed in the gang"
+	out=$(ask $'ADOPT run\nSTATE') && [ "$out" = $'OK \nSTATE '"$N_STATE" ] ||
+		t_fail "ADOPT run + STATE: '$out'"
+	t_wait_for 5 n_gang_empty || t_fail "the asker stayed in the gang"
+	out=$(ask $'ADOPT run\nSTATES') && [ "${out#ERR malformed request}" != "$out" ] ||
+		t_fail "ADOPT run + a bad second line: '$out'"
+	n_gang_empty || t_fail "a malformed request changed the gang"
+else
+	t_log "no python3: the raw adoption requests are not checked"
+fi
 
 # ---- 2. a gang member reads it ----------------------------------------------
 # Its own clock: date +%s%N after each whole read (CLOCK_REALTIME, which
