@@ -16,6 +16,12 @@
  *             "OK"             joined
  *             "ERR <reason>"   refused, one line for the user
  *
+ * An ADOPT request may have a second line, "\nSTATE": tell me the state
+ * file too.  The reply to it then has a second line "\nSTATE <path>"
+ * when dts keeps one (dts.conf: state_file), which dts-run hands to the
+ * gang in STATE_ENV.  A dts from before ignores the second line, and a
+ * dts-run from before never sends it: both read "OK <path>" as always.
+ *
  * dts learns who asks from SO_PEERCRED (pid, uid), never from the request.
  */
 #ifndef DTS_ADOPT_MSG_H
@@ -33,6 +39,11 @@
 /* dts-run --pvmd starts this helper (dts(8), "Tasks started outside
  * pvmd"); the variable names another one. */
 #define PVMJOIN_ENV          "DTS_PVMJOIN"
+
+/* The state file, for the gang (dts(8), "SUSPEND AWARENESS"): dts-run
+ * sets it to what dts names, and unsets it when dts names none. */
+#define STATE_ENV            "DTS_STATE"
+#define ADOPT_STATE_LINE     "STATE"        /* the request's second line */
 
 /*
  * "JOIN <pid>": exactly one space, then 1 to ADOPT_PID_MAX in decimal

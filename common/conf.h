@@ -79,6 +79,7 @@ struct dts_conf {
 	struct conf_strlist console_keys; /* public keys of the consoles
 					     whose signed commands we obey */
 	char    socket[CONF_STR_MAX]; /* adoption socket */
+	char    state_file[CONF_STR_MAX]; /* for the gang; "" = none */
 	char    cgroup[CONF_STR_MAX]; /* "auto" or a path under cgroup2 */
 	int     backend;              /* enum conf_backend */
 	int     rt_priority;          /* dts; dts-load -1, pvmd -2, tasks -3; 0 = max */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "adopt_msg.h"
 #include "auth.h"
 #include "conf_schema.h"
 #include "log.h"
@@ -115,6 +116,10 @@ const struct conf_key confkey_schema[] = {
 	{ .path = "socket", .type = CT_STRING, .def = "/run/dts/dts.sock",
 	  .off = OFF(socket), .valid = valid_path,
 	  .help = "adoption socket the launch script asks (dts-run)" },
+	{ .path = "state_file", .type = CT_STRING, .def = "/run/dts/state",
+	  .off = OFF(state_file), .valid = valid_path_or_empty,
+	  .help = "the gang's phase and stopped time for programs in it, "
+	  "named to them in " STATE_ENV "; \"\" = none" },
 	{ .path = "cgroup", .type = CT_STRING, .def = "auto",
 	  .off = OFF(cgroup), .valid = valid_cgroup,
 	  .help = "dts's cgroup v2 subtree: \"auto\" (systemd's, else /dts) "

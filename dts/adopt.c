@@ -153,18 +153,20 @@ user_allowed(const struct dts_conf *c, const char *name)
 }
 
 /*
- * The checks, in order: a well-formed request, a known peer, a user the
- * config allows, no other gang, a pvmd that exists; then the move.
- * Returns NULL when adopted, or the reason.
+ * The checks, in order: a well-formed request (more: its second line, or
+ * NULL), a known peer, a user the config allows, no other gang, a pvmd
+ * that exists; then the move.  Returns NULL when adopted, or the reason.
  */
 static const char *
-decide(struct adopt *a, const char *req, const struct ucred *cr,
-    const char **name, char *why, size_t whylen)
+decide(struct adopt *a, const char *req, const char *more,
+    const struct ucred *cr, const char **name, char *why, size_t whylen)
 {
 	struct passwd	*pw;
 	int		 members;
 
-	if (strcmp(req, "ADOPT pvmd") != 0 && strcmp(req, "ADOPT run") != 0)
+	if ((strcmp(req, "ADOPT pvmd") != 0 && strcmp(req, "ADOPT run") != 0) ||
+	    (more != NULL && more[0] != '\0' &&
+	    strcmp(more, ADOPT_STATE_LINE) != 0))
 		return "malformed request (expected \"ADOPT pvmd\", "
 		    "\"ADOPT run\" or \"JOIN <pid>\")";
 	pw = getpwuid(cr->uid);
@@ -316,14 +318,16 @@ answer_join(struct adopt *a, int fd, const char *req, const struct ucred *cr)
 	reply(fd, "OK");
 }
 
+/* more: the request's second line, or NULL (adopt_msg.h). */
 static void
-answer_adopt(struct adopt *a, int fd, const char *req,
+answer_adopt(struct adopt *a, int fd, const char *req, const char *more,
     const struct ucred *cr)
 {
 	char		 why[ADOPT_MSG_MAX];
-	const char	*refused, *name = "?";
+	const char	*refused, *name = "?", *exe;
 
-	if ((refused = decide(a, req, cr, &name, why, sizeof(why))) != NULL) {
+	if ((refused = decide(a, req, more, cr, &name, why,
+	    sizeof(why))) != NULL) {
 		a->refused++;
 		log_warnx("adoption refused: pid %d, uid %d: %s",
 		    (int)cr->pid, (int)cr->uid, refused);
@@ -334,14 +338,20 @@ answer_adopt(struct adopt *a, int fd, const char *req,
 	a->gang_uid = cr->uid;
 	log_info("adopted pid %d (user %s) into %s: %s", (int)cr->pid, name,
 	    a->gang->cg, req + 6);
-	reply(fd, "OK %s", strcmp(req, "ADOPT pvmd") == 0 ?
-	    conf_pvmd(a->conf) : "");
+	exe = strcmp(req, "ADOPT pvmd") == 0 ? conf_pvmd(a->conf) : "";
+	if (more != NULL && strcmp(more, ADOPT_STATE_LINE) == 0 &&
+	    a->conf->state_file[0] != '\0')
+		reply(fd, "OK %s\n" ADOPT_STATE_LINE " %s", exe,
+		    a->conf->state_file);
+	else
+		reply(fd, "OK %s", exe);
 }
 
 int
 adopt_input(struct adopt *a, int fd)
 {
 	char		 req[ADOPT_MSG_MAX + 1];
+	char		*more;
 	struct ucred	 cr;
 	socklen_t	 len = sizeof(cr);
 	ssize_t		 n;
@@ -351,11 +361,12 @@ adopt_input(struct adopt *a, int fd)
 		return 0;	/* not yet */
 	if (n > 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0) {
 		req[n] = '\0';
-		req[strcspn(req, "\n")] = '\0';
+		if ((more = strchr(req, '\n')) != NULL)
+			*more++ = '\0';
 		if (strncmp(req, "JOIN", 4) == 0)
 			answer_join(a, fd, req, &cr);
 		else
-			answer_adopt(a, fd, req, &cr);
+			answer_adopt(a, fd, req, more, &cr);
 	}
 	for (int i = 0; i < ADOPT_CONN_MAX; i++)
 		if (a->conn[i] == fd)

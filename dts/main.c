@@ -7,7 +7,8 @@
  * more than the moment the main thread holds the scheduler's lock.
  *
  *   1. config and key (-n: check and exit), trusted only from root
- *   2. UDP control socket, adoption socket, the gang cgroup subtree
+ *   2. UDP control socket, adoption socket, the gang cgroup subtree,
+ *      the state file (state.h)
  *   3. SCHED_FIFO max + mlockall
  *   4. keep only CAP_SYS_NICE and CAP_KILL, not dumpable
  *   5. dts-load at FIFO max-1 (the fail-safe, above the gang)
@@ -49,6 +50,7 @@
 #include "proc.h"
 #include "sched.h"
 #include "spawn.h"
+#include "state.h"
 #include "timeutil.h"
 
 #define AGENT_BACKOFF_MIN (100 * NS_PER_MS)   /* first restart delay */
@@ -78,6 +80,7 @@ struct dts {
 	struct gang		 gang;
 	struct adopt		 adopt;
 	struct sched		 sched;
+	struct state		 state;		/* map NULL: none */
 	struct dts_agent	 agent;
 	int			 epfd, sigfd;
 	int			 restart_tfd;	/* dts-load after a back-off */
@@ -440,6 +443,9 @@ start(struct dts *d)
 	if (adopt_open(&d->adopt, d->conf.socket, &d->conf, &d->gang, err,
 	    sizeof(err)) == -1)
 		die_early("%s", err);
+	if (d->conf.state_file[0] != '\0' && state_open(&d->state,
+	    d->conf.state_file, err, sizeof(err)) == -1)
+		die_early("%s", err);
 	if (priv_rt_self(d->rt_prio) == -1)
 		die_early("SCHED_FIFO %d: %s", d->rt_prio, strerror(errno));
 	if (agent_shm_create(&d->agent) == -1)
@@ -461,7 +467,8 @@ static void
 finish(struct dts *d)
 {
 	sched_stop(&d->sched);
-	sched_release(&d->sched);
+	sched_release(&d->sched);	/* the state file: phase none */
+	state_close(&d->state);
 	agent_stop(&d->agent);
 	adopt_close(&d->adopt);
 	ctl_close(&d->ctl);
@@ -583,6 +590,10 @@ main(int argc, char **argv)
 		fatal("intake thread");
 
 	sched_init(&d.sched, &d.gang, d.agent.shm, d.conf.silence_ns);
+	if (d.state.map != NULL) {
+		d.sched.on_phase = state_hook;
+		d.sched.on_phase_arg = &d.state;
+	}
 	initial_schedule(&d);
 	if (sched_start(&d.sched, d.rt_prio) == -1)
 		fatal("edge thread");

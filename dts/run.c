@@ -10,6 +10,8 @@
  * never reads stdin or writes stdout, which belong to PVM's start-up
  * handshake; a refusal is one line on stderr and exit status 126.  With
  * --pvmd it also starts dts-pvmjoin (start_joiner) before the exec.
+ * The daemon or command gets the path of dts's state file in STATE_ENV
+ * (dts(8), "SUSPEND AWARENESS"), and so does everything it starts.
  */
 #include <config.h>
 
@@ -121,6 +123,32 @@ start_joiner(const char *sock)
 	(void)waitpid(pid, NULL, 0);	/* the first child, gone already */
 }
 
+/*
+ * The lines after the first of dts's "OK" (cut off here): STATE_ENV is
+ * the state file dts names, or unset if it names none (an older dts, or
+ * state_file = "").  Lines it does not know are left alone.
+ */
+static void
+state_env(char *reply)
+{
+	const char	*path = NULL;
+	char		*line = strchr(reply, '\n'), *next;
+	size_t		 klen = strlen(ADOPT_STATE_LINE);
+
+	if (line != NULL)
+		*line++ = '\0';
+	for (; line != NULL; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (strncmp(line, ADOPT_STATE_LINE, klen) == 0 &&
+		    line[klen] == ' ' && line[klen + 1] == '/')
+			path = line + klen + 1;
+	}
+	if (path != NULL ? setenv(STATE_ENV, path, 1) == -1 :
+	    unsetenv(STATE_ENV) == -1)
+		die(RUN_EXIT_REFUSED, "%s: %s", STATE_ENV, strerror(errno));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -150,11 +178,16 @@ main(int argc, char **argv)
 	}
 	if (!pvmd && i >= argc)
 		usage(2);
-	ask(sock, pvmd ? "ADOPT pvmd" : "ADOPT run", reply, sizeof(reply));
-	if (strncmp(reply, "OK ", 3) != 0 && strcmp(reply, "OK") != 0)
+	ask(sock, pvmd ? "ADOPT pvmd\n" ADOPT_STATE_LINE :
+	    "ADOPT run\n" ADOPT_STATE_LINE, reply, sizeof(reply));
+	if (strncmp(reply, "OK ", 3) != 0 && strncmp(reply, "OK\n", 3) != 0 &&
+	    strcmp(reply, "OK") != 0)
 		die(RUN_EXIT_REFUSED, "%s", strncmp(reply, "ERR ", 4) == 0 ?
 		    reply + 4 : "malformed answer from dts");
+	state_env(reply);
 	if (pvmd) {
+		if (reply[2] != ' ' || reply[3] != '/')
+			die(RUN_EXIT_REFUSED, "malformed answer from dts");
 		start_joiner(sock);
 		/* argv[i-1] becomes pvmd's argv[0] */
 		argv[i - 1] = reply + 3;

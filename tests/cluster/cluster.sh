@@ -34,6 +34,7 @@
 # The node service.  Each host hK runs `dts -f $T_DIR/hK/dts.conf` in the
 # foreground of a background job of ours, inside hK's namespaces, with
 #   socket = "$T_DIR/hK/dts.sock"      (the adoption socket)
+#   state_file = "$T_DIR/hK/state"     (for the gang: DTS_STATE)
 #   cgroup = "/dts-test.<pid>.<test>.hK" (t_cg_name hK: unique per run and
 #                                      host; the gang is <mount><cgroup>/gang)
 # c_up starts it on every host (C_DTS_HOSTS) before any pvmd, and tracks
@@ -447,11 +448,12 @@ _c_write_conf() {
 		[load_agent]="\"$BUILD/load/dts-load\""
 		[pvmd]='"/usr/bin/pvmd"'
 		[socket]="\"$T_DIR/$h/dts.sock\""
+		[state_file]="\"$T_DIR/$h/state\""
 		[cgroup]="\"$(t_cg_name "$h")\""
 	)
 	{
 		echo "# dts.conf of $h (tests/cluster/cluster.sh)"
-		for key in port key_file console_keys log_file log_level load_agent pvmd socket cgroup; do
+		for key in port key_file console_keys log_file log_level load_agent pvmd socket state_file cgroup; do
 			grep -qE "^[[:space:]]*${key}[[:space:]]*[=:]" <<< "$extra" ||
 			    printf '%s = %s;\n' "$key" "${def[$key]}"
 		done

@@ -17,7 +17,8 @@
 #   n_control_op halt           # one PVM command, timed (N_OP_US)
 #
 # N_CG is dts's cgroup subtree (tracked: cleanup empties and removes it),
-# N_GANG its gang cgroup, N_SOCK the adoption socket.
+# N_GANG its gang cgroup, N_SOCK the adoption socket, N_STATE the state
+# file (dts.conf: state_file).
 
 N_PORT=${N_PORT:-$((20000 + ($$ * 7 + RANDOM) % 20000))}
 N_CONF=
@@ -28,6 +29,7 @@ N_PUB=
 N_CG=
 N_GANG=
 N_SOCK=
+N_STATE=
 N_DTS=
 N_PVMD=
 N_AGENT=
@@ -52,6 +54,7 @@ n_conf() {
 	N_SECRET=$T_DIR/nodes.key
 	N_SIGN=$T_DIR/console.key
 	N_SOCK=$T_DIR/dts.sock
+	N_STATE=$T_DIR/state
 	N_CG=$(t_cg_dir)
 	N_GANG=$N_CG/gang
 	t_keys "$T_DIR" || t_fail "cannot make the keys"
@@ -66,6 +69,7 @@ n_conf() {
 		[log_level]='"debug"'
 		[load_agent]="\"$BUILD/load/dts-load\""
 		[socket]="\"$N_SOCK\""
+		[state_file]="\"$N_STATE\""
 		[cgroup]="\"$(t_cg_name)\""
 	)
 	local a

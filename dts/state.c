@@ -1,0 +1,333 @@
+/*
+ * state.c - the state file.  See state.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include "conf.h"
+#include "log.h"
+#include "names.h"
+#include "proto.h"
+#include "state.h"
+#include "timeutil.h"
+
+/* The lines: a key, and the name table of its value (NULL: a number). */
+static const struct {
+	const char		*key;
+	const char *const	*names;
+} fields[STATE_FIELDS] = {
+	[STATE_SEQ] =		{ "seq", NULL },
+	[STATE_PHASE] =		{ "phase", proto_phase_names },
+	[STATE_LS_POLICY] =	{ "ls_policy", conf_ls_policy_names },
+	[STATE_MODE] =		{ "mode", proto_mode_names },
+	[STATE_PS_US] =		{ "ps_us", NULL },
+	[STATE_IP_US] =		{ "ip_us", NULL },
+	[STATE_STOPPED_NS] =	{ "stopped_ns", NULL },
+	[STATE_PS_NS] =		{ "ps_ns", NULL },
+	[STATE_LS_NS] =		{ "ls_ns", NULL },
+	[STATE_AT_NS] =		{ "at_ns", NULL },
+	[STATE_END] =		{ "end", NULL },
+};
+
+/* Two digits at a time: 10 divisions by a constant for a number. */
+static const char two_digits[] =
+	"00010203040506070809101112131415161718192021222324"
+	"25262728293031323334353637383940414243444546474849"
+	"50515253545556575859606162636465666768697071727374"
+	"75767778798081828384858687888990919293949596979899";
+
+const char *
+state_key(enum state_field f)
+{
+	return (unsigned)f < STATE_FIELDS ? fields[f].key : "?";
+}
+
+/* Five digits of x < 100000. */
+static void
+put5(char *p, uint32_t x)
+{
+	p[0] = (char)('0' + x / 10000);
+	x %= 10000;
+	memcpy(p + 1, two_digits + 2 * (x / 100), 2);
+	memcpy(p + 3, two_digits + 2 * (x % 100), 2);
+}
+
+/*
+ * STATE_DIGITS (20) digits, zero-padded: four independent groups of five
+ * in 32-bit arithmetic, not a chain of twenty divisions (a third of the
+ * time).
+ */
+static void
+put_num(char *p, uint64_t v)
+{
+	uint64_t	 hi = v / 10000000000ULL, lo = v % 10000000000ULL;
+
+	put5(p, (uint32_t)(hi / 100000));
+	put5(p + 5, (uint32_t)(hi % 100000));
+	put5(p + 10, (uint32_t)(lo / 100000));
+	put5(p + 15, (uint32_t)(lo % 100000));
+}
+
+/* A name left-aligned in width, padded with spaces; "?" past the table. */
+static void
+put_name(char *p, size_t width, const char *const *names, uint64_t v)
+{
+	const char	*n = v <= UINT32_MAX ? names_get(names, (unsigned)v) :
+	    "?";
+	size_t		 len = strlen(n);
+
+	if (len > width)
+		len = width;
+	memcpy(p, n, len);
+	memset(p + len, ' ', width - len);
+}
+
+static size_t
+names_width(const char *const *names)
+{
+	size_t	 w = 1, i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (strlen(names[i]) > w)
+			w = strlen(names[i]);
+	return w;
+}
+
+static void
+layout(struct state *st)
+{
+	size_t	 off = 0;
+	int	 f;
+
+	for (f = 0; f < STATE_FIELDS; f++) {
+		off += strlen(fields[f].key) + 1;
+		st->off[f] = off;
+		st->width[f] = fields[f].names != NULL ?
+		    names_width(fields[f].names) : STATE_DIGITS;
+		off += st->width[f] + 1;
+	}
+	st->size = off;
+}
+
+void
+state_put(struct state *st, const uint64_t v[STATE_FIELDS])
+{
+	char		*m = st->map;
+	uint64_t	 seq = ++st->seq;
+	int		 f;
+
+	put_num(m + st->off[STATE_END], seq);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (f = STATE_SEQ + 1; f < STATE_END; f++) {
+		if (st->put > 0 && v[f] == st->last[f])
+			continue;	/* the same text is there */
+		st->last[f] = v[f];
+		if (fields[f].names != NULL)
+			put_name(m + st->off[f], st->width[f], fields[f].names,
+			    v[f]);
+		else
+			put_num(m + st->off[f], v[f]);
+	}
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	put_num(m + st->off[STATE_SEQ], seq);
+	st->put++;
+}
+
+void
+state_hook(void *arg, const struct sched *s)
+{
+	struct state	*st = arg;
+	uint64_t	 v[STATE_FIELDS];
+
+	v[STATE_PHASE] = (uint64_t)s->phase;
+	v[STATE_LS_POLICY] = s->ls_idle ? LS_IDLE : LS_STOP;
+	v[STATE_MODE] = (uint64_t)(s->mode < 0 ? MODE_OFF : s->mode);
+	v[STATE_PS_US] = (uint64_t)((s->slicing ? s->sl.ps : s->ps) /
+	    NS_PER_US);
+	v[STATE_IP_US] = (uint64_t)(s->ip / NS_PER_US);
+	v[STATE_STOPPED_NS] = st->base_stopped + s->st.stopped_ns;
+	v[STATE_PS_NS] = st->base_ps + s->st.ps_ns;
+	v[STATE_LS_NS] = st->base_ls + s->st.ls_ns;
+	v[STATE_AT_NS] = (uint64_t)s->st.acct_at;
+	state_put(st, v);
+}
+
+/* One value of len bytes, trailing spaces allowed, into *out. */
+static int
+parse_value(int f, const char *p, size_t len, uint64_t *out)
+{
+	char		 name[32];
+	uint64_t	 v = 0;
+	size_t		 i;
+	int		 k;
+
+	while (len > 0 && p[len - 1] == ' ')
+		len--;
+	if (len == 0)
+		return -1;
+	if (fields[f].names != NULL) {
+		if (len >= sizeof(name))
+			return -1;
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if ((k = names_find(fields[f].names, name)) == -1)
+			return -1;
+		*out = (uint64_t)k;
+		return 0;
+	}
+	for (i = 0; i < len; i++) {
+		if (p[i] < '0' || p[i] > '9' ||
+		    v > (UINT64_MAX - (uint64_t)(p[i] - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(p[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int
+state_parse(const char *buf, size_t len, uint64_t v[STATE_FIELDS])
+{
+	const char	*p = buf, *end = buf + len, *nl;
+	size_t		 klen;
+	int		 f;
+
+	for (f = 0; f < STATE_FIELDS; f++) {
+		klen = strlen(fields[f].key);
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL ||
+		    (size_t)(nl - p) < klen + 2 ||
+		    memcmp(p, fields[f].key, klen) != 0 || p[klen] != ' ' ||
+		    parse_value(f, p + klen + 1, (size_t)(nl - p) - klen - 1,
+		    &v[f]) == -1)
+			return -1;
+		p = nl + 1;
+	}
+	return v[STATE_SEQ] == v[STATE_END] ? 0 : -1;
+}
+
+/* Keys, spaces and newlines; the values come from state_put(). */
+static void
+render(struct state *st)
+{
+	size_t	 klen;
+	int	 f;
+
+	for (f = 0; f < STATE_FIELDS; f++) {
+		klen = strlen(fields[f].key);
+		memcpy(st->map + st->off[f] - klen - 1, fields[f].key, klen);
+		st->map[st->off[f] - 1] = ' ';
+		st->map[st->off[f] + st->width[f]] = '\n';
+	}
+}
+
+/*
+ * The counts of the file found there, if it is a consistent state file
+ * of this boot (its at_ns not after our clock): a new dts goes on from
+ * them.  Else they start at 0.
+ */
+static void
+take_over(struct state *st, int fd, uint64_t v[STATE_FIELDS])
+{
+	char	 old[STATE_READ_MAX];
+	ssize_t	 n = pread(fd, old, sizeof(old), 0);
+
+	if (n <= 0 || state_parse(old, (size_t)n, v) == -1 ||
+	    v[STATE_AT_NS] > (uint64_t)now_mono_ns()) {
+		memset(v, 0, STATE_FIELDS * sizeof(v[0]));
+		return;
+	}
+	st->seq = v[STATE_SEQ];
+	st->base_stopped = v[STATE_STOPPED_NS];
+	st->base_ps = v[STATE_PS_NS];
+	st->base_ls = v[STATE_LS_NS];
+}
+
+int
+state_map(struct state *st, const char *path, char *err, size_t errlen)
+{
+	uint64_t	 v[STATE_FIELDS];
+	struct stat	 sb;
+	struct statfs	 fs;
+	void		*m;
+	int		 fd;
+
+	memset(st, 0, sizeof(*st));
+	layout(st);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+	    0644);
+	if (fd == -1) {
+		snprintf(err, errlen, "state file %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    sb.st_uid != geteuid()) {
+		snprintf(err, errlen, "state file %s: not a regular file of "
+		    "uid %d", path, (int)geteuid());
+		close(fd);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		snprintf(err, errlen, "state file %s: %s", path,
+		    errno == EWOULDBLOCK ? "another dts keeps it" :
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	take_over(st, fd, v);
+	if (fchmod(fd, 0644) == -1 || ftruncate(fd, (off_t)st->size) == -1 ||
+	    (m = mmap(NULL, st->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	    0)) == MAP_FAILED) {
+		snprintf(err, errlen, "state file %s: %s", path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (fstatfs(fd, &fs) == 0 && fs.f_type != TMPFS_MAGIC &&
+	    fs.f_type != RAMFS_MAGIC)
+		log_warnx("state file %s is not on a tmpfs: writing it on a "
+		    "slice edge may wait for the disk", path);
+	st->fd = fd;		/* open, and locked, while we keep it */
+	st->map = m;
+	render(st);
+	v[STATE_PHASE] = PHASE_NONE;
+	v[STATE_LS_POLICY] = LS_STOP;
+	v[STATE_MODE] = MODE_OFF;
+	v[STATE_PS_US] = v[STATE_IP_US] = 0;
+	state_put(st, v);
+	return 0;
+}
+
+int
+state_open(struct state *st, const char *path, char *err, size_t errlen)
+{
+	char	 dir[CONF_STR_MAX];
+	char	*slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (conf_dir_make_trusted(dir, "state file directory", err,
+		    errlen) == -1)
+			return -1;
+	}
+	return state_map(st, path, err, errlen);
+}
+
+void
+state_close(struct state *st)
+{
+	if (st->map != NULL) {
+		(void)munmap(st->map, st->size);
+		close(st->fd);
+	}
+	st->map = NULL;
+}

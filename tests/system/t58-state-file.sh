@@ -1,0 +1,213 @@
+#!/bin/bash
+# The state file (dts(8), SUSPEND AWARENESS), on a node in STATIC mode,
+# PS 50 ms of IP 100 ms, ls_policy stop:
+#  1. dts keeps it at state_file: root's, mode 0644, a size that never
+#     changes, and leaves it with phase none when it ends; the next dts
+#     goes on from its counts.
+#  2. A gang member started by dts-run -- sh finds it in DTS_STATE and
+#     reads it for 2 s as dts(8) says (again until seq equals end): it
+#     reads phase PS (it only runs in PS), the counts move by what the
+#     clock did (ps_ns + ls_ns by at_ns, stopped_ns by ls_ns: the gang is
+#     stopped exactly in LS), and stopped_ns by about half the time the
+#     member saw pass (25 to 75%).
+#  3. pvmd started through the launch script (dts/pvmd.in) has DTS_STATE,
+#     and so has a task it spawns; pvm-examples' timing (spawned by pvmd,
+#     and spawning timing_slave through it) runs in that gang unchanged
+#     and completes.
+#  4. With state_file = "" dts-run sets no DTS_STATE, and removes one it
+#     inherited.
+# And the adoption requests: the reply has the STATE line only when
+# asked for (a dts-run from before reads the reply it always did), and a
+# second line that is not STATE is refused.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/node.sh"
+t_setup state-file
+for p in timing timing_slave; do
+	command -v "$p" > /dev/null || t_skip "needs pvm-examples ($p)"
+done
+n_split_cpus
+
+n_conf mode='"static"' ip='"100ms"' ps='"50ms"' ls_policy='"stop"'
+n_start_dts
+t_wait_for 5 test -s "$N_STATE" || t_fail "no state file $N_STATE"
+read -r mode owner size <<< "$(stat -c '%a %U %s' "$N_STATE")"
+[ "$mode $owner" = "644 root" ] || t_fail "state file: mode $mode, owner $owner"
+
+# state VAR: the state file, read again until seq equals end, as
+# key=value words into VAR
+state() {
+	local _s _a _e _try
+	for _try in $(seq 100); do
+		_s=$(cat "$N_STATE") || return 1
+		_a=${_s#seq }; _a=${_a%%[!0-9]*}
+		_e=${_s##*end }
+		[ "$_a" = "$_e" ] && break
+	done
+	[ "$_a" = "$_e" ] || return 1
+	printf -v "$1" '%s' "$(awk '{ printf "%s=%s ", $1, $2 }' <<< "$_s")"
+}
+state s || t_fail "the state file is never whole: $(cat "$N_STATE")"
+for kv in mode=static ls_policy=stop ps_us=00000000000000050000 \
+    ip_us=00000000000000100000; do
+	grep -q " $kv " <<< " $s" || t_fail "state file: no $kv in $s"
+done
+
+# state_moved: the file is whole and its seq is above $left's; s = it
+state_moved() {
+	state s && [ "$((10#$(sed 's/.*seq=\([0-9]*\).*/\1/' <<< "$s")))" -gt \
+	    "$((10#$(sed 's/.*seq=\([0-9]*\).*/\1/' <<< "$left")))" ] &&
+	    grep -q " phase=PS \| phase=LS " <<< " $s"
+}
+
+# ---- the adoption protocol (adopt_msg.h): the STATE line on request only ------
+if command -v python3 > /dev/null; then
+	# ask REQUEST: dts's reply to one raw request; the asker, adopted,
+	# leaves the gang as it ends
+	ask() {
+		python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.send(sys.argv[2].encode())
+sys.stdout.write(s.recv(512).decode())' "$N_SOCK" "$1"
+	}
+	out=$(ask "ADOPT run") && [ "$out" = "OK " ] ||
+		t_fail "ADOPT run (a dts-run from before): '$out'"
+	t_wait_for 5 n_gang_empty || t_fail "the asker stayed in the gang"
+	out=$(ask $'ADOPT run\nSTATE') && [ "$out" = $'OK \nSTATE '"$N_STATE" ] ||
+		t_fail "ADOPT run + STATE: '$out'"
+	t_wait_for 5 n_gang_empty || t_fail "the asker stayed in the gang"
+	out=$(ask $'ADOPT run\nSTATES') && [ "${out#ERR malformed request}" != "$out" ] ||
+		t_fail "ADOPT run + a bad second line: '$out'"
+	n_gang_empty || t_fail "a malformed request changed the gang"
+else
+	t_log "no python3: the raw adoption requests are not checked"
+fi
+
+# ---- 2. a gang member reads it ----------------------------------------------
+# Its own clock: date +%s%N after each whole read (CLOCK_REALTIME, which
+# NTP slews by far less than the tolerance over 2 s).
+cat > "$T_DIR/reader.sh" <<'EOF'
+echo "env ${DTS_STATE-unset}"
+torn=0
+whole() {
+	while :; do
+		s=$(cat "$DTS_STATE") || exit 1
+		t=$(date +%s%N)
+		a=${s#seq }; a=${a%%[!0-9]*}
+		e=${s##*end }
+		[ "$a" = "$e" ] && break
+		torn=$((torn + 1))
+	done
+	echo "read $t $(echo $s)"
+}
+stop=$(($(date +%s%N) + 2000000000))
+while [ "$(date +%s%N)" -lt "$stop" ]; do
+	whole
+	sleep 0.02
+done
+whole
+echo "torn $torn"
+EOF
+"${N_ON[@]}" "$BUILD/dts/dts-run" -S "$N_SOCK" -- sh "$T_DIR/reader.sh" \
+    > "$T_DIR/reads" 2> "$T_LOG/reader.err" &
+reader=$!
+t_track "$reader"
+t_wait_for 20 _n_gone "$reader" || t_fail "the reader did not end within 20 s"
+wait "$reader" || t_fail "the reader failed: $(cat "$T_LOG/reader.err")"
+t_untrack "$reader"
+[ "$(sed -n 's/^env //p' "$T_DIR/reads")" = "$N_STATE" ] ||
+	t_fail "the gang member's DTS_STATE: $(grep '^env' "$T_DIR/reads")"
+out=$(awk '
+	$1 != "read" { next }
+	{ n++; t = $2; for (i = 3; i < NF; i += 2) v[$i] = $(i + 1) + 0 }
+	$5 != "phase" { bad = "not a state file: " $0 }
+	$6 != "PS" { ls++ }
+	n == 1 { t0 = t; s0 = v["stopped_ns"]; p0 = v["ps_ns"]; l0 = v["ls_ns"]; a0 = v["at_ns"] }
+	END {
+		if (bad != "") { print bad; exit 1 }
+		if (n < 10) { print "only " n " reads"; exit 1 }
+		dt = t - t0; ds = v["stopped_ns"] - s0; dl = v["ls_ns"] - l0
+		dp = v["ps_ns"] - p0; da = v["at_ns"] - a0
+		printf "%d reads over %.2f s of its clock, %d in LS; stopped %.2f s (%.0f%%), PS %.2f s, LS %.2f s, at %.2f s later\n",
+		    n, dt / 1e9, ls, ds / 1e9, 100 * ds / dt, dp / 1e9, dl / 1e9, da / 1e9
+		if (dp + dl != da) { print "ps_ns + ls_ns moved by " dp + dl ", at_ns by " da; exit 1 }
+		if (ds != dl) { print "stopped_ns moved by " ds ", ls_ns by " dl; exit 1 }
+		if (ds < 0.25 * dt || ds > 0.75 * dt) { print "stopped is not about half"; exit 1 }
+		if (ls > n / 50) { print "too many reads in LS"; exit 1 }
+	}' "$T_DIR/reads") || t_fail "gang member: $out"
+t_log "gang member: $out, $(sed -n 's/^torn //p' "$T_DIR/reads") torn reads read again"
+# (a member reads LS only if an LS edge came while it was inside read(2):
+# it is stopped on the way out; hence the 2% allowed)
+
+# ---- 3. pvmd through the launch script, its tasks, timing ----------------------
+t_wait_for 5 n_gang_empty || t_fail "the reader left the gang busy"
+mkdir -p "$T_DIR/bin" && chmod 755 "$T_DIR/bin"
+sed "s|^exec .*/dts-run |exec $BUILD/dts/dts-run |" "$BUILD/dts/pvmd" > "$T_DIR/bin/pvmd"
+chmod 755 "$T_DIR/bin/pvmd"
+grep -q "^exec $BUILD/dts/dts-run --pvmd -- \"\$@\"$" "$T_DIR/bin/pvmd" ||
+	t_fail "the launch script: $(grep exec "$T_DIR/bin/pvmd")"
+: > "$T_LOG/pvmd.out"
+DTS_SOCKET=$N_SOCK setsid "${N_ON[@]}" "$T_DIR/bin/pvmd" \
+    > "$T_LOG/pvmd.out" 2> "$T_LOG/pvmd.err" &
+N_PVMD=$!
+t_track "$N_PVMD"
+t_wait_for 10 grep -q pvmtmp "$T_LOG/pvmd.out" ||
+	t_fail "pvmd did not start through the launch script (see pvmd.err, dts.log)"
+n_in_gang "$N_PVMD" || t_fail "pvmd $N_PVMD is not in the gang"
+has_state() { tr '\0' '\n' < "/proc/$1/environ" | grep -qx "DTS_STATE=$N_STATE"; }
+has_state "$N_PVMD" || t_fail "pvmd's environment has no DTS_STATE=$N_STATE"
+n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 3 > /dev/null || t_fail "spawn failed"
+t_wait_for 5 n_has_task spin || t_fail "no PVM task"
+spin=$(n_gang_pids spin | head -n 1)
+has_state "$spin" || t_fail "the task pvmd spawned has no DTS_STATE=$N_STATE"
+t_wait_for 10 _n_gone "$spin" || t_fail "spin 3 did not end"
+
+arch=$(/usr/lib/pvm3/lib/pvmgetarch 2>/dev/null) || arch=LINUX64
+mkdir -p "$T_HOME/pvm3/bin/$arch"
+ln -sf "$(command -v timing_slave)" "$T_HOME/pvm3/bin/$arch/timing_slave"
+pvml=$T_TMP/pvml.$(id -u)
+# (timing's main() returns no value: its exit status means nothing; it
+# prints "done" last)
+"$BUILD/tests/pvm/dts-pvmctl" -T 120 run -n 1 "$(command -v timing)" \
+    > "$T_DIR/timing.run" 2>&1 &
+run=$!
+t_track "$run"
+t_wait_for 120 _n_gone "$run" || t_fail "timing did not finish within 120 s"
+wait "$run" || t_fail "timing: $(cat "$T_DIR/timing.run")"
+t_untrack "$run"
+grep -q "RTT Avg uSec [0-9]" "$pvml" && grep -q "Message size 1000000" "$pvml" &&
+    grep -q "\] done$" "$pvml" ||
+	t_fail "timing: unexpected output: $(grep -v pvmd "$pvml" | tail -n 5)"
+t_log "timing in the gang: $(grep -o 'RTT Avg uSec [0-9]*' "$pvml"), $(cat "$T_DIR/timing.run")"
+
+# ---- 1. dts leaves the file, phase none ----------------------------------------
+n_halt || t_fail "halt: the gang did not empty, or dts did not stop"
+[ "$N_RC" = 0 ] || t_fail "dts exited with $N_RC"
+state s || t_fail "the state file after dts: $(cat "$N_STATE")"
+grep -q " phase=none " <<< " $s" || t_fail "after dts ended: $s"
+[ "$(stat -c %s "$N_STATE")" = "$size" ] || t_fail "the size changed: $size, then $(stat -c %s "$N_STATE")"
+t_log "left by dts: $s"
+
+# a new dts goes on from the counts it finds (seconds of them: from 0 it
+# would be below them for seconds)
+left=$s
+n_start_dts
+t_wait_for 5 state_moved || t_fail "the new dts did not write the file: $(cat "$N_STATE")"
+kill -TERM "$N_DTS"; n_wait_exit || t_fail "dts did not stop"
+awk -v a="$left" -v b="$s" 'BEGIN {
+	n = split(a, x, " "); for (i = 1; i <= n; i++) { split(x[i], kv, "="); o[kv[1]] = kv[2] + 0 }
+	n = split(b, x, " "); for (i = 1; i <= n; i++) { split(x[i], kv, "="); m[kv[1]] = kv[2] + 0 }
+	exit !(m["seq"] > o["seq"] && m["stopped_ns"] >= o["stopped_ns"] &&
+	    m["ps_ns"] >= o["ps_ns"] && m["ls_ns"] >= o["ls_ns"]) }' ||
+	t_fail "the counts went back: $left, then $s"
+t_log "the next dts went on to: $s"
+
+# ---- 4. state_file = "": no DTS_STATE ------------------------------------------
+n_conf mode='"static"' ip='"100ms"' ps='"50ms"' state_file='""'
+n_start_dts
+out=$(DTS_STATE=/inherited "$BUILD/dts/dts-run" -S "$N_SOCK" -- sh -c 'echo "${DTS_STATE-unset}"' 2>&1) ||
+	t_fail "dts-run: $out"
+[ "$out" = unset ] || t_fail "with state_file \"\": DTS_STATE is '$out'"
+kill -TERM "$N_DTS"; n_wait_exit || t_fail "dts did not stop"
+t_pass
