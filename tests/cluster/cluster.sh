@@ -34,7 +34,7 @@
 # The node service.  Each host hK runs `dts -f $T_DIR/hK/dts.conf` in the
 # foreground of a background job of ours, inside hK's namespaces, with
 #   socket = "$T_DIR/hK/dts.sock"      (the adoption socket)
-#   state_file = "$T_DIR/hK/state"     (for the gang: DTS_STATE)
+#   state_file = "$T_RUN/hK.state"     (for the gang: DTS_STATE; tmpfs)
 #   cgroup = "/dts-test.<pid>.<test>.hK" (t_cg_name hK: unique per run and
 #                                      host; the gang is <mount><cgroup>/gang)
 # c_up starts it on every host (C_DTS_HOSTS) before any pvmd, and tracks
@@ -448,7 +448,7 @@ _c_write_conf() {
 		[load_agent]="\"$BUILD/load/dts-load\""
 		[pvmd]='"/usr/bin/pvmd"'
 		[socket]="\"$T_DIR/$h/dts.sock\""
-		[state_file]="\"$T_DIR/$h/state\""
+		[state_file]="\"$T_RUN/$h.state\""
 		[cgroup]="\"$(t_cg_name "$h")\""
 	)
 	{

@@ -28,6 +28,7 @@ export SRC BUILD
 
 T_NAME=${T_NAME:-$(basename "$0" .sh)}
 T_DIR=
+T_RUN=
 T_PIDS=()
 T_PGS=()
 T_CGS=()
@@ -89,15 +90,18 @@ t_setup() {
 	T_TMP=$T_DIR/tmp
 	T_HOME=$T_DIR/home
 	T_LOG=$T_DIR/log
+	# on a tmpfs, as /run/dts is: dts's state file (a shared mapping the
+	# edge thread stores into) on ext4 could fault on a slice edge
+	T_RUN=/dev/shm/dts-test.$$.$T_NAME
 	# the traps first: a signal right after mkdir must still clean up
 	trap t_cleanup EXIT
 	trap '_t_on_signal 130' INT
 	trap '_t_on_signal 143' TERM
-	rm -rf "$T_DIR"
-	mkdir -p "$T_TMP" "$T_HOME" "$T_LOG" || exit 1
+	rm -rf "$T_DIR" "$T_RUN"
+	mkdir -p "$T_TMP" "$T_HOME" "$T_LOG" "$T_RUN" || exit 1
 	# reachable by a test user even when the checkout is not (0700 /root)
 	chmod 755 "$T_DIR" "$T_TMP" "$T_HOME" "$T_LOG"
-	export T_NAME T_DIR T_TMP T_HOME T_LOG
+	export T_NAME T_DIR T_TMP T_HOME T_LOG T_RUN
 	export PVM_TMP=$T_TMP HOME=$T_HOME PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1
 	unset PVM_VMID PVM_DPATH PVM_EXPORT
 }
@@ -317,6 +321,7 @@ t_cleanup() {
 			rm -rf "$T_DIR"
 		fi
 	fi
+	[ -n "$T_RUN" ] && [ "${KEEP:-0}" != 1 ] && rm -rf "$T_RUN"
 	return "$rc"
 }
 

@@ -54,7 +54,7 @@ n_conf() {
 	N_SECRET=$T_DIR/nodes.key
 	N_SIGN=$T_DIR/console.key
 	N_SOCK=$T_DIR/dts.sock
-	N_STATE=$T_DIR/state
+	N_STATE=$T_RUN/state
 	N_CG=$(t_cg_dir)
 	N_GANG=$N_CG/gang
 	t_keys "$T_DIR" || t_fail "cannot make the keys"
