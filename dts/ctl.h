@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "intake.h"
-#include "sched.h"
+#include "scheduler.h"
 
 struct ctl {
 	struct intake		 in;

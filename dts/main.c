@@ -2,7 +2,7 @@
  * main.c - dts, the DTS Scheduler: a per-node system service started by
  * root.  Start-up in a fixed order, then one event loop (epoll: checked
  * control commands, dead-man timer, adoption socket, signals, Load
- * agent).  The slice edges have a thread of their own (sched.c), and so
+ * agent).  The slice edges have a thread of their own (scheduler.c), and so
  * has the UDP socket (intake.c): no datagram and no event costs an edge
  * more than the moment the main thread holds the scheduler's lock.
  *
@@ -48,7 +48,7 @@
 #include "log.h"
 #include "priv.h"
 #include "proc.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "spawn.h"
 #include "state.h"
 #include "timeutil.h"

@@ -5,7 +5,7 @@
  * A small text file of fixed size, one "key value" a line, the numbers
  * zero-padded to STATE_DIGITS and the names space-padded to their table's
  * longest, so that a write never changes its size.  dts maps it shared
- * and the scheduler's on_phase hook (sched.h) rewrites it in place with
+ * and the scheduler's on_phase hook (scheduler.h) rewrites it in place with
  * plain stores: no system call on the edge thread.  dts-run hands its
  * path to the gang in STATE_ENV (adopt_msg.h).
  *
@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sched.h"
+#include "scheduler.h"
 
 /* The lines, in the file's order. */
 enum state_field {
@@ -72,7 +72,7 @@ int state_open(struct state *st, const char *path, char *err, size_t errlen);
  */
 int state_map(struct state *st, const char *path, char *err, size_t errlen);
 
-/* The on_phase hook of sched.h (arg: the struct state): a few hundred
+/* The on_phase hook of scheduler.h (arg: the struct state): a few hundred
  * plain stores, no system call. */
 void state_hook(void *arg, const struct sched *s);
 

@@ -18,7 +18,7 @@ field() { sed -n "s/^$1=//p" <<< "$2"; }
 
 # 1. arrival: sent in an LS, a PS starts ARRIVAL_DELAY (2 ms) after the
 # datagram arrived, and the slices go on from there
-DELAY=2000000	# ns, dts/sched.h
+DELAY=2000000	# ns, dts/scheduler.h
 for i in 1 2 3; do
 	t_wait_for 2 n_phase_is PS || t_fail "no PS"
 	t_wait_for 2 n_phase_is LS || t_fail "no LS"

@@ -1,5 +1,5 @@
 /*
- * fake_gang.h - a gang for unit tests of dts's core (sched.c, ctl.c):
+ * fake_gang.h - a gang for unit tests of dts's core (scheduler.c, ctl.c):
  * no cgroup, no signal, no sched_setscheduler.  Every call that would
  * touch the gang's processes is appended to a log, so a test can assert
  * what the scheduler did ("rt1 stop cont ...").  Linked instead of

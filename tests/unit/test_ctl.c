@@ -30,7 +30,7 @@
 #include "fake_gang.h"
 #include "log.h"
 #include "proto.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "timeutil.h"
 
 #define WAIT_MS	5000	/* for what must come: generous, a busy machine */

@@ -1,5 +1,5 @@
 /*
- * test_sched.c - the DTS Scheduler (dts/sched.c) on injected clocks and a
+ * test_sched.c - the DTS Scheduler (dts/scheduler.c) on injected clocks and a
  * fake gang (fake_gang.h): which PS and LS a SCHEDULE yields in each
  * mode and sync method, refused schedules that change nothing, Table 2.1
  * from the Load agent's reports, HPDT and OFF, the fail-safe's regain,
@@ -19,7 +19,7 @@
 #include "fake_gang.h"
 #include "log.h"
 #include "proto.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "timeutil.h"
 #include "trace.h"
 

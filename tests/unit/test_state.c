@@ -1,6 +1,6 @@
 /*
  * test_state.c - the state file (dts/state.c): its fixed layout, the
- * values the scheduler's on_phase hook writes as dts/sched.c slices a
+ * values the scheduler's on_phase hook writes as dts/scheduler.c slices a
  * fake gang, the counts a new dts takes over, files it refuses (and one
  * that another dts keeps), the sequence lock against a reader in another
  * thread, and what the hook costs (printed, not asserted).
@@ -25,7 +25,7 @@
 #include "log.h"
 #include "names.h"
 #include "proto.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "state.h"
 #include "timeutil.h"
 
@@ -165,7 +165,7 @@ test_layout(void **state)
 	assert_true(f->st.width[STATE_PHASE] >= strlen("none"));
 }
 
-/* The hook writes what sched.c counts, the PS before the gang runs. */
+/* The hook writes what scheduler.c counts, the PS before the gang runs. */
 static void
 test_follows_sched(void **state)
 {

@@ -1,5 +1,5 @@
 /*
- * sched.c - PS/LS loop and mode changes.  See sched.h.
+ * scheduler.c - PS/LS loop and mode changes.  See scheduler.h.
  */
 #include <errno.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "log.h"
 #include "priv.h"
 #include "rules.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "timeutil.h"
 #include "trace.h"
 

@@ -1,5 +1,5 @@
 /*
- * sched.h - the DTS Scheduler proper (thesis Algorithms 5 and 6).
+ * scheduler.h - the DTS Scheduler proper (thesis Algorithms 5 and 6).
  *
  * Holds the desired schedule (mode, PS, IP, SI, sync method) and runs it:
  * STATIC/BALANCED slice on absolute deadlines from a sync_point set by the
@@ -19,8 +19,8 @@
  * receive stamp, on the edge thread, so the time a node takes to check and
  * handle the datagram does not move its edge.
  */
-#ifndef DTS_SCHED_H
-#define DTS_SCHED_H
+#ifndef DTS_SCHEDULER_H
+#define DTS_SCHEDULER_H
 
 #include <pthread.h>
 #include <stdint.h>
@@ -160,4 +160,4 @@ void sched_resume(struct sched *s);
 /* Stop slicing and release the gang (continued, normal priority). */
 void sched_release(struct sched *s);
 
-#endif /* DTS_SCHED_H */
+#endif /* DTS_SCHEDULER_H */
