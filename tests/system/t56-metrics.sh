@@ -31,7 +31,7 @@ mkdir -p "$(dirname "$PROM")"
 
 # metrics N: `metrics $PROM` through the console, read into $T_DIR/mN
 metrics() {
-	"$CON" -f "$N_CONF" -c "metrics $PROM" > "$T_DIR/out" 2> "$T_DIR/err" < /dev/null ||
+	"$CON" -n -f "$N_CONF" -c "metrics $PROM" > "$T_DIR/out" 2> "$T_DIR/err" < /dev/null ||
 	    t_fail "metrics: status $?: $(cat "$T_DIR/err")"
 	[ -s "$T_DIR/out" ] && t_fail "metrics FILE printed: $(cat "$T_DIR/out")"
 	[ -e "$PROM.tmp" ] && t_fail "$PROM.tmp left behind"
