@@ -14,10 +14,17 @@
  *   attack rt SECONDS           ask for SCHED_FIFO, then spin
  *   attack cont SECONDS PID...  SIGCONT to every PID each millisecond: a
  *                               stopped gang runs again (signal backend)
- *   attack unidle SECONDS       spin, and each millisecond ask to leave
+ *   attack unidle SECONDS [STATE]
+ *                               spin, and each millisecond ask to leave
  *                               SCHED_IDLE (ls_policy idle's LS) for
  *                               SCHED_OTHER; prints how often it was
- *                               at SCHED_IDLE and how often that worked
+ *                               at SCHED_IDLE and how often that worked.
+ *                               With dts's state file STATE: a success
+ *                               with a slice edge between the look and
+ *                               the ask (seq moved) is a race with the
+ *                               PS edge, which moved it to SCHED_RR, from
+ *                               where anyone may go to SCHED_OTHER: it
+ *                               is counted apart, not as an escape
  *
  * Every spinner ends by itself after SECONDS of wall-clock time, so a
  * failed cleanup cannot leave it behind for long.  The spawning forms print
@@ -25,6 +32,7 @@
  * (the daemons are not children: the form returns at once).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -63,8 +71,40 @@ usage(void)
 {
 	fprintf(stderr, "usage: attack ptrace PID | signal SIG PID | "
 	    "setsid N SECS | daemon N SECS | forkbomb N SECS | rt SECS | "
-	    "cont SECS PID... | unidle SECS\n");
+	    "cont SECS PID... | unidle SECS [STATE]\n");
 	exit(2);
+}
+
+/*
+ * The seq of dts's state file at path (dts(8), SUSPEND AWARENESS): read
+ * whole until seq and end agree.  0 without a path or a file.
+ */
+static uint64_t
+state_seq(const char *path)
+{
+	char buf[4096], *e;
+	uint64_t seq;
+	ssize_t n;
+	int fd, tries;
+
+	if (path == NULL || (fd = open(path, O_RDONLY)) == -1)
+		return 0;
+	for (tries = 0; tries < 1000; tries++) {
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			break;
+		buf[n] = '\0';
+		if (strncmp(buf, "seq ", 4) != 0 ||
+		    (e = strstr(buf, "\nend ")) == NULL)
+			break;
+		seq = strtoull(buf + 4, NULL, 10);
+		if (strtoull(e + 5, NULL, 10) == seq) {
+			close(fd);
+			return seq;
+		}
+	}
+	close(fd);
+	return 0;
 }
 
 static long
@@ -174,24 +214,33 @@ do_rt(double secs)
 }
 
 static int
-do_unidle(double secs)
+do_unidle(double secs, const char *state)
 {
 	struct sched_param sp = { .sched_priority = 0 };
 	int64_t end = mono_ns() + (int64_t)(secs * 1e9), next = 0;
-	long tries = 0, escaped = 0;
+	long tries = 0, escaped = 0, raced = 0;
+	uint64_t seq0;
 
 	while (mono_ns() < end) {
 		for (int i = 0; i < 10000; i++)
 			sink += (uint64_t)i;
-		if (mono_ns() < next || sched_getscheduler(0) != SCHED_IDLE)
+		if (mono_ns() < next)
+			continue;
+		seq0 = state_seq(state);
+		if (sched_getscheduler(0) != SCHED_IDLE)
 			continue;
 		next = mono_ns() + 1000000;
 		tries++;
-		if (sched_setscheduler(0, SCHED_OTHER, &sp) == 0)
+		if (sched_setscheduler(0, SCHED_OTHER, &sp) != 0)
+			continue;
+		if (state != NULL && state_seq(state) != seq0)
+			raced++;
+		else
 			escaped++;
 	}
 	fprintf(stderr, "attack: unidle: at SCHED_IDLE %ld times, left it "
-	    "%ld times\n", tries, escaped);
+	    "%ld times (%ld more in a race with a PS edge)\n", tries, escaped,
+	    raced);
 	return 0;
 }
 
@@ -224,8 +273,9 @@ main(int argc, char **argv)
 		return do_forkbomb(num(argv[2]), (double)num(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "rt") == 0)
 		return do_rt((double)num(argv[2]));
-	if (argc == 3 && strcmp(argv[1], "unidle") == 0)
-		return do_unidle((double)num(argv[2]));
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "unidle") == 0)
+		return do_unidle((double)num(argv[2]), argc == 4 ? argv[3] :
+		    NULL);
 	if (argc >= 4 && strcmp(argv[1], "cont") == 0)
 		return do_cont((double)num(argv[2]), argc - 3, argv + 3);
 	usage();
