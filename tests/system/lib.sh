@@ -102,6 +102,8 @@ t_setup() {
 	# reachable by a test user even when the checkout is not (0700 /root)
 	chmod 755 "$T_DIR" "$T_TMP" "$T_HOME" "$T_LOG"
 	export T_NAME T_DIR T_TMP T_HOME T_LOG T_RUN
+	# Open MPI's shared-memory segments there too, not left in /dev/shm
+	export OMPI_MCA_btl_vader_backing_directory=$T_RUN
 	export PVM_TMP=$T_TMP HOME=$T_HOME PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1
 	unset PVM_VMID PVM_DPATH PVM_EXPORT
 }
