@@ -735,7 +735,7 @@ test_metrics(void **state)
 	struct fixture		*f = *state;
 	struct proto_metrics	 p;
 	struct proto_status	 st;
-	uint8_t			 b[PROTO_MAX_DGRAM];
+	uint8_t			 b[PROTO_MAX_DGRAM] = { 0 };
 	char			 dir[64], host[PROTO_NAME_LEN] = "";
 	size_t			 n;
 
