@@ -23,7 +23,7 @@
 /* A node of the exposition; m is NULL if it did not answer. */
 struct row {
 	struct in_addr			 addr;
-	const char			*name;	/* "" until it answered */
+	const char			*name;	/* "": not answered */
 	const struct proto_metrics	*m;
 };
 
@@ -32,10 +32,12 @@ typedef void sample_fn(FILE *, const struct family *, const struct row *);
 
 struct family {
 	const char	*name;
-	const char	*type;		/* counter, gauge or histogram */
+	const char	*type;		/* counter, gauge, histogram */
 	const char	*help;
 	sample_fn	*fn;
 	size_t		 off;		/* the field fn reads */
+	size_t		 size;		/* num_sample: 4 or 8 */
+	int		 digits;	/* units of 10^-digits */
 };
 
 #define VALUE_MAX	48	/* "18446744073709551615.999999999" */
@@ -110,52 +112,22 @@ up_sample(FILE *fp, const struct family *f, const struct row *r)
 	sample(fp, f->name, "", r, NULL, NULL, r->m != NULL ? "1" : "0");
 }
 
+/* An unsigned field of f->size bytes, in units of 10^-f->digits: a count
+ * (0), the load (milli, 3), IP (us, 6), a time (ns, 9). */
 static void
-u64_sample(FILE *fp, const struct family *f, const struct row *r)
+num_sample(FILE *fp, const struct family *f, const struct row *r)
 {
 	uint64_t	 v;
+	uint32_t	 v32;
 	char		 b[VALUE_MAX];
 
-	memcpy(&v, field(f, r), sizeof(v));
-	sample(fp, f->name, "", r, NULL, NULL, uint_text(v, b));
-}
-
-static void
-u32_sample(FILE *fp, const struct family *f, const struct row *r)
-{
-	uint32_t	 v;
-	char		 b[VALUE_MAX];
-
-	memcpy(&v, field(f, r), sizeof(v));
-	sample(fp, f->name, "", r, NULL, NULL, uint_text(v, b));
-}
-
-/* A u64 of nanoseconds, in seconds. */
-static void
-ns_sample(FILE *fp, const struct family *f, const struct row *r)
-{
-	uint64_t	 v;
-	char		 b[VALUE_MAX];
-
-	memcpy(&v, field(f, r), sizeof(v));
-	sample(fp, f->name, "", r, NULL, NULL, decimal(v, 9, b));
-}
-
-static void
-ip_sample(FILE *fp, const struct family *f, const struct row *r)
-{
-	char	 b[VALUE_MAX];
-
-	sample(fp, f->name, "", r, NULL, NULL, decimal(r->m->ip_us, 6, b));
-}
-
-static void
-load_sample(FILE *fp, const struct family *f, const struct row *r)
-{
-	char	 b[VALUE_MAX];
-
-	sample(fp, f->name, "", r, NULL, NULL, decimal(r->m->load_milli, 3,
-	    b));
+	if (f->size == sizeof(v32)) {
+		memcpy(&v32, field(f, r), sizeof(v32));
+		v = v32;
+	} else
+		memcpy(&v, field(f, r), sizeof(v));
+	sample(fp, f->name, "", r, NULL, NULL, f->digits == 0 ?
+	    uint_text(v, b) : decimal(v, f->digits, b));
 }
 
 /* PS/IP: the share of each period the gang is given. */
@@ -233,54 +205,60 @@ hist_sample(FILE *fp, const struct family *f, const struct row *r)
 }
 
 #define M(field)	offsetof(struct proto_metrics, field)
+/* the other samplers read the whole row, or the field at off */
+#define FN(fn, off)	fn, (off), 0, 0
+/* num_sample of a field in units of 10^-digits */
+#define NUM(field, digits) num_sample, M(field), \
+	sizeof(((struct proto_metrics *)0)->field), (digits)
 
 static const struct family families[] = {
 	{ "dts_node_up", "gauge", "1 if the node answered this metrics "
-	  "round, 0 if not (its other families are left out)", up_sample, 0 },
+	  "round, 0 if not (its other families are left out)",
+	  FN(up_sample, 0) },
 	{ "dts_uptime_seconds", "gauge", "Time since dts started on the "
-	  "node", ns_sample, M(uptime_ns) },
+	  "node", NUM(uptime_ns, 9) },
 	{ "dts_slicing", "gauge", "1 while the node slices (alternates PS "
-	  "and LS), else 0", slicing_sample, 0 },
+	  "and LS), else 0", FN(slicing_sample, 0) },
 	{ "dts_mode", "gauge", "The node's scheduling mode: 1 for the mode "
-	  "in force, 0 for the others", mode_sample, 0 },
+	  "in force, 0 for the others", FN(mode_sample, 0) },
 	{ "dts_phase", "gauge", "The node's phase when it answered: 1 for "
-	  "the phase, 0 for the others", phase_sample, 0 },
+	  "the phase, 0 for the others", FN(phase_sample, 0) },
 	{ "dts_share_configured", "gauge", "PS/IP in force: the share of "
-	  "each iteration period given to the gang (0 to 1)", share_sample,
-	  0 },
+	  "each iteration period given to the gang (0 to 1)",
+	  FN(share_sample, 0) },
 	{ "dts_iteration_period_seconds", "gauge", "The iteration period IP "
-	  "in force", ip_sample, 0 },
+	  "in force", NUM(ip_us, 6) },
 	{ "dts_load_index", "gauge", "The node's smoothed load index Q",
-	  load_sample, 0 },
+	  NUM(load_milli, 3) },
 	{ "dts_gang_members", "gauge", "Processes in the gang cgroup",
-	  u32_sample, M(members) },
+	  NUM(members, 0) },
 	{ "dts_slices_total", "counter", "Parallel slices begun since dts "
-	  "started", u64_sample, M(slices) },
+	  "started", NUM(slices, 0) },
 	{ "dts_overruns_total", "counter", "Slice edges skipped because "
-	  "dts woke up too late", u64_sample, M(overruns) },
+	  "dts woke up too late", NUM(overruns, 0) },
 	{ "dts_gang_ps_seconds_total", "counter", "Time spent slicing in "
-	  "the parallel slice", ns_sample, M(ps_ns) },
+	  "the parallel slice", NUM(ps_ns, 9) },
 	{ "dts_gang_ls_seconds_total", "counter", "Time spent slicing in "
-	  "the local slice", ns_sample, M(ls_ns) },
+	  "the local slice", NUM(ls_ns, 9) },
 	{ "dts_gang_stopped_seconds_total", "counter", "Time the gang was "
-	  "stopped or frozen, for any reason", ns_sample, M(stopped_ns) },
+	  "stopped or frozen, for any reason", NUM(stopped_ns, 9) },
 	{ "dts_gang_cpu_seconds_total", "counter", "CPU time the gang's "
-	  "processes got (cgroup cpu.stat; 0 if unreadable)", ns_sample,
-	  M(gang_cpu_ns) },
+	  "processes got (cgroup cpu.stat; 0 if unreadable)",
+	  NUM(gang_cpu_ns, 9) },
 	{ "dts_failsafe_releases_total", "counter", "Times dts-load "
-	  "released the gang because dts missed its slice edges", u32_sample,
-	  M(failsafe) },
+	  "released the gang because dts missed its slice edges",
+	  NUM(failsafe, 0) },
 	{ "dts_master_changes_total", "counter", "Times a console became "
-	  "the node's master", u32_sample, M(master_changes) },
+	  "the node's master", NUM(master_changes, 0) },
 	{ "dts_queue_full_total", "counter", "Checked datagrams dropped "
-	  "because a queue between dts's threads was full", u32_sample,
-	  M(queue_full) },
+	  "because a queue between dts's threads was full",
+	  NUM(queue_full, 0) },
 	{ "dts_rejected_datagrams_total", "counter", "Datagrams the node "
-	  "dropped, by reason", rejected_sample, 0 },
+	  "dropped, by reason", FN(rejected_sample, 0) },
 	{ "dts_edge_lateness_seconds", "histogram", "Slice edges: wake-up "
-	  "after the deadline", hist_sample, M(late) },
+	  "after the deadline", FN(hist_sample, M(late)) },
 	{ "dts_edge_op_seconds", "histogram", "Slice edges: the gang "
-	  "operation (stop, continue, freeze, thaw)", hist_sample, M(op) },
+	  "operation (stop, continue, freeze, thaw)", FN(hist_sample, M(op)) },
 };
 
 #define NFAMILIES	((int)(sizeof(families) / sizeof(families[0])))
