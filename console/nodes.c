@@ -30,6 +30,17 @@ nodes_get(struct nodes *ns, struct in_addr addr)
 	return &ns->v[i];
 }
 
+/* What every reply says: the node's name (NULL: none), its Q, now. */
+static void
+heard(struct node *n, const char *name, uint32_t load_milli, int64_t now)
+{
+	if (name != NULL)
+		memcpy(n->name, name, sizeof(n->name));
+	n->q = load_milli / 1000.0;
+	n->have_q = 1;
+	n->heard = now;
+}
+
 struct node *
 nodes_status(struct nodes *ns, struct in_addr addr,
     const struct proto_status *st, int64_t now)
@@ -40,11 +51,8 @@ nodes_status(struct nodes *ns, struct in_addr addr,
 		return NULL;
 	n->st = *st;
 	n->st.name[PROTO_NAME_LEN - 1] = '\0';
-	memcpy(n->name, n->st.name, sizeof(n->name));
+	heard(n, n->st.name, st->load_milli, now);
 	n->have_status = 1;
-	n->q = st->load_milli / 1000.0;
-	n->have_q = 1;
-	n->heard = now;
 	n->status_at = now;
 	return n;
 }
@@ -57,9 +65,7 @@ nodes_load(struct nodes *ns, struct in_addr addr, const struct proto_load *l,
 
 	if (n == NULL)
 		return NULL;
-	n->q = l->load_milli / 1000.0;
-	n->have_q = 1;
-	n->heard = now;
+	heard(n, NULL, l->load_milli, now);
 	return n;
 }
 
@@ -73,10 +79,7 @@ nodes_metrics(struct nodes *ns, struct in_addr addr,
 		return NULL;
 	n->met = *m;
 	n->met.name[PROTO_NAME_LEN - 1] = '\0';
-	memcpy(n->name, n->met.name, sizeof(n->name));
-	n->q = m->load_milli / 1000.0;
-	n->have_q = 1;
-	n->heard = now;
+	heard(n, n->met.name, m->load_milli, now);
 	n->metrics_at = now;
 	return n;
 }
