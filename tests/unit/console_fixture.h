@@ -7,11 +7,26 @@
 #ifndef DTS_TEST_CONSOLE_FIXTURE_H
 #define DTS_TEST_CONSOLE_FIXTURE_H
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "console.h"
+#include "timeutil.h"
+
+#define SEC NS_PER_SEC
+#define MS(x) ((int64_t)(x) * NS_PER_MS)
+
+/* A dotted IPv4 address (the test fails on a bad one). */
+static __attribute__((unused)) struct in_addr
+ip4(const char *s)
+{
+	struct in_addr	 a;
+
+	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
+	return a;
+}
 
 struct fixture {
 	struct console	 c;

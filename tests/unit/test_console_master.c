@@ -24,18 +24,6 @@
 #include "report.h"
 #include "timeutil.h"
 
-#define SEC NS_PER_SEC
-#define MS(x) ((int64_t)(x) * NS_PER_MS)
-
-static struct in_addr
-ip4(const char *s)
-{
-	struct in_addr	 a;
-
-	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
-	return a;
-}
-
 static void
 status_from(struct fixture *f, const char *addr, const char *name, double q,
     uint64_t last_ps, int64_t now)

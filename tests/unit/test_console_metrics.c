@@ -25,18 +25,6 @@
 #include "report.h"
 #include "timeutil.h"
 
-#define SEC NS_PER_SEC
-#define MS(x) ((int64_t)(x) * NS_PER_MS)
-
-static struct in_addr
-ip4(const char *s)
-{
-	struct in_addr	 a;
-
-	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
-	return a;
-}
-
 /* Node data with a value in every field, distinct per node (k). */
 static struct proto_metrics
 sample_metrics(const char *name, int k)
