@@ -286,29 +286,44 @@ cg_read(const char *cg, const char *file, char *buf, size_t len)
 	return proc_read_small(path, buf, len);
 }
 
+/*
+ * The value of key in a flat keyed file of cg ("key value" lines, as
+ * cgroup.events and cpu.stat): 0, or -1 if unreadable or not there.
+ */
+static int
+cg_keyed(const char *cg, const char *file, const char *key,
+    unsigned long long *v)
+{
+	char	 buf[1024], *p;
+	size_t	 n = strlen(key);
+
+	if (cg_read(cg, file, buf, sizeof(buf)) == -1)
+		return -1;
+	for (p = buf;; p++) {
+		if (strncmp(p, key, n) == 0 && p[n] == ' ')
+			return sscanf(p + n + 1, "%llu", v) == 1 ? 0 : -1;
+		if ((p = strchr(p, '\n')) == NULL)
+			return -1;
+	}
+}
+
 int
 cg_populated(const char *cg)
 {
-	char	 buf[256], *p;
+	unsigned long long	 v;
 
-	if (cg_read(cg, "cgroup.events", buf, sizeof(buf)) == -1 ||
-	    (p = strstr(buf, "populated ")) == NULL)
+	if (cg_keyed(cg, "cgroup.events", "populated", &v) == -1)
 		return -1;
-	return p[10] == '1';
+	return v != 0;
 }
 
 int
 cg_cpu_ns(const char *cg, uint64_t *ns)
 {
-	char			 buf[1024], *p;
 	unsigned long long	 us;
 
 	if (cg == NULL || cg[0] != '/' ||
-	    cg_read(cg, "cpu.stat", buf, sizeof(buf)) == -1)
-		return -1;
-	if ((p = strstr(buf, "usage_usec ")) == NULL ||
-	    (p != buf && p[-1] != '\n') ||
-	    sscanf(p + 11, "%llu", &us) != 1)
+	    cg_keyed(cg, "cpu.stat", "usage_usec", &us) == -1)
 		return -1;
 	*ns = (uint64_t)us * 1000;
 	return 0;
