@@ -288,7 +288,7 @@ cg_read(const char *cg, const char *file, char *buf, size_t len)
 
 /*
  * The value of key in a flat keyed file of cg ("key value" lines, as
- * cgroup.events and cpu.stat): 0, or -1 if unreadable or not there.
+ * cpu.stat and cgroup.events): 0, or -1 if unreadable or not there.
  */
 static int
 cg_keyed(const char *cg, const char *file, const char *key,
@@ -305,16 +305,6 @@ cg_keyed(const char *cg, const char *file, const char *key,
 		if ((p = strchr(p, '\n')) == NULL)
 			return -1;
 	}
-}
-
-int
-cg_populated(const char *cg)
-{
-	unsigned long long	 v;
-
-	if (cg_keyed(cg, "cgroup.events", "populated", &v) == -1)
-		return -1;
-	return v != 0;
 }
 
 int

@@ -62,9 +62,6 @@ int  cg_write(const char *cg, const char *file, const char *text);
 /* Read cg/file into buf, NUL terminated.  0, or -1 if it is gone/empty. */
 int  cg_read(const char *cg, const char *file, char *buf, size_t len);
 
-/* Is anything left in cg (cgroup.events "populated 1")?  1, 0, or -1. */
-int  cg_populated(const char *cg);
-
 /*
  * CPU time cg's processes got, ns (cpu.stat usage_usec: every cgroup
  * has it, with or without the cpu controller).  0, or -1 if unreadable.
