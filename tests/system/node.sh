@@ -106,14 +106,17 @@ _n_has_agent() { [ -n "$(_n_child_named "$N_DTS" dts-load)" ]; }
 # dts-run (what the launch script does); its stdout is pvmd.out.  N_RUN
 # overrides the dts-run binary (e.g. a copy a test user can reach); the
 # dts-pvmjoin beside it is the helper it starts for a user's pvmd
-# (DTS_PVMJOIN; a copy that is not there: no helper).
+# (DTS_PVMJOIN; a copy that is not there: no helper).  N_LAUNCH: a
+# launch script to run instead of `dts-run --pvmd --` (dts/pvmd.in).
 n_start_pvmd() {
 	local run=${N_RUN:-$BUILD/dts/dts-run}
+	local -a launch=("$run" --pvmd --)
+	[ -n "${N_LAUNCH:-}" ] && launch=("$N_LAUNCH")
 	# emptied here, not only by the child's redirection: a grep that ran
 	# before the child opened it saw the last pvmd's line and went on
 	: > "$T_LOG/pvmd.out"
 	DTS_SOCKET=$N_SOCK DTS_PVMJOIN=$(dirname "$run")/dts-pvmjoin \
-	    setsid "${N_ON[@]}" "$@" "$run" --pvmd -- \
+	    setsid "${N_ON[@]}" "$@" "${launch[@]}" \
 	    > "$T_LOG/pvmd.out" 2> "$T_LOG/pvmd.err" &
 	N_PVMD=$!
 	t_track "$N_PVMD"

@@ -159,14 +159,7 @@ sed "s|^exec .*/dts-run |exec $BUILD/dts/dts-run |" "$BUILD/dts/pvmd" > "$T_DIR/
 chmod 755 "$T_DIR/bin/pvmd"
 grep -q "^exec $BUILD/dts/dts-run --pvmd -- \"\$@\"$" "$T_DIR/bin/pvmd" ||
 	t_fail "the launch script: $(grep exec "$T_DIR/bin/pvmd")"
-: > "$T_LOG/pvmd.out"
-DTS_SOCKET=$N_SOCK setsid "${N_ON[@]}" "$T_DIR/bin/pvmd" \
-    > "$T_LOG/pvmd.out" 2> "$T_LOG/pvmd.err" &
-N_PVMD=$!
-t_track "$N_PVMD"
-t_wait_for 10 grep -q pvmtmp "$T_LOG/pvmd.out" ||
-	t_fail "pvmd did not start through the launch script (see pvmd.err, dts.log)"
-n_in_gang "$N_PVMD" || t_fail "pvmd $N_PVMD is not in the gang"
+N_LAUNCH=$T_DIR/bin/pvmd n_start_pvmd
 has_state() { tr '\0' '\n' < "/proc/$1/environ" | grep -qx "DTS_STATE=$N_STATE"; }
 has_state "$N_PVMD" || t_fail "pvmd's environment has no DTS_STATE=$N_STATE"
 n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 3 > /dev/null || t_fail "spawn failed"
