@@ -113,12 +113,23 @@ every_host() {
 # stops_and_runs SECS K:PID...: each PID (in host K's gang) is seen both
 # stopped and running within SECS (the gang is really sliced)
 stops_and_runs() {
+	local rc
+	# the polls on CPU 0, away from the spins: on their CPU this shell
+	# runs only when every gang is in LS, and sees each one stopped (CI
+	# beside stress-ng: h1 never seen running)
+	[ "$cpu" = 0 ] || taskset -p -c 0 $$ > /dev/null
+	_stops_and_runs "$@"
+	rc=$?
+	[ "$cpu" = 0 ] || taskset -p -c "0-$cpu" $$ > /dev/null
+	return "$rc"
+}
+_stops_and_runs() {
 	local secs=$1 i kp
 	shift
 	local -A seen_t seen_r cpu0
-	# running: seen running, or its CPU time grew (with a spinning task on
-	# each CPU this shell gets no CPU until the LS, so a poll seldom lands
-	# in a PS); stopped: seen stopped (or frozen)
+	# running: seen running, or its CPU time grew (three spins share one
+	# CPU and their own schedules after the console died, so one may get
+	# little of its PS); stopped: seen stopped (or frozen)
 	for kp in "$@"; do cpu0[$kp]=$(t_cpu_ns "${kp#*:}"); done
 	for ((i = 0; i < secs * 100; i++)); do
 		for kp in "$@"; do
