@@ -19,36 +19,12 @@
 #include "state.h"
 #include "timeutil.h"
 
-/* The lines: a key, and the name table of its value (NULL: a number). */
-static const struct {
-	const char		*key;
-	const char *const	*names;
-} fields[STATE_FIELDS] = {
-	[STATE_SEQ] =		{ "seq", NULL },
-	[STATE_PHASE] =		{ "phase", proto_phase_names },
-	[STATE_LS_POLICY] =	{ "ls_policy", conf_ls_policy_names },
-	[STATE_MODE] =		{ "mode", proto_mode_names },
-	[STATE_PS_US] =		{ "ps_us", NULL },
-	[STATE_IP_US] =		{ "ip_us", NULL },
-	[STATE_STOPPED_NS] =	{ "stopped_ns", NULL },
-	[STATE_PS_NS] =		{ "ps_ns", NULL },
-	[STATE_LS_NS] =		{ "ls_ns", NULL },
-	[STATE_AT_NS] =		{ "at_ns", NULL },
-	[STATE_END] =		{ "end", NULL },
-};
-
 /* Two digits at a time: 10 divisions by a constant for a number. */
 static const char two_digits[] =
 	"00010203040506070809101112131415161718192021222324"
 	"25262728293031323334353637383940414243444546474849"
 	"50515253545556575859606162636465666768697071727374"
 	"75767778798081828384858687888990919293949596979899";
-
-const char *
-state_key(enum state_field f)
-{
-	return (unsigned)f < STATE_FIELDS ? fields[f].key : "?";
-}
 
 /* Five digits of x < 100000. */
 static void
@@ -90,54 +66,28 @@ put_name(char *p, size_t width, const char *const *names, uint64_t v)
 	memset(p + len, ' ', width - len);
 }
 
-static size_t
-names_width(const char *const *names)
-{
-	size_t	 w = 1, i;
-
-	for (i = 0; names[i] != NULL; i++)
-		if (strlen(names[i]) > w)
-			w = strlen(names[i]);
-	return w;
-}
-
-static void
-layout(struct state *st)
-{
-	size_t	 off = 0;
-	int	 f;
-
-	for (f = 0; f < STATE_FIELDS; f++) {
-		off += strlen(fields[f].key) + 1;
-		st->off[f] = off;
-		st->width[f] = fields[f].names != NULL ?
-		    names_width(fields[f].names) : STATE_DIGITS;
-		off += st->width[f] + 1;
-	}
-	st->size = off;
-}
-
+/* The text in st->text, then into the file (state_publish: the
+ * sequence lock of state_file.h). */
 void
 state_put(struct state *st, const uint64_t v[STATE_FIELDS])
 {
-	char		*m = st->map;
+	char		*t = (char *)st->text;
+	const char *const *names;
 	uint64_t	 seq = ++st->seq;
 	int		 f;
 
-	put_num(m + st->off[STATE_END], seq);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	put_num(t + st->l.off[STATE_END], seq);
 	for (f = STATE_SEQ + 1; f < STATE_END; f++) {
 		if (st->put > 0 && v[f] == st->last[f])
 			continue;	/* the same text is there */
 		st->last[f] = v[f];
-		if (fields[f].names != NULL)
-			put_name(m + st->off[f], st->width[f], fields[f].names,
-			    v[f]);
+		if ((names = state_names((enum state_field)f)) != NULL)
+			put_name(t + st->l.off[f], st->l.width[f], names, v[f]);
 		else
-			put_num(m + st->off[f], v[f]);
+			put_num(t + st->l.off[f], v[f]);
 	}
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	put_num(m + st->off[STATE_SEQ], seq);
+	put_num(t + st->l.off[STATE_SEQ], seq);
+	state_publish(st->map, &st->l, t);
 	st->put++;
 }
 
@@ -160,71 +110,20 @@ state_hook(void *arg, const struct sched *s)
 	state_put(st, v);
 }
 
-/* One value of len bytes, trailing spaces allowed, into *out. */
-static int
-parse_value(int f, const char *p, size_t len, uint64_t *out)
-{
-	char		 name[32];
-	uint64_t	 v = 0;
-	size_t		 i;
-	int		 k;
-
-	while (len > 0 && p[len - 1] == ' ')
-		len--;
-	if (len == 0)
-		return -1;
-	if (fields[f].names != NULL) {
-		if (len >= sizeof(name))
-			return -1;
-		memcpy(name, p, len);
-		name[len] = '\0';
-		if ((k = names_find(fields[f].names, name)) == -1)
-			return -1;
-		*out = (uint64_t)k;
-		return 0;
-	}
-	for (i = 0; i < len; i++) {
-		if (p[i] < '0' || p[i] > '9' ||
-		    v > (UINT64_MAX - (uint64_t)(p[i] - '0')) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(p[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-int
-state_parse(const char *buf, size_t len, uint64_t v[STATE_FIELDS])
-{
-	const char	*p = buf, *end = buf + len, *nl;
-	size_t		 klen;
-	int		 f;
-
-	for (f = 0; f < STATE_FIELDS; f++) {
-		klen = strlen(fields[f].key);
-		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL ||
-		    (size_t)(nl - p) < klen + 2 ||
-		    memcmp(p, fields[f].key, klen) != 0 || p[klen] != ' ' ||
-		    parse_value(f, p + klen + 1, (size_t)(nl - p) - klen - 1,
-		    &v[f]) == -1)
-			return -1;
-		p = nl + 1;
-	}
-	return v[STATE_SEQ] == v[STATE_END] ? 0 : -1;
-}
-
 /* Keys, spaces and newlines; the values come from state_put(). */
 static void
 render(struct state *st)
 {
+	char	*t = (char *)st->text;
 	size_t	 klen;
 	int	 f;
 
 	for (f = 0; f < STATE_FIELDS; f++) {
-		klen = strlen(fields[f].key);
-		memcpy(st->map + st->off[f] - klen - 1, fields[f].key, klen);
-		st->map[st->off[f] - 1] = ' ';
-		st->map[st->off[f] + st->width[f]] = '\n';
+		klen = strlen(state_key((enum state_field)f));
+		memcpy(t + st->l.off[f] - klen - 1,
+		    state_key((enum state_field)f), klen);
+		t[st->l.off[f] - 1] = ' ';
+		t[st->l.off[f] + st->l.width[f]] = '\n';
 	}
 }
 
@@ -250,6 +149,47 @@ take_over(struct state *st, int fd, uint64_t v[STATE_FIELDS])
 	st->base_ls = v[STATE_LS_NS];
 }
 
+/*
+ * path.lock, root's (ours) and 0600, flock()ed: one dts a state file.
+ * No other user can open it, so none can hold the lock.  The fd, or -1
+ * with err.
+ */
+static int
+lock_file(const char *path, char *err, size_t errlen)
+{
+	char		 lock[CONF_STR_MAX + 8];
+	struct stat	 sb;
+	int		 fd;
+
+	if ((size_t)snprintf(lock, sizeof(lock), "%s.lock", path) >=
+	    sizeof(lock)) {
+		snprintf(err, errlen, "state file %s: path too long", path);
+		return -1;
+	}
+	fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+	    0600);
+	if (fd == -1) {
+		snprintf(err, errlen, "state file lock %s: %s", lock,
+		    strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    sb.st_uid != geteuid() || fchmod(fd, 0600) == -1) {
+		snprintf(err, errlen, "state file lock %s: not a regular file "
+		    "of uid %d", lock, (int)geteuid());
+		close(fd);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		snprintf(err, errlen, "state file %s: %s", path,
+		    errno == EWOULDBLOCK ? "another dts keeps it (it holds "
+		    "the lock on its .lock)" : strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int
 state_map(struct state *st, const char *path, char *err, size_t errlen)
 {
@@ -257,45 +197,41 @@ state_map(struct state *st, const char *path, char *err, size_t errlen)
 	struct stat	 sb;
 	struct statfs	 fs;
 	void		*m;
-	int		 fd;
+	int		 fd, lock_fd;
 
 	memset(st, 0, sizeof(*st));
-	layout(st);
+	st->fd = st->lock_fd = -1;
+	state_layout(&st->l);
+	if ((lock_fd = lock_file(path, err, errlen)) == -1)
+		return -1;
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
 	    0644);
 	if (fd == -1) {
 		snprintf(err, errlen, "state file %s: %s", path,
 		    strerror(errno));
+		close(lock_fd);
 		return -1;
 	}
 	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
 	    sb.st_uid != geteuid()) {
 		snprintf(err, errlen, "state file %s: not a regular file of "
 		    "uid %d", path, (int)geteuid());
-		close(fd);
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		snprintf(err, errlen, "state file %s: %s", path,
-		    errno == EWOULDBLOCK ? "another dts keeps it" :
-		    strerror(errno));
-		close(fd);
-		return -1;
+		goto fail;
 	}
 	take_over(st, fd, v);
-	if (fchmod(fd, 0644) == -1 || ftruncate(fd, (off_t)st->size) == -1 ||
-	    (m = mmap(NULL, st->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	if (fchmod(fd, 0644) == -1 || ftruncate(fd, (off_t)st->l.size) == -1 ||
+	    (m = mmap(NULL, st->l.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 	    0)) == MAP_FAILED) {
 		snprintf(err, errlen, "state file %s: %s", path,
 		    strerror(errno));
-		close(fd);
-		return -1;
+		goto fail;
 	}
 	if (fstatfs(fd, &fs) == 0 && fs.f_type != TMPFS_MAGIC &&
 	    fs.f_type != RAMFS_MAGIC)
 		log_warnx("state file %s is not on a tmpfs: writing it on a "
 		    "slice edge may wait for the disk", path);
-	st->fd = fd;		/* open, and locked, while we keep it */
+	st->fd = fd;
+	st->lock_fd = lock_fd;	/* open, and locked, while we keep it */
 	st->map = m;
 	render(st);
 	v[STATE_PHASE] = PHASE_NONE;
@@ -304,6 +240,10 @@ state_map(struct state *st, const char *path, char *err, size_t errlen)
 	v[STATE_PS_US] = v[STATE_IP_US] = 0;
 	state_put(st, v);
 	return 0;
+fail:
+	close(fd);
+	close(lock_fd);
+	return -1;
 }
 
 int
@@ -326,8 +266,9 @@ void
 state_close(struct state *st)
 {
 	if (st->map != NULL) {
-		(void)munmap(st->map, st->size);
+		(void)munmap(st->map, st->l.size);
 		close(st->fd);
+		close(st->lock_fd);
 	}
 	st->map = NULL;
 }

@@ -1,9 +1,12 @@
 /*
- * test_state.c - the state file (dts/state.c): its fixed layout, the
- * values the scheduler's on_phase hook writes as dts/scheduler.c slices a
- * fake gang, the counts a new dts takes over, files it refuses (and one
- * that another dts keeps), the sequence lock against a reader in another
- * thread, and what the hook costs (printed, not asserted).
+ * test_state.c - the state file (dts/state.c, dts/state_file.c): its
+ * fixed layout, the values the scheduler's on_phase hook writes as
+ * dts/scheduler.c slices a fake gang, the counts a new dts takes over,
+ * files it refuses (and one that another dts keeps, while a reader's
+ * flock does not keep it), the reader of dts-state on files that are not
+ * whole, the sequence lock against that reader in another thread (a
+ * short run: tests/system/t59-state-stress.sh makes 10^7 reads), and
+ * what the hook costs (printed, not asserted).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,15 +78,20 @@ teardown(void **state)
 {
 	struct fixture	*f = *state;
 
+	char		 lock[sizeof(f->path) + 8];
+
 	state_close(&f->st);
 	pthread_mutex_destroy(&f->s.mu);
 	(void)unlink(f->path);
-	(void)rmdir(f->dir);
+	snprintf(lock, sizeof(lock), "%s.lock", f->path);
+	(void)unlink(lock);
+	if (rmdir(f->dir) == -1)
+		fprintf(stderr, "teardown: rmdir %s: %m\n", f->dir);
 	free(f);
 	return 0;
 }
 
-/* The whole file, as a reader gets it: one read. */
+/* The whole file, as a reader gets it when no write runs: one read. */
 static size_t
 slurp(const char *path, char *buf, size_t len)
 {
@@ -140,11 +149,18 @@ test_layout(void **state)
 
 	assert_int_equal(state_map(&f->st, f->path, NULL, 0), 0);
 	n = slurp(f->path, buf, sizeof(buf));
-	assert_int_equal(n, f->st.size);
+	assert_int_equal(n, f->st.l.size);
 	assert_true(n < STATE_READ_MAX);
-	assert_int_equal(file_size(f->path), (off_t)f->st.size);
+	assert_int_equal(file_size(f->path), (off_t)f->st.l.size);
 	assert_int_equal(strncmp(buf, "seq 00000000000000000001\nphase none\n",
 	    36), 0);
+	/* the lock words: seq's and end's low 8 digits, each one word */
+	assert_int_equal(f->st.l.seq_word * STATE_WORD,
+	    f->st.l.off[STATE_SEQ] + STATE_DIGITS - STATE_LOCK_DIGITS);
+	assert_int_equal(f->st.l.end_word * STATE_WORD,
+	    f->st.l.off[STATE_END] + STATE_DIGITS - STATE_LOCK_DIGITS);
+	assert_int_equal(f->st.l.end_line * STATE_WORD, n - 25);
+	assert_int_equal(f->st.l.words, n / STATE_WORD);
 	assert_string_equal(buf + n - 25, "end 00000000000000000001\n");
 	for (line = strtok_r(buf, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save), i++) {
@@ -154,15 +170,15 @@ test_layout(void **state)
 		assert_int_equal(strncmp(line, key, strlen(key)), 0);
 		assert_int_equal(line[strlen(key)], ' ');
 		assert_int_equal(strlen(line) - strlen(key) - 1,
-		    f->st.width[i]);
+		    f->st.l.width[i]);
 	}
 	assert_int_equal(i, STATE_FIELDS);
 	read_state(f->path, v);
 	assert_int_equal(v[STATE_PHASE], PHASE_NONE);
 	assert_int_equal(v[STATE_STOPPED_NS], 0);
 	/* the longest names fit: "distributed", the phases' "none" */
-	assert_true(f->st.width[STATE_MODE] >= strlen("distributed"));
-	assert_true(f->st.width[STATE_PHASE] >= strlen("none"));
+	assert_true(f->st.l.width[STATE_MODE] >= strlen("distributed"));
+	assert_true(f->st.l.width[STATE_PHASE] >= strlen("none"));
 }
 
 /* The hook writes what scheduler.c counts, the PS before the gang runs. */
@@ -274,7 +290,7 @@ test_take_over(void **state)
 		assert_int_equal(write(fd, "stopped_ns 99\n", 14), 14);
 	close(fd);
 	assert_int_equal(state_map(&f->st, f->path, NULL, 0), 0);
-	assert_int_equal(file_size(f->path), (off_t)f->st.size);
+	assert_int_equal(file_size(f->path), (off_t)f->st.l.size);
 	read_state(f->path, w);
 	assert_int_equal(w[STATE_STOPPED_NS], 0);
 }
@@ -298,6 +314,8 @@ test_refused(void **state)
 	assert_int_equal(state_map(&f->st, link, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "link"));
 	(void)unlink(link);
+	snprintf(link, sizeof(link), "%s/link.lock", f->dir);
+	(void)unlink(link);
 
 	assert_int_equal(state_map(&f->st, "/nonexistent/dir/state", err,
 	    sizeof(err)), -1);
@@ -313,9 +331,124 @@ test_refused(void **state)
 }
 
 /*
+ * The lock is on path.lock, 0600: a reader's flock on the file itself,
+ * which any user may take, keeps no dts from it; a lock file that is a
+ * link is refused.
+ */
+static void
+test_lock_file(void **state)
+{
+	struct fixture	*f = *state;
+	struct stat	 sb;
+	char		 err[256], lock[128];
+	int		 fd;
+
+	snprintf(lock, sizeof(lock), "%s.lock", f->path);
+	assert_int_equal(state_map(&f->st, f->path, err, sizeof(err)), 0);
+	assert_int_equal(stat(lock, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	assert_int_equal(stat(f->path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0644);
+	state_close(&f->st);
+
+	fd = open(f->path, O_RDONLY);
+	assert_true(fd != -1);
+	assert_int_equal(flock(fd, LOCK_SH | LOCK_NB), 0);
+	assert_int_equal(state_map(&f->st, f->path, err, sizeof(err)), 0);
+	state_close(&f->st);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	assert_int_equal(state_map(&f->st, f->path, err, sizeof(err)), 0);
+	state_close(&f->st);
+	close(fd);
+
+	assert_int_equal(unlink(lock), 0);
+	assert_int_equal(symlink("/etc/passwd", lock), 0);
+	assert_int_equal(state_map(&f->st, f->path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ".lock"));
+	assert_null(f->st.map);
+	assert_int_equal(unlink(lock), 0);
+}
+
+/* Replace the file with len bytes of buf (root's test file). */
+static void
+put_file(const char *path, const char *buf, size_t len)
+{
+	int	 fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd != -1);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+}
+
+/* The reader of dts-state: a whole file read; the others refused. */
+static void
+test_reader(void **state)
+{
+	struct fixture		*f = *state;
+	struct state_reader	 r;
+	uint64_t		 v[STATE_FIELDS] = { 0 };
+	char			 err[256], text[STATE_READ_MAX];
+	size_t			 size;
+
+	assert_int_equal(state_reader_open(&r, f->path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "No such file"));
+	assert_int_equal(state_reader_open(&r, f->dir, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+
+	assert_int_equal(state_map(&f->st, f->path, NULL, 0), 0);
+	v[STATE_STOPPED_NS] = 123456789;
+	v[STATE_MODE] = MODE_DISTRIBUTED;
+	state_put(&f->st, v);
+	assert_int_equal(state_reader_open(&r, f->path, err, sizeof(err)), 0);
+	memset(v, 0xff, sizeof(v));
+	assert_int_equal(state_reader_read(&r, v, err, sizeof(err)), 0);
+	assert_int_equal(v[STATE_SEQ], 2);
+	assert_int_equal(v[STATE_END], 2);
+	assert_int_equal(v[STATE_STOPPED_NS], 123456789);
+	assert_int_equal(v[STATE_MODE], MODE_DISTRIBUTED);
+	assert_int_equal(r.torn, 0);
+	state_reader_close(&r);
+	size = f->st.l.size;
+	memcpy(text, f->st.map, size);
+	state_close(&f->st);
+
+	/* another size: not this layout */
+	put_file(f->path, text, size - 1);
+	assert_int_equal(state_reader_open(&r, f->path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a state file"));
+
+	/* end's lock word not seq's: a writer stopped mid-write */
+	text[size - 2] = '9';
+	put_file(f->path, text, size);
+	assert_int_equal(state_reader_open(&r, f->path, err, sizeof(err)), 0);
+	r.wait_ns = MS(1);
+	assert_int_equal(state_reader_read(&r, v, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "torn for 0.001 s"));
+	assert_true(r.torn > 100);
+	state_reader_close(&r);
+
+	/* the lock words agree, the rest is not a state file */
+	memset(text, ' ', size);
+	put_file(f->path, text, size);
+	assert_int_equal(state_reader_open(&r, f->path, err, sizeof(err)), 0);
+	r.wait_ns = MS(1);
+	assert_int_equal(state_reader_read(&r, v, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "garbled"));
+	state_reader_close(&r);
+
+	/* keys and fields */
+	assert_int_equal(state_field_find("stopped_ns"), STATE_STOPPED_NS);
+	assert_int_equal(state_field_find("end"), STATE_END);
+	assert_int_equal(state_field_find("stopped"), -1);
+	assert_null(state_names(STATE_AT_NS));
+	assert_non_null(state_names(STATE_PHASE));
+}
+
+/*
  * The sequence lock: a writer thread puts values that all follow from
- * the seq they get, a reader reads the file as a program would; every
- * read it accepts (seq equal to end) is one write whole.
+ * the seq they get, as fast as it can; a reader maps the file as
+ * dts-state does (state_reader_read); every read it accepts is one write
+ * whole.  300 ms, and 100 reads at least (valgrind runs it too).
  */
 struct race {
 	struct state	*st;
@@ -352,45 +485,46 @@ writer(void *arg)
 static void
 test_seqlock(void **state)
 {
-	struct fixture	*f = *state;
-	struct race	 r = { &f->st, 0 };
-	pthread_t	 t;
-	char		 buf[STATE_READ_MAX];
-	uint64_t	 v[STATE_FIELDS], want[STATE_FIELDS];
-	int64_t		 end;
-	unsigned	 good = 0, torn = 0;
-	ssize_t		 n;
-	int		 fd;
+	struct fixture		*f = *state;
+	struct race		 r = { &f->st, 0 };
+	struct state_reader	 rd;
+	pthread_t		 t;
+	uint64_t		 v[STATE_FIELDS], want[STATE_FIELDS];
+	char			 err[256], bad[256] = "";
+	int64_t			 end;
+	unsigned		 good = 0;
 
 	assert_int_equal(state_map(&f->st, f->path, NULL, 0), 0);
-	fd = open(f->path, O_RDONLY);
-	assert_true(fd != -1);
+	assert_int_equal(state_reader_open(&rd, f->path, err, sizeof(err)), 0);
 	assert_int_equal(pthread_create(&t, NULL, writer, &r), 0);
 	end = now_mono_ns() + MS(300);
-	while (now_mono_ns() < end || good < 100) {
-		n = pread(fd, buf, sizeof(buf), 0);
-		assert_int_equal(n, (ssize_t)f->st.size);
-		if (state_parse(buf, (size_t)n, v) == -1) {
-			torn++;
-			continue;
+	while (bad[0] == '\0' && (now_mono_ns() < end || good < 100)) {
+		if (state_reader_read(&rd, v, err, sizeof(err)) == -1) {
+			snprintf(bad, sizeof(bad), "%s", err);
+			break;
 		}
 		good++;
 		if (v[STATE_SEQ] == 1)		/* state_map's own */
 			continue;
 		values_for(v[STATE_SEQ], want);
 		for (int i = STATE_SEQ + 1; i < STATE_END; i++)
-			if (v[i] != want[i])
-				fail_msg("seq %llu: %s is %llu, want %llu",
+			if (v[i] != want[i]) {
+				snprintf(bad, sizeof(bad), "seq %llu: %s is "
+				    "%llu, want %llu",
 				    (unsigned long long)v[STATE_SEQ],
 				    state_key((enum state_field)i),
 				    (unsigned long long)v[i],
 				    (unsigned long long)want[i]);
+				break;
+			}
 	}
 	r.stop = 1;
 	pthread_join(t, NULL);
-	close(fd);
-	print_message("seqlock: %u whole reads, %u torn ones read again, "
-	    "%llu writes\n", good, torn, (unsigned long long)f->st.seq);
+	if (bad[0] != '\0')
+		fail_msg("%s", bad);
+	print_message("seqlock: %u whole reads, %lu torn copies made again, "
+	    "%llu writes\n", good, rd.torn, (unsigned long long)f->st.seq);
+	state_reader_close(&rd);
 }
 
 /* What the hook costs, against snprintf of the same text (printed). */
@@ -415,11 +549,12 @@ test_cost(void **state)
 	for (i = 0; i < rounds; i++) {
 		f->s.st.stopped_ns += 12345;
 		len = snprintf(buf, sizeof(buf), "seq %020llu\nphase %-4s\n"
-		    "ls_policy %-4s\nmode %-11s\nps_us %020llu\n"
+		    "ls_policy %-4s\nmode %-*s\nps_us %020llu\n"
 		    "ip_us %020llu\nstopped_ns %020llu\nps_ns %020llu\n"
 		    "ls_ns %020llu\nat_ns %020llu\nend %020llu\n",
 		    (unsigned long long)i, proto_phase_name(1),
-		    conf_ls_policy_names[0], proto_mode_name(1), 50000ULL,
+		    conf_ls_policy_names[0], (int)f->st.l.width[STATE_MODE],
+		    proto_mode_name(1), 50000ULL,
 		    100000ULL, (unsigned long long)f->s.st.stopped_ns,
 		    (unsigned long long)f->s.st.ps_ns,
 		    (unsigned long long)f->s.st.ls_ns,
@@ -427,7 +562,7 @@ test_cost(void **state)
 		    (unsigned long long)i);
 	}
 	t2 = now_mono_ns();
-	assert_int_equal(len, (int)f->st.size);
+	assert_int_equal(len, (int)f->st.l.size);
 	print_message("state_hook: %.1f ns a call; snprintf of the same "
 	    "text: %.1f ns\n", (double)(t1 - t0) / rounds,
 	    (double)(t2 - t1) / rounds);
@@ -443,6 +578,8 @@ main(void)
 		T(test_follows_sched),
 		T(test_take_over),
 		T(test_refused),
+		T(test_lock_file),
+		T(test_reader),
 		T(test_seqlock),
 		T(test_cost),
 	};
