@@ -4,9 +4,12 @@
 #  1. dts keeps it at state_file: root's, mode 0644 (the job's user reads
 #     it, and can neither write nor replace it), a size that never
 #     changes, and leaves it with phase none when it ends; the next dts
-#     goes on from its counts.
+#     goes on from its counts.  It locks state_file.lock, root's and
+#     0600: a second dts with the same state_file is refused, while a
+#     user with no gang who holds an flock on the state file itself
+#     (flock -s, on a read-only descriptor) keeps no dts from starting.
 #  2. A gang member started by dts-run -- sh finds it in DTS_STATE and
-#     reads it for 2 s as dts(8) says (again until seq equals end): it
+#     reads it for 2 s with dts-state(1) (as dts(8) says): it
 #     reads phase PS (it only runs in PS), the counts move by what the
 #     clock did (ps_ns + ls_ns by at_ns, stopped_ns by ls_ns: the gang is
 #     stopped exactly in LS), and stopped_ns by about half the time the
@@ -34,6 +37,8 @@ n_start_dts
 t_wait_for 5 test -s "$N_STATE" || t_fail "no state file $N_STATE"
 read -r mode owner size <<< "$(stat -c '%a %U %s' "$N_STATE")"
 [ "$mode $owner" = "644 root" ] || t_fail "state file: mode $mode, owner $owner"
+read -r mode owner <<< "$(stat -c '%a %U' "$N_STATE.lock")"
+[ "$mode $owner" = "600 root" ] || t_fail "state file's lock: mode $mode, owner $owner"
 # the job's own user, who may read it, can neither write it nor put
 # another file in its place (the others of the gang trust it)
 t_make_user
@@ -44,25 +49,40 @@ t_as_user sh -c 'echo "stopped_ns 0" >> "$1"' sh "$N_STATE" 2> /dev/null &&
 t_as_user sh -c 'mv -f "$1" "$1.x" || ln -sf /dev/null "$1.new"' sh "$N_STATE" 2> /dev/null &&
 	t_fail "the job's user could replace the state file"
 [ "$(stat -c %s "$N_STATE")" = "$size" ] || t_fail "the state file changed size"
+t_as_user sh -c ': < "$1.lock"' sh "$N_STATE" 2> /dev/null &&
+	t_fail "the job's user could open the state file's lock"
 
-# state VAR: the state file, read again until seq equals end, as
-# key=value words into VAR
+# a second dts with the same state file (and its own socket, cgroup,
+# port and log) is refused, and says why
+sed -e "s|^socket = .*|socket = \"$T_DIR/dts2.sock\";|" \
+    -e "s|^cgroup = .*|cgroup = \"$(t_cg_name 2)\";|" \
+    -e "s|^port = .*|port = $((N_PORT + 1));|" \
+    -e "s|^log_file = .*|log_file = \"$T_LOG/dts2.log\";|" "$N_CONF" > "$T_DIR/dts2.conf"
+t_track_cg "$(t_cg_dir 2)"
+timeout 10 "$BUILD/dts/dts" -f "$T_DIR/dts2.conf" > /dev/null 2> "$T_LOG/dts2.err"
+rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 124 ] ||
+	t_fail "a second dts with the same state file: exit $rc"
+grep -q "state file $N_STATE: another dts keeps it" "$T_LOG/dts2.err" ||
+	t_fail "the second dts did not say the state file is kept: $(cat "$T_LOG/dts2.err")"
+
+# state VAR: the state file, read by dts-state, as key=value words into
+# VAR
 state() {
-	local _s _a _e _try
-	for _try in $(seq 100); do
-		_s=$(cat "$N_STATE") || return 1
-		_a=${_s#seq }; _a=${_a%%[!0-9]*}
-		_e=${_s##*end }
-		[ "$_a" = "$_e" ] && break
-	done
-	[ "$_a" = "$_e" ] || return 1
+	local _s
+	_s=$("$BUILD/dts/dts-state" -f "$N_STATE") || return 1
 	printf -v "$1" '%s' "$(awk '{ printf "%s=%s ", $1, $2 }' <<< "$_s")"
 }
-state s || t_fail "the state file is never whole: $(cat "$N_STATE")"
-for kv in mode=static ls_policy=stop ps_us=00000000000000050000 \
-    ip_us=00000000000000100000; do
+state s || t_fail "dts-state: $("$BUILD/dts/dts-state" -f "$N_STATE" 2>&1)"
+for kv in mode=static ls_policy=stop ps_us=50000 ip_us=100000; do
 	grep -q " $kv " <<< " $s" || t_fail "state file: no $kv in $s"
 done
+# one key, as a script asks for it; an unknown key is refused
+[ "$("$BUILD/dts/dts-state" -f "$N_STATE" mode)" = static ] ||
+	t_fail "dts-state mode: $("$BUILD/dts/dts-state" -f "$N_STATE" mode 2>&1)"
+out=$("$BUILD/dts/dts-state" -f "$N_STATE" nokey 2>&1) &&
+	t_fail "dts-state nokey: exit 0, $out"
+[ "$out" = "dts-state: no key nokey in a state file" ] || t_fail "dts-state nokey: $out"
 
 # state_moved: the file is whole and its seq is above $left's; s = it
 state_moved() {
@@ -97,31 +117,24 @@ else
 fi
 
 # ---- 2. a gang member reads it ----------------------------------------------
-# Its own clock: date +%s%N after each whole read (CLOCK_REALTIME, which
-# NTP slews by far less than the tolerance over 2 s).
+# Its own clock: date +%s%N after each read (CLOCK_REALTIME, which NTP
+# slews by far less than the tolerance over 2 s).  dts-state ($1) finds
+# the file in DTS_STATE.
 cat > "$T_DIR/reader.sh" <<'EOF'
 echo "env ${DTS_STATE-unset}"
-torn=0
 whole() {
-	while :; do
-		s=$(cat "$DTS_STATE") || exit 1
-		t=$(date +%s%N)
-		a=${s#seq }; a=${a%%[!0-9]*}
-		e=${s##*end }
-		[ "$a" = "$e" ] && break
-		torn=$((torn + 1))
-	done
+	s=$("$1") || exit 1
+	t=$(date +%s%N)
 	echo "read $t $(echo $s)"
 }
 stop=$(($(date +%s%N) + 2000000000))
 while [ "$(date +%s%N)" -lt "$stop" ]; do
-	whole
+	whole "$1"
 	sleep 0.02
 done
-whole
-echo "torn $torn"
+whole "$1"
 EOF
-"${N_ON[@]}" "$BUILD/dts/dts-run" -S "$N_SOCK" -- sh "$T_DIR/reader.sh" \
+"${N_ON[@]}" "$BUILD/dts/dts-run" -S "$N_SOCK" -- sh "$T_DIR/reader.sh" "$BUILD/dts/dts-state" \
     > "$T_DIR/reads" 2> "$T_LOG/reader.err" &
 reader=$!
 t_track "$reader"
@@ -148,7 +161,7 @@ out=$(awk '
 		if (ds < 0.4 * dt || ds > 0.6 * dt) { print "stopped is not about half"; exit 1 }
 		if (ls > n / 50) { print "too many reads in LS"; exit 1 }
 	}' "$T_DIR/reads") || t_fail "gang member: $out"
-t_log "gang member: $out, $(sed -n 's/^torn //p' "$T_DIR/reads") torn reads read again"
+t_log "gang member: $out"
 # (a member reads LS only if an LS edge came while it was inside read(2):
 # it is stopped on the way out; hence the 2% allowed)
 
@@ -195,11 +208,20 @@ grep -q " phase=none " <<< " $s" || t_fail "after dts ended: $s"
 t_log "left by dts: $s"
 
 # a new dts goes on from the counts it finds (seconds of them: from 0 it
-# would be below them for seconds)
+# would be below them for seconds); it starts while a user with no gang
+# holds an flock on the state file (which once kept every dts out)
 left=$s
+t_user_argv
+"${T_USER_ARGV[@]}" sh -c 'exec 3< "$1" && flock -s 3 && exec sleep 60' sh "$N_STATE" &
+holder=$!
+t_track "$holder"
+t_wait_for 5 sh -c '! flock -n -x "$1" true' sh "$N_STATE" ||
+	t_fail "the user's flock -s on the state file did not take"
 n_start_dts
 t_wait_for 5 state_moved || t_fail "the new dts did not write the file: $(cat "$N_STATE")"
 kill -TERM "$N_DTS"; n_wait_exit || t_fail "dts did not stop"
+kill -TERM "$holder"; wait "$holder" 2> /dev/null; t_untrack "$holder"
+t_log "dts started while a user held flock -s on the state file"
 awk -v a="$left" -v b="$s" 'BEGIN {
 	n = split(a, x, " "); for (i = 1; i <= n; i++) { split(x[i], kv, "="); o[kv[1]] = kv[2] + 0 }
 	n = split(b, x, " "); for (i = 1; i <= n; i++) { split(x[i], kv, "="); m[kv[1]] = kv[2] + 0 }

@@ -7,17 +7,23 @@
  * torn.
  *
  *   statestress [-o] [-n READS] DIR
+ *   statestress -w DIR		(the writer alone, until SIGTERM)
+ *   statestress -c < OUTPUT	(check dts-state's output)
  *
  * The readers use the reader of dts-state (state_reader_read in
  * dts/state_file.c), or with -o the rule dts(8) taught before: one
  * pread(2) of the file, accepted when seq equals end.  Prints one line:
- *   rule R reads N torn T retried R writes W seconds S
+ *   rule R readers N reads N torn T retried R writes W seconds S
  * and exits 1 if any read was torn (2: a usage or set-up error).
+ * With -w, the file is DIR/state, for dts-state processes to read; -c
+ * checks what they printed (every line of each read, seq first) the same
+ * way, and prints "reads N torn T".
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +40,7 @@ static char		 path[512];
 static int		 old_rule;
 static unsigned long	 reads_wanted = 10000000;
 static unsigned long	 reads_done, torn, retried;	/* atomics */
-static volatile int	 stop;
+static volatile sig_atomic_t stop;
 
 static void
 values_for(uint64_t seq, uint64_t v[STATE_FIELDS])
@@ -81,6 +87,74 @@ read_old(int fd, uint64_t v[STATE_FIELDS])
 	}
 }
 
+/* The values of a read, v[f] for f of the read, not those of its seq:
+ * the first that is not, else -1. */
+static int
+torn_field(const uint64_t v[STATE_FIELDS])
+{
+	uint64_t	 want[STATE_FIELDS];
+	int		 i;
+
+	if (v[STATE_SEQ] <= 1)		/* 1: state_map's own */
+		return -1;
+	values_for(v[STATE_SEQ], want);
+	for (i = STATE_SEQ + 1; i < STATE_END; i++)
+		if (v[i] != want[i])
+			return i;
+	return v[STATE_END] == v[STATE_SEQ] ? -1 : STATE_END;
+}
+
+/* -c: "key value" lines from dts-state, seq first. */
+static int
+check_output(void)
+{
+	uint64_t		 v[STATE_FIELDS];
+	const char *const	*names;
+	unsigned long		 n = 0, bad = 0;
+	unsigned long long	 x;
+	char			 line[256], key[64], val[64];
+	int			 f, seen = 0, i;
+
+	while (fgets(line, sizeof(line), stdin) != NULL) {
+		if (sscanf(line, "%63s %63s", key, val) != 2 ||
+		    (f = state_field_find(key)) == -1) {
+			fprintf(stderr, "statestress: not dts-state's: %s",
+			    line);
+			return 2;
+		}
+		if ((names = state_names((enum state_field)f)) != NULL) {
+			for (i = 0; names[i] != NULL; i++)
+				if (strcmp(names[i], val) == 0)
+					break;
+			v[f] = (uint64_t)i;
+		} else if (sscanf(val, "%llu", &x) == 1)
+			v[f] = x;
+		seen |= 1 << f;
+		if (f != STATE_END)
+			continue;
+		if (seen != (1 << STATE_FIELDS) - 1) {
+			fprintf(stderr, "statestress: a read without every "
+			    "key\n");
+			return 2;
+		}
+		n++;
+		if ((i = torn_field(v)) != -1 && bad++ < 3)
+			fprintf(stderr, "torn: seq %llu: %s\n",
+			    (unsigned long long)v[STATE_SEQ],
+			    state_key((enum state_field)i));
+		seen = 0;
+	}
+	printf("reads %lu torn %lu\n", n, bad);
+	return n == 0 ? 2 : bad > 0;
+}
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
 static void *
 reader(void *arg)
 {
@@ -108,18 +182,13 @@ reader(void *arg)
 			rc = 1;
 			break;
 		}
-		if (v[STATE_SEQ] > 1) {		/* 1: state_map's own */
+		if ((i = torn_field(v)) != -1 && bad++ < 3) {
 			values_for(v[STATE_SEQ], want);
-			for (i = STATE_SEQ + 1; i < STATE_END; i++)
-				if (v[i] != want[i])
-					break;
-			if (i < STATE_END && bad++ < 3)
-				fprintf(stderr, "torn: seq %llu: %s is %llu, "
-				    "want %llu\n",
-				    (unsigned long long)v[STATE_SEQ],
-				    state_key((enum state_field)i),
-				    (unsigned long long)v[i],
-				    (unsigned long long)want[i]);
+			fprintf(stderr, "torn: seq %llu: %s is %llu, want "
+			    "%llu\n", (unsigned long long)v[STATE_SEQ],
+			    state_key((enum state_field)i),
+			    (unsigned long long)v[i],
+			    (unsigned long long)want[i]);
 		}
 		mine++;
 		if (mine % 1024 == 0)
@@ -146,10 +215,15 @@ main(int argc, char **argv)
 	char		 err[512], lock[sizeof(path) + 8], *end;
 	void		*ret;
 	long		 ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int		 c, i, failed = 0;
+	int		 c, i, failed = 0, write_only = 0;
 
-	while ((c = getopt(argc, argv, "on:")) != -1) {
+	while ((c = getopt(argc, argv, "cwon:")) != -1) {
 		switch (c) {
+		case 'c':
+			return check_output();
+		case 'w':
+			write_only = 1;
+			break;
 		case 'o':
 			old_rule = 1;
 			break;
@@ -164,7 +238,7 @@ main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: statestress [-o] [-n READS] "
-			    "DIR\n");
+			    "DIR | -w DIR | -c\n");
 			return 2;
 		}
 	}
@@ -183,7 +257,12 @@ main(int argc, char **argv)
 		return 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (pthread_create(&w, NULL, writer, NULL) != 0)
+	if (write_only) {
+		signal(SIGTERM, on_term);
+		signal(SIGINT, on_term);
+		writer(NULL);
+		ncpu = 0;
+	} else if (pthread_create(&w, NULL, writer, NULL) != 0)
 		return 2;
 	for (i = 0; i < ncpu; i++) {
 		pthread_attr_init(&attr);
@@ -199,7 +278,8 @@ main(int argc, char **argv)
 		failed |= ret != NULL;
 	}
 	stop = 1;
-	pthread_join(w, NULL);
+	if (!write_only)
+		pthread_join(w, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("rule %s readers %ld reads %lu torn %lu retried %lu writes "
 	    "%llu seconds %.1f\n", old_rule ? "read(2)" : "dts-state",
