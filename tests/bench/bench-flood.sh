@@ -94,6 +94,18 @@ dts_ticks() {
 	echo "$((${12} + ${13}))"
 }
 
+# dts_threads: "tid:name:ticks" of each of h1's dts threads (utime+stime
+# of /proc/PID/task/TID/stat; name: its comm, dts names the intake thread).
+dts_threads() {
+	local f s c t
+	for f in /proc/"$DTS"/task/*/stat; do
+		read -r s < "$f" 2> /dev/null || continue
+		t=${s%% (*} c=${s#* (} c=${c%%) *} s=${s##*) }
+		set -- $s
+		echo "$t:$c:$((${12} + ${13}))"
+	done
+}
+
 # dts_sched_ns: sum of sum_exec_runtime over dts's threads.
 dts_sched_ns() {
 	local f ns sum=0
@@ -188,12 +200,14 @@ trace_fetch() {
 RAW=$B_OUT/flood-edges.csv
 echo "round,phase,real_ns,late_ns,op_ns" > "$RAW"
 CSV=$B_OUT/flood.csv
+THR=$B_OUT/flood-threads.csv
+echo "round,phase,tid,thread,cpu_pct" > "$THR"
 echo "round,phase,flooders,flood_sent,flood_rate,node_read_rate,node_drop_rate,window_s,edges,late_p50_us,late_p99_us,late_max_us,dts_cpu_pct,dts_cpu_sched_pct,machine_busy_pct,legit_sent,legit_replied,legit_followed,slices,slices_expected,overruns,rej_mac,rej_rate,queue_full" > "$CSV"
 
 # phase ROUND A|B: one window; appends a row to $CSV.
 phase() {
 	local r=$1 ph=$2 i pids=() sent=0 rate=0 line s0=$T_DIR/st0 s1=$T_DIR/st1
-	local w0 w1 t0 t1 c0 c1 n0 n1 m0 m1 u0 u1 next end now ps
+	local w0 w1 t0 t1 c0 c1 n0 n1 m0 m1 u0 u1 th0 th1 next end now ps
 	local lsent=0 lrep=0 lfol=0
 	t_sleep 1
 	status_snap "$s0" || t_fail "no STATUS from h1 before phase $ph"
@@ -208,6 +222,7 @@ phase() {
 	t_sleep 0.5
 	# ---- the window
 	read -r u0 <<< "$(udp)"
+	th0=$(dts_threads)
 	m0=$(machine) c0=$(dts_ticks) n0=$(dts_sched_ns) w0=$(now_ns)
 	end=$((w0 + PHASE_S * 1000000000)) next=$w0
 	while :; do
@@ -228,6 +243,14 @@ phase() {
 		t_sleep "$(awk -v n="$i" 'BEGIN { printf "%.3f", n / 1e9 }')"
 	done
 	c1=$(dts_ticks) n1=$(dts_sched_ns) m1=$(machine) w1=$(now_ns)
+	th1=$(dts_threads)
+	# each thread's share (main: the process's first thread; the others
+	# by name: dts names its intake thread dts-intake)
+	awk -F: -v r="$r" -v p="$ph" -v pid="$DTS" -v hz="$CLK_TCK" -v a="$w0" -v b="$w1" '
+	NR == FNR { t0[$1] = $3; next }
+	{ n = ($1 == pid) ? "main" : $2
+	  printf "%s,%s,%s,%s,%.2f\n", r, p, $1, n, 100 * ($3 - t0[$1]) / hz / ((b - a) / 1e9) }' \
+	    <(echo "$th0") <(echo "$th1") >> "$THR"
 	read -r u1 <<< "$(udp)"
 	# ---- after the window
 	for ((i = 0; i < ${#pids[@]}; i++)); do
