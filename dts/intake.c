@@ -42,12 +42,14 @@
  */
 #define BUDGET_QUANTUM (1 * NS_PER_MS)
 /*
- * After a drain that found a backlog (more than one batch waiting), the
- * thread leaves the shared socket alone this long: under a flood it then
- * reads a socket buffer full at a time instead of racing the flood one
- * wake-up per few datagrams.  Without a backlog it reads at once.
+ * After a drain that found a backlog (DRAIN_BACKLOG datagrams or more
+ * waiting), the thread leaves the shared socket alone for DRAIN_GAP:
+ * under a flood it then reads a socket buffer full at a time instead of
+ * racing the flood, one wake-up per few datagrams.  A console's command
+ * comes alone, and is read at once.
  */
-#define DRAIN_GAP (10 * NS_PER_MS)
+#define DRAIN_GAP     (10 * NS_PER_MS)
+#define DRAIN_BACKLOG 8
 
 static void
 efd_post(int efd)
@@ -374,13 +376,15 @@ drain(struct intake *in)
 {
 	int	 n, total = 0;
 
-	while ((n = receive(in, in->fd)) == BATCH) {
+	while ((n = receive(in, in->fd)) > 0) {
 		total += n;
+		if (n < BATCH)
+			break;
 		budget_count(in);
 		if (in->starved)
-			return;
+			break;
 	}
-	if (total > 0)		/* more than one batch was waiting */
+	if (total >= DRAIN_BACKLOG)
 		in->gap_until = now_mono_ns() + DRAIN_GAP;
 }
 
