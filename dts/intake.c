@@ -31,12 +31,12 @@
  * costs the node at most BUDGET_PCT of a core (after one burst), and the
  * console repeats its schedule every SI.
  */
-#define BUDGET_PCT   4                 /* % of one core, on average */
+#define BUDGET_PCT   3                 /* % of one core, on average */
 #define BUDGET_BURST (50 * NS_PER_MS)  /* CPU time spent at once */
 /*
  * Once the budget is spent, the thread sleeps until it has earned this
- * much back (25 ms at 4 %), and then drains the socket in batches until
- * it is empty or the budget spent again: under a flood it wakes some 40
+ * much back (33 ms at 3 %), and then drains the socket in batches until
+ * it is empty or the budget spent again: under a flood it wakes some 30
  * times a second, not once per batch (a wake-up and a poll() cost more
  * than the batch they fetched).
  */
