@@ -18,7 +18,9 @@
 # BENCH_FLOODERS processes (default 3, the rate split between them: two
 # did not reach 300 k/s on this 2-CPU VM; the flood's cost in the kernel,
 # veth, bridge and UDP, is mostly the senders').  h0 and h2 run their dts
-# in mode "off".
+# in mode "off".  BENCH_FLOOD_FROM=h1 floods from inside h1 instead, over
+# its loopback (a local user's flood: the kernel's work per datagram is
+# smaller, so the same CPUs carry a faster flood).
 #
 # Each round measures phase A (no flood) and then phase B (flood), each a
 # window of PHASE_S seconds, in the same run on the same node:
@@ -49,7 +51,7 @@
 # (each thread of h1's dts per phase and round), OUTDIR/flood.md.
 # Full: 2 rounds x 30 s per phase (about 3 min); --quick: 1 round x 4 s.
 # Environment: BENCH_FLOOD_RATE, BENCH_FLOODERS, BENCH_ROUNDS,
-# BENCH_PHASE_S (whole seconds), BENCH_SPIN (1: a spin task in h1's gang;
+# BENCH_PHASE_S (whole seconds), BENCH_FLOOD_FROM (h2 or h1), BENCH_SPIN (1: a spin task in h1's gang;
 # default 0).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -67,6 +69,8 @@ else
 fi
 RATE=${BENCH_FLOOD_RATE:-330000}	# a margin over the target
 FLOODERS=${BENCH_FLOODERS:-3}
+FROM=${BENCH_FLOOD_FROM:-h2}
+case $FROM in h1 | h2) ;; *) t_fail "BENCH_FLOOD_FROM=$FROM: h1 or h2" ;; esac
 SPIN=${BENCH_SPIN:-0}
 IP_US=100000 PS_A=50000 PS_B=40000 SI_S=1
 TARGET_RATE=300000 TARGET_RATIO=1.5 TARGET_CPU=5
@@ -84,7 +88,7 @@ if [ "$SPIN" = 1 ]; then
 	c_pvm h0 spawn -w h1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail "spawn spin on h1"
 	t_wait_for 10 test -n "$(c_gang_pids h1 spin)" || t_fail "spin is not in h1's gang"
 fi
-t_log "node h1 $NODE_ADDR: dts $DTS, gang: $(c_gang_pids h1 | wc -l) members; flood $RATE/s from h2 ($FLOODERS process(es)); ${PHASE_S} s per phase x $ROUNDS round(s)"
+t_log "node h1 $NODE_ADDR: dts $DTS, gang: $(c_gang_pids h1 | wc -l) members; flood $RATE/s from $FROM ($FLOODERS process(es)); ${PHASE_S} s per phase x $ROUNDS round(s)"
 
 # ---- measuring helpers -------------------------------------------------------
 
@@ -217,7 +221,7 @@ phase() {
 	t0=$(now_ns)
 	if [ "$ph" = B ]; then
 		for ((i = 0; i < FLOODERS; i++)); do
-			c_bg h2 "flood-$r-$i" "$FLOOD" -a "$NODE_ADDR" -p "$C_PORT" \
+			c_bg "$FROM" "flood-$r-$i" "$FLOOD" -a "$NODE_ADDR" -p "$C_PORT" \
 			    -t $((PHASE_S + 1)) -r $((RATE / FLOODERS)) -i "${C_PUB:0:8}"
 			pids+=("$C_BG_PID")
 		done
@@ -364,7 +368,7 @@ MD=$B_OUT/flood.md
 	else
 		echo "PS 50 %; its gang: its pvmd (BENCH_SPIN=1 adds a CPU-bound task). Every second (its SI) the console h0 sends it a"
 	fi
-	echo "signed SCHEDULE with SYNC, alternating PS between 50 and 40 ms; during phase B, h2 floods h1's control"
+	echo "signed SCHEDULE with SYNC, alternating PS between 50 and 40 ms; during phase B, $FROM floods h1's control"
 	echo "port with \`tests/tools/flood\`: correctly framed SCHEDULEs (valid magic, version, type, length, payload),"
 	echo "fresh random sender ids, random 32-byte tags, target $RATE/s from $FLOODERS process(es). Phases A (no flood)"
 	echo "and B (flood) alternate, ${PHASE_S} s each, $ROUNDS round(s); rows *all* pool every edge / the whole time of a phase."
