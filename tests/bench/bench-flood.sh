@@ -399,7 +399,8 @@ MD=$B_OUT/flood.md
 	echo
 	echo "dts measured: $REV."
 	echo
-	echo "dts's threads during the flood (B), % of one core, each B window:"
+	echo "dts's threads during the flood (B), % of one core, each B window (*main*: its first thread;"
+	echo "*dts-intake*: the datagram intake; an unnamed *dts*: the edge thread):"
 	awk -F, 'NR > 1 && $2 == "B" { printf "round %s: %s %s %%\n", $1, $4, $5 }' "$THR" |
 	    awk '{ k = $1 " " $2; v[k] = v[k] (v[k] == "" ? "" : ", ") $3 " " $4 " " $5 }
 	    END { for (k in v) print k, v[k] }' | sort | sed 's/^/- /'
