@@ -43,13 +43,16 @@
 #define BUDGET_QUANTUM (1 * NS_PER_MS)
 /*
  * After a drain that found a backlog (DRAIN_BACKLOG datagrams or more
- * waiting), the thread leaves the shared socket alone for DRAIN_GAP:
- * under a flood it then reads a socket buffer full at a time instead of
- * racing the flood, one wake-up per few datagrams.  A console's command
- * comes alone, and is read at once.
+ * waiting), and after every drain for FLOOD_HOLD after that one, the
+ * thread leaves the shared socket alone for DRAIN_GAP: under a flood it
+ * then reads a socket buffer full at a time instead of racing the flood,
+ * one wake-up per few datagrams (also while a flood stutters, its sender
+ * descheduled).  A console's command comes alone, and outside a flood
+ * is read at once.
  */
 #define DRAIN_GAP     (10 * NS_PER_MS)
 #define DRAIN_BACKLOG 8
+#define FLOOD_HOLD    (200 * NS_PER_MS)
 
 static void
 efd_post(int efd)
@@ -374,6 +377,7 @@ budget_wait(struct intake *in)
 static void
 drain(struct intake *in)
 {
+	int64_t	 now;
 	int	 n, total = 0;
 
 	while ((n = receive(in, in->fd)) > 0) {
@@ -384,8 +388,11 @@ drain(struct intake *in)
 		if (in->starved)
 			break;
 	}
+	now = now_mono_ns();
 	if (total >= DRAIN_BACKLOG)
-		in->gap_until = now_mono_ns() + DRAIN_GAP;
+		in->flood_until = now + FLOOD_HOLD;
+	if (now < in->flood_until)
+		in->gap_until = now + DRAIN_GAP;
 }
 
 /*

@@ -942,10 +942,10 @@ test_flood(void **state)
 	 * budget takes most of a core */
 	assert_true(cpu <= wall * 3 / 100 + 150 * NS_PER_MS);
 	/* a wake-up per 10 ms (DRAIN_GAP) or per 1 ms of budget earned
-	 * back (33 ms), and one per command: a few hundred a second at
-	 * most, where reading as the datagrams came woke it thousands of
-	 * times */
-	assert_true(woke <= 300 * wall / NS_PER_SEC);
+	 * back (33 ms), and a few per command: 80-160 a second here, also
+	 * beside stress-ng --cpu 2, where reading as the datagrams came
+	 * woke it some 6 000 times a second */
+	assert_true(woke <= 500 * wall / NS_PER_SEC);
 }
 
 #define T(fn)	cmocka_unit_test_setup_teardown(fn, setup, teardown)
