@@ -17,7 +17,7 @@
 #include "priv.h"
 #include "timeutil.h"
 
-#define BATCH 16                       /* datagrams per recvmmsg */
+#define BATCH 64                       /* datagrams per recvmmsg */
 /* room for one receive time (SO_TIMESTAMPNS) */
 #define RXTIME_CMSG CMSG_SPACE(sizeof(struct timespec))
 
@@ -31,8 +31,28 @@
  * costs the node at most BUDGET_PCT of a core (after one burst), and the
  * console repeats its schedule every SI.
  */
-#define BUDGET_PCT   4                 /* % of one core, on average */
+#define BUDGET_PCT   3                 /* % of one core, on average */
 #define BUDGET_BURST (50 * NS_PER_MS)  /* CPU time spent at once */
+/*
+ * Once the budget is spent, the thread sleeps until it has earned this
+ * much back (33 ms at 3 %), and then drains the socket in batches until
+ * it is empty or the budget spent again: under a flood it wakes some 30
+ * times a second, not once per batch (a wake-up and a poll() cost more
+ * than the batch they fetched).
+ */
+#define BUDGET_QUANTUM (1 * NS_PER_MS)
+/*
+ * After a drain that found a backlog (DRAIN_BACKLOG datagrams or more
+ * waiting), and after every drain for FLOOD_HOLD after that one, the
+ * thread leaves the shared socket alone for DRAIN_GAP: under a flood it
+ * then reads a socket buffer full at a time instead of racing the flood,
+ * one wake-up per few datagrams (also while a flood stutters, its sender
+ * descheduled).  A console's command comes alone, and outside a flood
+ * is read at once.
+ */
+#define DRAIN_GAP     (10 * NS_PER_MS)
+#define DRAIN_BACKLOG 8
+#define FLOOD_HOLD    (200 * NS_PER_MS)
 
 static void
 efd_post(int efd)
@@ -128,10 +148,10 @@ count(struct intake *in, enum proto_reject why)
 
 /* Kernel receive time (SO_TIMESTAMPNS, CLOCK_REALTIME), or now. */
 static int64_t
-rx_time(struct msghdr *mh)
+rx_time(const struct msghdr *mh)
 {
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
-	    cm = CMSG_NXTHDR(mh, cm)) {
+	    cm = CMSG_NXTHDR((struct msghdr *)mh, cm)) {
 		if (cm->cmsg_level == SOL_SOCKET &&
 		    cm->cmsg_type == SCM_TIMESTAMPNS) {
 			struct timespec ts;
@@ -145,15 +165,19 @@ rx_time(struct msghdr *mh)
 /*
  * One datagram, in the documented order.  Everything before the bucket
  * is a few comparisons; the bucket is spent only by datagrams that are
- * framed right, and only those that get a token cost a MAC.
+ * framed right, and only those that get a token cost a MAC.  A refusal
+ * costs no clock read and no system call: the bucket runs on the time
+ * the batch was read (batch_ns, CLOCK_MONOTONIC), and the clocks and the
+ * datagram's receive time are read only for one that passes.
  */
 static void
 check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
-    const struct sockaddr_in *from, int64_t rx_real, int master)
+    const struct sockaddr_in *from, const struct msghdr *mh, int master,
+    int64_t batch_ns)
 {
 	struct intake_cmd	 c;
 	enum proto_reject	 why;
-	int64_t			 now_real, now_mono, step;
+	int64_t			 now_real, now_mono, rx_real, step;
 
 	if (truncated) {
 		count(in, REJ_LONG);
@@ -163,16 +187,16 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 		count(in, why);
 		return;
 	}
-	now_mono = now_mono_ns();
 	/* the master's socket has a bucket of its own: a flood from its
 	 * address (other ports) cannot spend its tokens */
 	if (master ? buckets_take(&in->mbuckets, from->sin_addr.s_addr, 1,
-	    now_mono) == -1 : buckets_take(&in->buckets, from->sin_addr.s_addr,
+	    batch_ns) == -1 : buckets_take(&in->buckets, from->sin_addr.s_addr,
 	    from->sin_addr.s_addr == in->master.sin_addr.s_addr,
-	    now_mono) == -1) {
+	    batch_ns) == -1) {
 		count(in, REJ_RATE);
 		return;
 	}
+	now_mono = now_mono_ns();
 	now_real = now_real_ns();
 	step = replay_clock(&in->replay, (uint64_t)(now_real / NS_PER_US),
 	    (uint64_t)(now_mono / NS_PER_US));
@@ -185,6 +209,7 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 		    inet_ntoa(from->sin_addr), proto_reject_name(why));
 		return;
 	}
+	rx_real = rx_time(mh);
 	c.from = *from;
 	c.rx_real = rx_real;
 	c.rx_mono = now_mono - (now_real - rx_real);
@@ -199,14 +224,19 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 	efd_post(in->cmd_efd);
 }
 
-static void
+/*
+ * One recvmmsg() of up to BATCH datagrams from fd, each checked.  The
+ * number read (BATCH: there may be more), or -1 (nothing waiting).
+ */
+static int
 receive(struct intake *in, int fd)
 {
 	static uint8_t		 buf[BATCH][PROTO_MAX_DGRAM + 1];
 	static char		 cbuf[BATCH][RXTIME_CMSG];
-	struct sockaddr_in	 from[BATCH];
-	struct iovec		 iov[BATCH];
-	struct mmsghdr		 mm[BATCH];
+	static struct sockaddr_in from[BATCH];
+	static struct iovec	 iov[BATCH];
+	static struct mmsghdr	 mm[BATCH];
+	int64_t			 batch_ns;
 	int			 n;
 
 	for (int i = 0; i < BATCH; i++) {
@@ -223,16 +253,18 @@ receive(struct intake *in, int fd)
 	if (n == -1) {
 		if (errno != EAGAIN && errno != EINTR)
 			log_warn("recvmmsg");
-		return;
+		return -1;
 	}
+	batch_ns = now_mono_ns();
 	for (int i = 0; i < n; i++) {
 		size_t len = mm[i].msg_len;
 		int trunc = (mm[i].msg_hdr.msg_flags & MSG_TRUNC) ||
 		    len > PROTO_MAX_DGRAM;
 
-		check(in, buf[i], len, trunc, &from[i],
-		    rx_time(&mm[i].msg_hdr), fd == in->mfd);
+		check(in, buf[i], len, trunc, &from[i], &mm[i].msg_hdr,
+		    fd == in->mfd, batch_ns);
 	}
+	return n;
 }
 
 /*
@@ -305,13 +337,9 @@ thread_cpu_ns(void)
 	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
 }
 
-/*
- * Within the budget: -1 (wait for anything).  Over it: the milliseconds
- * until the budget has been earned back, during which only replies and
- * the master's socket are served.
- */
-static int
-budget_wait(struct intake *in)
+/* Count the budget up to now: what was earned, less what was spent. */
+static void
+budget_count(struct intake *in)
 {
 	int64_t	 now = now_mono_ns(), cpu = thread_cpu_ns();
 
@@ -321,9 +349,50 @@ budget_wait(struct intake *in)
 		in->budget = BUDGET_BURST;
 	in->budget_at = now;
 	in->budget_cpu = cpu;
-	if (in->budget > 0)
+	if (in->budget <= 0)
+		in->starved = 1;
+	else if (in->budget >= BUDGET_QUANTUM)
+		in->starved = 0;
+}
+
+/*
+ * Within the budget: -1 (wait for anything).  Over it: the milliseconds
+ * until BUDGET_QUANTUM has been earned back, during which only replies
+ * and the master's socket are served.
+ */
+static int
+budget_wait(struct intake *in)
+{
+	budget_count(in);
+	if (!in->starved)
 		return -1;
-	return (int)(-in->budget * 100 / BUDGET_PCT / NS_PER_MS) + 1;
+	return (int)((BUDGET_QUANTUM - in->budget) * 100 / BUDGET_PCT /
+	    NS_PER_MS) + 1;
+}
+
+/*
+ * Read the shared socket until it is empty or the budget is spent: one
+ * poll() and one wake-up for many batches.
+ */
+static void
+drain(struct intake *in)
+{
+	int64_t	 now;
+	int	 n, total = 0;
+
+	while ((n = receive(in, in->fd)) > 0) {
+		total += n;
+		if (n < BATCH)
+			break;
+		budget_count(in);
+		if (in->starved)
+			break;
+	}
+	now = now_mono_ns();
+	if (total >= DRAIN_BACKLOG)
+		in->flood_until = now + FLOOD_HOLD;
+	if (now < in->flood_until)
+		in->gap_until = now + DRAIN_GAP;
 }
 
 /*
@@ -379,12 +448,16 @@ run(void *arg)
 	};
 	int wait;
 
+	(void)pthread_setname_np(pthread_self(), "dts-intake");
 	in->budget = BUDGET_BURST;
 	in->budget_at = now_mono_ns();
 	in->budget_cpu = thread_cpu_ns();
 	while (!__atomic_load_n(&in->stop, __ATOMIC_RELAXED)) {
 		master_socket(in);
 		wait = budget_wait(in);
+		if (wait < 0 && in->gap_until > in->budget_at)
+			wait = (int)((in->gap_until - in->budget_at +
+			    NS_PER_MS - 1) / NS_PER_MS);
 		pf[0].events = wait < 0 ? POLLIN : 0;
 		pf[0].revents = pf[2].revents = 0;
 		pf[2].fd = in->mfd;
@@ -403,11 +476,11 @@ run(void *arg)
 			    &el);
 		}
 		if (pf[2].revents & POLLIN)
-			receive(in, in->mfd);
+			(void)receive(in, in->mfd);
 		if (pf[1].revents)
 			transmit(in);
 		if (pf[0].revents & POLLIN)
-			receive(in, in->fd);
+			drain(in);
 	}
 	return NULL;
 }

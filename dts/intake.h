@@ -72,6 +72,11 @@ struct intake {
 	struct buckets mbuckets;      /* for the master's socket */
 	uint32_t dropped[REJ_COUNT];    /* drops by reason (thread only) */
 	int64_t  budget;              /* CPU budget left, ns (intake.c) */
+	int      starved;             /* budget spent, not yet a quantum back */
+	int64_t  gap_until;           /* no reading the shared socket before
+					 (CLOCK_MONOTONIC ns: intake.c) */
+	int64_t  flood_until;         /* a backlog was seen: drains are
+					 spaced until then (intake.c) */
 	int64_t  budget_at, budget_cpu; /* when it was last counted: the
 					 clock and the thread's CPU time */
 	char     name[PROTO_NAME_LEN];

@@ -67,7 +67,7 @@ fi
 
 # garbage: thousands of random datagrams; dts lives, and each one is either
 # counted by dts or dropped by the kernel at dts's full socket buffer (the
-# intake thread may use 4 % of a core, in bursts of 50 ms: dts(8)).  Once
+# intake thread may use 3 % of a core, in bursts of 50 ms: dts(8)).  Once
 # the socket is empty, however long a busy machine took, the two add up
 # to exactly 3000: the next STATUS is answered after every one of them
 # was counted.  A STATUS request of ours that got no answer may have been

@@ -193,7 +193,7 @@ t_log "counts (every node): $want"
 N=600
 sum_rej() { awk -F= '/^rej_/ { s += $2 } END { print s + 0 }' <<< "$1"; }
 # each one is counted by dts or dropped by the kernel at dts's full socket
-# buffer (dts's intake thread may use 4 % of a core, in bursts of 50 ms).
+# buffer (dts's intake thread may use 3 % of a core, in bursts of 50 ms).
 # Once a node's socket is empty, however long a busy machine took, the
 # two add up to exactly 2N: its next STATUS is answered after every one
 # was counted.  A STATUS request from h0 that got no answer may have been
@@ -242,7 +242,7 @@ c_exec h0 sh -c 'i=0; while [ $i -lt 300 ]; do
 	sendgram -k "$1" -s "$4" -a "$2" -p "$3" -n status || exit 1; i=$((i + 1)); done' \
     _ "$C_KEY" "$C_BCAST" "$C_PORT" "$C_SIGN" > /dev/null || t_fail "300 STATUS requests from h0"
 # 300 signatures to check take a node's intake thread about 0.3 s of CPU,
-# which its budget (4 % of a core, bursts of 50 ms) spreads out: wait
+# which its budget (3 % of a core, bursts of 50 ms) spreads out: wait
 # until it has read its socket empty before the replay, or the kernel
 # could drop that
 for k in 0 1 2; do
