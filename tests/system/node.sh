@@ -75,6 +75,7 @@ n_conf() {
 		[users]="[\"@$T_GROUP\"]"
 	)
 	local a
+	_t_make_group	# the group users names exists, as the package's does
 	for a in "$@"; do kv[${a%%=*}]=${a#*=}; done
 	: > "$N_CONF"
 	for a in "${!kv[@]}"; do printf '%s = %s;\n' "$a" "${kv[$a]}" >> "$N_CONF"; done
