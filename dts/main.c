@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -553,22 +555,59 @@ slicing(struct dts *d)
 }
 
 /*
- * dts -d: tell the parent (and with it the shell) whether this dts
- * slices; then nothing more goes to it.  -1 if it does not.
+ * systemd's Type=notify (dts.service): "READY=1" to $NOTIFY_SOCKET, a
+ * datagram socket (a path, or '@' for the abstract namespace).  Without
+ * the variable, nothing.
+ */
+static void
+notify_systemd(const char *msg)
+{
+	const char		*path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un	 sun = { .sun_family = AF_UNIX };
+	size_t			 len;
+	int			 fd;
+
+	if (path == NULL || (path[0] != '/' && path[0] != '@') ||
+	    (len = strlen(path)) >= sizeof(sun.sun_path))
+		return;
+	memcpy(sun.sun_path, path, len);
+	if (sun.sun_path[0] == '@')
+		sun.sun_path[0] = '\0';
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1) {
+		log_warn("NOTIFY_SOCKET");
+		return;
+	}
+	if (sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sun,
+	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) == -1)
+		log_warn("NOTIFY_SOCKET %s", path);
+	close(fd);
+}
+
+/*
+ * The end of start-up.  For dts -d, tell the parent (and with it the
+ * shell) whether this dts slices, and for systemd (Type=notify) send
+ * READY=1 once it does; then nothing more goes to either.  -1 if a dts
+ * that someone waits for does not slice (it then exits); in the
+ * foreground without systemd nobody waits, and dts goes on as always
+ * (dts-load is started again after a back-off).
  */
 static int
 report_ready(struct dts *d)
 {
 	const char	*why;
+	int		 systemd = getenv("NOTIFY_SOCKET") != NULL;
 
-	if (ready_fd == -1)
+	if (ready_fd == -1 && !systemd)
 		return 0;
 	if ((why = slicing(d)) != NULL) {
 		log_warnx("%s: exiting", why);
 		tell_user(why);
-	} else
+	} else if (ready_fd != -1)
 		(void)dprintf(ready_fd, "%s\n", READY_LINE);
-	close(ready_fd);
+	if (why == NULL && systemd)
+		notify_systemd("READY=1");
+	if (ready_fd != -1)
+		close(ready_fd);
 	ready_fd = -1;
 	return why != NULL ? -1 : 0;
 }

@@ -10,6 +10,9 @@
 #     file in a directory that does not exist): status 1, the reason on
 #     stderr naming the file; a config that is plainly wrong: status 1,
 #     the key named.  Neither leaves a dts running.
+#  4. Under systemd (dts.service, Type=notify): dts in the foreground
+#     with NOTIFY_SOCKET sends READY=1 once, and when it arrives the state
+#     file says PS or LS already.  (A socket of this test plays systemd.)
 # The daemon is found by PID (/proc: our build's dts with this run's
 # config), tracked, and stopped with SIGTERM; its cgroup subtree is
 # tracked too.
@@ -93,4 +96,39 @@ left=$(daemons "$bad")
 kill -TERM "$N_DTS"
 t_wait_for 10 _n_gone "$N_DTS" || t_fail "dts -d's daemon did not end on SIGTERM"
 t_untrack "$N_DTS"
+N_DTS=
+
+# 4. READY=1 for systemd, once the node slices
+command -v python3 > /dev/null || t_skip "needs python3 (plays systemd's notify socket)"
+t_wait_for 5 eval '! grep -q "^phase *[PL]S" "$N_STATE"' || t_fail "the state file still says slicing"
+python3 - "$T_DIR/notify.sock" "$N_STATE" > "$T_LOG/notify.out" 2>&1 <<'PY' &
+import socket, sys, re
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(15)
+msg = s.recv(4096).decode()
+m = re.search(r"^phase +(\S+)", open(sys.argv[2]).read(), re.M)
+print("msg=%s phase=%s" % (msg.replace("\n", "|"), m.group(1) if m else "?"))
+s.settimeout(1)
+try:
+    print("again=" + s.recv(4096).decode())
+except socket.timeout:
+    pass
+PY
+py=$!
+t_track "$py"
+t_wait_for 5 test -S "$T_DIR/notify.sock" || t_fail "no notify socket"
+NOTIFY_SOCKET=$T_DIR/notify.sock "$dts" -f "$N_CONF" > "$T_LOG/dts.out" 2> "$T_LOG/dts.err" &
+N_DTS=$!
+t_track "$N_DTS"
+t_wait_for 20 _n_gone "$py" || t_fail "the notify socket got nothing"
+wait "$py"
+t_untrack "$py"
+[ "$(wc -l < "$T_LOG/notify.out")" = 1 ] &&
+    grep -Eqx "msg=READY=1 phase=(PS|LS)" "$T_LOG/notify.out" ||
+	t_fail "systemd was told: $(cat "$T_LOG/notify.out")"
+t_log "NOTIFY_SOCKET: $(cat "$T_LOG/notify.out")"
+kill -TERM "$N_DTS"
+n_wait_exit || t_fail "dts did not end on SIGTERM"
+[ "$N_RC" = 0 ] || t_fail "dts exited $N_RC"
 t_pass
