@@ -522,6 +522,7 @@ detach(void)
 	}
 	close(p[0]);
 	ready_fd = p[1];
+	(void)signal(SIGPIPE, SIG_IGN);	/* a parent gone: EPIPE, no death */
 	(void)setsid();
 	if (chdir("/") == -1)
 		die_early("chdir /: %s", strerror(errno));
