@@ -40,6 +40,13 @@ struct load_table {
 	int    ls_pct[LOADTAB_MAX];
 };
 
+/*
+ * What dts-run does when no dts answers on this node (dts.conf:
+ * no_service): run the command (pvmd) unmanaged, at normal priority, with
+ * one line on its stderr; or refuse it.
+ */
+enum conf_no_service { NO_SERVICE_RUN = 0, NO_SERVICE_REFUSE = 1 };
+
 /* What the gang does in LS: stopped (the thesis), or at SCHED_IDLE. */
 enum ls_policy { LS_STOP = 0, LS_IDLE = 1 };
 
@@ -50,6 +57,7 @@ enum ls_policy { LS_STOP = 0, LS_IDLE = 1 };
 extern const char *const conf_backend_names[];
 extern const char *const conf_rla_names[];
 extern const char *const conf_ls_policy_names[];
+extern const char *const conf_no_service_names[];
 
 struct dts_conf {
 	char    file[CONF_STR_MAX];   /* where it came from, "" for defaults */
@@ -75,7 +83,9 @@ struct dts_conf {
 	/* processes */
 	char    pvmd[CONF_STR_MAX];
 	char    load_agent[CONF_STR_MAX];
-	struct conf_strlist users;    /* may start a gang; none = anyone */
+	struct conf_strlist users;    /* may start a gang besides root:
+					 names, "@group", "*" (users.h) */
+	int     no_service;           /* enum conf_no_service (dts-run) */
 	struct conf_strlist console_keys; /* public keys of the consoles
 					     whose signed commands we obey */
 	char    socket[CONF_STR_MAX]; /* adoption socket */

@@ -20,6 +20,7 @@
 #include "proto.h"
 #include "rules.h"
 #include "timeutil.h"
+#include "users.h"
 
 #ifndef SYSCONFDIR
 #define SYSCONFDIR "/usr/local/etc"
@@ -45,13 +46,16 @@ const char *const conf_rla_names[] = {
 const char *const conf_ls_policy_names[] = {
 	[LS_STOP] = "stop", [LS_IDLE] = "idle", NULL
 };
+const char *const conf_no_service_names[] = {
+	[NO_SERVICE_RUN] = "run", [NO_SERVICE_REFUSE] = "refuse", NULL
+};
 
 static int valid_ipv4(const void *, char *, size_t);
 static int valid_path(const void *, char *, size_t);
 static int valid_path_or_empty(const void *, char *, size_t);
 static int valid_rt_priority(const void *, char *, size_t);
 static int valid_home_path(const void *, char *, size_t);
-static int valid_user_name(const void *, char *, size_t);
+static int valid_users_entry(const void *, char *, size_t);
 static int valid_public_key(const void *, char *, size_t);
 static int valid_cgroup(const void *, char *, size_t);
 static int valid_path_or_auto(const void *, char *, size_t);
@@ -110,9 +114,14 @@ const struct conf_key confkey_schema[] = {
 	{ .path = "load_agent", .type = CT_STRING, .def = PKGLIBEXECDIR
 	  "/dts-load", .off = OFF(load_agent), .valid = valid_path,
 	  .help = "the Load agent" },
-	{ .path = "users", .type = CT_STRLIST, .def = "", .off = OFF(users),
-	  .valid = valid_user_name,
-	  .help = "users who may start a gang here; empty = every user" },
+	{ .path = "users", .type = CT_STRLIST, .def = USERS_DEFAULT,
+	  .off = OFF(users), .valid = valid_users_entry,
+	  .help = "who may start a gang here besides root: user names, "
+	  "\"@group\" (its members), \"*\" (every user); [] = root only" },
+	{ .path = "no_service", .type = CT_ENUM, .def = "run",
+	  .off = OFF(no_service), .names = conf_no_service_names,
+	  .help = "no dts answers here: dts-run runs pvmd (or the command) "
+	  "unmanaged at normal priority, saying so on stderr, or refuses it" },
 	{ .path = "socket", .type = CT_STRING, .def = "/run/dts/dts.sock",
 	  .off = OFF(socket), .valid = valid_path,
 	  .help = "adoption socket the launch script asks (dts-run)" },
@@ -229,15 +238,9 @@ valid_ipv4(const void *p, char *why, size_t len)
 }
 
 static int
-valid_user_name(const void *p, char *why, size_t len)
+valid_users_entry(const void *p, char *why, size_t len)
 {
-	const char	*s = p;
-
-	if (s[0] != '\0' && strspn(s, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(s))
-		return 0;
-	snprintf(why, len, "\"%s\" is not a user name", s);
-	return -1;
+	return users_entry_valid(p, why, len);
 }
 
 static int

@@ -17,6 +17,7 @@
 #include "cgroup.h"
 #include "log.h"
 #include "proc.h"
+#include "users.h"
 
 static int
 addr_of(const char *path, struct sockaddr_un *sun)
@@ -141,15 +142,13 @@ reply(int fd, const char *fmt, ...)
 	(void)send(fd, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+/* dts.conf's users (users.h): 1, or 0 with the line for the user. */
 static int
-user_allowed(const struct dts_conf *c, const char *name)
+user_allowed(const struct dts_conf *c, const struct passwd *pw, char *why,
+    size_t whylen)
 {
-	if (c->users.n == 0)
-		return 1;
-	for (int i = 0; i < c->users.n; i++)
-		if (strcmp(c->users.s[i], name) == 0)
-			return 1;
-	return 0;
+	return users_allowed(&c->users, pw->pw_uid, pw->pw_gid, pw->pw_name,
+	    why, whylen);
 }
 
 /*
@@ -171,11 +170,13 @@ decide(struct adopt *a, const char *req, const char *more,
 		    "\"ADOPT run\" or \"JOIN <pid>\")";
 	pw = getpwuid(cr->uid);
 	*name = pw ? pw->pw_name : "?";
-	if (pw == NULL || !user_allowed(a->conf, pw->pw_name)) {
-		snprintf(why, whylen, "user %s (uid %d) may not run a gang on "
-		    "this node (dts.conf: users)", *name, (int)cr->uid);
+	if (pw == NULL) {
+		snprintf(why, whylen, "uid %d has no user name: it may not run "
+		    "a gang on this node", (int)cr->uid);
 		return why;
 	}
+	if (!user_allowed(a->conf, pw, why, whylen))
+		return why;
 	if ((members = gang_members(a->gang)) > 0) {
 		snprintf(why, whylen, "a gang is already running on this node "
 		    "(%d process(es) of uid %d): one gang at a time",

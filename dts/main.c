@@ -24,8 +24,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +35,9 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -52,6 +56,7 @@
 #include "spawn.h"
 #include "state.h"
 #include "timeutil.h"
+#include "users.h"
 
 #define AGENT_BACKOFF_MIN (100 * NS_PER_MS)   /* first restart delay */
 #define AGENT_BACKOFF_MAX (10 * NS_PER_SEC)   /* doubling up to this */
@@ -89,6 +94,16 @@ struct dts {
 	int			 done;
 };
 
+/*
+ * dts -d: the pipe to the parent, which waits until this dts slices
+ * ("ready") or says why it cannot (any other line); -1 once ready, and
+ * without -d.
+ */
+static int ready_fd = -1;
+#define READY_LINE	"ready"
+#define READY_WAIT_S	60	/* the parent gives up after this */
+#define SLICING_WAIT_MS	1000	/* the first edge, after start-up */
+
 static void __attribute__((noreturn))
 usage(int rc)
 {
@@ -98,8 +113,19 @@ usage(int rc)
 	exit(rc);
 }
 
+/* One line for the user: on stderr, or with -d to the waiting parent. */
+static void
+tell_user(const char *msg)
+{
+	if (ready_fd != -1)
+		(void)dprintf(ready_fd, "%s\n", msg);
+	else
+		fprintf(stderr, "dts: %s\n", msg);
+}
+
 /*
- * dts cannot start: one line to the log and to stderr, exit 1.
+ * dts cannot start: one line to the log and to stderr (with -d, the
+ * parent's), exit 1.
  */
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die_early(const char *fmt, ...)
@@ -110,7 +136,7 @@ die_early(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "dts: %s\n", msg);
+	tell_user(msg);
 	fatalx("%s", msg);
 }
 
@@ -392,7 +418,7 @@ initial_schedule(struct dts *d)
 
 	if (sched_apply(&d->sched, &p, now_mono_ns(), now_real_ns(),
 	    &err) == -1)
-		fatalx("configured schedule: %s", err);
+		die_early("configured schedule: %s", err);
 	d->sched.own = 1;
 }
 
@@ -407,28 +433,184 @@ setup_fds(struct dts *d)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	if ((d->sigfd = evfd_signals(&mask)) == -1)
-		fatal("signalfd");
+		die_early("signalfd: %s", strerror(errno));
 	if ((d->restart_tfd = evfd_timer(CLOCK_MONOTONIC)) == -1 ||
 	    (d->fix_tfd = evfd_timer(CLOCK_MONOTONIC)) == -1)
-		fatal("timerfd_create");
+		die_early("timerfd_create: %s", strerror(errno));
 	if ((d->epfd = epoll_create1(EPOLL_CLOEXEC)) == -1)
-		fatal("epoll_create1");
+		die_early("epoll_create1: %s", strerror(errno));
 }
 
-/* dts -d: detach from the terminal, as a classic daemon. */
+/*
+ * The parent of dts -d: copy the child's lines to stderr until it says
+ * "ready" (exit 0) or ends (exit 1; the reason is among its lines, or
+ * its exit status says what happened).
+ */
+static int
+wait_ready(int fd, pid_t child)
+{
+	char		 buf[1024], *line, *nl;
+	size_t		 have = 0;
+	ssize_t		 n;
+	int		 said = 0, status;
+	struct pollfd	 pfd = { .fd = fd, .events = POLLIN };
+
+	for (;;) {
+		int r = poll(&pfd, 1, READY_WAIT_S * 1000);
+
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == 0) {
+			fprintf(stderr, "dts: pid %d is not slicing after %d s "
+			    "(see the log); not waiting any longer\n",
+			    (int)child, READY_WAIT_S);
+			return 1;
+		}
+		n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		for (line = buf; (nl = strchr(line, '\n')) != NULL;
+		    line = nl + 1) {
+			*nl = '\0';
+			if (strcmp(line, READY_LINE) == 0)
+				return 0;
+			fprintf(stderr, "dts: %s\n", line);
+			said = 1;
+		}
+		have = strlen(line);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)	/* a line too long: cut */
+			have = 0;
+	}
+	if (waitpid(child, &status, 0) == child && !said) {
+		if (WIFSIGNALED(status))
+			fprintf(stderr, "dts: start-up failed: killed by "
+			    "signal %d\n", WTERMSIG(status));
+		else
+			fprintf(stderr, "dts: start-up failed: exit status %d "
+			    "(see the log)\n", WEXITSTATUS(status));
+	} else if (!said)
+		fprintf(stderr, "dts: start-up failed (see the log)\n");
+	return 1;
+}
+
+/*
+ * dts -d: detach from the terminal before anything is set up (sockets,
+ * cgroups, threads belong to the daemon), but keep a pipe to the parent,
+ * which exits only when this dts slices (0) or has failed (1, with the
+ * reason on its stderr).  The child's own stdio is /dev/null at once, so
+ * that nothing waits for it to close them ($(dts -d)).
+ */
 static void
 detach(void)
 {
-	pid_t	 pid = fork();
+	int	 p[2];
+	pid_t	 pid;
 
-	if (pid == -1)
+	if (pipe2(p, O_CLOEXEC) == -1)
+		die_early("pipe: %s", strerror(errno));
+	fflush(NULL);
+	if ((pid = fork()) == -1)
 		die_early("fork: %s", strerror(errno));
-	if (pid > 0)
-		_exit(0);
+	if (pid > 0) {
+		close(p[1]);
+		_exit(wait_ready(p[0], pid));
+	}
+	close(p[0]);
+	ready_fd = p[1];
+	(void)signal(SIGPIPE, SIG_IGN);	/* a parent gone: EPIPE, no death */
 	(void)setsid();
 	if (chdir("/") == -1)
 		die_early("chdir /: %s", strerror(errno));
-	(void)spawn_devnull();
+	if (spawn_devnull() == -1)
+		die_early("/dev/null: %s", strerror(errno));
+}
+
+/*
+ * Ready: the configured schedule runs (the first edge made, for a mode
+ * that slices) and dts-load, the fail-safe, runs.  NULL, or why not.
+ */
+static const char *
+slicing(struct dts *d)
+{
+	struct timespec	 ms = { 0, NS_PER_MS };
+	int		 ok = 0, suspended = 0;
+
+	for (int i = 0; i < SLICING_WAIT_MS && !ok && !suspended; i++) {
+		if (i > 0)
+			(void)nanosleep(&ms, NULL);
+		sched_lock(&d->sched);
+		suspended = d->sched.suspended;
+		ok = d->sched.slicing || d->sched.mode == MODE_OFF ||
+		    d->sched.mode == MODE_HPDT;
+		sched_unlock(&d->sched);
+	}
+	if (suspended)
+		return "dts-load, the fail-safe, did not start, so the gang "
+		    "is not sliced (see the log)";
+	return ok ? NULL : "no slice edge within 1 s of start-up";
+}
+
+/*
+ * systemd's Type=notify (dts.service): "READY=1" to $NOTIFY_SOCKET, a
+ * datagram socket (a path, or '@' for the abstract namespace).  Without
+ * the variable, nothing.
+ */
+static void
+notify_systemd(const char *msg)
+{
+	const char		*path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un	 sun = { .sun_family = AF_UNIX };
+	size_t			 len;
+	int			 fd;
+
+	if (path == NULL || (path[0] != '/' && path[0] != '@') ||
+	    (len = strlen(path)) >= sizeof(sun.sun_path))
+		return;
+	memcpy(sun.sun_path, path, len);
+	if (sun.sun_path[0] == '@')
+		sun.sun_path[0] = '\0';
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1) {
+		log_warn("NOTIFY_SOCKET");
+		return;
+	}
+	if (sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sun,
+	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) == -1)
+		log_warn("NOTIFY_SOCKET %s", path);
+	close(fd);
+}
+
+/*
+ * The end of start-up.  For dts -d, tell the parent (and with it the
+ * shell) whether this dts slices, and for systemd (Type=notify) send
+ * READY=1 once it does; then nothing more goes to either.  -1 if a dts
+ * that someone waits for does not slice (it then exits); in the
+ * foreground without systemd nobody waits, and dts goes on as always
+ * (dts-load is started again after a back-off).
+ */
+static int
+report_ready(struct dts *d)
+{
+	const char	*why;
+	int		 systemd = getenv("NOTIFY_SOCKET") != NULL;
+
+	if (ready_fd == -1 && !systemd)
+		return 0;
+	if ((why = slicing(d)) != NULL) {
+		log_warnx("%s: exiting", why);
+		tell_user(why);
+	} else if (ready_fd != -1)
+		(void)dprintf(ready_fd, "%s\n", READY_LINE);
+	if (why == NULL && systemd)
+		notify_systemd("READY=1");
+	if (ready_fd != -1)
+		close(ready_fd);
+	ready_fd = -1;
+	return why != NULL ? -1 : 0;
 }
 
 static void
@@ -449,12 +631,15 @@ start(struct dts *d)
 	if (priv_rt_self(d->rt_prio) == -1)
 		die_early("SCHED_FIFO %d: %s", d->rt_prio, strerror(errno));
 	if (agent_shm_create(&d->agent) == -1)
-		fatal("agent shared page");
+		die_early("agent shared page: %s", strerror(errno));
 	snprintf(d->agent.shm->gang, sizeof(d->agent.shm->gang), "%s",
 	    d->gang.cg);
 	if (priv_drop_self() == -1)
-		fatal("dropping privileges");
+		die_early("dropping privileges: %s", strerror(errno));
 	priv_log_caps("dts");
+	if (users_missing_groups(&d->conf.users, err, sizeof(err)) > 0)
+		log_warnx("users: no group %s on this machine: only root and "
+		    "the users listed by name may start a gang", err);
 	if (gang_members(&d->gang) > 0)
 		log_info("taking over the gang in %s (%d processes)",
 		    d->gang.cg, gang_members(&d->gang));
@@ -560,6 +745,11 @@ main(int argc, char **argv)
 	if (conf_file_trusted(d.conf.load_agent, "load_agent", 0, err,
 	    sizeof(err)) == -1)
 		die_early("%s", err);
+	if (users_missing_groups(&d.conf.users, err, sizeof(err)) > 0 &&
+	    check)
+		fprintf(stderr, "dts: warning: users: no group %s on this "
+		    "machine: only root and the users listed by name may start "
+		    "a gang (addgroup --system NAME)\n", err);
 	if (check) {
 		if (debug)	/* -n -v: the configuration in effect */
 			conf_print(&d.conf, stdout);
@@ -587,7 +777,7 @@ main(int argc, char **argv)
 	d.rt_prio = priv_rt_max(d.conf.rt_priority);
 	start(&d);
 	if (ctl_start(&d.ctl, INTAKE_PRIO(&d)) == -1)
-		fatal("intake thread");
+		die_early("intake thread: %s", strerror(errno));
 
 	sched_init(&d.sched, &d.gang, d.agent.shm, d.conf.silence_ns);
 	if (d.state.map != NULL) {
@@ -596,7 +786,7 @@ main(int argc, char **argv)
 	}
 	initial_schedule(&d);
 	if (sched_start(&d.sched, d.rt_prio) == -1)
-		fatal("edge thread");
+		die_early("edge thread: %s", strerror(errno));
 	if (priv_lower_self(MAIN_PRIO(&d)) == -1)
 		log_warn("main thread to FIFO %d", MAIN_PRIO(&d));
 	epoll_add(&d, ctl_cmd_fd(&d.ctl), EPOLLIN);
@@ -608,6 +798,10 @@ main(int argc, char **argv)
 		log_warn("fix timer");
 	epoll_add(&d, d.adopt.fd, EPOLLIN);
 	start_agent(&d);
+	if (report_ready(&d) == -1) {	/* dts -d, not slicing: leave */
+		finish(&d);
+		return 1;
+	}
 	loop(&d);
 	finish(&d);
 	return 0;

@@ -12,6 +12,13 @@
  * --pvmd it also starts dts-pvmjoin (start_joiner) before the exec.
  * The daemon or command gets the path of dts's state file in STATE_ENV
  * (dts(8), "SUSPEND AWARENESS"), and so does everything it starts.
+ *
+ * When no dts runs on the node (its socket is missing, or nobody accepts
+ * on it), dts.conf's no_service decides (no_service()): run the command,
+ * or the pvmd dts.conf names, unmanaged with one line on stderr, or
+ * refuse.  dts-run reads dts.conf ($DTS_CONF, else the installed one)
+ * only then, as the user: it grants nothing (the user could run pvmd
+ * directly), it only says what the administrator wants.
  */
 #include <config.h>
 
@@ -21,11 +28,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "adopt_msg.h"
+#include "conf.h"
 #include "spawn.h"
+
+#define CONF_ENV "DTS_CONF"	/* dts.conf for no_service, if not ours */
+#define HOOK_MARK "DTS launch script"
 
 #define RUN_EXIT_REFUSED 126
 #define RUN_EXIT_NOEXEC  127
@@ -52,15 +65,107 @@ usage(int rc)
 	exit(rc);
 }
 
-/* One request, one reply (NUL terminated into reply). */
+/*
+ * No dts on this node: nothing at path, or a socket nobody accepts on (a
+ * dts that died).  A dts that does not answer in time is not absent.
+ */
+static int
+service_absent(const char *path)
+{
+	struct sockaddr_un	 sun = { .sun_family = AF_UNIX };
+	int			 fd, absent;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return 0;
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
+		return 0;
+	absent = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 &&
+	    (errno == ENOENT || errno == ECONNREFUSED || errno == ENOTDIR);
+	close(fd);
+	return absent;
+}
+
+/* path is the launch script (the hook's pvmd), not a pvmd: 1. */
+static int
+is_launch_script(const char *path)
+{
+	char	 buf[512];
+	ssize_t	 n;
+	int	 fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd == -1)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strncmp(buf, "#!", 2) == 0 && strstr(buf, HOOK_MARK) != NULL;
+}
+
+/*
+ * No dts answers on sock: what dts.conf's no_service says.  "run": one
+ * line on stderr, then exec the command, or the real pvmd (dts.conf:
+ * pvmd), unmanaged: not in a gang, at the caller's own (normal)
+ * priority, no dts-pvmjoin, no STATE_ENV.  "refuse", or a dts.conf that
+ * cannot be read: one line, exit RUN_EXIT_REFUSED.
+ */
+static void __attribute__((noreturn))
+no_service(const char *sock, int pvmd, char **argv)
+{
+	static struct dts_conf	 c;
+	const char		*path = getenv(CONF_ENV), *what;
+	char			 err[512];
+
+	if (path == NULL || path[0] == '\0')
+		path = SYSCONFDIR "/dts/dts.conf";
+	what = pvmd ? "pvmd" : argv[0];
+	conf_defaults(&c);
+	if (conf_load(&c, path, 1, err, sizeof(err)) == -1)
+		die(RUN_EXIT_REFUSED, "DTS is not running on this node "
+		    "(nothing answers on %s), and its configuration cannot say "
+		    "whether %s may run without it: %s", sock, what, err);
+	if (c.no_service == NO_SERVICE_REFUSE)
+		die(RUN_EXIT_REFUSED, "DTS is not running on this node "
+		    "(nothing answers on %s): %s not started (dts.conf: "
+		    "no_service = \"refuse\"; systemctl start dts, or dts -d)",
+		    sock, what);
+	if (pvmd && is_launch_script(conf_pvmd(&c)))
+		die(RUN_EXIT_REFUSED, "DTS is not running on this node, and "
+		    "pvmd %s is the launch script itself (dts.conf: pvmd)",
+		    conf_pvmd(&c));
+	fprintf(stderr, "dts-run: DTS is not running on this node (nothing "
+	    "answers on %s): %s runs unmanaged, at normal priority, not "
+	    "coscheduled (dts.conf: no_service)\n", sock, what);
+	if (unsetenv(STATE_ENV) == -1)
+		die(RUN_EXIT_REFUSED, "%s: %s", STATE_ENV, strerror(errno));
+	if (pvmd) {
+		argv[0] = (char *)conf_pvmd(&c);
+		execv(argv[0], argv);
+		die(RUN_EXIT_NOEXEC, "cannot run pvmd %s: %s", argv[0],
+		    strerror(errno));
+	}
+	execvp(argv[0], argv);
+	die(RUN_EXIT_NOEXEC, "cannot run %s: %s", argv[0], strerror(errno));
+}
+
+/*
+ * One request, one reply (NUL terminated into reply); no dts at all:
+ * no_service() (argv: the command, or pvmd's argv with argv[0] its own).
+ */
 static void
-ask(const char *path, const char *req, char *reply, size_t len)
+ask(const char *path, const char *req, char *reply, size_t len, int pvmd,
+    char **argv)
 {
 	char	 err[ADOPT_MSG_MAX];
 
 	if (adopt_ask(path, req, reply, len, ADOPT_REPLY_WAIT_MS, err,
-	    sizeof(err)) == -1)
+	    sizeof(err)) == -1) {
+		if (service_absent(path))
+			no_service(path, pvmd, argv);
 		die(RUN_EXIT_REFUSED, "%s", err);
+	}
 }
 
 /*
@@ -179,7 +284,8 @@ main(int argc, char **argv)
 	if (!pvmd && i >= argc)
 		usage(2);
 	ask(sock, pvmd ? "ADOPT pvmd\n" ADOPT_STATE_LINE :
-	    "ADOPT run\n" ADOPT_STATE_LINE, reply, sizeof(reply));
+	    "ADOPT run\n" ADOPT_STATE_LINE, reply, sizeof(reply), pvmd,
+	    pvmd ? argv + i - 1 : argv + i);
 	if (strncmp(reply, "OK ", 3) != 0 && strncmp(reply, "OK\n", 3) != 0 &&
 	    strcmp(reply, "OK") != 0)
 		die(RUN_EXIT_REFUSED, "%s", strncmp(reply, "ERR ", 4) == 0 ?

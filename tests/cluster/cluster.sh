@@ -450,10 +450,11 @@ _c_write_conf() {
 		[socket]="\"$T_DIR/$h/dts.sock\""
 		[state_file]="\"$T_RUN/$h.state\""
 		[cgroup]="\"$(t_cg_name "$h")\""
+		[users]="[\"@$T_GROUP\"]"	# t_make_user's user is in it
 	)
 	{
 		echo "# dts.conf of $h (tests/cluster/cluster.sh)"
-		for key in port key_file console_keys log_file log_level load_agent pvmd socket state_file cgroup; do
+		for key in port key_file console_keys log_file log_level load_agent pvmd socket state_file cgroup users; do
 			grep -qE "^[[:space:]]*${key}[[:space:]]*[=:]" <<< "$extra" ||
 			    printf '%s = %s;\n' "$key" "${def[$key]}"
 		done

@@ -34,6 +34,11 @@ T_PGS=()
 T_CGS=()
 T_USER=
 T_UID=
+# the group of this run's users (dts.conf: users = ["@T_GROUP"], as
+# node.sh and the cluster harness write it): a test user is in it, as an
+# administrator puts a user in the package's group `dts`
+T_GROUP=dtsg$$
+T_GROUP_MADE=
 T_CLEANED=0
 T_SLEEP_PID=
 
@@ -222,17 +227,36 @@ _t_rm_cg() {
 
 # ---- a user who owns the parallel job (attacks, least privilege) --------
 
-# t_make_user: an unprivileged user unique to this run; T_USER, T_UID
-# (the test is skipped without useradd or setpriv).
-# Cleanup ends its processes and deletes it.
+# t_make_user [--no-group]: an unprivileged user unique to this run;
+# T_USER, T_UID (the test is skipped without useradd or setpriv).  It is
+# in the run's group T_GROUP (made here), which the harness's dts.conf
+# names in `users`: so dts lets it start a gang.  --no-group: not in it
+# (t_join_group puts it there later).  Cleanup ends its processes and
+# deletes it, and the group.
 t_make_user() {
 	command -v useradd > /dev/null || t_skip "needs useradd (passwd)"
 	command -v setpriv > /dev/null || t_skip "needs setpriv (util-linux)"
+	_t_make_group
 	T_USER=dtst$$
 	useradd -M -N -d "$T_HOME" -s /bin/sh "$T_USER" >/dev/null 2>&1 ||
 		t_fail "useradd $T_USER failed"
 	T_UID=$(id -u "$T_USER")
 	chown "$T_USER" "$T_HOME" "$T_TMP"
+	[ "${1:-}" = --no-group ] || t_join_group
+}
+
+# t_join_group: T_USER into T_GROUP (as `adduser USER dts` does).
+t_join_group() {
+	usermod -a -G "$T_GROUP" "$T_USER" ||
+		t_fail "cannot put $T_USER in group $T_GROUP"
+}
+
+_t_make_group() {
+	[ -n "$T_GROUP_MADE" ] && return 0
+	getent group "$T_GROUP" > /dev/null &&
+		t_fail "group $T_GROUP exists already (left by another run?)"
+	groupadd "$T_GROUP" || t_fail "groupadd $T_GROUP failed"
+	T_GROUP_MADE=1
 }
 
 # t_as_user CMD...: run CMD as T_USER with the test's PVM environment.
@@ -277,6 +301,11 @@ _t_remove_user() {
 	userdel "$T_USER" >/dev/null 2>&1
 }
 
+_t_remove_group() {
+	[ -n "$T_GROUP_MADE" ] && groupdel "$T_GROUP" >/dev/null 2>&1
+	T_GROUP_MADE=
+}
+
 # Wait up to 2 s for everything tracked to end, then SIGKILL the rest.
 _t_reap() {
 	local p g c left
@@ -309,6 +338,7 @@ t_cleanup() {
 	for g in "${T_CGS[@]}"; do _t_release_cg "$g"; done
 	_t_reap
 	_t_remove_user
+	_t_remove_group
 	for g in "${T_CGS[@]}"; do
 		for _ in $(seq 20); do [ -z "$(_t_cg_members "$g")" ] && break; sleep 0.05; done
 		_t_rm_cg "$g"

@@ -46,8 +46,9 @@ n_split_cpus() {
 	N_ON=(taskset -c 1)
 }
 
-# n_conf KEY=VALUE...: test defaults (private port, key, log, agent path)
-# plus the given keys, which override them.
+# n_conf KEY=VALUE...: test defaults (private port, key, log, agent path;
+# users: the run's group, which t_make_user's user is in) plus the given
+# keys, which override them.
 n_conf() {
 	N_CONF=$T_DIR/dts.conf
 	N_KEY=$T_DIR/dts.key
@@ -71,8 +72,10 @@ n_conf() {
 		[socket]="\"$N_SOCK\""
 		[state_file]="\"$N_STATE\""
 		[cgroup]="\"$(t_cg_name)\""
+		[users]="[\"@$T_GROUP\"]"
 	)
 	local a
+	_t_make_group	# the group users names exists, as the package's does
 	for a in "$@"; do kv[${a%%=*}]=${a#*=}; done
 	: > "$N_CONF"
 	for a in "${!kv[@]}"; do printf '%s = %s;\n' "$a" "${kv[$a]}" >> "$N_CONF"; done

@@ -10,11 +10,12 @@ command -v python3 > /dev/null || t_skip "needs python3 (raw socket client)"
 
 run() { DTS_SOCKET=$N_SOCK "$BUILD/dts/dts-run" "$@"; }
 
-# no dts: one line, no command run
-n_conf mode='"static"' ip='"100ms"' ps='"50%"'
-out=$(run -- touch "$T_DIR/ran" 2>&1); rc=$?
+# no dts, no_service = "refuse": one line, no command run (the default,
+# "run", runs it unmanaged: t98-no-service)
+n_conf mode='"static"' ip='"100ms"' ps='"50%"' no_service='"refuse"'
+out=$(DTS_CONF=$N_CONF run -- touch "$T_DIR/ran" 2>&1); rc=$?
 [ "$rc" = 126 ] || t_fail "no dts: exit $rc, want 126"
-[ "$(wc -l <<< "$out")" = 1 ] && grep -q "cannot reach the DTS service at $N_SOCK" <<< "$out" ||
+[ "$(wc -l <<< "$out")" = 1 ] && grep -q "DTS is not running on this node (nothing answers on $N_SOCK): touch not started" <<< "$out" ||
 	t_fail "no dts: '$out'"
 [ ! -e "$T_DIR/ran" ] || t_fail "the command ran without dts"
 

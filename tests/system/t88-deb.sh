@@ -9,7 +9,9 @@
 #      installed dts-load and answers STATUS; a pvmd started as PVM starts
 #      one (/usr/bin/pvmd) lands in the gang, running PVM's pvmd.real;
 #   4. dpkg --purge removes both: no file of theirs is left, the diversion
-#      is gone, /usr/bin/pvmd is PVM's own again, /etc/dts is gone.
+#      is gone, /usr/bin/pvmd is PVM's own again, /etc/dts is gone, and
+#      so is the group dts that the install made (its members may start
+#      a gang: dts.conf's default users).
 # Steps 2-4 run in a chroot on an overlay of / in this test's private
 # mount namespace: dpkg changes the upper layer only, so other sessions'
 # pvmd never see the diversion.  After the purge the upper layer must hold
@@ -81,6 +83,7 @@ cmp -s "$root/usr/bin/pvmd.real" /usr/bin/pvmd || t_fail "/usr/bin/pvmd.real is 
 [ -z "$(ls "$root"/etc/systemd/system/*.wants/dts.service 2> /dev/null)" ] ||
 	t_fail "the package enabled dts.service"
 [ -f "$root/lib/systemd/system/dts.service" ] || t_fail "no unit installed"
+in_root getent group dts > /dev/null || t_fail "the package made no group dts"
 t_log "installed; /usr/bin/pvmd diverted to pvmd.real"
 
 # ---- 3. a node from the installed files -----------------------------------
@@ -143,6 +146,7 @@ in_root dpkg --purge dts-console dts > "$T_LOG/purge.log" 2>&1 ||
 cmp -s "$root/usr/bin/pvmd" /usr/bin/pvmd || t_fail "/usr/bin/pvmd is not PVM's pvmd again"
 [ ! -e "$root/usr/bin/pvmd.real" ] || t_fail "/usr/bin/pvmd.real is left"
 [ ! -e "$root/etc/dts" ] || t_fail "/etc/dts is left: $(ls -A "$root/etc/dts")"
+! in_root getent group dts > /dev/null || t_fail "the purge left the group dts"
 # what is left in the upper layer: dpkg's records, directories, and copies
 # identical to what the lower layer (the machine) has
 left=()
@@ -151,6 +155,8 @@ while IFS= read -r -d '' f; do
 	case "$rel" in
 	/var/lib/dpkg/* | /var/log/dpkg.log | /var/log/apt/* | /var/cache/* | /var/tmp | /run* | "$T_DIR"*)
 		continue ;;
+	/etc/group- | /etc/gshadow-)	# the backups addgroup/delgroup keep;
+		continue ;;		# /etc/group itself must be as before
 	esac
 	if [ -L "$f" ]; then
 		[ "$(readlink "$f")" = "$(readlink "$rel")" ] && continue

@@ -164,7 +164,9 @@ test_defaults(void **state)
 	assert_true(conf_pvmd(&c)[0] == '/');
 	assert_non_null(strstr(conf_pvmd(&c), "pvmd"));
 	assert_contains(c.load_agent, "/dts-load");
-	assert_int_equal(c.users.n, 0);
+	assert_int_equal(c.users.n, 1);		/* the package's group */
+	assert_string_equal(c.users.s[0], "@dts");
+	assert_int_equal(c.no_service, NO_SERVICE_RUN);
 	assert_string_equal(c.socket, "/run/dts/dts.sock");
 	assert_string_equal(c.cgroup, "auto");
 	assert_int_equal(c.backend, BACKEND_FREEZER);
@@ -403,6 +405,7 @@ test_enum_tables(void **state)
 		{ "backend", conf_backend_names },
 		{ "log_level", log_level_names },
 		{ "console.rla", conf_rla_names },
+		{ "no_service", conf_no_service_names },
 	};
 	const struct conf_key	*k;
 	size_t			 i, n = 0;
@@ -421,6 +424,8 @@ test_enum_tables(void **state)
 	assert_int_equal(names_count(conf_backend_names), BACKEND_FREEZER + 1);
 	assert_int_equal(names_count(log_level_names), LOG_LVL_DEBUG + 1);
 	assert_int_equal(names_count(conf_rla_names), RLA_MAX + 1);
+	assert_int_equal(names_count(conf_no_service_names),
+	    NO_SERVICE_REFUSE + 1);
 }
 
 /* Names match whatever their case, as in the console (names.h). */
