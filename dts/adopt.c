@@ -351,7 +351,8 @@ ref_pid(pid_t pid, struct proc_ref *r, char *why, size_t whylen)
 	r->pid = pid;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	if ((r->pidfd = pidfd_open_pid(pid)) == -1) {
-		if (errno == EINVAL && proc_read_small(path, st,
+		/* a thread: EINVAL, ENOENT since 6.9 */
+		if (proc_read_small(path, st,
 		    sizeof(st)) == 0 && adopt_parse_status(st, &tgid,
 		    r->ids) == 0 && tgid != pid)
 			snprintf(why, whylen, "pid %d is a thread of process "

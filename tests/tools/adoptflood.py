@@ -19,6 +19,10 @@ tests/bench/bench-adopt.sh.
       gang (its cgroup.procs file, GANG_PROCS) is empty.  OUT gets one
       line a round: "adopt_ms join_ms adopt_reply|join_reply".
 
+  ask SOCK OUT REQ...
+      Each request on a connection of its own; "REQ<TAB>REPLY" lines into
+      OUT.
+
   reuse SOCK READY GO OUT
       The pid-reuse attack: a process connects, forks a child that keeps
       the connection, and exits (and is reaped).  Its pid goes into READY;
@@ -161,6 +165,16 @@ def legit(path, rounds, procs, out):
             time.sleep(0.05)
 
 
+def ask_all(path, out, reqs):
+    with open(out, "w") as f:
+        for req in reqs:
+            try:
+                rep = ask(path, req)
+            except OSError as e:
+                rep = "NOANSWER %s" % e
+            f.write("%s\t%s\n" % (req, rep.split("\n")[0]))
+
+
 def reuse(path, ready, go, out):
     a = os.fork()
     if a == 0:
@@ -194,6 +208,8 @@ def main(argv):
               int(argv[7]) if len(argv) > 7 else None)
     elif len(argv) == 6 and argv[1] == "legit":
         legit(argv[2], int(argv[3]), argv[4], argv[5])
+    elif len(argv) >= 5 and argv[1] == "ask":
+        ask_all(argv[2], argv[3], argv[4:])
     elif len(argv) == 6 and argv[1] == "reuse":
         reuse(argv[2], argv[3], argv[4], argv[5])
     else:
