@@ -35,7 +35,7 @@
 #endif
 
 /* Every uid together: connections accepted a second, and a burst. */
-#define ACCEPT_RATE   400
+#define ACCEPT_RATE   300
 #define ACCEPT_BURST  16
 /* Over that, the socket is not polled for at least this long. */
 #define ACCEPT_PAUSE  (20 * NS_PER_MS)
