@@ -134,6 +134,8 @@ kill -0 "$N_DTS" || t_fail "dts died"
 	echo
 	echo "Refusal log lines: the refusals dts logged in the window, and the lines"
 	echo "that count those it left out (at most 2 a second after a burst of 30)."
+	echo "Requests/s: the attacker's requests that got an answer (or were closed by"
+	echo "dts); the impatient one's, which give up first, mostly do not count."
 } >> "$MD"
 cat "$MD"
 t_pass
