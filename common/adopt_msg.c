@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "adopt_msg.h"
+#include "proc.h"
 
 int
 adopt_parse_join(const char *req, pid_t *pid)
@@ -87,4 +88,85 @@ adopt_ask(const char *path, const char *req, char *reply, size_t len,
 	}
 	close(fd);
 	return rc;
+}
+
+int64_t
+adopt_rate_when(const struct adopt_rate *r, int64_t now, int64_t interval,
+    int burst)
+{
+	int64_t	 at = r->tat - (int64_t)(burst - 1) * interval;
+
+	return at > now ? at : now;
+}
+
+void
+adopt_rate_take(struct adopt_rate *r, int64_t at, int64_t interval)
+{
+	r->tat = (r->tat > at ? r->tat : at) + interval;
+}
+
+/* The value of the line "key<TAB>..." in text: a pointer past the key, or
+ * NULL. */
+static const char *
+line_of(const char *text, const char *key)
+{
+	size_t		 n = strlen(key);
+	const char	*p = text;
+
+	while (p != NULL && *p != '\0') {
+		if (strncmp(p, key, n) == 0)
+			return p + n;
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	}
+	return NULL;
+}
+
+/* A decimal pid (or -1) up to the end of the line; 0 or -1. */
+static int
+pid_value(const char *p, pid_t *pid)
+{
+	long	 v = 0;
+	int	 neg = 0, digits = 0;
+
+	while (*p == '\t' || *p == ' ')
+		p++;
+	if (*p == '-') {
+		neg = 1;
+		p++;
+	}
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		v = v * 10 + (*p - '0');
+		if (v > ADOPT_PID_MAX)
+			return -1;
+	}
+	if (digits == 0 || (*p != '\0' && *p != '\n') || (neg && v != 1))
+		return -1;
+	*pid = neg ? -1 : (pid_t)v;
+	return 0;
+}
+
+int
+adopt_parse_status(const char *status, pid_t *tgid, uid_t uids[4])
+{
+	const char	*p = line_of(status, "Tgid:");
+	pid_t		 t;
+
+	if (p == NULL || pid_value(p, &t) == -1 || t <= 0 ||
+	    proc_parse_uids(status, uids) == -1)
+		return -1;
+	*tgid = t;
+	return 0;
+}
+
+int
+adopt_parse_fdinfo_pid(const char *text, pid_t *pid)
+{
+	const char	*p = line_of(text, "Pid:");
+	pid_t		 v;
+
+	if (p == NULL || pid_value(p, &v) == -1 || v == 0)
+		return -1;
+	*pid = v;
+	return 0;
 }

@@ -28,6 +28,7 @@
 #define DTS_ADOPT_MSG_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define ADOPT_SOCKET_DEFAULT "/run/dts/dts.sock"
@@ -58,5 +59,38 @@ int adopt_parse_join(const char *req, pid_t *pid);
  */
 int adopt_ask(const char *path, const char *req, char *reply, size_t len,
 	      int wait_ms, char *err, size_t errlen);
+
+/*
+ * dts's side: the pure parts of its intake and of its checks, apart so
+ * that they can be tested (tests/unit/test_join.c).
+ *
+ * A rate with a burst (the generic cell rate algorithm, times in ns on
+ * any one clock): tat is the time at which the budget is full again.  A
+ * unit conforms at now when tat - now <= (burst - 1) * interval.
+ * adopt_rate_when: the first time >= now at which one more unit
+ * conforms; adopt_rate_take: spend one at that time.
+ */
+struct adopt_rate {
+	int64_t	 tat;
+};
+
+int64_t adopt_rate_when(const struct adopt_rate *r, int64_t now,
+	    int64_t interval, int burst);
+void    adopt_rate_take(struct adopt_rate *r, int64_t at, int64_t interval);
+
+/*
+ * The "Tgid:" and "Uid:" lines of a /proc/PID/status text: the thread
+ * group (the process) the id belongs to, and its real, effective, saved
+ * and filesystem uids.  0, or -1 if a line is missing.
+ */
+int adopt_parse_status(const char *status, pid_t *tgid, uid_t uids[4]);
+
+/*
+ * The "Pid:" line of a pidfd's /proc/self/fdinfo/FD text: the pid of the
+ * process the pidfd refers to in dts's namespace, -1 once it has been
+ * reaped (its number may then belong to another process).  0, or -1 if
+ * there is no such line (not a pidfd).
+ */
+int adopt_parse_fdinfo_pid(const char *text, pid_t *pid);
 
 #endif /* DTS_ADOPT_MSG_H */

@@ -1,5 +1,11 @@
 /*
  * adopt.c - the adoption socket.  See adopt.h and common/adopt_msg.h.
+ *
+ * What one connection costs: accept4 and SO_PEERCRED, then either its
+ * turn now (read, check, answer) or a place in the park until its uid's
+ * turn.  Nothing is read, parsed, looked up (NSS) or logged before the
+ * uid's budget allowed it; the log of refusals has a budget of its own
+ * (refuse_log).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -7,17 +13,58 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "adopt.h"
 #include "adopt_msg.h"
 #include "cgroup.h"
+#include "evfd.h"
 #include "log.h"
 #include "proc.h"
+#include "scheduler.h"
+#include "timeutil.h"
 #include "users.h"
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77		/* Linux 6.5: a pidfd of the peer */
+#endif
+
+/* Every uid together: connections accepted a second, and a burst. */
+#define ACCEPT_RATE   300
+#define ACCEPT_BURST  16
+/* Over that, the socket is not polled for at least this long. */
+#define ACCEPT_PAUSE  (20 * NS_PER_MS)
+/* One uid: requests served a second, and a burst; the gang's uid and
+ * root more (dts-pvmjoin's JOINs when many tasks start at once). */
+#define UID_RATE      10
+#define UID_BURST     10
+#define GANG_RATE     100
+#define GANG_BURST    50
+/* A connection whose turn is further off than this is refused at once
+ * ("busy"), as is one that finds the park full. */
+#define TURN_MAX      (2 * NS_PER_SEC)
+/* Refusal lines: a second, and a burst. */
+#define LOG_RATE      2
+#define LOG_BURST     30
+/* listen(2): connections the kernel queues while dts does not accept. */
+#define ADOPT_BACKLOG 8
+
+#define NS_EACH(rate) (NS_PER_SEC / (rate))
+
+static int64_t
+now_boot_ns(void)
+{
+	struct timespec	 t;
+
+	clock_gettime(CLOCK_BOOTTIME, &t);
+	return (int64_t)t.tv_sec * NS_PER_SEC + t.tv_nsec;
+}
 
 static int
 addr_of(const char *path, struct sockaddr_un *sun)
@@ -64,9 +111,9 @@ adopt_open(struct adopt *a, const char *path, const struct dts_conf *c,
 	struct sockaddr_un	 sun;
 
 	memset(a, 0, sizeof(*a));
-	a->fd = -1;
+	a->fd = a->tfd = a->epfd = -1;
 	for (int i = 0; i < ADOPT_CONN_MAX; i++)
-		a->conn[i] = -1;
+		a->conn[i].fd = -1;
 	a->conf = c;
 	a->gang = g;
 	a->gang_uid = (uid_t)-1;
@@ -87,7 +134,8 @@ adopt_open(struct adopt *a, const char *path, const struct dts_conf *c,
 	    0);
 	if (a->fd == -1 ||
 	    bind(a->fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
-	    chmod(path, 0666) == -1 || listen(a->fd, ADOPT_CONN_MAX) == -1) {
+	    chmod(path, 0666) == -1 || listen(a->fd, ADOPT_BACKLOG) == -1 ||
+	    (a->tfd = evfd_timer(CLOCK_MONOTONIC)) == -1) {
 		snprintf(err, errlen, "socket %s: %s", path, strerror(errno));
 		if (a->fd != -1)
 			close(a->fd);
@@ -98,33 +146,74 @@ adopt_open(struct adopt *a, const char *path, const struct dts_conf *c,
 	return 0;
 }
 
-/*
- * A launcher sends its request right after connecting.  A client that
- * connects and says nothing must not lock others out: when every slot is
- * taken, the oldest connection is closed for the new one.  The caller
- * learns which fd went through *evicted (-1 if none).
- */
 int
-adopt_accept(struct adopt *a, int *evicted)
+adopt_start(struct adopt *a, int epfd, struct sched *s)
 {
-	int	 fd = accept4(a->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-	*evicted = -1;
-	if (fd == -1)
+	a->epfd = epfd;
+	a->sched = s;
+	if (evfd_watch(epfd, a->tfd, EPOLLIN) == -1 ||
+	    evfd_watch(epfd, a->fd, EPOLLIN) == -1)
 		return -1;
-	for (int i = 0; i < ADOPT_CONN_MAX; i++) {
-		if (a->conn[i] == -1) {
-			a->conn[i] = fd;
-			return fd;
-		}
+	a->polling = 1;
+	return 0;
+}
+
+int
+adopt_owns(const struct adopt *a, int fd)
+{
+	if (fd == -1)
+		return 0;
+	if (fd == a->fd || fd == a->tfd)
+		return 1;
+	for (int i = 0; i < ADOPT_CONN_MAX; i++)
+		if (a->conn[i].fd == fd)
+			return 1;
+	return 0;
+}
+
+/* ---- the log of refusals ------------------------------------------------ */
+
+/*
+ * One refusal line, within the log's budget (LOG_RATE a second after a
+ * burst of LOG_BURST); the lines over it are counted, and the count goes
+ * with the next line (or, on the timer, alone).  The one place that
+ * decides: a shared rate limit of the log (common/log.h) can take over
+ * here.
+ */
+static void __attribute__((format(printf, 2, 3)))
+refuse_log(struct adopt *a, const char *fmt, ...)
+{
+	char	 msg[ADOPT_MSG_MAX + 128];
+	int64_t	 now = now_mono_ns();
+	va_list	 ap;
+
+	if (adopt_rate_when(&a->log, now, NS_EACH(LOG_RATE), LOG_BURST) > now) {
+		a->log_dropped++;
+		return;
 	}
-	*evicted = a->conn[0];
-	(void)send(*evicted, "ERR dts is busy: try again", 26,
-	    MSG_NOSIGNAL | MSG_DONTWAIT);
-	memmove(a->conn, a->conn + 1,
-	    (ADOPT_CONN_MAX - 1) * sizeof(a->conn[0]));
-	a->conn[ADOPT_CONN_MAX - 1] = fd;
-	return fd;
+	adopt_rate_take(&a->log, now, NS_EACH(LOG_RATE));
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (a->log_dropped > 0)
+		log_warnx("%s (and %u refusal(s) before it not logged: at "
+		    "most %d lines a second)", msg, a->log_dropped, LOG_RATE);
+	else
+		log_warnx("%s", msg);
+	a->log_dropped = 0;
+}
+
+/* The count of the lines left out, once the log's budget allows. */
+static void
+refuse_log_flush(struct adopt *a, int64_t now)
+{
+	if (a->log_dropped == 0 ||
+	    adopt_rate_when(&a->log, now, NS_EACH(LOG_RATE), LOG_BURST) > now)
+		return;
+	adopt_rate_take(&a->log, now, NS_EACH(LOG_RATE));
+	log_warnx("adoption socket: %u refusal(s) not logged (at most %d "
+	    "lines a second)", a->log_dropped, LOG_RATE);
+	a->log_dropped = 0;
 }
 
 static void __attribute__((format(printf, 2, 3)))
@@ -149,52 +238,6 @@ user_allowed(const struct dts_conf *c, const struct passwd *pw, char *why,
 {
 	return users_allowed(&c->users, pw->pw_uid, pw->pw_gid, pw->pw_name,
 	    why, whylen);
-}
-
-/*
- * The checks, in order: a well-formed request (more: its second line, or
- * NULL), a known peer, a user the config allows, no other gang, a pvmd
- * that exists; then the move.  Returns NULL when adopted, or the reason.
- */
-static const char *
-decide(struct adopt *a, const char *req, const char *more,
-    const struct ucred *cr, const char **name, char *why, size_t whylen)
-{
-	struct passwd	*pw;
-	int		 members;
-
-	if ((strcmp(req, "ADOPT pvmd") != 0 && strcmp(req, "ADOPT run") != 0) ||
-	    (more != NULL && more[0] != '\0' &&
-	    strcmp(more, ADOPT_STATE_LINE) != 0))
-		return "malformed request (expected \"ADOPT pvmd\", "
-		    "\"ADOPT run\" or \"JOIN <pid>\")";
-	pw = getpwuid(cr->uid);
-	*name = pw ? pw->pw_name : "?";
-	if (pw == NULL) {
-		snprintf(why, whylen, "uid %d has no user name: it may not run "
-		    "a gang on this node", (int)cr->uid);
-		return why;
-	}
-	if (!user_allowed(a->conf, pw, why, whylen))
-		return why;
-	if ((members = gang_members(a->gang)) > 0) {
-		snprintf(why, whylen, "a gang is already running on this node "
-		    "(%d process(es) of uid %d): one gang at a time",
-		    members, (int)a->gang_uid);
-		return why;
-	}
-	if (strcmp(req, "ADOPT pvmd") == 0 &&
-	    access(conf_pvmd(a->conf), X_OK) == -1) {
-		snprintf(why, whylen, "pvmd %s: %s (dts.conf: pvmd)",
-		    conf_pvmd(a->conf), strerror(errno));
-		return why;
-	}
-	if (gang_adopt(a->gang, cr->pid) == -1) {
-		snprintf(why, whylen, "cannot move pid %d into %s: %s",
-		    (int)cr->pid, a->gang->cg, strerror(errno));
-		return why;
-	}
-	return NULL;
 }
 
 /* The gang's uid for one member, into an owner_arg. */
@@ -236,152 +279,626 @@ gang_owner(struct adopt *a, uid_t *uid)
 	return 0;
 }
 
+/* ---- processes through pidfds ------------------------------------------- */
+
+/*
+ * A process as dts acts on it: a pidfd holds it, and its pid number is
+ * used only while the pidfd says that the process still has it (a
+ * number is reused only after the process has been reaped, and then the
+ * pidfd says -1 for good).
+ */
+struct proc_ref {
+	int	 pidfd;
+	pid_t	 pid;
+	uid_t	 ids[4];		/* real, effective, saved, fs */
+};
+
+static int
+pidfd_open_pid(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/* The pid of the process pidfd holds, or -1 once it was reaped. */
+static pid_t
+pidfd_pid(int pidfd)
+{
+	char	 path[64], buf[512];
+	pid_t	 pid;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	if (proc_read_small(path, buf, sizeof(buf)) == -1 ||
+	    adopt_parse_fdinfo_pid(buf, &pid) == -1)
+		return -1;
+	return pid;
+}
+
+/*
+ * The start of process pid (field 22 of /proc/PID/stat, clock ticks since
+ * boot) in ns of CLOCK_BOOTTIME, or -1.
+ */
+static int64_t
+start_boot_ns(pid_t pid)
+{
+	char		 path[64], buf[1024];
+	const char	*p;
+	unsigned long long ticks;
+	long		 hz = sysconf(_SC_CLK_TCK);
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (proc_read_small(path, buf, sizeof(buf)) == -1 ||
+	    (p = strrchr(buf, ')')) == NULL || hz <= 0)
+		return -1;
+	for (int field = 2; field < 22; field++)	/* ')' ends field 2 */
+		if ((p = strchr(p + 1, ' ')) == NULL)
+			return -1;
+	if (sscanf(p, " %llu", &ticks) != 1)
+		return -1;
+	return (int64_t)(ticks * (NS_PER_SEC / (unsigned long long)hz));
+}
+
+/*
+ * Take hold of process pid (not a thread of another process): r with its
+ * pidfd and uids.  0, or -1 with the reason in why.
+ */
+static int
+ref_pid(pid_t pid, struct proc_ref *r, char *why, size_t whylen)
+{
+	char	 path[64], st[4096];
+	pid_t	 tgid;
+
+	r->pid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((r->pidfd = pidfd_open_pid(pid)) == -1) {
+		/* a thread: EINVAL, ENOENT since 6.9 */
+		if (proc_read_small(path, st,
+		    sizeof(st)) == 0 && adopt_parse_status(st, &tgid,
+		    r->ids) == 0 && tgid != pid)
+			snprintf(why, whylen, "pid %d is a thread of process "
+			    "%d: only a whole process joins (ask for %d)",
+			    (int)pid, (int)tgid, (int)tgid);
+		else
+			snprintf(why, whylen, "no process %d", (int)pid);
+		return -1;
+	}
+	if (proc_read_small(path, st, sizeof(st)) == -1 ||
+	    adopt_parse_status(st, &tgid, r->ids) == -1 ||
+	    pidfd_pid(r->pidfd) != pid) {	/* the status was not its */
+		snprintf(why, whylen, "no process %d", (int)pid);
+		close(r->pidfd);
+		r->pidfd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Take hold of the process that connected on c, as it was at connect():
+ * SO_PEERPIDFD.  A kernel before 6.5 has none: then pidfd_open of the
+ * SO_PEERCRED pid, and a process that started after dts accepted the
+ * connection is not the one that connected.  (The residual risk of that
+ * fallback: the pid reused between connect() and the accept; dts(8).)
+ * 0, or -1 with the reason in why.
+ */
+static int
+ref_peer(const struct adopt_conn *c, struct proc_ref *r, char *why,
+    size_t whylen)
+{
+	socklen_t	 len = sizeof(r->pidfd);
+	char		 path[64], st[4096];
+	pid_t		 tgid;
+	int64_t		 start;
+
+	r->pidfd = -1;
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERPIDFD, &r->pidfd,
+	    &len) == -1) {
+		r->pidfd = -1;
+		if ((errno == ENOPROTOOPT || errno == EOPNOTSUPP) &&
+		    (r->pidfd = pidfd_open_pid(c->pid)) != -1 &&
+		    ((start = start_boot_ns(c->pid)) == -1 || start > c->at)) {
+			close(r->pidfd);
+			r->pidfd = -1;
+		}
+	}
+	r->pid = r->pidfd == -1 ? -1 : pidfd_pid(r->pidfd);
+	if (r->pid > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)r->pid);
+		if (proc_read_small(path, st, sizeof(st)) == -1 ||
+		    adopt_parse_status(st, &tgid, r->ids) == -1 ||
+		    pidfd_pid(r->pidfd) != r->pid)
+			r->pid = -1;
+	}
+	if (r->pid <= 0) {
+		snprintf(why, whylen, "the process that connected (pid %d) "
+		    "has exited: only the process that connects is adopted",
+		    (int)c->pid);
+		if (r->pidfd != -1)
+			close(r->pidfd);
+		r->pidfd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+unref(struct proc_ref *r)
+{
+	if (r->pidfd != -1)
+		close(r->pidfd);
+	r->pidfd = -1;
+}
+
+/*
+ * Move r into the gang: the cgroup write takes a pid number, so the
+ * pidfd is asked after it that the process still had that number (it
+ * had it before: ref_*).  Only the move holds the scheduler's lock.  0,
+ * or -1 with the reason in why.
+ */
+static int
+move_in(struct adopt *a, struct proc_ref *r, char *why, size_t whylen)
+{
+	int	 rc, e;
+
+	sched_lock(a->sched);
+	rc = gang_adopt(a->gang, r->pid);
+	e = errno;
+	sched_unlock(a->sched);
+	if (rc == -1) {
+		snprintf(why, whylen, "cannot move pid %d into %s: %s",
+		    (int)r->pid, a->gang->cg, strerror(e));
+		return -1;
+	}
+	if (pidfd_pid(r->pidfd) != r->pid) {
+		snprintf(why, whylen, "pid %d ended while it was moved into "
+		    "the gang", (int)r->pid);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+ids_are(const uid_t id[4], uid_t uid)
+{
+	return id[0] == uid && id[1] == uid && id[2] == uid && id[3] == uid;
+}
+
+/*
+ * The checks, in order: a well-formed request (more: its second line, or
+ * NULL), the process that connected (still alive, all its uids the
+ * connection's), a user the config allows, no other gang, a pvmd that
+ * exists; then the move.  Returns NULL when adopted, or the reason.
+ */
+static const char *
+decide(struct adopt *a, const struct adopt_conn *c, const char *req,
+    const char *more, struct proc_ref *peer, char *name, size_t namelen,
+    char *why, size_t whylen)
+{
+	struct passwd	*pw;
+	int		 members;
+
+	if ((strcmp(req, "ADOPT pvmd") != 0 && strcmp(req, "ADOPT run") != 0) ||
+	    (more != NULL && more[0] != '\0' &&
+	    strcmp(more, ADOPT_STATE_LINE) != 0))
+		return "malformed request (expected \"ADOPT pvmd\", "
+		    "\"ADOPT run\" or \"JOIN <pid>\")";
+	if (ref_peer(c, peer, why, whylen) == -1)
+		return why;
+	if (!ids_are(peer->ids, c->uid)) {
+		snprintf(why, whylen, "pid %d runs as uid %d/%d/%d/%d (real/"
+		    "effective/saved/fs), not as uid %d, which connected",
+		    (int)peer->pid, (int)peer->ids[0], (int)peer->ids[1],
+		    (int)peer->ids[2], (int)peer->ids[3], (int)c->uid);
+		return why;
+	}
+	pw = getpwuid(c->uid);
+	snprintf(name, namelen, "%s", pw ? pw->pw_name : "?");
+	if (pw == NULL) {
+		snprintf(why, whylen, "uid %d has no user name: it may not run "
+		    "a gang on this node", (int)c->uid);
+		return why;
+	}
+	if (!user_allowed(a->conf, pw, why, whylen))
+		return why;
+	if ((members = gang_members(a->gang)) > 0) {
+		snprintf(why, whylen, "a gang is already running on this node "
+		    "(%d process(es) of uid %d): one gang at a time",
+		    members, (int)a->gang_uid);
+		return why;
+	}
+	if (strcmp(req, "ADOPT pvmd") == 0 &&
+	    access(conf_pvmd(a->conf), X_OK) == -1) {
+		snprintf(why, whylen, "pvmd %s: %s (dts.conf: pvmd)",
+		    conf_pvmd(a->conf), strerror(errno));
+		return why;
+	}
+	if (move_in(a, peer, why, whylen) == -1)
+		return why;
+	return NULL;
+}
+
 /*
  * "JOIN <pid>": a gang member (dts-pvmjoin) asks for a task of its pvmd
  * that was started outside the gang.  The checks, in order: a well-formed
- * request; an asker in the gang, of the gang's uid; a gang that is not
- * root's (a root gang could pull in any root process); a target that
- * exists, is not in the gang yet, and whose real, effective, saved and
- * filesystem uids are all the gang's; then the move.  Returns NULL when
- * joined, or the reason.  (Between the checks and the move the target
- * could only be another process if its pid came round again: the whole
- * pid space would have to be used up within this call.)
+ * request; an asker (the process that connected, still alive) in the
+ * gang, of the gang's uid; a gang that is not root's (a root gang could
+ * pull in any root process); a target that is a whole process (not a
+ * thread of another one: the move takes every thread of its process),
+ * is not in the gang yet, and whose real, effective, saved and filesystem
+ * uids are all the gang's; then the move.  Asker and target are held by
+ * pidfds, so neither can be another process that got its pid since.
+ * Returns NULL when joined, or the reason.
  */
 static const char *
-decide_join(struct adopt *a, const char *req, const struct ucred *cr,
-    pid_t *pid, char *why, size_t whylen)
+decide_join(struct adopt *a, const struct adopt_conn *c, const char *req,
+    struct proc_ref *asker, struct proc_ref *t, char *why, size_t whylen)
 {
-	uid_t	 owner, id[4];
+	uid_t	 owner;
+	pid_t	 pid;
+	int	 in;
 
-	if (adopt_parse_join(req, pid) == -1)
+	if (adopt_parse_join(req, &pid) == -1)
 		return "malformed request (expected \"JOIN <pid>\", the pid "
 		    "in decimal from 1 to 4194304)";
-	if (!gang_has(a->gang, cr->pid)) {
+	if (ref_peer(c, asker, why, whylen) == -1)
+		return why;
+	in = gang_has(a->gang, asker->pid);
+	if (pidfd_pid(asker->pidfd) != asker->pid) {
+		snprintf(why, whylen, "the process that connected (pid %d) "
+		    "has exited", (int)asker->pid);
+		return why;
+	}
+	if (!in) {
 		snprintf(why, whylen, "pid %d is not in the gang: only a gang "
-		    "member may ask for a join", (int)cr->pid);
+		    "member may ask for a join", (int)asker->pid);
 		return why;
 	}
 	if (gang_owner(a, &owner) == -1)
 		return "the gang's user is unknown (its members run as "
 		    "different users)";
-	if (cr->uid != owner) {
+	if (c->uid != owner) {
 		snprintf(why, whylen, "uid %d may not ask: the gang is uid "
-		    "%d's", (int)cr->uid, (int)owner);
+		    "%d's", (int)c->uid, (int)owner);
 		return why;
 	}
 	if (owner == 0)
 		return "the gang runs as root, and a root gang takes nobody "
 		    "in (start a root program in it with dts-run -- COMMAND)";
-	if (proc_pid_uids(*pid, id) == -1) {
-		snprintf(why, whylen, "no process %d", (int)*pid);
+	if (ref_pid(pid, t, why, whylen) == -1)
 		return why;
-	}
-	if (gang_has(a->gang, *pid)) {
+	if (gang_has(a->gang, pid)) {
 		snprintf(why, whylen, "pid %d is already in the gang",
-		    (int)*pid);
+		    (int)pid);
 		return why;
 	}
-	if (id[0] != owner || id[1] != owner || id[2] != owner ||
-	    id[3] != owner) {
+	if (!ids_are(t->ids, owner)) {
 		snprintf(why, whylen, "pid %d runs as uid %d/%d/%d/%d (real/"
-		    "effective/saved/fs), not as the gang's uid %d", (int)*pid,
-		    (int)id[0], (int)id[1], (int)id[2], (int)id[3],
-		    (int)owner);
+		    "effective/saved/fs), not as the gang's uid %d", (int)pid,
+		    (int)t->ids[0], (int)t->ids[1], (int)t->ids[2],
+		    (int)t->ids[3], (int)owner);
 		return why;
 	}
-	if (gang_adopt(a->gang, *pid) == -1) {
-		snprintf(why, whylen, "cannot move pid %d into %s: %s",
-		    (int)*pid, a->gang->cg, strerror(errno));
+	if (move_in(a, t, why, whylen) == -1)
 		return why;
-	}
 	return NULL;
 }
 
 static void
-answer_join(struct adopt *a, int fd, const char *req, const struct ucred *cr)
+answer_join(struct adopt *a, const struct adopt_conn *c, const char *req)
 {
-	char		 why[ADOPT_MSG_MAX], comm[64] = "?";
-	const char	*refused;
-	pid_t		 pid = 0;
+	char			 why[ADOPT_MSG_MAX], comm[64] = "?";
+	const char		*refused;
+	struct proc_ref		 asker = { .pidfd = -1 }, t = { .pidfd = -1 };
 
-	if ((refused = decide_join(a, req, cr, &pid, why,
-	    sizeof(why))) != NULL) {
+	refused = decide_join(a, c, req, &asker, &t, why, sizeof(why));
+	if (refused != NULL) {
 		a->refused++;
-		log_warnx("join refused: asked by pid %d, uid %d: %s",
-		    (int)cr->pid, (int)cr->uid, refused);
-		reply(fd, "ERR %s", refused);
-		return;
+		reply(c->fd, "ERR %s", refused);
+		refuse_log(a, "join refused: asked by pid %d, uid %d: %s",
+		    (int)(asker.pidfd != -1 ? asker.pid : c->pid), (int)c->uid,
+		    refused);
+	} else {
+		a->joined++;
+		reply(c->fd, "OK");
+		(void)proc_pid_comm(t.pid, comm, sizeof(comm));
+		log_info("joined pid %d (%s, uid %d) into %s, asked by pid %d",
+		    (int)t.pid, comm, (int)c->uid, a->gang->cg,
+		    (int)asker.pid);
 	}
-	a->joined++;
-	(void)proc_pid_comm(pid, comm, sizeof(comm));
-	log_info("joined pid %d (%s, uid %d) into %s, asked by pid %d",
-	    (int)pid, comm, (int)cr->uid, a->gang->cg, (int)cr->pid);
-	reply(fd, "OK");
+	unref(&asker);
+	unref(&t);
 }
 
 /* more: the request's second line, or NULL (adopt_msg.h). */
 static void
-answer_adopt(struct adopt *a, int fd, const char *req, const char *more,
-    const struct ucred *cr)
+answer_adopt(struct adopt *a, const struct adopt_conn *c, const char *req,
+    const char *more)
 {
-	char		 why[ADOPT_MSG_MAX];
-	const char	*refused, *name = "?", *exe;
+	char			 why[ADOPT_MSG_MAX], name[64] = "?";
+	const char		*refused, *exe;
+	struct proc_ref		 peer = { .pidfd = -1 };
 
-	if ((refused = decide(a, req, more, cr, &name, why,
-	    sizeof(why))) != NULL) {
+	refused = decide(a, c, req, more, &peer, name, sizeof(name), why,
+	    sizeof(why));
+	if (refused != NULL) {
 		a->refused++;
-		log_warnx("adoption refused: pid %d, uid %d: %s",
-		    (int)cr->pid, (int)cr->uid, refused);
-		reply(fd, "ERR %s", refused);
+		reply(c->fd, "ERR %s", refused);
+		refuse_log(a, "adoption refused: pid %d, uid %d: %s",
+		    (int)(peer.pidfd != -1 ? peer.pid : c->pid), (int)c->uid,
+		    refused);
+		unref(&peer);
 		return;
 	}
 	a->adopted++;
-	a->gang_uid = cr->uid;
-	log_info("adopted pid %d (user %s) into %s: %s", (int)cr->pid, name,
-	    a->gang->cg, req + 6);
+	a->gang_uid = c->uid;
 	exe = strcmp(req, "ADOPT pvmd") == 0 ? conf_pvmd(a->conf) : "";
 	if (more != NULL && strcmp(more, ADOPT_STATE_LINE) == 0 &&
 	    a->conf->state_file[0] != '\0')
-		reply(fd, "OK %s\n" ADOPT_STATE_LINE " %s", exe,
+		reply(c->fd, "OK %s\n" ADOPT_STATE_LINE " %s", exe,
 		    a->conf->state_file);
 	else
-		reply(fd, "OK %s", exe);
+		reply(c->fd, "OK %s", exe);
+	log_info("adopted pid %d (user %s) into %s: %s", (int)peer.pid, name,
+	    a->gang->cg, req + 6);
+	unref(&peer);
 }
 
-int
-adopt_input(struct adopt *a, int fd)
-{
-	char		 req[ADOPT_MSG_MAX + 1];
-	char		*more;
-	struct ucred	 cr;
-	socklen_t	 len = sizeof(cr);
-	ssize_t		 n;
+/* ---- intake: budgets, the park, the timer ------------------------------- */
 
-	n = recv(fd, req, ADOPT_MSG_MAX, MSG_DONTWAIT);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
-		return 0;	/* not yet */
-	if (n > 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0) {
+static void
+drop_conn(struct adopt *a, int fd)
+{
+	for (int i = 0; i < ADOPT_CONN_MAX; i++)
+		if (a->conn[i].fd == fd)
+			a->conn[i].fd = -1;
+	close(fd);
+}
+
+/*
+ * c's turn: read its request and answer, or, when it has not arrived
+ * yet, wait for it in a slot (epoll).  A client that connects and says
+ * nothing must not lock others out: when every slot is taken, the oldest
+ * connection is closed for the new one.
+ */
+static void
+serve(struct adopt *a, const struct adopt_conn *c)
+{
+	char	 req[ADOPT_MSG_MAX + 1];
+	char	*more;
+	ssize_t	 n;
+	int	 i;
+
+	n = recv(c->fd, req, ADOPT_MSG_MAX, MSG_DONTWAIT);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
+		for (i = 0; i < ADOPT_CONN_MAX && a->conn[i].fd != -1; i++)
+			continue;
+		if (i == ADOPT_CONN_MAX) {
+			reply(a->conn[0].fd, "ERR dts is busy: try again");
+			close(a->conn[0].fd);	/* and out of epoll */
+			memmove(a->conn, a->conn + 1,
+			    (ADOPT_CONN_MAX - 1) * sizeof(a->conn[0]));
+			i = ADOPT_CONN_MAX - 1;
+		}
+		a->conn[i] = *c;
+		if (evfd_watch(a->epfd, c->fd, EPOLLIN) == -1) {
+			log_warn("adoption socket: epoll");
+			drop_conn(a, c->fd);
+		}
+		return;
+	}
+	if (n > 0) {
 		req[n] = '\0';
 		if ((more = strchr(req, '\n')) != NULL)
 			*more++ = '\0';
 		if (strncmp(req, "JOIN", 4) == 0)
-			answer_join(a, fd, req, &cr);
+			answer_join(a, c, req);
 		else
-			answer_adopt(a, fd, req, more, &cr);
+			answer_adopt(a, c, req, more);
 	}
-	for (int i = 0; i < ADOPT_CONN_MAX; i++)
-		if (a->conn[i] == fd)
-			a->conn[i] = -1;
-	close(fd);
-	return 1;
+	drop_conn(a, c->fd);
+}
+
+/* The budget of uid: its slot, or the least recently used one. */
+static struct adopt_uid *
+uid_slot(struct adopt *a, uid_t uid, int64_t now)
+{
+	struct adopt_uid	*u = &a->uids[0];
+
+	for (int i = 0; i < ADOPT_UID_MAX; i++) {
+		if (a->uids[i].used != 0 && a->uids[i].uid == uid) {
+			u = &a->uids[i];
+			goto found;
+		}
+		if (a->uids[i].used < u->used)
+			u = &a->uids[i];
+	}
+	memset(u, 0, sizeof(*u));
+	u->uid = uid;
+found:
+	u->used = now;
+	return u;
+}
+
+/* The timer: at the earliest of a parked connection's turn, the end of a
+ * pause, and the count of unlogged refusals. */
+static void
+arm(struct adopt *a, int64_t now)
+{
+	int64_t	 at = 0;
+
+	for (int i = 0; i < a->nparked; i++)
+		if (at == 0 || a->park[i].due < at)
+			at = a->park[i].due;
+	if (!a->polling) {
+		int64_t resume = adopt_rate_when(&a->accepts, now,
+		    NS_EACH(ACCEPT_RATE), ACCEPT_BURST);
+
+		if (resume < now + ACCEPT_PAUSE)
+			resume = now + ACCEPT_PAUSE;
+		if (at == 0 || resume < at)
+			at = resume;
+	}
+	if (a->log_dropped > 0) {
+		int64_t l = adopt_rate_when(&a->log, now, NS_EACH(LOG_RATE),
+		    LOG_BURST);
+
+		if (at == 0 || l < at)
+			at = l;
+	}
+	if (at != 0 && at <= now)
+		at = now + 1;
+	if (at == a->armed)
+		return;
+	if (evfd_timer_set(a->tfd, at, 1) == -1)
+		log_warn("adoption socket: timer");
+	a->armed = at;
+}
+
+/*
+ * A new connection, before anything of it is read: its uid's turn now,
+ * later (parked, unread), or, if that is too far off or the park is full,
+ * "busy" at once.
+ */
+static void
+intake(struct adopt *a, int fd, int64_t now)
+{
+	struct ucred		 cr;
+	socklen_t		 len = sizeof(cr);
+	struct adopt_conn	 c = { .fd = fd };
+	struct adopt_uid	*u;
+	int64_t			 each = NS_EACH(UID_RATE), turn;
+	int			 burst = UID_BURST;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == -1) {
+		close(fd);
+		return;
+	}
+	c.uid = cr.uid;
+	c.pid = cr.pid;
+	c.at = now_boot_ns();
+	if (cr.uid == 0 || cr.uid == a->gang_uid) {
+		each = NS_EACH(GANG_RATE);
+		burst = GANG_BURST;
+	}
+	u = uid_slot(a, cr.uid, now);
+	turn = adopt_rate_when(&u->rate, now, each, burst);
+	if (turn > now && (turn - now > TURN_MAX ||
+	    a->nparked == ADOPT_PARK_MAX)) {
+		a->busy++;
+		reply(fd, "ERR dts is busy: too many requests of uid %d; try "
+		    "again later", (int)cr.uid);
+		close(fd);
+		refuse_log(a, "adoption socket: uid %d asks too often: "
+		    "refused (%u so far)", (int)cr.uid, a->busy);
+		return;
+	}
+	adopt_rate_take(&u->rate, turn, each);
+	if (turn <= now) {
+		serve(a, &c);
+		return;
+	}
+	c.due = turn;
+	a->park[a->nparked++] = c;
+	a->parked++;
+}
+
+/* Stop polling the listening socket until the accept budget allows. */
+static void
+pause_accepts(struct adopt *a)
+{
+	if (epoll_ctl(a->epfd, EPOLL_CTL_DEL, a->fd, NULL) == 0)
+		a->polling = 0;
+}
+
+static void
+accept_some(struct adopt *a, int64_t now)
+{
+	for (int n = 0; n < ACCEPT_BURST; n++) {
+		int fd;
+
+		if (adopt_rate_when(&a->accepts, now, NS_EACH(ACCEPT_RATE),
+		    ACCEPT_BURST) > now) {
+			pause_accepts(a);
+			return;
+		}
+		fd = accept4(a->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd == -1)
+			return;
+		adopt_rate_take(&a->accepts, now, NS_EACH(ACCEPT_RATE));
+		intake(a, fd, now);
+	}
+}
+
+static void
+timer(struct adopt *a, int64_t now)
+{
+	uint64_t	 n;
+	int		 i = 0;
+
+	if (read(a->tfd, &n, sizeof(n)) == -1 && errno != EAGAIN)
+		log_warn("adoption socket: timer");
+	a->armed = 0;		/* expired */
+	while (i < a->nparked) {
+		if (a->park[i].due <= now) {
+			struct adopt_conn c = a->park[i];
+
+			memmove(a->park + i, a->park + i + 1,
+			    (size_t)(a->nparked - i - 1) * sizeof(a->park[0]));
+			a->nparked--;
+			serve(a, &c);
+		} else {
+			i++;
+		}
+	}
+	if (!a->polling && adopt_rate_when(&a->accepts, now,
+	    NS_EACH(ACCEPT_RATE), ACCEPT_BURST) <= now) {
+		if (evfd_watch(a->epfd, a->fd, EPOLLIN) == 0)
+			a->polling = 1;
+	}
+	refuse_log_flush(a, now);
+}
+
+void
+adopt_event(struct adopt *a, int fd)
+{
+	int64_t	 now = now_mono_ns();
+
+	if (fd == a->fd) {
+		if (a->polling)
+			accept_some(a, now);
+	} else if (fd == a->tfd) {
+		timer(a, now);
+	} else {
+		for (int i = 0; i < ADOPT_CONN_MAX; i++) {
+			if (a->conn[i].fd == fd) {
+				struct adopt_conn c = a->conn[i];
+
+				a->conn[i].fd = -1;
+				(void)epoll_ctl(a->epfd, EPOLL_CTL_DEL, fd,
+				    NULL);
+				serve(a, &c);
+				break;
+			}
+		}
+	}
+	arm(a, now_mono_ns());
 }
 
 void
 adopt_close(struct adopt *a)
 {
 	for (int i = 0; i < ADOPT_CONN_MAX; i++)
-		if (a->conn[i] != -1)
-			close(a->conn[i]);
+		if (a->conn[i].fd != -1)
+			close(a->conn[i].fd);
+	for (int i = 0; i < a->nparked; i++)
+		close(a->park[i].fd);
+	a->nparked = 0;
+	if (a->log_dropped > 0)
+		log_warnx("adoption socket: %u refusal(s) not logged",
+		    a->log_dropped);
+	a->log_dropped = 0;
+	if (a->tfd != -1)
+		close(a->tfd);
+	a->tfd = -1;
 	if (a->fd != -1) {
 		close(a->fd);
 		(void)unlink(a->path);

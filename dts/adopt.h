@@ -1,35 +1,79 @@
 /*
  * adopt.h - dts's side of the adoption socket (common/adopt_msg.h).
  *
- * A launcher connects, sends one request and waits.  dts reads the peer's
- * pid and uid from SO_PEERCRED, checks that the user may run a gang here
- * (config `users`) and that no other gang runs, moves the peer into the
- * gang cgroup at the gang's priority and answers.  The launcher then execs
- * the daemon, which so starts inside the gang.
+ * A launcher connects, sends one request and waits.  dts learns the peer
+ * from SO_PEERCRED (uid) and SO_PEERPIDFD (the process that connected,
+ * as a pidfd: a pid number could have been reused since), checks that
+ * the user may run a gang here (config `users`) and that no other gang
+ * runs, moves the peer into the gang cgroup at the gang's priority and
+ * answers.  The launcher then execs the daemon, which so starts inside the
+ * gang.
  *
  * A gang member may also ask for another process of the gang's user to
  * join (dts-pvmjoin does, for the PVM tasks started outside pvmd); dts
  * checks both sides (decide_join) and never takes in a process for a
  * root gang.
+ *
+ * The socket is open to every local user, and dts's main thread runs at
+ * real-time priority: what a user's loop on it may cost is bounded
+ * (dts(8), SECURITY).  dts accepts at most ACCEPT_RATE connections a
+ * second in all (beyond that it stops polling the socket for a while, and
+ * the kernel's backlog makes connect() wait); each uid is served at most
+ * UID_RATE requests a second, and its further connections wait, parked
+ * and unread, for their turn (so a loop waits too instead of spinning on
+ * refusals); refusals are logged at most LOG_RATE a second, with the
+ * count of the lines left out.  Only the move into the gang itself runs
+ * under the scheduler's lock; names (NSS) and the log never do.
  */
 #ifndef DTS_ADOPT_H
 #define DTS_ADOPT_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
+#include "adopt_msg.h"
 #include "conf.h"
 #include "gang.h"
 
-#define ADOPT_CONN_MAX 8	/* requests waiting to be read */
+#define ADOPT_CONN_MAX 8	/* served, their request not read yet */
+#define ADOPT_PARK_MAX 64	/* accepted, waiting for their uid's turn */
+#define ADOPT_UID_MAX  32	/* uids with a budget of their own */
+
+struct sched;
+
+struct adopt_conn {
+	int	 fd;			/* -1: free */
+	uid_t	 uid;			/* SO_PEERCRED */
+	pid_t	 pid;
+	int64_t	 at;			/* accepted (CLOCK_BOOTTIME ns) */
+	int64_t	 due;			/* parked: its turn (CLOCK_MONOTONIC) */
+};
+
+struct adopt_uid {
+	uid_t		 uid;
+	struct adopt_rate rate;
+	int64_t		 used;		/* last use: the least recent goes */
+};
 
 struct adopt {
-	int    fd;                       /* listening socket */
-	int    conn[ADOPT_CONN_MAX];     /* accepted, -1 if free */
-	char   path[108];
+	int	 fd;			/* listening socket */
+	int	 tfd;			/* timerfd: resume polling, turns */
+	int64_t	 armed;			/* tfd's expiry (0: none) */
+	int	 epfd;			/* the caller's epoll (adopt_start) */
+	int	 polling;		/* fd is in epfd */
+	struct sched *sched;		/* its lock, around a move only */
+	struct adopt_conn conn[ADOPT_CONN_MAX];
+	struct adopt_conn park[ADOPT_PARK_MAX];
+	int	 nparked;
+	struct adopt_uid uids[ADOPT_UID_MAX];
+	struct adopt_rate accepts;	/* every uid */
+	struct adopt_rate log;		/* refusal lines */
+	unsigned log_dropped;		/* refusal lines not logged */
+	char	 path[108];
 	const struct dts_conf *conf;
 	struct gang *gang;
-	uid_t  gang_uid;                 /* who the running gang belongs to */
-	unsigned adopted, joined, refused;
+	uid_t	 gang_uid;		/* who the running gang belongs to */
+	unsigned adopted, joined, refused, parked, busy;
 };
 
 /*
@@ -40,15 +84,16 @@ int  adopt_open(struct adopt *a, const char *path, const struct dts_conf *c,
 		struct gang *g, char *err, size_t errlen);
 
 /*
- * The listening socket is readable: accept.  Returns a new fd or -1; when
- * all ADOPT_CONN_MAX slots were taken, the oldest connection was dropped
- * to make room and *evicted is its fd (the caller closes it), else -1.
+ * Watch the socket (and adopt's timer) in epoll set epfd, each fd as its
+ * own data; s's lock is taken around each move into the gang.  0 or -1.
  */
-int  adopt_accept(struct adopt *a, int *evicted);
+int  adopt_start(struct adopt *a, int epfd, struct sched *s);
 
-/* fd (from adopt_accept) is readable: answer and close it (1), or 0 if
- * its request has not arrived yet. */
-int  adopt_input(struct adopt *a, int fd);
+/* Is fd one of adopt's (then adopt_event takes it)? */
+int  adopt_owns(const struct adopt *a, int fd);
+
+/* fd (adopt_owns) is ready.  The caller holds no lock. */
+void adopt_event(struct adopt *a, int fd);
 
 void adopt_close(struct adopt *a);
 

@@ -292,45 +292,23 @@ signal_input(struct dts *d)
 	}
 }
 
-static void
-adopt_event(struct dts *d, int fd)
-{
-	int	 conn, evicted;
-
-	if (fd != d->adopt.fd) {
-		/* answered: close() takes it out of epoll */
-		(void)adopt_input(&d->adopt, fd);
-		return;
-	}
-	while ((conn = adopt_accept(&d->adopt, &evicted)) != -1) {
-		if (evicted != -1) {
-			epoll_del(d, evicted);
-			close(evicted);
-		}
-		epoll_add(d, conn, EPOLLIN);
-	}
-}
-
-static int
-is_adopt_conn(const struct dts *d, int fd)
-{
-	for (int i = 0; i < ADOPT_CONN_MAX; i++)
-		if (d->adopt.conn[i] == fd)
-			return 1;
-	return fd == d->adopt.fd;
-}
-
-/* The events that change the gang or the schedule: under its lock. */
+/*
+ * The events that change the gang or the schedule: under its lock.  The
+ * adoption socket takes the lock itself, around the move into the gang
+ * alone (its names, NSS, and its log lines stay outside: adopt.c).
+ */
 static void
 locked_event(struct dts *d, int fd)
 {
+	if (adopt_owns(&d->adopt, fd)) {
+		adopt_event(&d->adopt, fd);
+		return;
+	}
 	sched_lock(&d->sched);
 	if (fd == ctl_cmd_fd(&d->ctl))
 		ctl_input(&d->ctl, &d->sched);
 	else if (fd == ctl_deadman_fd(&d->ctl))
 		ctl_deadman(&d->ctl, &d->sched);
-	else if (is_adopt_conn(d, fd))
-		adopt_event(d, fd);
 	sched_unlock(&d->sched);
 }
 
@@ -796,7 +774,8 @@ main(int argc, char **argv)
 	epoll_add(&d, d.fix_tfd, EPOLLIN);
 	if (evfd_timer_set(d.fix_tfd, GANG_FIX_NS, 0) == -1)
 		log_warn("fix timer");
-	epoll_add(&d, d.adopt.fd, EPOLLIN);
+	if (adopt_start(&d.adopt, d.epfd, &d.sched) == -1)
+		fatal("adoption socket: epoll");
 	start_agent(&d);
 	if (report_ready(&d) == -1) {	/* dts -d, not slicing: leave */
 		finish(&d);

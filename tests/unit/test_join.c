@@ -1,7 +1,9 @@
 /*
  * test_join.c - the pure parsing behind a JOIN (dts(8), "Tasks started
  * outside pvmd"): the request itself, the "Uid:" line of /proc/PID/status
- * and the cgroup v2 line of /proc/PID/cgroup.
+ * and the cgroup v2 line of /proc/PID/cgroup; and the pure parts of dts's
+ * intake (dts(8), SECURITY): the "Tgid:" line (a thread is not a
+ * process), a pidfd's "Pid:" (-1 once reaped) and the rate budgets.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -112,6 +114,91 @@ test_cgroup(void **state)
 	assert_int_equal(proc_parse_cgroup("10::/x\n", buf, sizeof(buf)), -1);
 }
 
+static void
+test_status(void **state)
+{
+	uid_t	 u[4] = { 9, 9, 9, 9 };
+	pid_t	 t = -42;
+
+	(void)state;
+	assert_int_equal(adopt_parse_status("Name:\tpython3\nUmask:\t0022\n"
+	    "State:\tS (sleeping)\nTgid:\t4242\nNgid:\t0\nPid:\t4243\n"
+	    "PPid:\t1\nTracerPid:\t0\nUid:\t1000\t1000\t1000\t1000\n",
+	    &t, u), 0);
+	assert_int_equal(t, 4242);	/* the thread 4243 of process 4242 */
+	assert_int_equal(u[0], 1000);
+	assert_int_equal(u[3], 1000);
+	/* no Tgid, no Uid, a Tgid of 0, a negative or non-numeric one */
+	t = -42;
+	assert_int_equal(adopt_parse_status("Pid:\t5\nUid:\t0\t0\t0\t0\n",
+	    &t, u), -1);
+	assert_int_equal(adopt_parse_status("Tgid:\t5\nPid:\t5\n", &t, u),
+	    -1);
+	assert_int_equal(adopt_parse_status("Tgid:\t0\nUid:\t0\t0\t0\t0\n",
+	    &t, u), -1);
+	assert_int_equal(adopt_parse_status("Tgid:\t-1\nUid:\t0\t0\t0\t0\n",
+	    &t, u), -1);
+	assert_int_equal(adopt_parse_status("Tgid:\tx\nUid:\t0\t0\t0\t0\n",
+	    &t, u), -1);
+	assert_int_equal(adopt_parse_status("Name:\tTgid: 7\nUid:\t0\t0\t0"
+	    "\t0\n", &t, u), -1);
+	assert_int_equal(t, -42);
+}
+
+static void
+test_fdinfo(void **state)
+{
+	pid_t	 p = -42;
+
+	(void)state;
+	assert_int_equal(adopt_parse_fdinfo_pid("pos:\t0\nflags:\t02000002\n"
+	    "mnt_id:\t15\nino:\t3362\nPid:\t4242\nNSpid:\t4242\n", &p), 0);
+	assert_int_equal(p, 4242);
+	/* reaped: the number may be another process's now */
+	assert_int_equal(adopt_parse_fdinfo_pid("pos:\t0\nPid:\t-1\n"
+	    "NSpid:\t-1\n", &p), 0);
+	assert_int_equal(p, -1);
+	/* not a pidfd; garbage; only NSpid */
+	p = -42;
+	assert_int_equal(adopt_parse_fdinfo_pid("pos:\t0\nflags:\t02\n", &p),
+	    -1);
+	assert_int_equal(adopt_parse_fdinfo_pid("Pid:\t12x\n", &p), -1);
+	assert_int_equal(adopt_parse_fdinfo_pid("Pid:\t-2\n", &p), -1);
+	assert_int_equal(adopt_parse_fdinfo_pid("Pid:\t0\n", &p), -1);
+	assert_int_equal(adopt_parse_fdinfo_pid("NSpid:\t12\n", &p), -1);
+	assert_int_equal(p, -42);
+}
+
+static void
+test_rate(void **state)
+{
+	struct adopt_rate	 r = { 0 };
+	const int64_t		 each = 100, t0 = 1000000;
+	int64_t			 at;
+	int			 n;
+
+	(void)state;
+	/* a full budget: a burst of 5 at once, then one every 100 ns */
+	for (n = 0; adopt_rate_when(&r, t0, each, 5) == t0; n++)
+		adopt_rate_take(&r, t0, each);
+	assert_int_equal(n, 5);
+	at = adopt_rate_when(&r, t0, each, 5);
+	assert_int_equal(at, t0 + each);
+	/* the next turns, taken early (parked), queue one after the other */
+	adopt_rate_take(&r, at, each);
+	assert_int_equal(adopt_rate_when(&r, t0, each, 5), t0 + 2 * each);
+	/* a long quiet spell fills the budget again, no more */
+	for (n = 0; adopt_rate_when(&r, t0 + 100000, each, 5) == t0 + 100000;
+	    n++)
+		adopt_rate_take(&r, t0 + 100000, each);
+	assert_int_equal(n, 5);
+	/* a burst of 1: one every interval */
+	r.tat = 0;
+	assert_int_equal(adopt_rate_when(&r, t0, each, 1), t0);
+	adopt_rate_take(&r, t0, each);
+	assert_int_equal(adopt_rate_when(&r, t0, each, 1), t0 + each);
+}
+
 int
 main(void)
 {
@@ -120,6 +207,9 @@ main(void)
 		cmocka_unit_test(test_join_malformed),
 		cmocka_unit_test(test_uids),
 		cmocka_unit_test(test_cgroup),
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_fdinfo),
+		cmocka_unit_test(test_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
