@@ -121,8 +121,10 @@ open_file(const char *file)
 	fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
 	    O_NOFOLLOW | O_NONBLOCK, 0640);
 	if (fd == -1) {
+		/* ENXIO: a FIFO nobody reads, or a device without one */
 		snprintf(lg.why, sizeof(lg.why), "%s", errno == ELOOP ?
-		    "a symbolic link (refused)" : strerror(errno));
+		    "a symbolic link (refused)" : errno == ENXIO ?
+		    "not a regular file" : strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) == -1)
