@@ -32,7 +32,7 @@
 #include "log.h"
 
 #define LOG_MSG_MAX	1024
-#define LOG_STACK	(128 * 1024)	/* the logger thread's; mlockall */
+#define LOG_STACK	(64 * 1024)	/* the logger thread's (mlockall) */
 
 static struct {
 	char		 ident[64];

@@ -32,7 +32,9 @@ enum log_dest { LOG_TO_SYSLOG = 0, LOG_TO_FILE, LOG_TO_STDERR };
  * The file is opened O_APPEND|O_NOFOLLOW|O_CLOEXEC (created 0640 if it
  * does not exist) and refused with errno EPERM unless it is a regular
  * file owned by root (by the caller's uid when not root) that neither
- * group nor other may write; log_file_why() then says which.
+ * group nor other may write; log_file_why() then says which.  Called
+ * before log_async_start() (or after log_fini()), never while the logger
+ * thread runs.
  */
 int  log_init(const char *ident, enum log_dest dest, const char *file,
     enum log_level level);

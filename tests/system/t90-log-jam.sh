@@ -147,7 +147,6 @@ fi
 kill -KILL "$JAM" 2>/dev/null
 grep -q "JOIN\|join refused" "$T_LOG/reader.out" ||
 	t_log "(no refusal reached the log: $(grep -c . "$T_LOG/reader.out") lines read)"
-REPORT=("$(report quiet "$QUIET")" "$(report attack "$ATTACK")")
 
 a=($ATTACK)
 awk -v g="${a[0]}" -v ps="$PS_PCT" 'BEGIN { exit !(g <= ps + 2) }' ||
@@ -170,5 +169,4 @@ n_wait_exit || t_fail "dts did not exit on SIGTERM (the log jam holds it?)"
 left=$(ps -u "$T_UID" -o pid=,stat=,cls= |
     awk '$2 !~ /^Z/ && ($2 ~ /^T/ || $3 == "FF" || $3 == "RR")')
 [ -z "$left" ] || t_fail "left stopped or RT: $left"
-printf '# %s\n' "${REPORT[@]}" >&2
 t_pass
