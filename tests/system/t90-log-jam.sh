@@ -13,7 +13,8 @@
 # edges as late as quiet (max + 5 ms), no more overruns, the gang <= PS +
 # 2 points, the hog >= LS - 2 points (on a busy machine: >= its quiet share
 # - 5 points); a miss is measured once more (a busy machine must not fail
-# the test, a broken promise fails both times).
+# the test, a broken promise fails both times).  And no thread of dts but
+# its logger is ever seen waiting for /dev/log (wchan, 20 looks).
 # The figures are printed.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
@@ -144,6 +145,18 @@ if ! within "$QUIET" "$ATTACK"; then
 	ATTACK=$(measure attack2)
 	t_log "$(report again "$ATTACK")"
 fi
+# 20 looks at where dts's threads sleep: none but the logger waits for
+# the log's socket (unix_wait_for_peer)
+waits=0 looked=0
+for _ in $(seq 20); do
+	for t in /proc/"$N_DTS"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = dts-log ] && continue
+		looked=$((looked + 1))
+		[ "$(cat "$t/wchan" 2>/dev/null)" = unix_wait_for_peer ] && waits=$((waits + 1))
+	done
+	sleep 0.05
+done
+t_log "attack: dts's threads (but the logger's) seen waiting for /dev/log $waits times in $looked looks"
 kill -KILL "$JAM" 2>/dev/null
 grep -q "JOIN\|join refused" "$T_LOG/reader.out" ||
 	t_log "(no refusal reached the log: $(grep -c . "$T_LOG/reader.out") lines read)"
@@ -159,6 +172,7 @@ awk -v h="${a[1]}" -v m="$HOG_MIN" 'BEGIN { exit !(h >= m) }' ||
 [ "${a[3]}" -le "${q[3]}" ] ||
 	t_fail "${a[3]} overruns under the log jam (quiet: ${q[3]})"
 [ "${a[4]}" -ge 10 ] || t_fail "only ${a[4]} LS edges in $SECS s under the log jam"
+[ "$waits" = 0 ] || t_fail "a thread of dts waited for /dev/log ($waits of $looked looks)"
 
 # end: halt, dts exits, nothing of the user's is left stopped or RT
 kill -TERM "$N_HOG" 2>/dev/null
