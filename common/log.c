@@ -60,12 +60,12 @@ struct line {
  */
 static struct {
 	int		 on, atfork;
+	int		 stuck;		/* log_fini() left the thread */
 	pthread_mutex_t	 mu;
 	sem_t		 lines;
 	pthread_t	 thread;
 	struct line	 q[LOG_QUEUE_LINES];
 	unsigned	 head, n;
-	int		 busy;		/* a line taken, not yet written */
 	int		 quit;
 	uint64_t	 dropped;	/* since the last line queued */
 	uint64_t	 dropped_total;
@@ -329,7 +329,6 @@ logger(void *arg)
 		l = aq.q[aq.head];
 		aq.head = (aq.head + 1) % LOG_QUEUE_LINES;
 		aq.n--;
-		aq.busy = 1;
 		late = aq.n == 0 ? aq.dropped : 0;	/* and nothing follows */
 		if (late > 0)
 			aq.dropped = 0;
@@ -339,20 +338,16 @@ logger(void *arg)
 		emit(&l.ts, l.level, l.msg);
 		if (late > 0)
 			emit_dropped(&l.ts, late);
-		pthread_mutex_lock(&aq.mu);
-		aq.busy = 0;
-		pthread_mutex_unlock(&aq.mu);
 	}
 }
 
-static int drain(int);
-
-/* exit() without log_fini(): what was queued is written first. */
+/* exit() without log_fini(): what was queued is written first, and the
+ * thread ends (or is left, stuck, after LOG_DRAIN_MS). */
 static void
-atexit_drain(void)
+atexit_fini(void)
 {
 	if (async_on())
-		(void)drain(LOG_DRAIN_MS);
+		log_fini();
 }
 
 /* A forked child has no logger thread: it writes synchronously. */
@@ -373,12 +368,16 @@ log_async_start(void)
 
 	if (async_on())
 		return 0;
+	if (aq.stuck) {
+		errno = EBUSY;
+		return -1;
+	}
 	if (!aq.atfork) {
 		if ((rc = pthread_atfork(NULL, NULL, atfork_child)) != 0) {
 			errno = rc;
 			return -1;
 		}
-		if (atexit(atexit_drain) != 0)
+		if (atexit(atexit_fini) != 0)
 			return -1;
 		aq.atfork = 1;
 	}
@@ -396,7 +395,7 @@ log_async_start(void)
 		return -1;
 	}
 	aq.head = aq.n = 0;
-	aq.quit = aq.busy = 0;
+	aq.quit = 0;
 	aq.dropped = aq.dropped_total = 0;
 
 	pthread_attr_init(&a);
@@ -434,24 +433,6 @@ log_dropped(void)
 	return n;
 }
 
-/* Wait up to ms for the logger to write everything queued: 0, or -1. */
-static int
-drain(int ms)
-{
-	struct timespec	 tick = { 0, 1000000 };
-	int		 left;
-
-	for (int i = 0; i <= ms; i++) {
-		pthread_mutex_lock(&aq.mu);
-		left = aq.n > 0 || aq.busy;
-		pthread_mutex_unlock(&aq.mu);
-		if (!left)
-			return 0;
-		nanosleep(&tick, NULL);
-	}
-	return -1;
-}
-
 void
 log_fini(void)
 {
@@ -467,10 +448,12 @@ log_fini(void)
 		until.tv_sec += LOG_DRAIN_MS / 1000;
 		/* a logger stuck in syslog(): leave it, and the destination,
 		 * to exit() */
-		if (pthread_timedjoin_np(aq.thread, NULL, &until) != 0)
+		if (pthread_timedjoin_np(aq.thread, NULL, &until) != 0) {
+			aq.stuck = 1;
 			return;
-		sem_destroy(&aq.lines);
-		pthread_mutex_destroy(&aq.mu);
+		}
+		/* mu and lines stay: a thread that saw aq.on a moment ago may
+		 * still queue a line (nobody writes it) */
 	}
 	close_dest();
 	lg.dest = LOG_TO_SYSLOG;
@@ -563,7 +546,7 @@ fatal(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(LOG_LVL_ERR, e, fmt, ap);
 	va_end(ap);
-	exit(1);	/* atexit_drain: the line is written first */
+	exit(1);	/* atexit_fini: the line is written first */
 }
 
 void
@@ -574,7 +557,7 @@ fatalx(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(LOG_LVL_ERR, -1, fmt, ap);
 	va_end(ap);
-	exit(1);	/* atexit_drain: the line is written first */
+	exit(1);	/* atexit_fini: the line is written first */
 }
 
 /* ---- rate limit ------------------------------------------------------ */

@@ -50,7 +50,8 @@ const char *log_file_why(void);
  * needs).  Call it after the privileges are dropped: the thread keeps the
  * capabilities it was created with.  0, or -1 with errno (logging stays
  * synchronous).  log_fini() stops it, after it wrote what was queued
- * (waiting at most LOG_DRAIN_MS).  A forked child writes synchronously.
+ * (waiting at most LOG_DRAIN_MS; a thread stuck in a write is left to
+ * exit()), and so does exit().  A forked child writes synchronously.
  */
 int  log_async_start(void);
 #define LOG_QUEUE_LINES 256
