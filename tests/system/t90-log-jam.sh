@@ -14,7 +14,9 @@
 # 2 points, the hog >= LS - 2 points (on a busy machine: >= its quiet share
 # - 5 points); a miss is measured once more (a busy machine must not fail
 # the test, a broken promise fails both times).  And no thread of dts but
-# its logger is ever seen waiting for /dev/log (wchan, 20 looks).
+# its logger is ever seen waiting for /dev/log (wchan, 20 looks).  Before
+# all this: a log_file others may write, or a symbolic link, keeps dts from
+# starting, with one line saying why.
 # The figures are printed.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
@@ -62,6 +64,22 @@ else
 fi
 exec "$@"
 EOS
+
+# First, log_file (dts.conf(5)): a file others may write, or a link, is
+# refused at start-up in one line, and dts does not start.
+: > "$T_DIR/open.log"
+chmod 666 "$T_DIR/open.log"
+ln -s "$T_DIR/open.log" "$T_DIR/link.log"
+for f in open link; do
+	n_conf log_file="\"$T_DIR/$f.log\""
+	"$BUILD/dts/dts" -f "$N_CONF" > "$T_LOG/$f.out" 2>&1 && t_fail "dts started with log_file $f.log"
+	case $f in
+	open) want="log_file $T_DIR/open.log: writable by others (mode 0666)" ;;
+	link) want="log_file $T_DIR/link.log: a symbolic link" ;;
+	esac
+	grep -qF "dts: $want" "$T_LOG/$f.out" || t_fail "log_file $f.log: $(cat "$T_LOG/$f.out")"
+done
+t_log "log_file refused: $(head -c 200 "$T_LOG/open.out"); $(head -c 200 "$T_LOG/link.out")"
 
 n_conf mode='"static"' ip='"100ms"' ps="\"$PS_PCT%\"" log_file='""' \
     log_level='"info"'
