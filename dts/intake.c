@@ -204,9 +204,11 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 		log_info("CLOCK_REALTIME was stepped by %+.6f s: the replay "
 		    "floor for new senders moves with it", (double)step / 1e6);
 	if (proto_verify(&in->key, &in->replay, buf, len, &c.m, &why) == -1) {
+		static struct log_limit forged = LOG_LIMIT_INIT; /* this thread */
+
 		count(in, why);
-		log_debug("dropped datagram from %s: %s",
-		    inet_ntoa(from->sin_addr), proto_reject_name(why));
+		log_limited(&forged, LOG_LVL_DEBUG, "dropped datagram from "
+		    "%s: %s", inet_ntoa(from->sin_addr), proto_reject_name(why));
 		return;
 	}
 	rx_real = rx_time(mh);

@@ -739,7 +739,7 @@ main(int argc, char **argv)
 	if (!debug && d.conf.log_file[0] &&
 	    log_init("dts", LOG_TO_FILE, d.conf.log_file,
 	    d.conf.log_level) == -1)
-		die_early("log file %s: %s", d.conf.log_file, strerror(errno));
+		die_early("log_file %s: %s", d.conf.log_file, log_file_why());
 	log_set_level(debug ? LOG_LVL_DEBUG : d.conf.log_level);
 
 	setup_fds(&d);
@@ -754,6 +754,8 @@ main(int argc, char **argv)
 		    "authenticated");
 	d.rt_prio = priv_rt_max(d.conf.rt_priority);
 	start(&d);
+	if (log_async_start() == -1)	/* no RT caller waits for the log */
+		fatal("logger thread");
 	if (ctl_start(&d.ctl, INTAKE_PRIO(&d)) == -1)
 		die_early("intake thread: %s", strerror(errno));
 

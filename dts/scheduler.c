@@ -18,6 +18,8 @@ void
 sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
     int64_t silence)
 {
+	pthread_mutexattr_t	 ma;
+
 	memset(s, 0, sizeof(*s));
 	s->gang = g;
 	s->shm = shm;
@@ -28,11 +30,19 @@ sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
 	s->real = now_real_ns;
 	rules_rt_budget(&s->rt);
 	/*
-	 * No priority inheritance: nothing runs between the edge thread
-	 * (FIFO max) and the main thread (max-1) that holds the lock, and a
-	 * PI mutex costs a system call per edge (FUTEX_UNLOCK_PI).
+	 * Priority inheritance: while the edge thread (FIFO max) waits for
+	 * the lock, its holder (the main thread, max-1) runs at max, above
+	 * the intake thread and dts-load at max-1 on its CPU.  A system call
+	 * only when contended (FUTEX_LOCK_PI/UNLOCK_PI); uncontended, it is
+	 * a compare-and-swap as before.  It bounds a wait for a holder that
+	 * runs, not for one that sleeps: nothing under the lock may wait
+	 * for I/O (log.h: the log queues).
 	 */
-	pthread_mutex_init(&s->mu, NULL);
+	pthread_mutexattr_init(&ma);
+	if (pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT) != 0 ||
+	    pthread_mutex_init(&s->mu, &ma) != 0)
+		pthread_mutex_init(&s->mu, NULL);
+	pthread_mutexattr_destroy(&ma);
 }
 
 /* The edge thread's next wake-up: the next edge, or a pending jump. */

@@ -275,7 +275,7 @@ agent_log_start(struct load_agent *a)
 		dest = LOG_TO_FILE;
 	if (log_init(AGENT_NAME, dest, a->conf.log_file,
 	    (enum log_level)a->conf.log_level) == -1)
-		log_warn("%s", a->conf.log_file);
+		log_warnx("log_file %s: %s", a->conf.log_file, log_file_why());
 }
 
 /* LI is a whole number of sample periods; the smoother uses that LI. */
@@ -608,6 +608,8 @@ main(int argc, char **argv)
 	if (mlockall(MCL_CURRENT) == -1)
 		log_debug("mlockall: %s", strerror(errno));
 #endif
+	if (log_async_start() == -1)	/* the fail-safe never waits for it */
+		log_warn("logger thread");
 	log_info("started: sample %" PRId64 " ns, LI %" PRIu64 " samples, "
 	    "d %.4f, threshold %.3f, %s", a.conf.load.sample_ns,
 	    a.ticks_per_li, a.sm.d, a.sm.threshold,
