@@ -2,6 +2,7 @@
  * gang.c - the gang cgroup and backend-independent gang control.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,7 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 	memset(g, 0, sizeof(*g));
 	g->freeze_fd = -1;
 	g->procs_fd = -1;
+	g->thaw_fd = -1;
 	g->rt_prio = rt_prio;
 	g->be = backend == BACKEND_FREEZER ? &gang_freezer_backend
 	    : &gang_signal_backend;
@@ -86,6 +88,9 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 	snprintf(g->rel, sizeof(g->rel), "%s", g->cg + strlen(mnt));
 	if (conf_dir_make_trusted(g->cg, "cgroup", err, errlen) == -1)
 		return -1;
+	/* without it (no cgroup.freeze before Linux 5.2) a switch to
+	 * SCHED_IDLE only sweeps */
+	g->thaw_fd = cg_open(g->cg, "cgroup.freeze", O_WRONLY);
 	if (g->be->open(g) == -1) {
 		snprintf(err, errlen, "gang backend %s: cannot use %s",
 		    g->be->name, g->cg);
@@ -183,8 +188,11 @@ gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
 /*
  * Every member to the gang's policy: at RR, the tasks one below pvmd (all
  * threads first, then pvmd's, as the last scan found it, raised; it stays
- * below dts-load).  No walk of the members beyond cg_set_policy's: an idle
- * LS does this at every PS edge.
+ * below dts-load).  No walk of the members beyond cg_set_policy_all's: an
+ * idle LS does this at every PS edge.  Away from RR, a gang whose
+ * threads clone faster than the passes go may be frozen (not if it is
+ * stopped already: a stopped thread clones nothing), so that no thread is
+ * left at RR.
  */
 static int
 policy_all(struct gang *g, int policy)
@@ -192,8 +200,9 @@ policy_all(struct gang *g, int policy)
 	int	 n;
 
 	if (policy != SCHED_RR)
-		return cg_set_policy(g->cg, policy, 0);
-	n = cg_set_policy(g->cg, SCHED_RR, g->rt_prio - 1);
+		return cg_set_policy_all(g->cg, policy, 0,
+		    g->stopped ? -1 : g->thaw_fd);
+	n = cg_set_policy_all(g->cg, SCHED_RR, g->rt_prio - 1, -1);
 	if (g->pvmd_pid > 0 && is_pvmd(g, g->pvmd_pid))
 		(void)cg_set_policy_pid(g->cg, g->pvmd_pid, SCHED_RR,
 		    g->rt_prio);
@@ -275,23 +284,11 @@ gang_set_idle(struct gang *g, int idle)
 	    SCHED_OTHER);
 }
 
-/* Does "word" stand in the space-separated list text? */
-static int
-has_word(const char *text, const char *word)
-{
-	size_t	 n = strlen(word);
-
-	for (const char *p = text; (p = strstr(p, word)) != NULL; p += n)
-		if ((p == text || p[-1] == ' ') &&
-		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
-			return 1;
-	return 0;
-}
-
 int
 gang_can_idle(const struct gang *g, char *why, size_t len)
 {
-	char	 text[256];
+	char	 text[256], mnt[CG_PATH_MAX], where[CG_PATH_MAX];
+	size_t	 m = strlen(g->cg) - strlen(g->rel);
 
 	if (proc_read_small("/proc/sys/kernel/sched_autogroup_enabled", text,
 	    sizeof(text)) == 0 && text[0] == '1') {
@@ -299,10 +296,10 @@ gang_can_idle(const struct gang *g, char *why, size_t len)
 		    "every session is a CPU group of its own");
 		return 0;
 	}
-	if (cg_read(g->cg, "cgroup.controllers", text, sizeof(text)) == 0 &&
-	    has_word(text, "cpu")) {
-		snprintf(why, len, "the gang's cgroup is a CPU group of its "
-		    "own (cpu controller)");
+	snprintf(mnt, sizeof(mnt), "%.*s", (int)m, g->cg);
+	if (cg_cpu_group(mnt, g->cg, NULL, where, sizeof(where))) {
+		snprintf(why, len, "the gang's cgroup is in a CPU group of its "
+		    "own (cpu controller on %s)", where);
 		return 0;
 	}
 	return 1;

@@ -43,6 +43,9 @@ struct gang {
 	                             "" if unknown: all at rt_prio - 1 */
 	int   freeze_fd;          /* freezer: open cgroup.freeze */
 	int   procs_fd;           /* signal: open cgroup.procs */
+	int   thaw_fd;            /* open cgroup.freeze: a switch away from
+	                             SCHED_RR freezes a gang that clones
+	                             faster than it is swept */
 	const struct gang_backend *be;
 };
 
@@ -101,15 +104,21 @@ void gang_set_rt(struct gang *g, int rt);
 /*
  * An idle LS (ls_policy idle): every thread to SCHED_IDLE, so that any
  * other task preempts it, or back to the policy of gang_set_rt.  Hot
- * path: one read of cgroup.threads and one sched_setscheduler a thread.
+ * path: a read of cgroup.threads and one sched_setscheduler a thread,
+ * then reads until one finds no thread born meanwhile at its creator's
+ * old policy (cg_set_policy_all: 2 reads for a gang whose running
+ * threads churn, which the first switches; a gang frozen only if 4 do
+ * not end it).
  */
 void gang_set_idle(struct gang *g, int idle);
 /*
  * Would SCHED_IDLE make the gang yield to every local task?  Only if the
  * gang and the local users share one CPU group: not with autogroups
  * (kernel.sched_autogroup_enabled = 1: each session is a group, and
- * SCHED_IDLE ranks a thread only inside its own) nor with the gang in a
- * cgroup of the cpu controller.  1, or 0 with the reason in why.
+ * SCHED_IDLE ranks a thread only inside its own) nor with the gang's
+ * cgroup or any of its ancestors in the cpu controller (under systemd's
+ * Delegate=yes, dts.service or system.slice), nor with a cgroup v1 cpu
+ * hierarchy that has groups.  1, or 0 with the reason in why.
  */
 int  gang_can_idle(const struct gang *g, char *why, size_t len);
 /* Continue, normal priority: nothing left stopped or RT.  Stays set up. */
