@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +211,62 @@ policy_all(struct gang *g, int policy)
 }
 
 /*
+ * The hard limit called name ("Max nice priority") of pid, from
+ * /proc/PID/limits: prlimit(2) on another user's process needs
+ * CAP_SYS_RESOURCE, which dts does not keep.  0 if unknown; "unlimited"
+ * is ULONG_MAX.
+ */
+static unsigned long
+hard_limit(pid_t pid, const char *name)
+{
+	char	 path[64], line[256], soft[32], hard[32];
+	FILE	*f;
+	size_t	 n = strlen(name);
+	unsigned long v = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, name, n) == 0 && line[n] == ' ') {
+			if (sscanf(line + n, "%31s %31s", soft, hard) == 2)
+				v = strcmp(hard, "unlimited") == 0 ? ULONG_MAX :
+				    strtoul(hard, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/*
+ * A newcomer that may leave SCHED_IDLE by itself: SCHED_IDLE counts as
+ * nice 20, and a thread may go back to SCHED_OTHER (or, with
+ * RLIMIT_RTPRIO too, to SCHED_RR) if its RLIMIT_NICE allows that nice;
+ * one above 0 is enough once it has set itself nice 19.  pam_limits
+ * grants it (an audio group, say), and only CAP_SYS_RESOURCE can take it
+ * back.  Such a gang is stopped in LS instead (and at once if it is in an
+ * idle LS now), until it is released.
+ */
+static void
+check_limits(struct gang *g, pid_t pid)
+{
+	unsigned long	 nice = hard_limit(pid, "Max nice priority"),
+			 rtprio = hard_limit(pid, "Max realtime priority");
+
+	if (rtprio > 0)
+		log_warnx("adopt %d: RLIMIT_RTPRIO %lu: its threads may take "
+		    "real-time priorities up to that of their own", (int)pid,
+		    rtprio);
+	if (nice == 0)
+		return;
+	if (g->unidle == 0)
+		log_warnx("adopt %d: RLIMIT_NICE %lu would let it leave "
+		    "SCHED_IDLE: ls_policy idle stops the gang in LS instead",
+		    (int)pid, nice);
+	g->unidle = pid;
+}
+
+/*
  * Stopped first, then the policy: a newcomer set to SCHED_RR during an LS
  * must not run at that priority before its stop.
  */
@@ -222,6 +279,9 @@ gang_adopt(struct gang *g, pid_t pid)
 	snprintf(text, sizeof(text), "%d\n", (int)pid);
 	if (cg_write(g->cg, "cgroup.procs", text) == -1)
 		return -1;
+	check_limits(g, pid);
+	if (g->unidle && g->idle && !g->stopped && gang_stop(g) == -1)
+		log_warn("stop gang");
 	if (g->stopped && g->be->join != NULL)
 		g->be->join(g, pid);
 	if (cg_set_policy_pid(g->cg, pid, g->idle ? SCHED_IDLE : rt ?
@@ -277,6 +337,11 @@ gang_set_rt(struct gang *g, int rt)
 void
 gang_set_idle(struct gang *g, int idle)
 {
+	if (idle && g->unidle) {	/* a member could leave SCHED_IDLE */
+		if (!g->stopped && gang_stop(g) == -1)
+			log_warn("stop gang");
+		return;
+	}
 	if (g->idle == idle)
 		return;
 	g->idle = idle;
@@ -314,6 +379,7 @@ gang_release(struct gang *g)
 	g->stopped = 0;
 	g->rt = 0;
 	g->idle = 0;
+	g->unidle = 0;
 }
 
 void

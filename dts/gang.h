@@ -37,6 +37,9 @@ struct gang {
 	int   stopped;
 	int   rt;                 /* members at SCHED_RR rt_prio */
 	int   idle;               /* members at SCHED_IDLE (an idle LS) */
+	pid_t unidle;             /* a member adopted with RLIMIT_NICE > 0,
+	                             which could leave SCHED_IDLE: an idle
+	                             LS stops the gang; 0 */
 	int   rt_prio;            /* pvmd's; its tasks run one below */
 	pid_t pvmd_pid;           /* pvmd, as the last scan found it; 0 */
 	char  pvmd_comm[16];      /* the real pvmd's name (/proc/PID/comm);
@@ -89,7 +92,9 @@ int  gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
 
 /*
  * Move pid into the gang, at the gang's current policy (every thread of
- * it), and stopped if the gang is (an LS).  0 or -1.
+ * it), and stopped if the gang is (an LS).  A newcomer whose hard
+ * RLIMIT_NICE is above 0 could leave SCHED_IDLE by itself: from then on
+ * (until gang_release) an idle LS stops the gang instead.  0 or -1.
  */
 int  gang_adopt(struct gang *g, pid_t pid);
 
