@@ -326,7 +326,9 @@ cg_set_policy_all(const char *cg, int policy, int prio, int freeze_fd)
 		(void)policy_sweep(cg, &pa, CG_SWEEPS);
 		if (cg_write_fd(freeze_fd, "0") == -1)
 			log_warn("%s: thaw after a change of policy", cg);
-	} else if (passes > CG_SWEEPS_FREE)
+	} else if (passes > CG_SWEEPS_FREE && policy != SCHED_RR)
+		/* to SCHED_RR, a thread left behind costs only the gang, until
+		 * the next switch: no more passes on the edge path for it */
 		(void)policy_sweep(cg, &pa, CG_SWEEPS);
 	policy_warn(cg, &pa);
 	return pa.changed;
