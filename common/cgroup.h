@@ -40,6 +40,28 @@ int  cg_count(const char *cg, int *runnable);
 int  cg_set_policy(const char *cg, int policy, int prio);
 
 /*
+ * Every thread of cg to policy, in passes of cgroup.threads until one
+ * finds no new thread that is not at policy yet: a thread not yet changed
+ * may have started one, which inherited its policy (a thread pool that
+ * churns carries SCHED_RR through a switch to SCHED_IDLE that way).  If
+ * a few passes do not end it, cg is frozen through freeze_fd (its open
+ * cgroup.freeze; -1: never) for the rest, so that no thread clones
+ * meanwhile, and thawed.  Threads changed.
+ */
+int  cg_set_policy_all(const char *cg, int policy, int prio, int freeze_fd);
+
+/*
+ * Is cg (under the cgroup2 mount mnt) in a CPU group of its own, which
+ * SCHED_IDLE ranks only inside?  It is if cg or an ancestor below mnt has
+ * the cpu controller (its parent's cgroup.subtree_control enables cpu),
+ * or if a cgroup v1 hierarchy with the cpu controller has groups
+ * (v1_root: where to look for one; NULL: /proc/self/mounts).  1 with the
+ * group (or hierarchy) in where, else 0.
+ */
+int  cg_cpu_group(const char *mnt, const char *cg, const char *v1_root,
+		  char *where, size_t len);
+
+/*
  * Every thread of process pid, a member of cg (just moved there), to
  * policy; its threads are listed again until a pass finds no new one (a
  * thread not yet changed may start another).  Threads changed.
@@ -69,8 +91,9 @@ int  cg_read(const char *cg, const char *file, char *buf, size_t len);
 int  cg_cpu_ns(const char *cg, uint64_t *ns);
 
 /*
- * Release the gang: thaw, SCHED_OTHER for every thread, SIGCONT for every
- * process, twice (continued members can fork).  Nothing is left stopped,
+ * Release the gang: freeze (no thread clones while it is changed), every
+ * thread to SCHED_OTHER, thaw, SIGCONT for every process, twice
+ * (continued members can fork).  Nothing is left stopped,
  * frozen, at real-time priority or at SCHED_IDLE.  Safe to repeat; ""
  * does nothing.
  */

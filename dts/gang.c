@@ -2,6 +2,8 @@
  * gang.c - the gang cgroup and backend-independent gang control.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +71,7 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 	memset(g, 0, sizeof(*g));
 	g->freeze_fd = -1;
 	g->procs_fd = -1;
+	g->thaw_fd = -1;
 	g->rt_prio = rt_prio;
 	g->be = backend == BACKEND_FREEZER ? &gang_freezer_backend
 	    : &gang_signal_backend;
@@ -86,6 +89,9 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 	snprintf(g->rel, sizeof(g->rel), "%s", g->cg + strlen(mnt));
 	if (conf_dir_make_trusted(g->cg, "cgroup", err, errlen) == -1)
 		return -1;
+	/* without it (no cgroup.freeze before Linux 5.2) a switch to
+	 * SCHED_IDLE only sweeps */
+	g->thaw_fd = cg_open(g->cg, "cgroup.freeze", O_WRONLY);
 	if (g->be->open(g) == -1) {
 		snprintf(err, errlen, "gang backend %s: cannot use %s",
 		    g->be->name, g->cg);
@@ -183,8 +189,11 @@ gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
 /*
  * Every member to the gang's policy: at RR, the tasks one below pvmd (all
  * threads first, then pvmd's, as the last scan found it, raised; it stays
- * below dts-load).  No walk of the members beyond cg_set_policy's: an idle
- * LS does this at every PS edge.
+ * below dts-load).  No walk of the members beyond cg_set_policy_all's: an
+ * idle LS does this at every PS edge.  Away from RR, a gang whose
+ * threads clone faster than the passes go may be frozen (not if it is
+ * stopped already: a stopped thread clones nothing), so that no thread is
+ * left at RR.
  */
 static int
 policy_all(struct gang *g, int policy)
@@ -192,12 +201,69 @@ policy_all(struct gang *g, int policy)
 	int	 n;
 
 	if (policy != SCHED_RR)
-		return cg_set_policy(g->cg, policy, 0);
-	n = cg_set_policy(g->cg, SCHED_RR, g->rt_prio - 1);
+		return cg_set_policy_all(g->cg, policy, 0,
+		    g->stopped ? -1 : g->thaw_fd);
+	n = cg_set_policy_all(g->cg, SCHED_RR, g->rt_prio - 1, -1);
 	if (g->pvmd_pid > 0 && is_pvmd(g, g->pvmd_pid))
 		(void)cg_set_policy_pid(g->cg, g->pvmd_pid, SCHED_RR,
 		    g->rt_prio);
 	return n;
+}
+
+/*
+ * The hard limit called name ("Max nice priority") of pid, from
+ * /proc/PID/limits: prlimit(2) on another user's process needs
+ * CAP_SYS_RESOURCE, which dts does not keep.  0 if unknown; "unlimited"
+ * is ULONG_MAX.
+ */
+static unsigned long
+hard_limit(pid_t pid, const char *name)
+{
+	char	 path[64], line[256], soft[32], hard[32];
+	FILE	*f;
+	size_t	 n = strlen(name);
+	unsigned long v = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, name, n) == 0 && line[n] == ' ') {
+			if (sscanf(line + n, "%31s %31s", soft, hard) == 2)
+				v = strcmp(hard, "unlimited") == 0 ? ULONG_MAX :
+				    strtoul(hard, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/*
+ * A newcomer that may leave SCHED_IDLE by itself: SCHED_IDLE counts as
+ * nice 20, and a thread may go back to SCHED_OTHER (or, with
+ * RLIMIT_RTPRIO too, to SCHED_RR) if its RLIMIT_NICE allows that nice;
+ * one above 0 is enough once it has set itself nice 19.  pam_limits
+ * grants it (an audio group, say), and only CAP_SYS_RESOURCE can take it
+ * back.  Such a gang is stopped in LS instead (and at once if it is in an
+ * idle LS now), until it is released.
+ */
+static void
+check_limits(struct gang *g, pid_t pid)
+{
+	unsigned long	 nice = hard_limit(pid, "Max nice priority"),
+			 rtprio = hard_limit(pid, "Max realtime priority");
+
+	if (rtprio > 0)
+		log_warnx("adopt %d: RLIMIT_RTPRIO %lu: its threads may take "
+		    "real-time priorities up to that of their own", (int)pid,
+		    rtprio);
+	if (nice == 0)
+		return;
+	if (g->unidle == 0)
+		log_warnx("adopt %d: RLIMIT_NICE %lu would let it leave "
+		    "SCHED_IDLE: ls_policy idle stops the gang in LS instead",
+		    (int)pid, nice);
+	g->unidle = pid;
 }
 
 /*
@@ -213,6 +279,9 @@ gang_adopt(struct gang *g, pid_t pid)
 	snprintf(text, sizeof(text), "%d\n", (int)pid);
 	if (cg_write(g->cg, "cgroup.procs", text) == -1)
 		return -1;
+	check_limits(g, pid);
+	if (g->unidle && g->idle && !g->stopped && gang_stop(g) == -1)
+		log_warn("stop gang");
 	if (g->stopped && g->be->join != NULL)
 		g->be->join(g, pid);
 	if (cg_set_policy_pid(g->cg, pid, g->idle ? SCHED_IDLE : rt ?
@@ -268,6 +337,11 @@ gang_set_rt(struct gang *g, int rt)
 void
 gang_set_idle(struct gang *g, int idle)
 {
+	if (idle && g->unidle) {	/* a member could leave SCHED_IDLE */
+		if (!g->stopped && gang_stop(g) == -1)
+			log_warn("stop gang");
+		return;
+	}
 	if (g->idle == idle)
 		return;
 	g->idle = idle;
@@ -275,23 +349,11 @@ gang_set_idle(struct gang *g, int idle)
 	    SCHED_OTHER);
 }
 
-/* Does "word" stand in the space-separated list text? */
-static int
-has_word(const char *text, const char *word)
-{
-	size_t	 n = strlen(word);
-
-	for (const char *p = text; (p = strstr(p, word)) != NULL; p += n)
-		if ((p == text || p[-1] == ' ') &&
-		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
-			return 1;
-	return 0;
-}
-
 int
 gang_can_idle(const struct gang *g, char *why, size_t len)
 {
-	char	 text[256];
+	char	 text[256], mnt[CG_PATH_MAX], where[CG_PATH_MAX];
+	size_t	 m = strlen(g->cg) - strlen(g->rel);
 
 	if (proc_read_small("/proc/sys/kernel/sched_autogroup_enabled", text,
 	    sizeof(text)) == 0 && text[0] == '1') {
@@ -299,10 +361,10 @@ gang_can_idle(const struct gang *g, char *why, size_t len)
 		    "every session is a CPU group of its own");
 		return 0;
 	}
-	if (cg_read(g->cg, "cgroup.controllers", text, sizeof(text)) == 0 &&
-	    has_word(text, "cpu")) {
-		snprintf(why, len, "the gang's cgroup is a CPU group of its "
-		    "own (cpu controller)");
+	snprintf(mnt, sizeof(mnt), "%.*s", (int)m, g->cg);
+	if (cg_cpu_group(mnt, g->cg, NULL, where, sizeof(where))) {
+		snprintf(why, len, "the gang's cgroup is in a CPU group of its "
+		    "own (cpu controller on %s)", where);
 		return 0;
 	}
 	return 1;
@@ -317,6 +379,7 @@ gang_release(struct gang *g)
 	g->stopped = 0;
 	g->rt = 0;
 	g->idle = 0;
+	g->unidle = 0;
 }
 
 void

@@ -37,12 +37,18 @@ struct gang {
 	int   stopped;
 	int   rt;                 /* members at SCHED_RR rt_prio */
 	int   idle;               /* members at SCHED_IDLE (an idle LS) */
+	pid_t unidle;             /* a member adopted with RLIMIT_NICE > 0,
+	                             which could leave SCHED_IDLE: an idle
+	                             LS stops the gang; 0 */
 	int   rt_prio;            /* pvmd's; its tasks run one below */
 	pid_t pvmd_pid;           /* pvmd, as the last scan found it; 0 */
 	char  pvmd_comm[16];      /* the real pvmd's name (/proc/PID/comm);
 	                             "" if unknown: all at rt_prio - 1 */
 	int   freeze_fd;          /* freezer: open cgroup.freeze */
 	int   procs_fd;           /* signal: open cgroup.procs */
+	int   thaw_fd;            /* open cgroup.freeze: a switch away from
+	                             SCHED_RR freezes a gang that clones
+	                             faster than it is swept */
 	const struct gang_backend *be;
 };
 
@@ -86,7 +92,9 @@ int  gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
 
 /*
  * Move pid into the gang, at the gang's current policy (every thread of
- * it), and stopped if the gang is (an LS).  0 or -1.
+ * it), and stopped if the gang is (an LS).  A newcomer whose hard
+ * RLIMIT_NICE is above 0 could leave SCHED_IDLE by itself: from then on
+ * (until gang_release) an idle LS stops the gang instead.  0 or -1.
  */
 int  gang_adopt(struct gang *g, pid_t pid);
 
@@ -101,15 +109,21 @@ void gang_set_rt(struct gang *g, int rt);
 /*
  * An idle LS (ls_policy idle): every thread to SCHED_IDLE, so that any
  * other task preempts it, or back to the policy of gang_set_rt.  Hot
- * path: one read of cgroup.threads and one sched_setscheduler a thread.
+ * path: a read of cgroup.threads and one sched_setscheduler a thread,
+ * then reads until one finds no thread born meanwhile at its creator's
+ * old policy (cg_set_policy_all: 2 reads for a gang whose running
+ * threads churn, which the first switches; a gang frozen only if 4 do
+ * not end it).
  */
 void gang_set_idle(struct gang *g, int idle);
 /*
  * Would SCHED_IDLE make the gang yield to every local task?  Only if the
  * gang and the local users share one CPU group: not with autogroups
  * (kernel.sched_autogroup_enabled = 1: each session is a group, and
- * SCHED_IDLE ranks a thread only inside its own) nor with the gang in a
- * cgroup of the cpu controller.  1, or 0 with the reason in why.
+ * SCHED_IDLE ranks a thread only inside its own) nor with the gang's
+ * cgroup or any of its ancestors in the cpu controller (under systemd's
+ * Delegate=yes, dts.service or system.slice), nor with a cgroup v1 cpu
+ * hierarchy that has groups.  1, or 0 with the reason in why.
  */
 int  gang_can_idle(const struct gang *g, char *why, size_t len);
 /* Continue, normal priority: nothing left stopped or RT.  Stays set up. */

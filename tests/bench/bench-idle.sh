@@ -1,0 +1,72 @@
+#!/bin/bash
+# bench-idle.sh BUILD OUTDIR [--quick] - the cost of ls_policy idle's
+# switch (the gang's threads to SCHED_IDLE at an LS edge, back to
+# SCHED_RR at a PS edge) with many threads: op = wake-up to gang
+# operation done, from dts's own trace (`sendgram trace`), per phase.
+# dts in static mode, IP 100 ms, PS 50 %, on CPU 0; the gang task
+# (tests/tools/churn, in the gang cgroup) on CPU 1 with a local hog:
+#   sleepers   1000 threads that sleep;
+#   churn      the same and 4 chains of threads that each spin 200 us,
+#              start the next and end (a thread pool that churns).
+# Writes OUTDIR/idle.csv and OUTDIR/idle.md.  Full: 20 s a case; --quick
+# 4 s.
+. "$(dirname "$0")/common.sh"
+b_init idle "$@"
+[ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs"
+[ -x "$B_BUILD/tests/tools/churn" ] || t_skip "no tests/tools/churn in $B_BUILD"
+WIN=20
+[ "$B_QUICK" = 1 ] && WIN=4
+
+AG=/proc/sys/kernel/sched_autogroup_enabled
+AG0=
+restore_autogroups() { [ -z "$AG0" ] || echo "$AG0" > "$AG"; }
+trap 't_cleanup; rc=$?; restore_autogroups; exit $rc' EXIT
+exec {lock}> /run/lock/dts-test-autogroup.lock || t_fail "cannot open the lock"
+flock -w 600 "$lock" || t_skip "another run held the autogroup lock for 10 min"
+if [ "$(cat "$AG" 2>/dev/null)" = 1 ]; then
+	AG0=1
+	echo 0 > "$AG" 2> /dev/null || t_skip "cannot turn autogroups off ($AG)"
+fi
+
+taskset -p -c 0 $$ > /dev/null || t_fail "cannot pin to CPU 0"
+N_ON=(taskset -c 0)
+n_conf mode='"static"' ip='"100ms"' ps='"50%"' ls_policy='"idle"' log_level='"info"'
+n_start
+n_start_hog 1
+[ "$(n_status ls_policy)" = idle ] || t_fail "ls_policy idle refused: see dts.log"
+
+CSV=$B_OUT/idle.csv
+echo "case,phase,edges,op_p50_us,op_p99_us,op_max_us" > "$CSV"
+run_case() {	# run_case NAME CHAINS
+	local c since until
+	taskset -c 1 "$B_BUILD/tests/tools/churn" "$2" 1000 $((WIN + 3)) 200 2> /dev/null &
+	c=$!
+	t_track "$c"
+	echo "$c" > "$N_GANG/cgroup.procs" || t_fail "cannot put churn in the gang"
+	t_sleep 1
+	since=$(date +%s%N)
+	t_sleep "$WIN"
+	until=$(date +%s%N)
+	n_send trace "$since" > "$T_DIR/trace.csv" || t_fail "no reply to trace"
+	for ph in LS PS; do
+		read -r cnt p50 p99 max _ < <(awk -F, -v u="$until" -v p="$ph" \
+		    'NR > 1 && $2 <= u && $1 == p { print $4 / 1000 }' "$T_DIR/trace.csv" | b_stats)
+		echo "$1,$ph,$cnt,$p50,$p99,$max" >> "$CSV"
+	done
+	t_wait_for $((WIN + 10)) eval '! kill -0 '"$c"' 2>/dev/null'
+	wait "$c" 2> /dev/null
+	t_untrack "$c"
+}
+run_case sleepers 0
+run_case churn 4
+{
+	echo "## ls_policy idle: the switch with 1000 threads"
+	echo
+	echo "op = wake-up to the gang's threads switched (µs, dts's trace); LS: to SCHED_IDLE, PS: to SCHED_RR."
+	echo
+	echo "| case | phase | edges | op p50 | op p99 | op max |"
+	echo "|---|---|---|---|---|---|"
+	tail -n +2 "$CSV" | tr ',' '|' | sed 's/^/| /; s/$/ |/'
+} > "$B_OUT/idle.md"
+cat "$B_OUT/idle.md"
+t_pass
