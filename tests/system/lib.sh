@@ -400,6 +400,14 @@ t_wait_for() {
 	done
 }
 
+# t_logged PATTERN [FILE]: FILE (dts's log by default) gets a line that
+# matches PATTERN within 3 s.  dts writes its log from a thread of its own
+# at normal priority (dts(8), Start-up), a little after the event; where
+# the gang spins at real-time priority on its CPU, up to a PS later.
+t_logged() {
+	t_wait_for 3 grep -q -- "$1" "${2:-$T_LOG/dts.log}"
+}
+
 # CPU time of PID in ns: the first field of /proc/PID/task/*/schedstat,
 # summed over its threads (dts has three).
 t_cpu_ns() {

@@ -98,7 +98,7 @@ hang() {	# hang PS_US PHASE
 	t_log "SIGSTOP of dts in $2: gang released after $N_REL_US us (limit $limit_us us + 100 ms)"
 	[ "$N_REL_US" -lt $((limit_us + 100000)) ] ||
 	    { kill -CONT "$N_DTS"; t_fail "SIGSTOP in $2: released only after $N_REL_US us"; }
-	grep -q "dts made no slice edge for .* gang .* released" "$T_LOG/dts.log" ||
+	t_logged "dts made no slice edge for .* gang .* released" ||
 	    { kill -CONT "$N_DTS"; t_fail "dts-load did not log the release"; }
 	# it stays released while dts is stopped
 	t_sleep 0.3
@@ -130,8 +130,8 @@ kill -KILL "$old"
 new_agent() { local a; a=$(_n_child_named "$N_DTS" dts-load); [ -n "$a" ] && [ "$a" != "$old" ]; }
 t_wait_for 5 new_agent || t_fail "dts-load not restarted"
 N_AGENT=$(_n_child_named "$N_DTS" dts-load)
-grep -q "dts-load (pid $old) killed by signal 9" "$T_LOG/dts.log" || t_fail "the death of dts-load is not logged"
-grep -q "dts-load started, pid $N_AGENT" "$T_LOG/dts.log" || t_fail "the restart is not logged"
+t_logged "dts-load (pid $old) killed by signal 9" || t_fail "the death of dts-load is not logged"
+t_logged "dts-load started, pid $N_AGENT" || t_fail "the restart is not logged"
 st() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$N_AGENT/status"; }
 [ "$(st Uid)" = 0 ] || t_fail "new dts-load runs as uid $(st Uid)"
 [ "$(st CapEff)" = $CAPS ] || t_fail "new dts-load CapEff $(st CapEff), want $CAPS"
@@ -153,7 +153,7 @@ for sig in TERM INT HUP; do
 	n_released || t_fail "gang not released (thawed, SCHED_OTHER) after SIG$sig"
 	t_wait_for 2 _n_gone "$N_AGENT" || t_fail "dts-load outlived dts on SIG$sig"
 	alive "SIG$sig"
-	grep -q "signal .*: releasing the gang and exiting" "$T_LOG/dts.log" || t_fail "SIG$sig not logged"
+	t_logged "signal .*: releasing the gang and exiting" || t_fail "SIG$sig not logged"
 	restart_dts
 done
 

@@ -67,6 +67,6 @@ out=$(t_as_user env DTS_SOCKET="$N_SOCK" "$T_DIR/bin/dts-run" -- true 2>&1); rc=
 [ "$rc" = 126 ] || t_fail "user not listed: exit $rc"
 grep -q "user $T_USER (uid $T_UID) may not run a gang on this node" <<< "$out" ||
 	t_fail "user not listed: '$out'"
-grep -q "adoption refused: .*uid $T_UID" "$T_LOG/dts.log" || t_fail "refusal not logged"
+t_logged "adoption refused: .*uid $T_UID" || t_fail "refusal not logged"
 t_log "refusals: $(grep -c 'adoption refused' "$T_LOG/dts.log") logged"
 t_pass

@@ -106,7 +106,7 @@ spin=$!
 t_track "$spin"
 t_wait_for 5 n_in_gang "$spin" || t_fail "spin from a shell did not join the gang"
 t_wait_for 2 all_rr "$spin" || t_fail "spin joined at $(t_policy "$spin")"
-grep -q "joined pid $spin (spin, uid $T_UID) into $N_GANG, asked by pid $join" "$T_LOG/dts.log" ||
+t_logged "joined pid $spin (spin, uid $T_UID) into $N_GANG, asked by pid $join" ||
     t_fail "the join of $spin is not logged"
 t_wait_for 2 n_is_stopped "$spin" || t_fail "spin not stopped in LS"
 t_wait_for 2 n_is_running "$spin" || t_fail "spin not running in PS"

@@ -29,6 +29,7 @@ t_wait_for 4 on_config || t_fail "still $(n_status mode) 4 s after the console f
 # test's clock reads can be late by a PS on a busy machine)
 log_ms() {	# log_ms PATTERN: ms since the epoch of the last line matching
 	local ts
+	t_logged "$1" || return 1
 	ts=$(grep "$1" "$T_LOG/dts.log" | tail -n 1 | cut -d' ' -f1)
 	[ -n "$ts" ] && date -d "$ts" +%s%3N
 }
@@ -41,14 +42,14 @@ t_log "console silent: back on the configured schedule after $ms ms (silence 1.5
 [ "$ms" -le 2600 ] || t_fail "dead-man fired after $ms ms, later than silence + 1 s"
 t_wait_for 2 n_phase_is LS || t_fail "not slicing after the dead-man"
 t_wait_for 2 n_is_stopped "$N_SPIN" || t_fail "gang not stopped in LS after the dead-man"
-grep -q "no command from console .* back to the configured schedule" "$T_LOG/dts.log" ||
+t_logged "no command from console .* back to the configured schedule" ||
 	t_fail "dts did not log the dead-man"
 
 # the console speaks again: followed
 n_send -S 500000 schedule static 80000 100000 > /dev/null || t_fail "schedule refused"
 [ "$(n_status ps_us)" = 80000 ] && [ "$(n_status own)" = 0 ] ||
 	t_fail "node does not follow the console again"
-grep -q "console .* is now the master" "$T_LOG/dts.log" || t_fail "no log of the console's return"
+t_logged "console .* is now the master" || t_fail "no log of the console's return"
 
 # silence from dts.conf: 3 s, whatever the SI
 n_halt || t_fail "dts did not exit"

@@ -37,14 +37,14 @@ done
 # B's hpdt too: nothing of B reaches the scheduler
 out=$(from $B -S 500000 schedule hpdt 20000 100000) || t_fail "B: no reply"
 [ "$(field mode "$out")" = static ] || t_fail "B's hpdt was followed"
-grep -q "schedule from console $B refused: console $A is the master" "$T_LOG/dts.log" ||
+t_logged "schedule from console $B refused: console $A is the master" ||
     t_fail "the refusal is not logged"
 
 # B takes over
 out=$(from $B -T -S 500000 schedule static 20000 100000) || t_fail "B takeover: no reply"
 [ "$(field master "$out")" = $B ] && [ "$(field yours "$out")" = 1 ] &&
     [ "$(field ps_us "$out")" = 20000 ] || t_fail "takeover failed: $(paste -sd' ' <<< "$out")"
-grep -q "console $B takes over from console $A: it is now the master" "$T_LOG/dts.log" ||
+t_logged "console $B takes over from console $A: it is now the master" ||
     t_fail "the takeover is not logged"
 # now A is refused and learns it
 out=$(from $A -S 500000 schedule static 60000 100000) || t_fail "A: no reply"
@@ -60,7 +60,7 @@ t_wait_for 5 nomaster || t_fail "node still has master $(n_status master) after 
 out=$(from $A -S 500000 schedule static 70000 100000) || t_fail "A: no reply"
 [ "$(field master "$out")" = $A ] && [ "$(field ps_us "$out")" = 70000 ] ||
     t_fail "A not followed after B fell silent: $(paste -sd' ' <<< "$out")"
-grep -q "console $A is now the master" "$T_LOG/dts.log" || t_fail "the new master is not logged"
+t_logged "console $A is now the master" || t_fail "the new master is not logged"
 t_log "master A, B refused 3x (counted), B took over, A refused, B silent: A master again"
 
 # A flood of forged commands (under the console key's id, so each one that

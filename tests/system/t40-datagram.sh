@@ -61,7 +61,7 @@ if [ "$rt" -gt 0 ]; then
 	before=$(rej range)
 	n_send -n schedule static 990000 1000000 || t_fail "sendgram failed"
 	t_wait_for 2 _rej_above range "$before" || t_fail "PS 99% not rejected"
-	grep -q "real-time" "$T_LOG/dts.log" || t_fail "no reason logged for the RT budget"
+	t_logged "real-time" || t_fail "no reason logged for the RT budget"
 	[ "$(n_status ps_us)" = 40000 ] || t_fail "PS 99% was applied"
 fi
 

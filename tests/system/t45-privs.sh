@@ -35,7 +35,7 @@ t_wait_for 5 n_has_task spin || t_fail "no PVM task in the gang"
 spin=$(n_gang_pids spin)
 t_wait_for 5 n_has_task dts-pvmjoin || t_fail "no dts-pvmjoin in the gang"
 join=$(n_gang_pids dts-pvmjoin)
-grep -q "adopted pid $N_PVMD (user $T_USER)" "$T_LOG/dts.log" || t_fail "adoption of $T_USER's pvmd not logged"
+t_logged "adopted pid $N_PVMD (user $T_USER)" || t_fail "adoption of $T_USER's pvmd not logged"
 
 # ---- dts and dts-load: root, two capabilities, not dumpable ---------------
 for p in "$N_DTS" "$N_AGENT"; do
@@ -67,7 +67,7 @@ for p in "$N_DTS" "$N_AGENT"; do
 	t_as_user cat "/proc/$p/environ" > /dev/null 2>&1 && t_fail "$T_USER can read /proc/$p/environ"
 	t_as_user cat "/proc/$p/maps" > /dev/null 2>&1 && t_fail "$T_USER can read /proc/$p/maps"
 done
-grep -q "dts: uid 0, capabilities \"cap_kill,cap_sys_nice=eip\", not dumpable" "$T_LOG/dts.log" ||
+t_logged "dts: uid 0, capabilities \"cap_kill,cap_sys_nice=eip\", not dumpable" ||
     t_fail "dts did not log its privileges"
 
 # priorities: dts's edge thread FIFO max, its other threads (main, intake)

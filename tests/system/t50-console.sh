@@ -20,11 +20,11 @@ CON=$BUILD/console/dts-console
 LAUNCHER=$T_DIR/bin/pvmd-dts
 mkdir -p "$T_DIR/bin" && chmod 755 "$T_DIR/bin"
 n_conf	# sets N_SOCK, N_KEY, N_PORT
-printf '#!/bin/sh\nDTS_SOCKET=%s exec %s --pvmd -- "$@"\n' "$N_SOCK" "$BUILD/dts/dts-run" > "$LAUNCHER"
+printf '#!/bin/sh\nDTS_SOCKET=%s DTS_CONF=%s exec %s --pvmd -- "$@"\n' "$N_SOCK" "$N_CONF" "$BUILD/dts/dts-run" > "$LAUNCHER"
 chmod 755 "$LAUNCHER"
 PORT=$N_PORT
 KEY=$N_KEY
-n_conf mode='"static"' ip='"100ms"' ps='"50%"' si='"2s"' insecure=false \
+n_conf mode='"static"' ip='"100ms"' ps='"50%"' si='"2s"' insecure=false no_service='"refuse"' \
     load='{ sample = "20ms"; interval = "200ms"; window = "1s"; threshold = 0.1; }' \
     console="{ nodes = [\"127.0.0.1\"]; launcher = \"$LAUNCHER\"; history = \"\"; status_wait = \"300ms\"; sign_key = \"$N_SIGN\"; node_secret = \"$N_SECRET\"; }"
 CONF=$N_CONF
@@ -71,10 +71,12 @@ con -N 127.0.0.256
 [ "$RC" = 2 ] && grep -qxF 'dts-console: -N: "127.0.0.256" is not an IPv4 address' "$ERR" ||
     t_fail "-N with a bad address: status $RC, $(cat "$ERR")"
 
-# ---- without the dts service the master cannot start: one clear error ----
+# ---- without the dts service, under no_service = "refuse", the master
+# cannot start: one clear error (the default, "run", starts pvmd
+# unmanaged: t98-no-service)
 con -c "conf"
 [ "$RC" = 1 ] || t_fail "conf without dts: status $RC"
-grep -q "^dts-run: cannot reach the DTS service at $N_SOCK" "$ERR" ||
+grep -q "^dts-run: DTS is not running on this node (nothing answers on $N_SOCK): pvmd not started" "$ERR" ||
     t_fail "conf without dts: no word from dts-run: $(cat "$ERR")"
 grep -q "^dts-console: conf: the master pvmd did not start: $LAUNCHER ended with status 126" "$ERR" ||
     t_fail "conf without dts: $(cat "$ERR")"
@@ -90,7 +92,7 @@ grep -qxF "dts-console: started the master pvmd through $LAUNCHER (PVM_TMP $T_TM
 PVMD=$(n_gang_pids pvmd)
 [ "$(wc -w <<< "$PVMD")" = 1 ] || t_fail "not one pvmd in the gang: '$PVMD'"
 t_track "$PVMD"
-grep -q "adopted pid $PVMD (user root) into $N_GANG: pvmd" "$T_LOG/dts.log" ||
+t_logged "adopted pid $PVMD (user root) into $N_GANG: pvmd" ||
     t_fail "dts did not adopt pvmd $PVMD"
 [ "$(ps -o sid= -p "$PVMD" | tr -d ' ')" = "$PVMD" ] || t_fail "pvmd is not in a session of its own"
 tr '\0' '\n' < "/proc/$PVMD/environ" | grep -qx "PVM_DPATH=$LAUNCHER" ||
