@@ -91,7 +91,7 @@ for k in 0 1 2; do
 		[ "$g" != "$p" ] || t_fail "$h: pvmd $p did not fork (expected a slave daemon)"
 		ad=$g
 	fi
-	grep -q "dts\[$d\] .*adopted pid $ad (user root) into $gang: pvmd" "$T_LOG/dts-$h.log" ||
+	t_logged "dts\[$d\] .*adopted pid $ad (user root) into $gang: pvmd" "$T_LOG/dts-$h.log" ||
 	    t_fail "$h: dts did not log the adoption of pid $ad: $(grep adopt "$T_LOG/dts-$h.log")"
 	DTS[k]=$d PVMD[k]=$p
 done

@@ -118,7 +118,7 @@ is_master() { [ "$(_c_comm "$master")" = master1 ]; }
 t_wait_for 5 is_master || t_fail "master1 did not start: $(cat "$T_LOG/master1.log")"
 t_wait_for 3 in_gang h0 "$master" || t_fail "master1 ($master) did not join h0's gang"
 rr_users h0 "$master" || t_fail "master1 in the gang at $(t_policy "$master")"
-grep -q "joined pid $master (master1, uid $T_UID) into $(c_gang_dir h0)" "$T_LOG/dts-h0.log" ||
+t_logged "joined pid $master (master1, uid $T_UID) into $(c_gang_dir h0)" "$T_LOG/dts-h0.log" ||
     t_fail "the join of master1 is not logged"
 want=$((3 * N))
 slaves() {	# SLAVES = "K:PID ..." of every slave1 (the wrapper) in a gang

@@ -221,7 +221,7 @@ t_wait_for 3 eval '! _t_alive "$d1"' || t_fail "h1: dts $d1 survived kill -9"
 wait "$d1" 2> /dev/null	# our child (c_up started it)
 t_untrack "$d1"
 t_wait_for 3 eval '! _t_alive "$a1"' || t_fail "h1: dts-load $a1 did not end after the release"
-grep -q "dts-load\[$a1\] .*released" "$T_LOG/dts-h1.log" ||
+t_logged "dts-load\[$a1\] .*released" "$T_LOG/dts-h1.log" ||
     t_fail "h1: dts-load $a1 did not log the release of the gang"
 _t_alive "$p1" || t_fail "h1: pvmd $p1 died with its dts"
 _t_alive "$sp" || t_fail "h1: the task $sp died with dts"
@@ -252,7 +252,7 @@ t_log "master1 across h0 h1 h2 (h1 without dts): $(awk -v d="$(($(_t_now_us) - t
 # a new dts on h1 takes over the gang that is still there
 c_start_dts h1
 n1=$(c_dts_pid h1) || t_fail "h1: no new dts"
-grep -q "dts\[$n1\] .*taking over the gang in $g1" "$T_LOG/dts-h1.log" ||
+t_logged "dts\[$n1\] .*taking over the gang in $g1" "$T_LOG/dts-h1.log" ||
     t_fail "h1: the new dts $n1 did not take over the gang: $(grep "dts\[$n1\]" "$T_LOG/dts-h1.log" | head -n 5)"
 m=$(c_status h1 members) || t_fail "h1: the new dts does not answer"
 [ "$m" -ge 2 ] && [ "$m" = "$(c_gang_pids h1 | wc -l)" ] ||
@@ -331,7 +331,7 @@ t_log "halted: every gang empty, every dts (${D[*]}) still answers with members=
 for k in 0 1 2; do
 	c_stop_dts h$k || t_fail "h$k: dts ${D[k]} did not end on SIGTERM"
 	[ "$C_DTS_RC" = 0 ] || t_fail "h$k: dts ${D[k]} exited with status '$C_DTS_RC' on SIGTERM"
-	grep -q "dts\[${D[k]}\] .*gang released; exiting" "$T_LOG/dts-h$k.log" ||
+	t_logged "dts\[${D[k]}\] .*gang released; exiting" "$T_LOG/dts-h$k.log" ||
 	    t_fail "h$k: dts ${D[k]} did not log that it released its gang and exited"
 	[ -z "$(c_ft_daemons h$k)" ] || t_fail "h$k: left after SIGTERM to dts: $(c_ft_daemons h$k)"
 done
