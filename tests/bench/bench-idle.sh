@@ -17,16 +17,8 @@ b_init idle "$@"
 WIN=20
 [ "$B_QUICK" = 1 ] && WIN=4
 
-AG=/proc/sys/kernel/sched_autogroup_enabled
-AG0=
-restore_autogroups() { [ -z "$AG0" ] || echo "$AG0" > "$AG"; }
-trap 't_cleanup; rc=$?; restore_autogroups; exit $rc' EXIT
-exec {lock}> /run/lock/dts-test-autogroup.lock || t_fail "cannot open the lock"
-flock -w 600 "$lock" || t_skip "another run held the autogroup lock for 10 min"
-if [ "$(cat "$AG" 2>/dev/null)" = 1 ]; then
-	AG0=1
-	echo 0 > "$AG" 2> /dev/null || t_skip "cannot turn autogroups off ($AG)"
-fi
+t_autogroup_lock
+t_autogroups_off
 
 taskset -p -c 0 $$ > /dev/null || t_fail "cannot pin to CPU 0"
 N_ON=(taskset -c 0)

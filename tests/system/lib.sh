@@ -357,6 +357,30 @@ t_cleanup() {
 	return "$rc"
 }
 
+# ---- autogroups -----------------------------------------------------------
+# ls_policy idle needs kernel.sched_autogroup_enabled = 0.  t_autogroup_lock
+# takes the machine-wide lock that serializes the runs that turn it off (t12,
+# t94, t95, bench-idle; waits up to 10 min, else skips) and makes the EXIT
+# trap run t_cleanup and then put the sysctl back, even on failure;
+# t_autogroups_off then turns autogroups off if they are on (skips if it
+# cannot).  Needs flock (util-linux).
+T_AG=/proc/sys/kernel/sched_autogroup_enabled
+T_AG0=
+T_AG_LOCK=
+_t_restore_autogroups() { [ -z "$T_AG0" ] || echo "$T_AG0" > "$T_AG"; }
+
+t_autogroup_lock() {
+	trap 't_cleanup; rc=$?; _t_restore_autogroups; exit $rc' EXIT
+	exec {T_AG_LOCK}> /run/lock/dts-test-autogroup.lock || t_fail "cannot open the lock"
+	flock -w 600 "$T_AG_LOCK" || t_skip "another run held the autogroup lock for 10 min"
+}
+
+t_autogroups_off() {
+	[ "$(cat "$T_AG" 2>/dev/null)" = 1 ] || return 0
+	T_AG0=1
+	echo 0 > "$T_AG" 2> /dev/null || t_skip "cannot turn autogroups off ($T_AG)"
+}
+
 # ---- waiting and inspecting ----------------------------------------------
 
 # Microseconds since the epoch.

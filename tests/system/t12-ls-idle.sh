@@ -37,26 +37,20 @@ command -v flock > /dev/null || t_skip "needs flock (util-linux)"
 t_make_user
 t_pub_bin "$BUILD/tests/tools/attack" || t_fail "cannot publish the attacker"
 
-AG=/proc/sys/kernel/sched_autogroup_enabled
-AG0=
-restore_autogroups() { [ -z "$AG0" ] || echo "$AG0" > "$AG"; }
-trap 't_cleanup; rc=$?; restore_autogroups; exit $rc' EXIT
-exec {lock}> /run/lock/dts-test-autogroup.lock || t_fail "cannot open the lock"
-flock -w 600 "$lock" || t_skip "another run held the autogroup lock for 10 min"
+t_autogroup_lock
 
 n_conf mode='"static"' ip='"100ms"' ps='"50%"' ls_policy='"idle"' \
     load='{ sample = "100ms"; interval = "500ms"; window = "1s"; per_cpu = false; }'
 
 # ---- 0. autogroups on: idle refused ----------------------------------------
-if [ "$(cat "$AG" 2>/dev/null)" = 1 ]; then
+if [ "$(cat "$T_AG" 2>/dev/null)" = 1 ]; then
 	n_start taskset -c 1
 	[ "$(n_status ls_policy)" = stop ] ||
 	    t_fail "with autogroups on, STATUS says ls_policy $(n_status ls_policy), not stop"
 	grep -q "ls_policy idle cannot hold here: kernel.sched_autogroup_enabled is 1" \
 	    "$T_LOG/dts.log" || t_fail "dts did not say why it refused idle"
 	t_log "autogroups on: ls_policy idle refused, LS stops the gang"
-	AG0=1
-	echo 0 > "$AG" 2> /dev/null || t_skip "cannot turn autogroups off ($AG)"
+	t_autogroups_off
 	n_send schedule static 50000 100000 arrival 11 > /dev/null || t_fail "no reply to schedule"
 else
 	n_start taskset -c 1

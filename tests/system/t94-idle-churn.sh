@@ -32,16 +32,8 @@ command -v flock > /dev/null || t_skip "needs flock (util-linux)"
 t_make_user
 t_pub_bin "$BUILD/tests/tools/churn" || t_fail "cannot publish churn"
 
-AG=/proc/sys/kernel/sched_autogroup_enabled
-AG0=
-restore_autogroups() { [ -z "$AG0" ] || echo "$AG0" > "$AG"; }
-trap 't_cleanup; rc=$?; restore_autogroups; exit $rc' EXIT
-exec {lock}> /run/lock/dts-test-autogroup.lock || t_fail "cannot open the lock"
-flock -w 600 "$lock" || t_skip "another run held the autogroup lock for 10 min"
-if [ "$(cat "$AG" 2>/dev/null)" = 1 ]; then
-	AG0=1
-	echo 0 > "$AG" 2> /dev/null || t_skip "cannot turn autogroups off ($AG)"
-fi
+t_autogroup_lock
+t_autogroups_off
 
 n_conf mode='"static"' ip='"100ms"' ps='"50%"' ls_policy='"idle"'
 n_start

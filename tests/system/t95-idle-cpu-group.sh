@@ -19,16 +19,8 @@ grep -qw cpu "$MNT/cgroup.subtree_control" 2>/dev/null ||
     t_skip "the cgroup2 root does not enable the cpu controller ($MNT/cgroup.subtree_control: $(cat "$MNT/cgroup.subtree_control" 2>/dev/null))"
 command -v flock > /dev/null || t_skip "needs flock (util-linux)"
 
-AG=/proc/sys/kernel/sched_autogroup_enabled
-AG0=
-restore_autogroups() { [ -z "$AG0" ] || echo "$AG0" > "$AG"; }
-trap 't_cleanup; rc=$?; restore_autogroups; exit $rc' EXIT
-exec {lock}> /run/lock/dts-test-autogroup.lock || t_fail "cannot open the lock"
-flock -w 600 "$lock" || t_skip "another run held the autogroup lock for 10 min"
-if [ "$(cat "$AG" 2>/dev/null)" = 1 ]; then
-	AG0=1
-	echo 0 > "$AG" 2> /dev/null || t_skip "cannot turn autogroups off ($AG)"
-fi
+t_autogroup_lock
+t_autogroups_off
 
 # the parent: a CPU group of its own (the root enables cpu for it)
 PARENT=$(t_cg_name parent)

@@ -44,23 +44,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timeutil.h"
+
 static volatile uint64_t sink;
-
-static int64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static void __attribute__((noreturn))
 spin(double secs)
 {
-	int64_t end = mono_ns() + (int64_t)(secs * 1e9);
+	int64_t end = now_mono_ns() + (int64_t)(secs * 1e9);
 
-	while (mono_ns() < end)
+	while (now_mono_ns() < end)
 		for (int i = 0; i < 100000; i++)
 			sink += (uint64_t)i;
 	_exit(0);
@@ -217,19 +210,19 @@ static int
 do_unidle(double secs, const char *state)
 {
 	struct sched_param sp = { .sched_priority = 0 };
-	int64_t end = mono_ns() + (int64_t)(secs * 1e9), next = 0;
+	int64_t end = now_mono_ns() + (int64_t)(secs * 1e9), next = 0;
 	long tries = 0, escaped = 0, raced = 0;
 	uint64_t seq0;
 
-	while (mono_ns() < end) {
+	while (now_mono_ns() < end) {
 		for (int i = 0; i < 10000; i++)
 			sink += (uint64_t)i;
-		if (mono_ns() < next)
+		if (now_mono_ns() < next)
 			continue;
 		seq0 = state_seq(state);
 		if (sched_getscheduler(0) != SCHED_IDLE)
 			continue;
-		next = mono_ns() + 1000000;
+		next = now_mono_ns() + 1000000;
 		tries++;
 		if (sched_setscheduler(0, SCHED_OTHER, &sp) != 0)
 			continue;
@@ -248,9 +241,9 @@ static int
 do_cont(double secs, int n, char **pids)
 {
 	struct timespec ms = { 0, 1000000 };
-	int64_t end = mono_ns() + (int64_t)(secs * 1e9);
+	int64_t end = now_mono_ns() + (int64_t)(secs * 1e9);
 
-	while (mono_ns() < end) {
+	while (now_mono_ns() < end) {
 		for (int i = 0; i < n; i++)
 			(void)kill((pid_t)num(pids[i]), SIGCONT);
 		nanosleep(&ms, NULL);

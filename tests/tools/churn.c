@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timeutil.h"
+
 static int64_t		 end_ns, spin_ns;
 static atomic_long	 links, born_rr, born_idle, born_other, ls_links, ls_rr,
 			 ls_born_idle;
@@ -41,15 +43,6 @@ static const char	*state;
 static atomic_int	 chains_left;
 static volatile uint64_t sink;
 static pthread_attr_t	 attr;	/* detached, small stacks */
-
-static int64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* Is dts in an LS (its state file's phase line)?  -1 if unknown. */
 static int
@@ -75,7 +68,7 @@ static void *
 link_main(void *arg)
 {
 	pthread_t	 next;
-	int64_t		 now = mono_ns(), until = now + spin_ns;
+	int64_t		 now = now_mono_ns(), until = now + spin_ns;
 	int		 policy = sched_getscheduler(0), born = policy;
 
 	(void)arg;
@@ -86,7 +79,7 @@ link_main(void *arg)
 		atomic_fetch_add(&born_idle, 1);
 	else
 		atomic_fetch_add(&born_other, 1);
-	while (mono_ns() < until)
+	while (now_mono_ns() < until)
 		sink++;
 	if (state != NULL && in_ls() == 1) {
 		atomic_fetch_add(&ls_links, 1);
@@ -130,7 +123,7 @@ main(int argc, char **argv)
 	}
 	spin_ns = (argc >= 5 ? atol(argv[4]) : 200) * 1000LL;
 	state = argc == 6 ? argv[5] : NULL;
-	end_ns = mono_ns() + (int64_t)(secs * 1e9);
+	end_ns = now_mono_ns() + (int64_t)(secs * 1e9);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 64 * 1024);

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timeutil.h"
+
 static volatile sig_atomic_t stop;
 static volatile uint64_t sink;
 
@@ -26,15 +28,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static int64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static void __attribute__((noreturn))
@@ -96,7 +89,7 @@ spin(int64_t end_ns)
 {
 	uint64_t i, x = sink;
 
-	while (!stop && (end_ns == 0 || mono_ns() < end_ns)) {
+	while (!stop && (end_ns == 0 || now_mono_ns() < end_ns)) {
 		for (i = 0; i < 200000; i++) /* well under a millisecond */
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 		sink = x;
@@ -161,6 +154,6 @@ main(int argc, char **argv)
 		fprintf(stderr, "hog: cannot write %s: %s\n", o.pidfile, strerror(errno));
 		return 1;
 	}
-	spin(o.secs > 0 ? mono_ns() + (int64_t)(o.secs * 1e9) : 0);
+	spin(o.secs > 0 ? now_mono_ns() + (int64_t)(o.secs * 1e9) : 0);
 	return 0;
 }

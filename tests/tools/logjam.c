@@ -27,14 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "timeutil.h"
 
 static void __attribute__((noreturn))
 usage(void)
@@ -73,7 +66,7 @@ reader(const char *path, double secs, long period_ms)
 {
 	struct sockaddr_un a;
 	struct timespec pause = { period_ms / 1000, (period_ms % 1000) * 1000000L };
-	int64_t end = mono_ns() + (int64_t)(secs * 1e9);
+	int64_t end = now_mono_ns() + (int64_t)(secs * 1e9);
 	char buf[2048];
 	long n = 0;
 	int fd;
@@ -87,7 +80,7 @@ reader(const char *path, double secs, long period_ms)
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while (mono_ns() < end) {
+	while (now_mono_ns() < end) {
 		ssize_t len = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
 
 		if (len > 0) {
@@ -128,7 +121,7 @@ jam(const char *devlog, const char *adopt, double secs)
 {
 	static const char line[] = "<14>logjam: filling the system log's queue";
 	struct sockaddr_un l, a;
-	int64_t end = mono_ns() + (int64_t)(secs * 1e9);
+	int64_t end = now_mono_ns() + (int64_t)(secs * 1e9);
 	long rounds = 0, sent = 0, asked = 0, answered = 0;
 	int fd;
 
@@ -139,7 +132,7 @@ jam(const char *devlog, const char *adopt, double secs)
 		fprintf(stderr, "logjam: %s: %s\n", devlog, strerror(errno));
 		return 1;
 	}
-	while (mono_ns() < end) {
+	while (now_mono_ns() < end) {
 		rounds++;
 		for (int i = 0; i < 10000; i++) {
 			if (send(fd, line, sizeof(line) - 1, MSG_DONTWAIT) == -1)

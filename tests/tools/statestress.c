@@ -34,6 +34,7 @@
 #include "log.h"
 #include "proto.h"
 #include "state.h"
+#include "state_pattern.h"
 
 static struct state	 st;
 static char		 path[512];
@@ -41,20 +42,6 @@ static int		 old_rule;
 static unsigned long	 reads_wanted = 10000000;
 static unsigned long	 reads_done, torn, retried;	/* atomics */
 static volatile sig_atomic_t stop;
-
-static void
-values_for(uint64_t seq, uint64_t v[STATE_FIELDS])
-{
-	v[STATE_PHASE] = seq % PHASE_COUNT;
-	v[STATE_LS_POLICY] = seq % 2;
-	v[STATE_MODE] = seq % MODE_COUNT;
-	v[STATE_PS_US] = seq * 7;
-	v[STATE_IP_US] = seq * 11;
-	v[STATE_STOPPED_NS] = seq * 999999937;	/* every digit moves */
-	v[STATE_PS_NS] = UINT64_MAX - seq;
-	v[STATE_LS_NS] = seq * seq;
-	v[STATE_AT_NS] = seq << 20;
-}
 
 static void *
 writer(void *arg)

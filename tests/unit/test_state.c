@@ -31,6 +31,7 @@
 #include "proto.h"
 #include "scheduler.h"
 #include "state.h"
+#include "state_pattern.h"
 #include "timeutil.h"
 
 #define MS(x)	((int64_t)(x) * NS_PER_MS)
@@ -454,20 +455,6 @@ struct race {
 	struct state	*st;
 	volatile int	 stop;
 };
-
-static void
-values_for(uint64_t seq, uint64_t v[STATE_FIELDS])
-{
-	v[STATE_PHASE] = seq % PHASE_COUNT;
-	v[STATE_LS_POLICY] = seq % 2;
-	v[STATE_MODE] = seq % MODE_COUNT;
-	v[STATE_PS_US] = seq * 7;
-	v[STATE_IP_US] = seq * 11;
-	v[STATE_STOPPED_NS] = seq * 999999937;	/* every digit moves */
-	v[STATE_PS_NS] = UINT64_MAX - seq;
-	v[STATE_LS_NS] = seq * seq;
-	v[STATE_AT_NS] = seq << 20;
-}
 
 static void *
 writer(void *arg)
