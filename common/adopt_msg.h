@@ -45,6 +45,9 @@
  * sets it to what dts names, and unsets it when dts names none. */
 #define STATE_ENV            "DTS_STATE"
 #define ADOPT_STATE_LINE     "STATE"        /* the request's second line */
+/* The start of dts's answer to a request it will not serve now (its
+ * budget for the asking uid, or its park, is full): ask again later. */
+#define ADOPT_BUSY	"ERR dts is busy"
 
 /*
  * "JOIN <pid>": exactly one space, then 1 to ADOPT_PID_MAX in decimal

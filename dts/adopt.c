@@ -672,7 +672,7 @@ serve(struct adopt *a, const struct adopt_conn *c)
 		for (i = 0; i < ADOPT_CONN_MAX && a->conn[i].fd != -1; i++)
 			continue;
 		if (i == ADOPT_CONN_MAX) {
-			reply(a->conn[0].fd, "ERR dts is busy: try again");
+			reply(a->conn[0].fd, ADOPT_BUSY ": try again");
 			close(a->conn[0].fd);	/* and out of epoll */
 			memmove(a->conn, a->conn + 1,
 			    (ADOPT_CONN_MAX - 1) * sizeof(a->conn[0]));
@@ -784,7 +784,7 @@ intake(struct adopt *a, int fd, int64_t now)
 	if (turn > now && (turn - now > TURN_MAX ||
 	    a->nparked == ADOPT_PARK_MAX)) {
 		a->busy++;
-		reply(fd, "ERR dts is busy: too many requests of uid %d; try "
+		reply(fd, ADOPT_BUSY ": too many requests of uid %d; try "
 		    "again later", (int)cr.uid);
 		close(fd);
 		refuse_log(a, "adoption socket: uid %d asks too often: "

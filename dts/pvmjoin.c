@@ -173,7 +173,8 @@ cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Ask dts for pid: 1 answered (joined or refused), 0 no dts to ask. */
+/* Ask dts for pid: 1 answered (joined or refused), 0 no dts to ask or
+ * dts busy (ask again next time). */
 static int
 ask_join(pid_t pid)
 {
@@ -188,6 +189,10 @@ ask_join(pid_t pid)
 		return 0;
 	}
 	j.dts_down = 0;
+	if (strncmp(reply, ADOPT_BUSY, strlen(ADOPT_BUSY)) == 0) {
+		log_debug("pid %d: %s; will ask again", (int)pid, reply + 4);
+		return 0;
+	}
 	if (strcmp(reply, "OK") == 0)
 		log_debug("pid %d joined the gang", (int)pid);
 	else
