@@ -28,6 +28,9 @@ PS_PCT=50
 LS_PCT=$((100 - PS_PCT))
 SECS=5
 LATE_SLACK_US=5000
+# overruns the machine's other work (a build, stress-ng) may add to the
+# attack's window over the quiet one; the jam made 112-114 in 5 s
+OVERRUN_SLACK=3
 t_make_user
 t_pub_bin "$BUILD/dts/dts-run" "$BUILD/tests/pvm/dts-pvmctl" \
     "$BUILD/tests/pvm/spin" "$BUILD/tests/tools/logjam" || t_fail "cannot publish binaries"
@@ -187,8 +190,8 @@ awk -v h="${a[1]}" -v m="$HOG_MIN" 'BEGIN { exit !(h >= m) }' ||
 	t_fail "the hog kept ${a[1]}% of CPU 1 (< $HOG_MIN%: LS - 2, or quiet ${q[1]}% - 5) under the log jam"
 [ "${a[2]}" -le $((q[2] + LATE_SLACK_US)) ] ||
 	t_fail "an LS edge was ${a[2]} us late under the log jam (quiet: ${q[2]} us)"
-[ "${a[3]}" -le "${q[3]}" ] ||
-	t_fail "${a[3]} overruns under the log jam (quiet: ${q[3]})"
+[ "${a[3]}" -le $((q[3] + OVERRUN_SLACK)) ] ||
+	t_fail "${a[3]} overruns under the log jam (quiet: ${q[3]}, slack $OVERRUN_SLACK)"
 [ "${a[4]}" -ge 10 ] || t_fail "only ${a[4]} LS edges in $SECS s under the log jam"
 [ "$waits" = 0 ] || t_fail "a thread of dts waited for /dev/log ($waits of $looked looks)"
 
