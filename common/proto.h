@@ -22,6 +22,9 @@
  *      (SCHED_F_TAKEOVER, STATUS master).  Not compatible with 2.
  *   4  METRICS_REQ and METRICS: what a node counted since it started,
  *      for Prometheus.  Not compatible with 3.
+ *   5  several jobs a node (the gang matrix): SCHEDULE carries the
+ *      node's slot table, STATUS lists the node's jobs, JOB_REQ and JOB
+ *      carry one job's counters.  Not compatible with 4.
  */
 #ifndef DTS_PROTO_H
 #define DTS_PROTO_H
@@ -32,11 +35,19 @@
 #include "hist.h"
 
 #define PROTO_MAGIC     0x44545331u /* "DTS1" */
-#define PROTO_VERSION   4
+#define PROTO_VERSION   5
 #define PROTO_MAC_LEN   32          /* HMAC-SHA256: node -> console */
 #define PROTO_SIG_LEN   64          /* Ed25519: console -> node */
 #define PROTO_NAME_LEN  32          /* host name in STATUS, NUL padded */
 #define PROTO_MAX_DGRAM 512         /* nothing larger is ever valid */
+/*
+ * A job's name: "USER:LABEL", the job's user's name and its label
+ * (dts-run --job, DTS_JOB, PVM_VMID, or JOB_LABEL_DEFAULT), at most
+ * PROTO_JOB_LEN - 1 printable bytes, NUL padded on the wire.  The same
+ * job has the same name on every node (job.h checks and builds names).
+ */
+#define PROTO_JOB_LEN   32
+#define PROTO_JOBS_MAX  8           /* jobs a node, slots a SCHEDULE */
 
 /*
  * End markers are named apart from values: X_COUNT is one past the last
@@ -55,7 +66,9 @@ enum proto_type {
 	PROTO_TRACE       = 6, /* node -> console: <= PROTO_TRACE_MAX edges */
 	PROTO_METRICS_REQ = 7, /* console -> node: send me your counters */
 	PROTO_METRICS     = 8, /* node -> console: reply to 7 */
-	PROTO_TYPE_LAST   = PROTO_METRICS
+	PROTO_JOB_REQ     = 9, /* console -> node: job number i's counters */
+	PROTO_JOB         = 10, /* node -> console: reply to 9 */
+	PROTO_TYPE_LAST   = PROTO_JOB
 };
 
 /* Which types a receiver takes (proto_frame's accept mask). */
@@ -63,11 +76,13 @@ enum proto_type {
 #define PROTO_ACCEPT_NODE   (PROTO_TYPE_BIT(PROTO_SCHEDULE) | \
 			     PROTO_TYPE_BIT(PROTO_STATUS_REQ) | \
 			     PROTO_TYPE_BIT(PROTO_TRACE_REQ) | \
-			     PROTO_TYPE_BIT(PROTO_METRICS_REQ))
+			     PROTO_TYPE_BIT(PROTO_METRICS_REQ) | \
+			     PROTO_TYPE_BIT(PROTO_JOB_REQ))
 #define PROTO_ACCEPT_CONSOLE (PROTO_TYPE_BIT(PROTO_STATUS) | \
 			     PROTO_TYPE_BIT(PROTO_LOAD) | \
 			     PROTO_TYPE_BIT(PROTO_TRACE) | \
-			     PROTO_TYPE_BIT(PROTO_METRICS))
+			     PROTO_TYPE_BIT(PROTO_METRICS) | \
+			     PROTO_TYPE_BIT(PROTO_JOB))
 
 /* Scheduling modes.  BALANCED is STATIC with PS chosen by the console. */
 enum proto_mode {
@@ -140,6 +155,18 @@ struct proto_hdr {
 	uint64_t seq;      /* sender's CLOCK_REALTIME in µs, strictly increasing */
 };
 
+/*
+ * One slot of a PS: job runs at RT from start_us after the PS start for
+ * len_us.  The slots of a SCHEDULE do not overlap and end within ps_us;
+ * a node runs a slot whose job it does not have (or whose job has no
+ * member) with its other jobs (work-conserving), never as LS.
+ */
+struct proto_slot {
+	char     job[PROTO_JOB_LEN];  /* NUL padded; "" in unused slots */
+	uint32_t start_us;   /* from the PS start */
+	uint32_t len_us;
+};
+
 struct proto_schedule {
 	uint8_t  mode;       /* enum proto_mode */
 	uint8_t  sync;       /* enum proto_sync */
@@ -149,10 +176,21 @@ struct proto_schedule {
 	uint32_t ip_us;      /* iteration period; LS = IP - PS */
 	uint32_t si_us;      /* synchronization interval (informational) */
 	uint64_t origin_ns;  /* SYNC_CLOCK: a PS start, CLOCK_REALTIME */
+	/* v5: the slot table of this node's jobs; nslots 0: the node splits
+	 * its PS equally among its own jobs, round robin */
+	uint8_t  nslots;     /* <= PROTO_JOBS_MAX; the rest zero */
+	uint8_t  pad[7];     /* zero */
+	struct proto_slot slot[PROTO_JOBS_MAX];
 };
 
 struct proto_status_req {
-	uint8_t  pad[128];   /* a request is never smaller than its reply */
+	uint8_t  pad[424];   /* a request is never smaller than its reply */
+};
+
+/* A job of a node, in STATUS. */
+struct proto_job_brief {
+	char     job[PROTO_JOB_LEN];
+	uint32_t members;    /* processes in its gang */
 };
 
 struct proto_status {
@@ -174,6 +212,10 @@ struct proto_status {
 	uint32_t master;     /* IPv4 address of its master (a host-order
 				integer, as every field), 0 if none */
 	char     name[PROTO_NAME_LEN];
+	/* v5: the node's jobs (members: every job's together) */
+	uint8_t  njobs;      /* <= PROTO_JOBS_MAX; the rest zero */
+	uint8_t  pad[7];
+	struct proto_job_brief job[PROTO_JOBS_MAX];
 };
 
 struct proto_load {
@@ -238,11 +280,36 @@ struct proto_metrics_req {
 	uint8_t  pad[272];   /* a request is never smaller than its reply */
 };
 
+/*
+ * v5: one job's counters (the `job` label of dts-console's metrics).
+ * A console asks for index 0, 1, ... until index >= count.  Times are
+ * CLOCK_MONOTONIC ns since the job's gang was made on this node.
+ */
+struct proto_job_req {
+	uint32_t index;
+	uint8_t  pad[68];    /* a request is never smaller than its reply */
+};
+
+struct proto_job {
+	uint32_t index;      /* as asked */
+	uint32_t count;      /* the node's jobs now; index >= count: none */
+	char     job[PROTO_JOB_LEN];  /* "" if none */
+	uint64_t slot_ns;    /* in its slots (PS time it was given) */
+	uint64_t stopped_ns; /* stopped or frozen */
+	uint64_t cpu_ns;     /* its cgroup's cpu.stat usage_usec * 1000 */
+	uint32_t members;
+	uint32_t running;    /* 1 if it runs at RT now */
+};
+
 /* Sizes on the wire: checked so a change cannot go unnoticed. */
 #define PROTO_HDR_LEN        24
-#define PROTO_SCHEDULE_LEN   24
-#define PROTO_STATUS_LEN     128
-#define PROTO_STATUS_REQ_LEN 128
+#define PROTO_SLOT_LEN       40
+#define PROTO_SCHEDULE_LEN   (24 + 8 + PROTO_SLOT_LEN * PROTO_JOBS_MAX)
+#define PROTO_JOB_BRIEF_LEN  36
+#define PROTO_STATUS_LEN     (128 + 8 + PROTO_JOB_BRIEF_LEN * PROTO_JOBS_MAX)
+#define PROTO_STATUS_REQ_LEN PROTO_STATUS_LEN
+#define PROTO_JOB_LEN_WIRE   72
+#define PROTO_JOB_REQ_LEN    PROTO_JOB_LEN_WIRE
 #define PROTO_LOAD_LEN       8
 #define PROTO_EDGE_LEN       20   /* on the wire: no padding after pad[3] */
 #define PROTO_TRACE_LEN      (8 + PROTO_EDGE_LEN * PROTO_TRACE_MAX)
@@ -259,6 +326,18 @@ _Static_assert(offsetof(struct proto_schedule, origin_ns) == 16,
     "schedule layout");
 _Static_assert(sizeof(struct proto_status) == PROTO_STATUS_LEN, "status size");
 _Static_assert(offsetof(struct proto_status, rejected) == 48, "status layout");
+_Static_assert(offsetof(struct proto_status, job) == 136, "status layout");
+_Static_assert(sizeof(struct proto_slot) == PROTO_SLOT_LEN, "slot size");
+_Static_assert(offsetof(struct proto_schedule, slot) == 32, "schedule layout");
+_Static_assert(sizeof(struct proto_job_brief) == PROTO_JOB_BRIEF_LEN,
+    "job brief size");
+_Static_assert(sizeof(struct proto_job) == PROTO_JOB_LEN_WIRE, "job size");
+_Static_assert(sizeof(struct proto_job_req) == PROTO_JOB_REQ_LEN,
+    "job_req size");
+_Static_assert(PROTO_HDR_LEN + PROTO_STATUS_REQ_LEN + PROTO_SIG_LEN <=
+    PROTO_MAX_DGRAM, "the status request fits");
+_Static_assert(PROTO_HDR_LEN + PROTO_SCHEDULE_LEN + PROTO_SIG_LEN <=
+    PROTO_MAX_DGRAM, "the schedule fits");
 _Static_assert(sizeof(struct proto_status_req) == PROTO_STATUS_REQ_LEN,
     "status_req size");
 _Static_assert(PROTO_STATUS_REQ_LEN >= PROTO_STATUS_LEN, "no amplification");
@@ -292,6 +371,8 @@ struct proto_msg {
 		struct proto_trace_req  trace_req;
 		struct proto_trace      trace;
 		struct proto_metrics    metrics;
+		struct proto_job_req    job_req;
+		struct proto_job        job;
 	} u;
 };
 
