@@ -101,6 +101,8 @@ send_metrics(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 	struct proto_status	 st;
 	struct sched_stats	 ss;
 	int64_t			 now = now_mono_ns();
+	uint64_t		 cpu;
+	int			 i;
 
 	status_of(c, s, cmd, &st, now);
 	sched_stats(s, now, &ss);
@@ -110,8 +112,12 @@ send_metrics(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 	p->ps_ns = ss.ps_ns;
 	p->ls_ns = ss.ls_ns;
 	p->stopped_ns = ss.stopped_ns;
-	if (cg_cpu_ns(s->gang->cg, &p->gang_cpu_ns) == -1)
-		p->gang_cpu_ns = 0;
+	p->gang_cpu_ns = 0;
+	for (i = 0; i < PROTO_JOBS_MAX; i++) {	/* every job's gang */
+		if (s->job[i].gang != NULL &&
+		    cg_cpu_ns(s->job[i].gang->cg, &cpu) == 0)
+			p->gang_cpu_ns += cpu;
+	}
 	p->mode = st.mode;
 	p->phase = st.phase;
 	p->flags = st.flags;

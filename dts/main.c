@@ -759,7 +759,9 @@ main(int argc, char **argv)
 	if (ctl_start(&d.ctl, INTAKE_PRIO(&d)) == -1)
 		die_early("intake thread: %s", strerror(errno));
 
-	sched_init(&d.sched, &d.gang, d.agent.shm, d.conf.silence_ns);
+	sched_init(&d.sched, d.agent.shm, d.conf.silence_ns);
+	/* one job for now: the node's one gang (the job table's first use) */
+	(void)sched_job_add(&d.sched, &d.gang, "root:pvm");
 	if (d.state.map != NULL) {
 		d.sched.on_phase = state_hook;
 		d.sched.on_phase_arg = &d.state;
