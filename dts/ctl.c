@@ -102,6 +102,8 @@ send_metrics(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 	struct proto_status	 st;
 	struct sched_stats	 ss;
 	int64_t			 now = now_mono_ns();
+	uint64_t		 cpu;
+	int			 i;
 
 	status_of(c, s, cmd, &st, now);
 	sched_stats(s, now, &ss);
@@ -112,9 +114,7 @@ send_metrics(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 	p->ls_ns = ss.ls_ns;
 	p->stopped_ns = ss.stopped_ns;
 	p->gang_cpu_ns = 0;
-	for (int i = 0; i < PROTO_JOBS_MAX; i++) {
-		uint64_t cpu;
-
+	for (i = 0; i < PROTO_JOBS_MAX; i++) {	/* every job's gang */
 		if (s->job[i].gang != NULL &&
 		    cg_cpu_ns(s->job[i].gang->cg, &cpu) == 0)
 			p->gang_cpu_ns += cpu;

@@ -15,13 +15,12 @@
 #include "trace.h"
 
 void
-sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
-    int64_t silence)
+sched_init(struct sched *s, volatile struct agent_shared *shm, int64_t silence)
 {
 	pthread_mutexattr_t	 ma;
 
 	memset(s, 0, sizeof(*s));
-	s->gang = g;
+	s->max_jobs = PROTO_JOBS_MAX;
 	s->shm = shm;
 	s->silence = silence;
 	s->mode = -1;
@@ -100,10 +99,79 @@ count_time(struct sched_stats *st, int phase, int stopped, int64_t now)
 		st->acct_at = now;
 }
 
+/* The node counts as stopped while it has jobs and every one is. */
+static int
+all_stopped(const struct sched *s)
+{
+	const struct sched_job	*j;
+	int			 n = 0;
+
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++) {
+		if (j->gang == NULL)
+			continue;
+		if (!j->gang->stopped)
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
+/* A job's counters up to now, in the state that held since its acct_at. */
+static void
+job_count(const struct sched *s, struct sched_job *j, int64_t now)
+{
+	int64_t	 d = now - j->acct_at;
+
+	if (j->acct_at != 0 && d > 0) {
+		if (j->run && s->phase == PHASE_PS)
+			j->slot_ns += (uint64_t)d;
+		if (j->gang->stopped)
+			j->stopped_ns += (uint64_t)d;
+	}
+	if (d > 0 || j->acct_at == 0)
+		j->acct_at = now;
+}
+
 static void
 account(struct sched *s, int64_t now)
 {
-	count_time(&s->st, s->phase, s->gang->stopped, now);
+	struct sched_job	*j;
+
+	count_time(&s->st, s->phase, all_stopped(s), now);
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
+		if (j->gang != NULL)
+			job_count(s, j, now);
+}
+
+/* Job j runs: continued, out of SCHED_IDLE (at the policy of gang_set_rt). */
+static void
+job_run(struct sched_job *j)
+{
+	if (j->gang->stopped && gang_cont(j->gang) == -1)
+		log_warn("continue gang %s", j->name);
+	gang_set_idle(j->gang, 0);
+	j->run = j->gang->rt;
+}
+
+/* Job j waits: at SCHED_IDLE under an idle LS it can have, else stopped. */
+static void
+job_wait(const struct sched *s, struct sched_job *j)
+{
+	if (s->ls_idle && !j->no_idle)
+		gang_set_idle(j->gang, 1);
+	else if (!j->gang->stopped && gang_stop(j->gang) == -1)
+		log_warn("stop gang %s", j->name);
+	j->run = 0;
+}
+
+static void
+all_rt(struct sched *s, int rt)
+{
+	struct sched_job	*j;
+
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
+		if (j->gang != NULL)
+			gang_set_rt(j->gang, rt);
 }
 
 static void
@@ -125,18 +193,19 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 {
 	int64_t	 real, done;
 
+	struct sched_job	*j;
+
 	account(s, wake);
 	s->phase = phase;
-	if (phase == PHASE_PS) {
+	if (phase == PHASE_PS)
 		notify(s);
-		if (s->gang->stopped && gang_cont(s->gang) == -1)
-			log_warn("continue gang");
-		gang_set_idle(s->gang, 0);
-	} else if (phase == PHASE_LS && s->ls_idle) {
-		gang_set_idle(s->gang, 1);
-	} else if (phase == PHASE_LS) {
-		if (!s->gang->stopped && gang_stop(s->gang) == -1)
-			log_warn("stop gang");
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++) {
+		if (j->gang == NULL)
+			continue;
+		if (phase == PHASE_PS)
+			job_run(j);
+		else if (phase == PHASE_LS)
+			job_wait(s, j);
 	}
 	real = s->real();
 	done = s->mono();
@@ -155,15 +224,22 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 static void
 stop_slicing(struct sched *s, int rt)
 {
+	struct sched_job	*j;
+
 	account(s, s->mono());
 	s->slicing = 0;
 	s->jump_at = 0;
 	replan(s);
-	if (s->gang->stopped && gang_cont(s->gang) == -1)
-		log_warn("continue gang");
-	gang_set_rt(s->gang, rt);
-	gang_set_idle(s->gang, 0);
 	s->phase = PHASE_NONE;
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++) {
+		if (j->gang == NULL)
+			continue;
+		if (j->gang->stopped && gang_cont(j->gang) == -1)
+			log_warn("continue gang %s", j->name);
+		gang_set_rt(j->gang, rt);
+		gang_set_idle(j->gang, 0);
+		j->run = rt;
+	}
 	publish(s);
 	notify(s);
 }
@@ -199,7 +275,7 @@ start_slicing(struct sched *s, int64_t t0, int64_t ps, int64_t now, int jump)
 	if (s->slicing && s->phase == PHASE_PS && s->sl.edge > 0)
 		ps_was = slice_edge_time(s->sl.t0, s->sl.ps, s->sl.ip,
 		    s->sl.edge - 1);
-	gang_set_rt(s->gang, 1);
+	all_rt(s, 1);
 	s->overruns += s->sl.overruns;
 	memset(&s->sl, 0, sizeof(s->sl));
 	phase = slice_sync(&s->sl, t0, ps, s->ip, now);
@@ -270,29 +346,52 @@ check_rules(const struct sched *s, int mode, int64_t ps, int64_t ip,
 }
 
 /*
+ * May job j wait at SCHED_IDLE?  Where SCHED_IDLE would not yield to
+ * every local task, it is stopped instead (the owner's promise first),
+ * said once per request and job.  1 if it may.
+ */
+static int
+job_idle_possible(struct sched_job *j)
+{
+	char	 why[160];
+
+	if (gang_can_idle(j->gang, why, sizeof(why))) {
+		j->no_idle = 0;
+		return 1;
+	}
+	if (!j->no_idle)
+		log_warnx("ls_policy idle cannot hold for job %s: %s, in "
+		    "which SCHED_IDLE yields only to its own members; LS "
+		    "stops its gang instead", j->name, why);
+	j->no_idle = 1;
+	return 0;
+}
+
+/*
  * ls_policy idle where p asks for it and SCHED_IDLE would really yield to
- * every local task; where it would not, LS stops the gang (the owner's
- * promise first), said once per request.
+ * every local task for some job (or no job is there to say no); a job for
+ * which it would not is stopped instead.
  */
 static int
 ls_idle_possible(struct sched *s, const struct proto_schedule *p)
 {
-	char	 why[160];
+	struct sched_job	*j;
+	int			 can = 0, n = 0;
 
 	if (!(p->flags & SCHED_F_LS_IDLE)) {
 		s->idle_refused = 0;
+		for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
+			j->no_idle = 0;
 		return 0;
 	}
-	if (gang_can_idle(s->gang, why, sizeof(why))) {
-		s->idle_refused = 0;
-		return 1;
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++) {
+		if (j->gang == NULL)
+			continue;
+		n++;
+		can += job_idle_possible(j);
 	}
-	if (!s->idle_refused)
-		log_warnx("ls_policy idle cannot hold here: %s, in which "
-		    "SCHED_IDLE yields only to its own members; LS stops the "
-		    "gang instead", why);
-	s->idle_refused = 1;
-	return 0;
+	s->idle_refused = can < n;
+	return n == 0 || can > 0;
 }
 
 /*
@@ -506,19 +605,27 @@ sched_unlock(struct sched *s)
 void
 sched_regain(struct sched *s)
 {
+	struct sched_job	*j;
+	int			 rt = s->active && s->mode == MODE_HPDT;
+
 	account(s, s->mono());
 	s->st.failsafe++;
-	gang_forget(s->gang);
-	if (!s->slicing) {
-		gang_set_rt(s->gang, s->active && s->mode == MODE_HPDT);
-		return;
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++) {
+		if (j->gang == NULL)
+			continue;
+		gang_forget(j->gang);
+		if (!s->slicing) {
+			gang_set_rt(j->gang, rt);
+			j->run = rt;
+			continue;
+		}
+		gang_set_rt(j->gang, 1);
+		j->run = 1;
+		if (s->phase == PHASE_LS)
+			job_wait(s, j);
 	}
-	gang_set_rt(s->gang, 1);
-	if (s->phase == PHASE_LS && s->ls_idle)
-		gang_set_idle(s->gang, 1);
-	else if (s->phase == PHASE_LS && gang_stop(s->gang) == -1)
-		log_warn("stop gang");
-	publish(s);
+	if (s->slicing)
+		publish(s);
 }
 
 void
@@ -547,7 +654,7 @@ void
 sched_stats(const struct sched *s, int64_t now_mono, struct sched_stats *out)
 {
 	*out = s->st;
-	count_time(out, s->phase, s->gang->stopped, now_mono);
+	count_time(out, s->phase, all_stopped(s), now_mono);
 }
 
 void
@@ -555,6 +662,7 @@ sched_status(const struct sched *s, struct proto_status *st,
     int64_t now_mono)
 {
 	int64_t	 ps = s->mode == MODE_DISTRIBUTED ? dist_ps(s) : s->ps;
+	int	 i, n;
 
 	st->mode = (uint8_t)(s->mode < 0 ? 0 : s->mode);
 	st->sync = (uint8_t)s->sync;
@@ -572,7 +680,20 @@ sched_status(const struct sched *s, struct proto_status *st,
 	st->ip_us = (uint32_t)(s->ip / NS_PER_US);
 	st->si_us = (uint32_t)(s->si / NS_PER_US);
 	st->load_milli = s->load_milli;
-	st->members = (uint32_t)gang_members(s->gang);
+	st->members = 0;
+	st->njobs = 0;
+	memset(st->job, 0, sizeof(st->job));
+	for (i = 0; i < PROTO_JOBS_MAX; i++) {
+		if (s->job[i].gang == NULL)
+			continue;
+		n = gang_members(s->job[i].gang);
+		if (n < 0)
+			n = 0;
+		memcpy(st->job[st->njobs].job, s->job[i].name, PROTO_JOB_LEN);
+		st->job[st->njobs].members = (uint32_t)n;
+		st->members += (uint32_t)n;
+		st->njobs++;
+	}
 	st->slices = s->slices;
 	st->overruns = s->overruns + s->sl.overruns;
 	st->last_ps_ns = (uint64_t)s->last_ps_real;
@@ -601,12 +722,116 @@ sched_resume(struct sched *s)
 void
 sched_release(struct sched *s)
 {
+	struct sched_job	*j;
+
 	account(s, s->mono());
 	s->slicing = 0;
 	s->jump_at = 0;
 	replan(s);
 	s->phase = PHASE_NONE;
 	publish(s);
-	gang_release(s->gang);
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++) {
+		if (j->gang == NULL)
+			continue;
+		gang_release(j->gang);
+		j->run = 0;
+	}
 	notify(s);
+}
+
+int
+sched_job_find(const struct sched *s, const char *name)
+{
+	int	 i;
+
+	for (i = 0; i < PROTO_JOBS_MAX; i++)
+		if (s->job[i].gang != NULL &&
+		    strncmp(s->job[i].name, name, PROTO_JOB_LEN) == 0)
+			return i;
+	return -1;
+}
+
+int
+sched_jobs(const struct sched *s)
+{
+	int	 i, n = 0;
+
+	for (i = 0; i < PROTO_JOBS_MAX; i++)
+		if (s->job[i].gang != NULL)
+			n++;
+	return n;
+}
+
+int
+sched_job_add(struct sched *s, struct gang *g, const char *name)
+{
+	struct sched_job	*j;
+	int			 i, max = s->max_jobs;
+	int			 rt = s->active && s->mode == MODE_HPDT;
+
+	if (max > PROTO_JOBS_MAX)
+		max = PROTO_JOBS_MAX;
+	if (sched_jobs(s) >= max)
+		return -1;
+	for (i = 0; i < PROTO_JOBS_MAX && s->job[i].gang != NULL; i++)
+		;
+	if (i == PROTO_JOBS_MAX)
+		return -1;
+	/* nothing counted yet (before the first schedule): nothing to count */
+	if (s->st.acct_at != 0)
+		account(s, s->mono());
+	j = &s->job[i];
+	memset(j, 0, sizeof(*j));
+	j->gang = g;
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	j->acct_at = s->st.acct_at;
+	if ((s->want.flags & SCHED_F_LS_IDLE) && !s->suspended &&
+	    job_idle_possible(j) && !s->ls_idle) {
+		s->ls_idle = 1;
+		publish(s);
+	}
+	if (s->suspended)
+		;	/* as released */
+	else if (!s->slicing) {
+		if (g->rt != rt)
+			gang_set_rt(g, rt);
+		j->run = rt;
+	} else {
+		gang_set_rt(g, 1);
+		if (s->phase == PHASE_PS)
+			job_run(j);
+		else
+			job_wait(s, j);
+	}
+	notify(s);
+	return i;
+}
+
+void
+sched_job_remove(struct sched *s, int i)
+{
+	struct sched_job	*j;
+
+	if (i < 0 || i >= PROTO_JOBS_MAX || s->job[i].gang == NULL)
+		return;
+	j = &s->job[i];
+	account(s, s->mono());
+	gang_release(j->gang);
+	memset(j, 0, sizeof(*j));
+	notify(s);
+}
+
+void
+sched_job_stats(const struct sched *s, int i, int64_t now_mono,
+    uint64_t *slot_ns, uint64_t *stopped_ns)
+{
+	struct sched_job	 j;
+
+	*slot_ns = *stopped_ns = 0;
+	if (i < 0 || i >= PROTO_JOBS_MAX || s->job[i].gang == NULL)
+		return;
+	j = s->job[i];
+	job_count(s, &j, now_mono);
+	*slot_ns = j.slot_ns;
+	*stopped_ns = j.stopped_ns;
 }

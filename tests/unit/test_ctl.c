@@ -146,7 +146,8 @@ setup(void **state)
 	if (f == NULL)
 		return -1;
 	fake_gang_init(&f->g);
-	sched_init(&f->s, &f->g, NULL, 0);
+	sched_init(&f->s, NULL, 0);
+	(void)sched_job_add(&f->s, &f->g, "root:pvm");
 	f->s.rt.runtime_us = 950000;
 	f->s.rt.period_us = 1000000;
 	/* silence 1 ns: the floor of two SIs decides */

@@ -72,7 +72,9 @@ setup(void **state)
 	fake_gang_init(&f->g);
 	fake_gang.can_idle = 1;
 	fake_gang.members = 3;
-	sched_init(&f->s, &f->g, &f->shm, 3 * NS_PER_SEC);
+	sched_init(&f->s, &f->shm, 3 * NS_PER_SEC);
+	if (sched_job_add(&f->s, &f->g, "root:pvm") != 0)
+		return -1;
 	f->s.mono = fake_mono;
 	f->s.real = fake_real;
 	/* the usual kernel budget, whatever this machine says */
@@ -753,7 +755,7 @@ on_phase(void *arg, const struct sched *s)
 {
 	(void)arg;
 	phase_calls++;
-	stopped_at_call = s->gang->stopped;
+	stopped_at_call = s->job[0].gang->stopped;
 }
 
 static void
