@@ -150,7 +150,7 @@ static int
 job_make(struct jobs *J, struct job *j, const char *name, uid_t uid,
     char *err, size_t errlen)
 {
-	char	 cgname[CG_PATH_MAX];
+	char	 cgname[PROTO_JOB_LEN + 8];
 
 	memset(j, 0, sizeof(*j));
 	snprintf(j->name, sizeof(j->name), "%s", name);
