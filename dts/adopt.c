@@ -429,19 +429,17 @@ ids_are(const uid_t id[4], uid_t uid)
 /*
  * The lines after an ADOPT request's first (more: NULL if none): STATE
  * and "JOB <label>", each at most once, in any order (adopt_msg.h).  The
- * label (job_label_check; JOB_LABEL_DEFAULT without a JOB line) into
+ * label (adopt_parse_job: JOB_LABEL_DEFAULT without a JOB line) into
  * label, *state 1 if STATE was asked.  NULL, or the reason.
  */
 static const char *
-parse_more(const char *more, int *state, char label[16], char *why,
-    size_t whylen)
+parse_more(const char *full, const char *more, int *state, char label[16],
+    char *why, size_t whylen)
 {
 	const char	*p = more, *nl;
 	size_t		 n, k = strlen(ADOPT_JOB_LINE) + 1;
-	int		 jobs = 0;
 
 	*state = 0;
-	snprintf(label, 16, "%s", JOB_LABEL_DEFAULT);
 	for (; p != NULL && *p != '\0'; p = nl ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
 		n = nl ? (size_t)(nl - p) : strlen(p);
@@ -449,26 +447,13 @@ parse_more(const char *more, int *state, char label[16], char *why,
 		    strncmp(p, ADOPT_STATE_LINE, n) == 0) {
 			if ((*state)++)
 				return "malformed request (two STATE lines)";
-		} else if (n >= k && strncmp(p, ADOPT_JOB_LINE " ", k) == 0) {
-			char	 l[64];
-
-			if (jobs++)
-				return "malformed request (two JOB lines)";
-			snprintf(l, sizeof(l), "%.*s", (int)(n - k), p + k);
-			if (n - k >= sizeof(l) || job_label_check(l, why,
-			    whylen) == -1) {
-				if (n - k >= sizeof(l))
-					snprintf(why, whylen, "job label "
-					    "\"%.20s...\" is too long (at most "
-					    "15 bytes)", l);
-				return why;
-			}
-			memcpy(label, l, strlen(l) + 1);	/* < 16 */
-		} else {
+		} else if (n < k || strncmp(p, ADOPT_JOB_LINE " ", k) != 0) {
 			return "malformed request (a line after the first "
 			    "that is neither \"STATE\" nor \"JOB <label>\")";
 		}
 	}
+	if (adopt_parse_job(full, label, why, whylen) == -1)
+		return why;
 	return NULL;
 }
 
@@ -497,7 +482,7 @@ decide(struct adopt *a, const struct adopt_conn *c, const char *req,
 	if (strcmp(req, "ADOPT pvmd") != 0 && strcmp(req, "ADOPT run") != 0)
 		return "malformed request (expected \"ADOPT pvmd\", "
 		    "\"ADOPT run\" or \"JOIN <pid>\")";
-	if ((bad = parse_more(more, state, label, why, whylen)) != NULL)
+	if ((bad = parse_more(full, more, state, label, why, whylen)) != NULL)
 		return bad;
 	if (ref_peer(c, peer, why, whylen) == -1)
 		return why;
