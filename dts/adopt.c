@@ -447,7 +447,8 @@ parse_more(const char *full, const char *more, int *state, char label[16],
 		    strncmp(p, ADOPT_STATE_LINE, n) == 0) {
 			if ((*state)++)
 				return "malformed request (two STATE lines)";
-		} else if (n < k || strncmp(p, ADOPT_JOB_LINE " ", k) != 0) {
+		} else if (n < k - 1 || strncmp(p, ADOPT_JOB_LINE, k - 1) != 0 ||
+		    (n > k - 1 && p[k - 1] != ' ')) {	/* adopt_parse_job's */
 			return "malformed request (a line after the first "
 			    "that is neither \"STATE\" nor \"JOB <label>\")";
 		}

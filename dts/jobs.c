@@ -407,8 +407,8 @@ takeover_one(const char *cg, const char *cgname, void *arg)
 		job_free(j, 1);	/* released; the cgroup stays with them */
 		return;
 	}
-	log_info("job %s taken over: uid %d, cgroup %s (%d process(es))",
-	    name, (int)o.uid, cg, o.n);
+	log_info("taking over the gang in %s (%d processes): job %s, uid %d",
+	    cg, o.n, name, (int)o.uid);
 }
 
 void
