@@ -64,6 +64,28 @@ struct sched_job {
 	int			 no_idle;	/* gang_can_idle said no */
 };
 
+/*
+ * Slots: the PS as segments, each from off (ns after the PS start) to
+ * the next one's off (the last to the LS edge), in which job `who` runs
+ * at RT and every other job waits (stopped, or at SCHED_IDLE in an idle
+ * LS).  SEG_ALL: every job of the node runs (no slot table, no job, a
+ * gap, or a slot of a job that is not here or has no member: the time
+ * goes to the others, work-conserving).
+ */
+#define SEG_ALL		(-1)
+#define SEG_NONE	(-2)	/* nobody in a slot: LS */
+#define SCHED_SEGS_MAX	(2 * PROTO_JOBS_MAX + 1)
+
+struct sched_seg {
+	int64_t			 off;
+	int			 who;		/* a job's place, or SEG_ALL */
+};
+
+struct sched_layout {
+	int			 n;		/* >= 1 */
+	struct sched_seg	 seg[SCHED_SEGS_MAX];
+};
+
 struct sched {
 	/* desired state; ps as set by the console or the config, in ns */
 	int			 mode, sync, active;
@@ -75,6 +97,22 @@ struct sched {
 	/* the jobs, in place order; max_jobs <= PROTO_JOBS_MAX */
 	struct sched_job	 job[PROTO_JOBS_MAX];
 	int			 max_jobs;
+	int			 njobs;		/* places in use */
+	int			 nstopped;	/* of them, gangs stopped */
+
+	/*
+	 * The slots: lay for the PS that runs; next built (on the main
+	 * thread, for a PS of next_ps) whenever the jobs or the slot table
+	 * change, and taken at the next PS start (lay_dirty).  seg: lay's
+	 * segment now, from the PS start ps_at (mono ns); cur: who runs in
+	 * it (SEG_ALL also when not slicing: nobody is held back).
+	 */
+	struct sched_layout	 lay, next;
+	int64_t			 next_ps;
+	int			 lay_dirty;
+	int			 seg, cur;
+	int64_t			 ps_at;
+	char			 unknown[PROTO_JOB_LEN]; /* logged last */
 
 	/* running state */
 	volatile struct agent_shared *shm;	/* may be NULL */
