@@ -301,22 +301,21 @@ jobs_fix_prios(struct jobs *J)
 }
 
 /*
- * The state file of job i of s: phase PS only while its slot runs (else
- * LS), ps_ns its slot time and stopped_ns its stopped time
- * (sched_job_stats); ls_ns the node's.  ps_start: the hook at a PS start,
- * before any job runs (the scheduler publishes a PS before the gangs run,
- * so that no member reads a stopped time without its LS): every job's
- * file says PS then, and the next slot edge says who does not run.  On
- * the edge thread, no system call (state_put).
+ * The state file of job i of s: phase PS only while its slot runs (the
+ * scheduler's segment now: cur is i, or SEG_ALL, every job), else LS;
+ * ps_ns its slot time and stopped_ns its stopped time (sched_job_stats);
+ * ls_ns the node's.  (cur, not run: the scheduler publishes a PS or a
+ * slot before the gang runs, so that no member reads a stopped time
+ * without its LS.)  On the edge thread, no system call (state_put).
  */
 static void
-state_job_hook(struct state *st, const struct sched *s, int i, int ps_start)
+state_job_hook(struct state *st, const struct sched *s, int i)
 {
 	uint64_t	 v[STATE_FIELDS], slot = 0, stopped = 0;
 
 	sched_job_stats(s, i, s->st.acct_at, &slot, &stopped);
-	v[STATE_PHASE] = (uint64_t)(s->phase == PHASE_PS && !s->job[i].run &&
-	    !ps_start ? PHASE_LS : s->phase);
+	v[STATE_PHASE] = (uint64_t)(s->phase == PHASE_PS && s->cur != i &&
+	    s->cur != SEG_ALL ? PHASE_LS : s->phase);
 	v[STATE_LS_POLICY] = s->ls_idle ? LS_IDLE : LS_STOP;
 	v[STATE_MODE] = (uint64_t)(s->mode < 0 ? MODE_OFF : s->mode);
 	v[STATE_PS_US] = (uint64_t)((s->slicing ? s->sl.ps : s->ps) /
@@ -332,11 +331,6 @@ state_job_hook(struct state *st, const struct sched *s, int i, int ps_start)
 void
 jobs_state_hook(struct jobs *J, const struct sched *s)
 {
-	int	 ps_start = s->phase == PHASE_PS;
-
-	for (int i = 0; i < PROTO_JOBS_MAX && ps_start; i++)
-		if (s->job[i].gang != NULL && s->job[i].run)
-			ps_start = 0;
 	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
 		struct job	*j = &J->job[k];
 		int		 i;
@@ -347,7 +341,7 @@ jobs_state_hook(struct jobs *J, const struct sched *s)
 			if (s->job[i].gang == &j->gang)
 				break;
 		if (i < PROTO_JOBS_MAX)
-			state_job_hook(&j->state, s, i, ps_start);
+			state_job_hook(&j->state, s, i);
 	}
 }
 
