@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "adopt_msg.h"
+#include "job.h"
 #include "proc.h"
 
 int
@@ -33,6 +34,50 @@ adopt_parse_join(const char *req, pid_t *pid)
 	if (*p != '\0')
 		return -1;
 	*pid = (pid_t)v;
+	return 0;
+}
+
+int
+adopt_parse_job(const char *req, char label[16], char *err, size_t errlen)
+{
+	const char	*line, *end, *found = NULL;
+	size_t		 klen = strlen(ADOPT_JOB_LINE), n;
+	char		 want[64];
+
+	for (line = req; line != NULL; line = *end ? end + 1 : NULL) {
+		end = line + strcspn(line, "\n");
+		if ((size_t)(end - line) < klen ||
+		    strncmp(line, ADOPT_JOB_LINE, klen) != 0 ||
+		    (line[klen] != ' ' && line + klen != end))
+			continue;
+		if (found != NULL) {
+			snprintf(err, errlen, "two %s lines in one request",
+			    ADOPT_JOB_LINE);
+			return -1;
+		}
+		found = line;
+	}
+	if (found == NULL) {
+		memcpy(label, JOB_LABEL_DEFAULT, sizeof(JOB_LABEL_DEFAULT));
+		return 0;
+	}
+	found += klen;
+	n = strcspn(found, "\n");
+	if (n == 0 || n == 1) {
+		snprintf(err, errlen, "a %s line without a label",
+		    ADOPT_JOB_LINE);
+		return -1;
+	}
+	found++;		/* the space */
+	n--;
+	/* a label longer than 15 bytes is too long however long it is */
+	if (n >= sizeof(want))
+		n = sizeof(want) - 1;
+	memcpy(want, found, n);
+	want[n] = '\0';
+	if (job_label_check(want, err, errlen) == -1)
+		return -1;
+	memcpy(label, want, n + 1);
 	return 0;
 }
 

@@ -6,21 +6,32 @@
  * outside pvmd.
  *
  * Unix socket, SOCK_SEQPACKET, one request and one reply a connection,
- * text:
+ * text, lines separated by "\n":
  *
  *   request   "ADOPT pvmd"     adopt me; tell me which pvmd to exec
  *             "ADOPT run"      adopt me; I exec a command of my own
- *             "JOIN <pid>"     move process <pid> into the gang (the
- *                              asker is a member; see dts(8))
+ *             "JOIN <pid>"     move process <pid> into the gang of the
+ *                              asker's job (the asker is a member; see
+ *                              dts(8)); a JOIN has no other line
  *   reply     "OK <path>"      adopted; for pvmd, the real pvmd to exec
  *             "OK"             joined
  *             "ERR <reason>"   refused, one line for the user
  *
- * An ADOPT request may have a second line, "\nSTATE": tell me the state
- * file too.  The reply to it then has a second line "\nSTATE <path>"
- * when dts keeps one (dts.conf: state_file), which dts-run hands to the
- * gang in STATE_ENV.  A dts from before ignores the second line, and a
- * dts-run from before never sends it: both read "OK <path>" as always.
+ * After its first line an ADOPT request may have, in any order, each at
+ * most once:
+ *   "STATE"          tell me the state file too.  The reply then has a
+ *                    second line "STATE <path>" when dts keeps one
+ *                    (dts.conf: state_file), which dts-run hands to the
+ *                    gang in STATE_ENV.
+ *   "JOB <label>"    adopt me into the job USER:<label> (job.h; the
+ *                    label 1 to 15 bytes of [A-Za-z0-9._-]).  Without
+ *                    it, the job USER:JOB_LABEL_DEFAULT.
+ * dts-run sends "ADOPT pvmd\nSTATE\nJOB <label>" (or "ADOPT run\n...").
+ * A dts-run from before sends no JOB line (its process goes into the
+ * default job) and reads "OK <path>" as always.  A dts from before the
+ * JOB line refuses any line but STATE with ADOPT_REFUSAL_OLD; dts-run
+ * then asks again without the JOB line (one gang a node, as that dts
+ * runs).
  *
  * dts learns who asks from SO_PEERCRED (pid, uid), never from the request.
  */
@@ -44,7 +55,11 @@
 /* The state file, for the gang (dts(8), "SUSPEND AWARENESS"): dts-run
  * sets it to what dts names, and unsets it when dts names none. */
 #define STATE_ENV            "DTS_STATE"
-#define ADOPT_STATE_LINE     "STATE"        /* the request's second line */
+#define ADOPT_STATE_LINE     "STATE"        /* a request's line (above) */
+/* What a dts from before the JOB line answers to any line
+ * it does not know, word for word: dts-run asks it again without JOB. */
+#define ADOPT_REFUSAL_OLD    "ERR malformed request (expected " \
+	"\"ADOPT pvmd\", \"ADOPT run\" or \"JOIN <pid>\")"
 /* The start of dts's answer to a request it will not serve now (its
  * budget for the asking uid, or its park, is full): ask again later. */
 #define ADOPT_BUSY	"ERR dts is busy"
@@ -54,6 +69,17 @@
  * without sign or leading zero.  0 and *pid, or -1.
  */
 int adopt_parse_join(const char *req, pid_t *pid);
+
+/*
+ * The label of the request's "JOB <label>" line (req: the whole request,
+ * or its lines after the first; NULL: none), checked with
+ * job_label_check(); no JOB line: JOB_LABEL_DEFAULT.  A line is a JOB
+ * line when it is "JOB" or starts with "JOB ".  0, or -1 with a one-line
+ * err (no label, a bad label, two JOB lines).  Other lines are the
+ * caller's to judge.
+ */
+int adopt_parse_job(const char *req, char label[16], char *err,
+	    size_t errlen);
 
 /*
  * One request, one reply (NUL terminated into reply) over the socket at

@@ -567,6 +567,92 @@ cg_release(const char *cg)
 		close(fd);
 }
 
+int
+cg_foreach_job(const char *base, void (*fn)(const char *, const char *,
+    void *), void *arg)
+{
+	char		 path[CG_PATH_MAX];
+	DIR		*d;
+	struct dirent	*e;
+	int		 n = 0;
+
+	if (base == NULL || base[0] != '/' || (d = opendir(base)) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_type != DT_DIR || strncmp(e->d_name, CG_JOB_PREFIX,
+		    strlen(CG_JOB_PREFIX)) != 0 ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", base,
+		    e->d_name) >= sizeof(path))
+			continue;
+		n++;
+		if (fn != NULL)
+			fn(path, e->d_name, arg);
+	}
+	closedir(d);
+	return n;
+}
+
+static void
+release_one(const char *cg, const char *name, void *arg)
+{
+	(void)name;
+	(void)arg;
+	cg_release(cg);
+}
+
+void
+cg_release_jobs(const char *base)
+{
+	(void)cg_foreach_job(base, release_one, NULL);
+}
+
+struct count_arg {
+	int	 n, runnable, want;
+};
+
+static void
+count_one(const char *cg, const char *name, void *arg)
+{
+	struct count_arg	*ca = arg;
+	int			 r = 0;
+
+	(void)name;
+	ca->n += cg_count(cg, ca->want ? &r : NULL);
+	ca->runnable += r;
+}
+
+int
+cg_count_jobs(const char *base, int *runnable)
+{
+	struct count_arg	 ca = { 0, 0, runnable != NULL };
+
+	(void)cg_foreach_job(base, count_one, &ca);
+	if (runnable != NULL)
+		*runnable = ca.runnable;
+	return ca.n;
+}
+
+int
+cg_populated(const char *cg)
+{
+	unsigned long long	 v;
+
+	if (cg == NULL || cg[0] != '/' ||
+	    cg_keyed(cg, "cgroup.events", "populated", &v) == -1)
+		return -1;
+	return v != 0;
+}
+
+int
+cg_remove(const char *cg)
+{
+	if (cg == NULL || cg[0] != '/') {
+		errno = EINVAL;
+		return -1;
+	}
+	return rmdir(cg);
+}
+
 /* Does "word" stand in the space-separated list text? */
 static int
 has_word(const char *text, const char *word)

@@ -99,4 +99,27 @@ int  cg_cpu_ns(const char *cg, uint64_t *ns);
  */
 void cg_release(const char *cg);
 
+/*
+ * The job cgroups of dts's subtree base: its subdirectories whose name
+ * begins with CG_JOB_PREFIX (not base/daemon, where dts itself runs
+ * under systemd).  fn(path, name, arg) for each; the count, or -1 if
+ * base cannot be read.
+ */
+#define CG_JOB_PREFIX "job."
+int  cg_foreach_job(const char *base, void (*fn)(const char *cg,
+		    const char *name, void *arg), void *arg);
+
+/* cg_release of every job cgroup of base (dts-load's fail-safe). */
+void cg_release_jobs(const char *base);
+
+/* Members of every job cgroup of base together; *runnable as cg_count. */
+int  cg_count_jobs(const char *base, int *runnable);
+
+/* Does cg hold a process, itself or below (cgroup.events populated)?
+ * 1, 0, or -1 if it is gone. */
+int  cg_populated(const char *cg);
+
+/* Remove the (empty) cgroup directory cg.  0, or -1 (errno set). */
+int  cg_remove(const char *cg);
+
 #endif /* DTS_CGROUP_H */

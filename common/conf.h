@@ -85,6 +85,7 @@ struct dts_conf {
 	char    load_agent[CONF_STR_MAX];
 	struct conf_strlist users;    /* may start a gang besides root:
 					 names, "@group", "*" (users.h) */
+	int     max_jobs;             /* jobs (gangs) at once, 1..8 */
 	int     no_service;           /* enum conf_no_service (dts-run) */
 	struct conf_strlist console_keys; /* public keys of the consoles
 					     whose signed commands we obey */

@@ -118,6 +118,10 @@ const struct conf_key confkey_schema[] = {
 	  .off = OFF(users), .valid = valid_users_entry,
 	  .help = "who may start a gang here besides root: user names, "
 	  "\"@group\" (its members), \"*\" (every user); [] = root only" },
+	{ .path = "max_jobs", .type = CT_INT, .min = 1,
+	  .max = PROTO_JOBS_MAX, .def = "8", .off = OFF(max_jobs),
+	  .help = "jobs (one gang each) this node runs at once; a new job "
+	  "beyond them is refused" },
 	{ .path = "no_service", .type = CT_ENUM, .def = "run",
 	  .off = OFF(no_service), .names = conf_no_service_names,
 	  .help = "no dts answers here: dts-run runs pvmd (or the command) "

@@ -8,9 +8,11 @@
  * auth.c, and the payload ranges last.
  */
 #include <endian.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "auth.h"
+#include "job.h"
 #include "names.h"
 #include "proto.h"
 #include "rules.h"
@@ -126,6 +128,8 @@ static const int payload_len[PROTO_TYPE_LAST + 1] = {
 	[PROTO_TRACE]      = PROTO_TRACE_LEN,
 	[PROTO_METRICS_REQ] = PROTO_METRICS_REQ_LEN,
 	[PROTO_METRICS]    = PROTO_METRICS_LEN,
+	[PROTO_JOB_REQ]    = PROTO_JOB_REQ_LEN,
+	[PROTO_JOB]        = PROTO_JOB_LEN_WIRE,
 };
 
 int
@@ -150,9 +154,23 @@ proto_tag_len(unsigned type)
 
 /* ---- encode -------------------------------------------------------- */
 
+static const uint8_t	 zeros[PROTO_MAX_DGRAM];
+
+/* A job name: at most PROTO_JOB_LEN - 1 bytes, NUL padded. */
+static void
+put_job(struct wbuf *w, const char *job)
+{
+	char	 name[PROTO_JOB_LEN] = { 0 };
+
+	memcpy(name, job, strnlen(job, PROTO_JOB_LEN - 1));
+	put(w, name, PROTO_JOB_LEN);
+}
+
 static void
 enc_schedule(struct wbuf *w, const struct proto_schedule *s)
 {
+	unsigned	 i, n;
+
 	put8(w, s->mode);
 	put8(w, s->sync);
 	put8(w, s->flags);
@@ -161,13 +179,26 @@ enc_schedule(struct wbuf *w, const struct proto_schedule *s)
 	put32(w, s->ip_us);
 	put32(w, s->si_us);
 	put64(w, s->origin_ns);
+	n = s->nslots < PROTO_JOBS_MAX ? s->nslots : PROTO_JOBS_MAX;
+	put8(w, (uint8_t)n);
+	put(w, zeros, sizeof(s->pad));
+	for (i = 0; i < PROTO_JOBS_MAX; i++) {
+		if (i >= n) {
+			put(w, zeros, PROTO_SLOT_LEN);
+			continue;
+		}
+		put_job(w, s->slot[i].job);
+		put32(w, s->slot[i].start_us);
+		put32(w, s->slot[i].len_us);
+	}
 }
 
 static void
 enc_status(struct wbuf *w, const struct proto_status *s)
 {
-	char	 name[PROTO_NAME_LEN] = { 0 };
-	int	 i;
+	char		 name[PROTO_NAME_LEN] = { 0 };
+	int		 i;
+	unsigned	 n;
 
 	put8(w, s->mode);
 	put8(w, s->sync);
@@ -187,6 +218,17 @@ enc_status(struct wbuf *w, const struct proto_status *s)
 	put32(w, s->master);
 	memcpy(name, s->name, strnlen(s->name, PROTO_NAME_LEN - 1));
 	put(w, name, PROTO_NAME_LEN);
+	n = s->njobs < PROTO_JOBS_MAX ? s->njobs : PROTO_JOBS_MAX;
+	put8(w, (uint8_t)n);
+	put(w, zeros, sizeof(s->pad));
+	for (i = 0; i < PROTO_JOBS_MAX; i++) {
+		if ((unsigned)i >= n) {
+			put(w, zeros, PROTO_JOB_BRIEF_LEN);
+			continue;
+		}
+		put_job(w, s->job[i].job);
+		put32(w, s->job[i].members);
+	}
 }
 
 static void
@@ -253,10 +295,27 @@ enc_metrics(struct wbuf *w, const struct proto_metrics *m)
 	put(w, name, PROTO_NAME_LEN);
 }
 
+/* index >= count: no job, the rest zero. */
+static void
+enc_job(struct wbuf *w, const struct proto_job *j)
+{
+	put32(w, j->index);
+	put32(w, j->count);
+	if (j->index >= j->count) {
+		put(w, zeros, PROTO_JOB_LEN_WIRE - 8);
+		return;
+	}
+	put_job(w, j->job);
+	put64(w, j->slot_ns);
+	put64(w, j->stopped_ns);
+	put64(w, j->cpu_ns);
+	put32(w, j->members);
+	put32(w, j->running);
+}
+
 int
 proto_encode(const struct proto_msg *m, uint8_t *buf, size_t cap)
 {
-	static const uint8_t	 zeros[PROTO_MAX_DGRAM];
 	struct wbuf		 w = { .p = buf, .cap = cap };
 	int			 plen = proto_payload_len(m->hdr.type);
 
@@ -296,6 +355,13 @@ proto_encode(const struct proto_msg *m, uint8_t *buf, size_t cap)
 	case PROTO_METRICS:
 		enc_metrics(&w, &m->u.metrics);
 		break;
+	case PROTO_JOB_REQ:
+		put32(&w, m->u.job_req.index);
+		put(&w, zeros, sizeof(m->u.job_req.pad));
+		break;
+	case PROTO_JOB:
+		enc_job(&w, &m->u.job);
+		break;
 	}
 	if (w.err || w.len != (size_t)(PROTO_HDR_LEN + plen))
 		return -1;
@@ -305,8 +371,43 @@ proto_encode(const struct proto_msg *m, uint8_t *buf, size_t cap)
 /* ---- decode -------------------------------------------------------- */
 
 static int
+is_zero(const void *p, size_t n)
+{
+	return n == 0 || (((const uint8_t *)p)[0] == 0 &&
+	    memcmp(p, (const uint8_t *)p + 1, n - 1) == 0);
+}
+
+/*
+ * Pad bytes, all zero, or -1.  Reads them in any case, so that the
+ * fields after them stay in place.
+ */
+static int
+get_pad(struct rbuf *r, size_t n)
+{
+	uint8_t	 pad[PROTO_MAX_DGRAM];
+
+	get(r, pad, n);
+	return is_zero(pad, n) ? 0 : -1;
+}
+
+/*
+ * A job name field, kept as it came (job_name_check() judges it with the
+ * payload's ranges), but NUL terminated within the field or -1: a
+ * decoded name is always a C string.
+ */
+static int
+get_job(struct rbuf *r, char job[PROTO_JOB_LEN])
+{
+	get(r, job, PROTO_JOB_LEN);
+	return job[PROTO_JOB_LEN - 1] == '\0' ? 0 : -1;
+}
+
+static int
 dec_schedule(struct rbuf *r, struct proto_schedule *s)
 {
+	unsigned	 i;
+	int		 bad;
+
 	s->mode = get8(r);
 	s->sync = get8(r);
 	s->flags = get8(r);
@@ -315,13 +416,24 @@ dec_schedule(struct rbuf *r, struct proto_schedule *s)
 	s->ip_us = get32(r);
 	s->si_us = get32(r);
 	s->origin_ns = get64(r);
-	return s->reserved == 0 ? 0 : -1;
+	s->nslots = get8(r);
+	bad = s->reserved != 0 || s->nslots > PROTO_JOBS_MAX;
+	bad |= get_pad(r, sizeof(s->pad));
+	for (i = 0; i < PROTO_JOBS_MAX; i++) {
+		bad |= get_job(r, s->slot[i].job);
+		s->slot[i].start_us = get32(r);
+		s->slot[i].len_us = get32(r);
+		if (i >= s->nslots && !is_zero(&s->slot[i], sizeof(s->slot[i])))
+			bad = 1;	/* an unused slot is zero */
+	}
+	return bad ? -1 : 0;
 }
 
-static void
+static int
 dec_status(struct rbuf *r, struct proto_status *s)
 {
-	int	 i;
+	unsigned	 i;
+	int		 bad;
 
 	s->mode = get8(r);
 	s->sync = get8(r);
@@ -341,6 +453,37 @@ dec_status(struct rbuf *r, struct proto_status *s)
 	s->master = get32(r);
 	get(r, s->name, PROTO_NAME_LEN);
 	s->name[PROTO_NAME_LEN - 1] = '\0';
+	s->njobs = get8(r);
+	bad = s->njobs > PROTO_JOBS_MAX;
+	bad |= get_pad(r, sizeof(s->pad));
+	for (i = 0; i < PROTO_JOBS_MAX; i++) {
+		bad |= get_job(r, s->job[i].job);
+		s->job[i].members = get32(r);
+		if (i >= s->njobs && !is_zero(&s->job[i], sizeof(s->job[i])))
+			bad = 1;	/* an unused entry is zero */
+	}
+	return bad ? -1 : 0;
+}
+
+static int
+dec_job(struct rbuf *r, struct proto_job *j)
+{
+	int	 bad;
+
+	j->index = get32(r);
+	j->count = get32(r);
+	bad = get_job(r, j->job);
+	j->slot_ns = get64(r);
+	j->stopped_ns = get64(r);
+	j->cpu_ns = get64(r);
+	j->members = get32(r);
+	j->running = get32(r);
+	bad |= j->count > PROTO_JOBS_MAX || j->running > 1;
+	if (j->index >= j->count && (j->slot_ns != 0 ||
+	    j->stopped_ns != 0 || j->cpu_ns != 0 || j->members != 0 ||
+	    j->running != 0 || !is_zero(j->job, sizeof(j->job))))
+		bad = 1;	/* no job: all zero */
+	return bad ? -1 : 0;
 }
 
 static int
@@ -457,7 +600,8 @@ proto_decode(const uint8_t *buf, size_t len, struct proto_msg *m,
 	case PROTO_STATUS_REQ:
 		break;	/* padding only, ignored */
 	case PROTO_STATUS:
-		dec_status(&r, &m->u.status);
+		if (dec_status(&r, &m->u.status) == -1)
+			return reject(why, REJ_RANGE);
 		break;
 	case PROTO_LOAD:
 		m->u.load.load_milli = get32(&r);
@@ -476,11 +620,80 @@ proto_decode(const uint8_t *buf, size_t len, struct proto_msg *m,
 		if (dec_metrics(&r, &m->u.metrics) == -1)
 			return reject(why, REJ_RANGE);
 		break;
+	case PROTO_JOB_REQ:
+		m->u.job_req.index = get32(&r);
+		if (get_pad(&r, sizeof(m->u.job_req.pad)) == -1)
+			return reject(why, REJ_RANGE);
+		break;
+	case PROTO_JOB:
+		if (dec_job(&r, &m->u.job) == -1)
+			return reject(why, REJ_RANGE);
+		break;
 	}
 	return 0;
 }
 
 /* ---- ranges -------------------------------------------------------- */
+
+/*
+ * The slot table: nslots <= PROTO_JOBS_MAX, unused slots zero, each used
+ * slot a valid job name not named before, of length > 0, within the PS,
+ * and no two overlapping (in any order).  0, or -1 with a line in buf.
+ */
+static int
+check_slots(const struct proto_schedule *s, char *buf, size_t len)
+{
+	const struct proto_slot *a, *b;
+	char		 why[128];
+	uint64_t	 end_a, end_b;
+	unsigned	 i, j;
+
+	if (s->nslots > PROTO_JOBS_MAX) {
+		snprintf(buf, len, "%u slots, more than the %d a SCHEDULE "
+		    "holds", s->nslots, PROTO_JOBS_MAX);
+		return -1;
+	}
+	for (i = s->nslots; i < PROTO_JOBS_MAX; i++)
+		if (!is_zero(&s->slot[i], sizeof(s->slot[i]))) {
+			snprintf(buf, len, "slot %u is unused (%u slots) but "
+			    "not zero", i, s->nslots);
+			return -1;
+		}
+	for (i = 0; i < s->nslots; i++) {
+		a = &s->slot[i];
+		end_a = (uint64_t)a->start_us + a->len_us;
+		if (job_name_check(a->job, why, sizeof(why)) == -1) {
+			snprintf(buf, len, "slot %u: %s", i, why);
+			return -1;
+		}
+		if (a->len_us == 0) {
+			snprintf(buf, len, "slot %u (%s) has a length of 0 us",
+			    i, a->job);
+			return -1;
+		}
+		if (end_a > s->ps_us) {
+			snprintf(buf, len, "slot %u (%s) ends at %llu us, past "
+			    "the PS of %u us", i, a->job,
+			    (unsigned long long)end_a, s->ps_us);
+			return -1;
+		}
+		for (j = 0; j < i; j++) {
+			b = &s->slot[j];
+			end_b = (uint64_t)b->start_us + b->len_us;
+			if (strcmp(a->job, b->job) == 0) {
+				snprintf(buf, len, "slot %u (%s) names the job "
+				    "of slot %u again", i, a->job, j);
+				return -1;
+			}
+			if (a->start_us < end_b && b->start_us < end_a) {
+				snprintf(buf, len, "slot %u (%s) overlaps slot "
+				    "%u (%s)", i, a->job, j, b->job);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
 
 int
 proto_check_schedule(const struct proto_schedule *s, const char **err)
@@ -498,11 +711,44 @@ proto_check_schedule(const struct proto_schedule *s, const char **err)
 	else if (s->flags & ~SCHED_F_ALL)
 		*err = "unknown flags";
 	else if (rules_check(&r, NULL, buf, sizeof(buf)) == -1 ||
-	    rules_check_origin(s->origin_ns, buf, sizeof(buf)) == -1)
+	    rules_check_origin(s->origin_ns, buf, sizeof(buf)) == -1 ||
+	    check_slots(s, buf, sizeof(buf)) == -1)
 		*err = buf;
 	else
 		return 0;
 	return -1;
+}
+
+/* A STATUS's job list: at most PROTO_JOBS_MAX, valid names, none twice. */
+static int
+check_status(const struct proto_status *s)
+{
+	char		 why[128];
+	unsigned	 i, j;
+
+	if (s->njobs > PROTO_JOBS_MAX)
+		return -1;
+	for (i = 0; i < s->njobs; i++) {
+		if (job_name_check(s->job[i].job, why, sizeof(why)) == -1)
+			return -1;
+		for (j = 0; j < i; j++)
+			if (strcmp(s->job[i].job, s->job[j].job) == 0)
+				return -1;
+	}
+	return 0;
+}
+
+/* A JOB reply: a job's valid name, or none (index >= count). */
+static int
+check_job(const struct proto_job *j)
+{
+	char	 why[128];
+
+	if (j->count > PROTO_JOBS_MAX || j->running > 1)
+		return -1;
+	if (j->index >= j->count)
+		return 0;
+	return job_name_check(j->job, why, sizeof(why));
 }
 
 /* ---- whole datagrams ----------------------------------------------- */
@@ -552,6 +798,10 @@ proto_verify(const struct auth_key *k, struct replay *r, const uint8_t *buf,
 		return reject(why, REJ_REPLAY);
 	if (msg->hdr.type == PROTO_SCHEDULE &&
 	    proto_check_schedule(&msg->u.schedule, &err) == -1)
+		return reject(why, REJ_RANGE);
+	if (msg->hdr.type == PROTO_STATUS && check_status(&msg->u.status) == -1)
+		return reject(why, REJ_RANGE);
+	if (msg->hdr.type == PROTO_JOB && check_job(&msg->u.job) == -1)
 		return reject(why, REJ_RANGE);
 	return 0;
 }

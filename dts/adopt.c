@@ -25,6 +25,8 @@
 #include "adopt_msg.h"
 #include "cgroup.h"
 #include "evfd.h"
+#include "job.h"
+#include "jobs.h"
 #include "log.h"
 #include "proc.h"
 #include "scheduler.h"
@@ -106,7 +108,7 @@ socket_dir(const char *path, char *err, size_t errlen)
 
 int
 adopt_open(struct adopt *a, const char *path, const struct dts_conf *c,
-    struct gang *g, char *err, size_t errlen)
+    struct jobs *J, char *err, size_t errlen)
 {
 	struct sockaddr_un	 sun;
 
@@ -115,8 +117,7 @@ adopt_open(struct adopt *a, const char *path, const struct dts_conf *c,
 	for (int i = 0; i < ADOPT_CONN_MAX; i++)
 		a->conn[i].fd = -1;
 	a->conf = c;
-	a->gang = g;
-	a->gang_uid = (uid_t)-1;
+	a->jobs = J;
 	if (path[0] != '/' || addr_of(path, &sun) == -1) {
 		snprintf(err, errlen, "socket \"%s\": not an absolute path "
 		    "shorter than %zu bytes", path, sizeof(sun.sun_path));
@@ -238,45 +239,6 @@ user_allowed(const struct dts_conf *c, const struct passwd *pw, char *why,
 {
 	return users_allowed(&c->users, pw->pw_uid, pw->pw_gid, pw->pw_name,
 	    why, whylen);
-}
-
-/* The gang's uid for one member, into an owner_arg. */
-struct owner_arg {
-	uid_t	 uid;
-	int	 n, mixed;
-};
-
-static void
-owner_one(pid_t pid, void *arg)
-{
-	struct owner_arg	*oa = arg;
-	uid_t			 ids[4];
-
-	if (proc_pid_uids(pid, ids) == -1)
-		return;
-	if (oa->n++ == 0)
-		oa->uid = ids[0];
-	else if (ids[0] != oa->uid)
-		oa->mixed = 1;
-}
-
-/*
- * The gang's uid: the one it was adopted for; after a takeover (this dts
- * found the gang running) the one uid all its members have.  0 or -1.
- */
-static int
-gang_owner(struct adopt *a, uid_t *uid)
-{
-	struct owner_arg	 oa = { 0, 0, 0 };
-
-	if (a->gang_uid == (uid_t)-1) {
-		(void)cg_foreach(a->gang->cg, "cgroup.procs", owner_one, &oa);
-		if (oa.n == 0 || oa.mixed)
-			return -1;
-		a->gang_uid = oa.uid;
-	}
-	*uid = a->gang_uid;
-	return 0;
 }
 
 /* ---- processes through pidfds ------------------------------------------- */
@@ -428,32 +390,34 @@ unref(struct proc_ref *r)
 	r->pidfd = -1;
 }
 
-/*
- * Move r into the gang: the cgroup write takes a pid number, so the
- * pidfd is asked after it that the process still had that number (it
- * had it before: ref_*).  Only the move holds the scheduler's lock.  0,
- * or -1 with the reason in why.
- */
+/* After a move: did r still have its pid (the pidfd says)?  0 or -1. */
 static int
-move_in(struct adopt *a, struct proc_ref *r, char *why, size_t whylen)
+moved(const struct proc_ref *r, char *why, size_t whylen)
 {
-	int	 rc, e;
-
-	sched_lock(a->sched);
-	rc = gang_adopt(a->gang, r->pid);
-	e = errno;
-	sched_unlock(a->sched);
-	if (rc == -1) {
-		snprintf(why, whylen, "cannot move pid %d into %s: %s",
-		    (int)r->pid, a->gang->cg, strerror(e));
-		return -1;
-	}
 	if (pidfd_pid(r->pidfd) != r->pid) {
 		snprintf(why, whylen, "pid %d ended while it was moved into "
 		    "the gang", (int)r->pid);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Move r into job j's gang: the cgroup write takes a pid number, so the
+ * pidfd is asked after it that the process still had that number (it
+ * had it before: ref_*).  Only the move holds the scheduler's lock.  0,
+ * or -1 with the reason in why.
+ */
+static int
+move_in(struct adopt *a, struct job *j, struct proc_ref *r, char *why,
+    size_t whylen)
+{
+	if (jobs_adopt(a->jobs, j, r->pid) == -1) {
+		snprintf(why, whylen, "cannot move pid %d into %s: %s",
+		    (int)r->pid, j->gang.cg, strerror(errno));
+		return -1;
+	}
+	return moved(r, why, whylen);
 }
 
 static int
@@ -463,24 +427,64 @@ ids_are(const uid_t id[4], uid_t uid)
 }
 
 /*
- * The checks, in order: a well-formed request (more: its second line, or
- * NULL), the process that connected (still alive, all its uids the
- * connection's), a user the config allows, no other gang, a pvmd that
- * exists; then the move.  Returns NULL when adopted, or the reason.
+ * The lines after an ADOPT request's first (more: NULL if none): STATE
+ * and "JOB <label>", each at most once, in any order (adopt_msg.h).  The
+ * label (adopt_parse_job: JOB_LABEL_DEFAULT without a JOB line) into
+ * label, *state 1 if STATE was asked.  NULL, or the reason.
+ */
+static const char *
+parse_more(const char *full, const char *more, int *state, char label[16],
+    char *why, size_t whylen)
+{
+	const char	*p = more, *nl;
+	size_t		 n, k = strlen(ADOPT_JOB_LINE) + 1;
+
+	*state = 0;
+	for (; p != NULL && *p != '\0'; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		n = nl ? (size_t)(nl - p) : strlen(p);
+		if (n == strlen(ADOPT_STATE_LINE) &&
+		    strncmp(p, ADOPT_STATE_LINE, n) == 0) {
+			if ((*state)++)
+				return "malformed request (two STATE lines)";
+		} else if (n < k - 1 || strncmp(p, ADOPT_JOB_LINE, k - 1) != 0 ||
+		    (n > k - 1 && p[k - 1] != ' ')) {	/* adopt_parse_job's */
+			return "malformed request (a line after the first "
+			    "that is neither \"STATE\" nor \"JOB <label>\")";
+		}
+	}
+	if (adopt_parse_job(full, label, why, whylen) == -1)
+		return why;
+	return NULL;
+}
+
+/*
+ * The checks, in order: a well-formed request (more: its lines after the
+ * first, or NULL; full: all of it), the process that connected (still
+ * alive, all its uids the connection's), a user the config allows, a
+ * job name of that user and the request's label; the job if it runs
+ * (its user's: the name says so, and its uid must be the caller's), else
+ * a free place (max_jobs), a pvmd that exists; then the move (a new
+ * job's gang made first).  Returns NULL when adopted (*jp its job), or
+ * the reason; nothing of another job changes either way.
  */
 static const char *
 decide(struct adopt *a, const struct adopt_conn *c, const char *req,
-    const char *more, struct proc_ref *peer, char *name, size_t namelen,
-    char *why, size_t whylen)
+    const char *more, const char *full, int *state, struct job **jp,
+    struct proc_ref *peer, char *name, size_t namelen, char *why,
+    size_t whylen)
 {
 	struct passwd	*pw;
-	int		 members;
+	struct job	*j;
+	char		 label[16], job[PROTO_JOB_LEN];
+	const char	*bad;
 
-	if ((strcmp(req, "ADOPT pvmd") != 0 && strcmp(req, "ADOPT run") != 0) ||
-	    (more != NULL && more[0] != '\0' &&
-	    strcmp(more, ADOPT_STATE_LINE) != 0))
+	*jp = NULL;
+	if (strcmp(req, "ADOPT pvmd") != 0 && strcmp(req, "ADOPT run") != 0)
 		return "malformed request (expected \"ADOPT pvmd\", "
 		    "\"ADOPT run\" or \"JOIN <pid>\")";
+	if ((bad = parse_more(full, more, state, label, why, whylen)) != NULL)
+		return bad;
 	if (ref_peer(c, peer, why, whylen) == -1)
 		return why;
 	if (!ids_are(peer->ids, c->uid)) {
@@ -499,10 +503,11 @@ decide(struct adopt *a, const struct adopt_conn *c, const char *req,
 	}
 	if (!user_allowed(a->conf, pw, why, whylen))
 		return why;
-	if ((members = gang_members(a->gang)) > 0) {
-		snprintf(why, whylen, "a gang is already running on this node "
-		    "(%d process(es) of uid %d): one gang at a time",
-		    members, (int)a->gang_uid);
+	if (job_name_make(job, pw->pw_name, label, why, whylen) == -1)
+		return why;
+	if ((j = jobs_find(a->jobs, job)) != NULL && j->uid != c->uid) {
+		snprintf(why, whylen, "job %s runs as uid %d, not as uid %d: "
+		    "only its user joins it", job, (int)j->uid, (int)c->uid);
 		return why;
 	}
 	if (strcmp(req, "ADOPT pvmd") == 0 &&
@@ -511,50 +516,55 @@ decide(struct adopt *a, const struct adopt_conn *c, const char *req,
 		    conf_pvmd(a->conf), strerror(errno));
 		return why;
 	}
-	if (move_in(a, peer, why, whylen) == -1)
+	if (j == NULL) {
+		if ((j = jobs_start(a->jobs, job, c->uid, peer->pid, why,
+		    whylen)) == NULL || moved(peer, why, whylen) == -1)
+			return why;
+	} else if (move_in(a, j, peer, why, whylen) == -1)
 		return why;
+	*jp = j;
 	return NULL;
 }
 
 /*
  * "JOIN <pid>": a gang member (dts-pvmjoin) asks for a task of its pvmd
  * that was started outside the gang.  The checks, in order: a well-formed
- * request; an asker (the process that connected, still alive) in the
- * gang, of the gang's uid; a gang that is not root's (a root gang could
+ * request; an asker (the process that connected, still alive) in a job's
+ * gang, of that job's uid; a job that is not root's (a root gang could
  * pull in any root process); a target that is a whole process (not a
  * thread of another one: the move takes every thread of its process),
- * is not in the gang yet, and whose real, effective, saved and filesystem
- * uids are all the gang's; then the move.  Asker and target are held by
- * pidfds, so neither can be another process that got its pid since.
- * Returns NULL when joined, or the reason.
+ * in no job yet, and whose real, effective, saved and filesystem uids are
+ * all the job's; then the move into the asker's job.  Asker and target
+ * are held by pidfds, so neither can be another process that got its pid
+ * since.  Returns NULL when joined (*jp the job), or the reason.
  */
 static const char *
 decide_join(struct adopt *a, const struct adopt_conn *c, const char *req,
-    struct proc_ref *asker, struct proc_ref *t, char *why, size_t whylen)
+    struct proc_ref *asker, struct proc_ref *t, struct job **jp, char *why,
+    size_t whylen)
 {
-	uid_t	 owner;
-	pid_t	 pid;
-	int	 in;
+	struct job	*j, *other;
+	uid_t		 owner;
+	pid_t		 pid;
 
+	*jp = NULL;
 	if (adopt_parse_join(req, &pid) == -1)
 		return "malformed request (expected \"JOIN <pid>\", the pid "
 		    "in decimal from 1 to 4194304)";
 	if (ref_peer(c, asker, why, whylen) == -1)
 		return why;
-	in = gang_has(a->gang, asker->pid);
+	j = jobs_of_pid(a->jobs, asker->pid);
 	if (pidfd_pid(asker->pidfd) != asker->pid) {
 		snprintf(why, whylen, "the process that connected (pid %d) "
 		    "has exited", (int)asker->pid);
 		return why;
 	}
-	if (!in) {
+	if (j == NULL) {
 		snprintf(why, whylen, "pid %d is not in the gang: only a gang "
 		    "member may ask for a join", (int)asker->pid);
 		return why;
 	}
-	if (gang_owner(a, &owner) == -1)
-		return "the gang's user is unknown (its members run as "
-		    "different users)";
+	owner = j->uid;
 	if (c->uid != owner) {
 		snprintf(why, whylen, "uid %d may not ask: the gang is uid "
 		    "%d's", (int)c->uid, (int)owner);
@@ -565,9 +575,14 @@ decide_join(struct adopt *a, const struct adopt_conn *c, const char *req,
 		    "in (start a root program in it with dts-run -- COMMAND)";
 	if (ref_pid(pid, t, why, whylen) == -1)
 		return why;
-	if (gang_has(a->gang, pid)) {
+	if ((other = jobs_of_pid(a->jobs, pid)) == j) {
 		snprintf(why, whylen, "pid %d is already in the gang",
 		    (int)pid);
+		return why;
+	}
+	if (other != NULL) {
+		snprintf(why, whylen, "pid %d is in job %s: a process stays "
+		    "in its job", (int)pid, other->name);
 		return why;
 	}
 	if (!ids_are(t->ids, owner)) {
@@ -577,8 +592,9 @@ decide_join(struct adopt *a, const struct adopt_conn *c, const char *req,
 		    (int)t->ids[3], (int)owner);
 		return why;
 	}
-	if (move_in(a, t, why, whylen) == -1)
+	if (move_in(a, j, t, why, whylen) == -1)
 		return why;
+	*jp = j;
 	return NULL;
 }
 
@@ -588,8 +604,9 @@ answer_join(struct adopt *a, const struct adopt_conn *c, const char *req)
 	char			 why[ADOPT_MSG_MAX], comm[64] = "?";
 	const char		*refused;
 	struct proc_ref		 asker = { .pidfd = -1 }, t = { .pidfd = -1 };
+	struct job		*j;
 
-	refused = decide_join(a, c, req, &asker, &t, why, sizeof(why));
+	refused = decide_join(a, c, req, &asker, &t, &j, why, sizeof(why));
 	if (refused != NULL) {
 		a->refused++;
 		reply(c->fd, "ERR %s", refused);
@@ -601,24 +618,26 @@ answer_join(struct adopt *a, const struct adopt_conn *c, const char *req)
 		reply(c->fd, "OK");
 		(void)proc_pid_comm(t.pid, comm, sizeof(comm));
 		log_info("joined pid %d (%s, uid %d) into %s, asked by pid %d",
-		    (int)t.pid, comm, (int)c->uid, a->gang->cg,
+		    (int)t.pid, comm, (int)c->uid, j->gang.cg,
 		    (int)asker.pid);
 	}
 	unref(&asker);
 	unref(&t);
 }
 
-/* more: the request's second line, or NULL (adopt_msg.h). */
+/* more: the request's lines after the first, or NULL; full: all of it. */
 static void
 answer_adopt(struct adopt *a, const struct adopt_conn *c, const char *req,
-    const char *more)
+    const char *more, const char *full)
 {
 	char			 why[ADOPT_MSG_MAX], name[64] = "?";
 	const char		*refused, *exe;
 	struct proc_ref		 peer = { .pidfd = -1 };
+	struct job		*j;
+	int			 state = 0;
 
-	refused = decide(a, c, req, more, &peer, name, sizeof(name), why,
-	    sizeof(why));
+	refused = decide(a, c, req, more, full, &state, &j, &peer, name,
+	    sizeof(name), why, sizeof(why));
 	if (refused != NULL) {
 		a->refused++;
 		reply(c->fd, "ERR %s", refused);
@@ -629,16 +648,14 @@ answer_adopt(struct adopt *a, const struct adopt_conn *c, const char *req,
 		return;
 	}
 	a->adopted++;
-	a->gang_uid = c->uid;
 	exe = strcmp(req, "ADOPT pvmd") == 0 ? conf_pvmd(a->conf) : "";
-	if (more != NULL && strcmp(more, ADOPT_STATE_LINE) == 0 &&
-	    a->conf->state_file[0] != '\0')
+	if (state && j->state.map != NULL)
 		reply(c->fd, "OK %s\n" ADOPT_STATE_LINE " %s", exe,
-		    a->conf->state_file);
+		    j->state_path);
 	else
 		reply(c->fd, "OK %s", exe);
-	log_info("adopted pid %d (user %s) into %s: %s", (int)peer.pid, name,
-	    a->gang->cg, req + 6);
+	log_info("adopted pid %d (user %s) into %s: %s (job %s)",
+	    (int)peer.pid, name, j->gang.cg, req + 6, j->name);
 	unref(&peer);
 }
 
@@ -662,7 +679,7 @@ drop_conn(struct adopt *a, int fd)
 static void
 serve(struct adopt *a, const struct adopt_conn *c)
 {
-	char	 req[ADOPT_MSG_MAX + 1];
+	char	 req[ADOPT_MSG_MAX + 1], full[ADOPT_MSG_MAX + 1];
 	char	*more;
 	ssize_t	 n;
 	int	 i;
@@ -687,12 +704,13 @@ serve(struct adopt *a, const struct adopt_conn *c)
 	}
 	if (n > 0) {
 		req[n] = '\0';
+		memcpy(full, req, (size_t)n + 1);
 		if ((more = strchr(req, '\n')) != NULL)
 			*more++ = '\0';
 		if (strncmp(req, "JOIN", 4) == 0)
 			answer_join(a, c, req);
 		else
-			answer_adopt(a, c, req, more);
+			answer_adopt(a, c, req, more, full);
 	}
 	drop_conn(a, c->fd);
 }
@@ -775,7 +793,7 @@ intake(struct adopt *a, int fd, int64_t now)
 	c.uid = cr.uid;
 	c.pid = cr.pid;
 	c.at = now_boot_ns();
-	if (cr.uid == 0 || cr.uid == a->gang_uid) {
+	if (cr.uid == 0 || jobs_has_uid(a->jobs, cr.uid)) {
 		each = NS_EACH(GANG_RATE);
 		burst = GANG_BURST;
 	}

@@ -4,15 +4,16 @@
  * A launcher connects, sends one request and waits.  dts learns the peer
  * from SO_PEERCRED (uid) and SO_PEERPIDFD (the process that connected,
  * as a pidfd: a pid number could have been reused since), checks that
- * the user may run a gang here (config `users`) and that no other gang
- * runs, moves the peer into the gang cgroup at the gang's priority and
- * answers.  The launcher then execs the daemon, which so starts inside the
+ * the user may run a gang here (config `users`), finds the job of the
+ * request (the user's name and the request's label: jobs.h) or starts it
+ * if max_jobs allows, moves the peer into the job's gang cgroup at the
+ * gang's priority and answers.  The launcher then execs the daemon, which so starts inside the
  * gang.
  *
  * A gang member may also ask for another process of the gang's user to
- * join (dts-pvmjoin does, for the PVM tasks started outside pvmd); dts
- * checks both sides (decide_join) and never takes in a process for a
- * root gang.
+ * join its job (dts-pvmjoin does, for the PVM tasks started outside
+ * pvmd); dts checks both sides (decide_join) and never takes in a process
+ * for a root gang, nor one of another job.
  *
  * The socket is open to every local user, and dts's main thread runs at
  * real-time priority: what a user's loop on it may cost is bounded
@@ -33,7 +34,7 @@
 
 #include "adopt_msg.h"
 #include "conf.h"
-#include "gang.h"
+#include "jobs.h"
 
 #define ADOPT_CONN_MAX 8	/* served, their request not read yet */
 #define ADOPT_PARK_MAX 64	/* accepted, waiting for their uid's turn */
@@ -71,8 +72,7 @@ struct adopt {
 	unsigned log_dropped;		/* refusal lines not logged */
 	char	 path[108];
 	const struct dts_conf *conf;
-	struct gang *gang;
-	uid_t	 gang_uid;		/* who the running gang belongs to */
+	struct jobs *jobs;		/* the gangs, one a job */
 	unsigned adopted, joined, refused, parked, busy;
 };
 
@@ -81,7 +81,7 @@ struct adopt {
  * Refuses if another dts answers on it.  0, or -1 with err.
  */
 int  adopt_open(struct adopt *a, const char *path, const struct dts_conf *c,
-		struct gang *g, char *err, size_t errlen);
+		struct jobs *J, char *err, size_t errlen);
 
 /*
  * Watch the socket (and adopt's timer) in epoll set epfd, each fd as its

@@ -89,8 +89,9 @@ send_status(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 
 /*
  * A METRICS to the sender of cmd: STATUS's fields and the scheduler's
- * counters (sched_stats), the gang's CPU time from its cgroup (read
- * here, on the main thread: never on the edge path).  The intake thread
+ * counters (sched_stats), the gangs' CPU time from their cgroups, every
+ * job's together (read here, on the main thread: never on the edge
+ * path).  The intake thread
  * adds the drop counters and the host name.
  */
 static void
@@ -101,6 +102,8 @@ send_metrics(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 	struct proto_status	 st;
 	struct sched_stats	 ss;
 	int64_t			 now = now_mono_ns();
+	uint64_t		 cpu;
+	int			 i;
 
 	status_of(c, s, cmd, &st, now);
 	sched_stats(s, now, &ss);
@@ -110,8 +113,12 @@ send_metrics(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 	p->ps_ns = ss.ps_ns;
 	p->ls_ns = ss.ls_ns;
 	p->stopped_ns = ss.stopped_ns;
-	if (cg_cpu_ns(s->gang->cg, &p->gang_cpu_ns) == -1)
-		p->gang_cpu_ns = 0;
+	p->gang_cpu_ns = 0;
+	for (i = 0; i < PROTO_JOBS_MAX; i++) {	/* every job's gang */
+		if (s->job[i].gang != NULL &&
+		    cg_cpu_ns(s->job[i].gang->cg, &cpu) == 0)
+			p->gang_cpu_ns += cpu;
+	}
 	p->mode = st.mode;
 	p->phase = st.phase;
 	p->flags = st.flags;
@@ -123,6 +130,40 @@ send_metrics(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 	p->master_changes = c->master_changes;
 	p->late = ss.late;
 	p->op = ss.op;
+	(void)intake_send(&c->in, &m, &cmd->from);
+}
+
+/*
+ * A JOB to the sender of cmd: the index-th job in use (in the order of
+ * the scheduler's places), its counters (sched_job_stats) and its
+ * cgroup's CPU time; count says how many there are, and an index at or
+ * past it gets job "".
+ */
+static void
+send_job(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
+{
+	struct proto_msg	 m = { .hdr.type = PROTO_JOB };
+	struct proto_job	*p = &m.u.job;
+	uint32_t		 want = cmd->m.u.job_req.index, n = 0;
+	int64_t			 now = now_mono_ns();
+
+	p->index = want;
+	for (int i = 0; i < PROTO_JOBS_MAX; i++) {
+		const struct gang *g = s->job[i].gang;
+
+		if (g == NULL)
+			continue;
+		if (n++ != want)
+			continue;
+		memcpy(p->job, s->job[i].name, sizeof(p->job));
+		p->job[sizeof(p->job) - 1] = '\0';
+		sched_job_stats(s, i, now, &p->slot_ns, &p->stopped_ns);
+		if (cg_cpu_ns(g->cg, &p->cpu_ns) == -1)
+			p->cpu_ns = 0;
+		p->members = (uint32_t)gang_members(g);
+		p->running = s->job[i].run ? 1 : 0;
+	}
+	p->count = n;
 	(void)intake_send(&c->in, &m, &cmd->from);
 }
 
@@ -252,6 +293,9 @@ handle(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 		return;
 	case PROTO_METRICS_REQ:	/* answered with METRICS only */
 		send_metrics(c, s, cmd);
+		return;
+	case PROTO_JOB_REQ:	/* answered with JOB only */
+		send_job(c, s, cmd);
 		return;
 	default:	/* intake passes nothing else */
 		return;

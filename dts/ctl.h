@@ -3,7 +3,7 @@
  *
  * The intake thread (intake.h) checks every datagram; ctl applies the
  * commands that pass: SCHEDULE to the scheduler, STATUS_REQ, TRACE_REQ and
- * METRICS_REQ answered, and LOAD reports sent to the console that commands
+ * METRICS_REQ and JOB_REQ answered, and LOAD reports sent to the console that commands
  * us.
  *
  * One master: the console whose SCHEDULE a node follows.  Others are

@@ -66,8 +66,6 @@ int
 gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
     char *err, size_t errlen)
 {
-	char	 mnt[CG_PATH_MAX];
-
 	memset(g, 0, sizeof(*g));
 	g->freeze_fd = -1;
 	g->procs_fd = -1;
@@ -75,29 +73,70 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 	g->rt_prio = rt_prio;
 	g->be = backend == BACKEND_FREEZER ? &gang_freezer_backend
 	    : &gang_signal_backend;
-	if (choose_base(g, where, err, errlen) == -1)
+	return choose_base(g, where, err, errlen);
+}
+
+int
+gang_open(struct gang *g, const struct gang *t, const char *name, char *err,
+    size_t errlen)
+{
+	char	 mnt[CG_PATH_MAX];
+
+	*g = *t;
+	g->cg[0] = g->rel[0] = '\0';
+	g->freeze_fd = g->procs_fd = g->thaw_fd = -1;
+	g->stopped = g->rt = g->idle = 0;
+	g->unidle = 0;
+	g->pvmd_pid = 0;
+	if (strchr(name, '/') != NULL || name[0] == '.' ||
+	    (size_t)snprintf(g->cg, sizeof(g->cg), "%s/%s", t->base,
+	    name) >= sizeof(g->cg)) {
+		snprintf(err, errlen, "cgroup %s/%s: not a name for a cgroup",
+		    t->base, name);
+		g->cg[0] = '\0';
 		return -1;
-	if ((size_t)snprintf(g->cg, sizeof(g->cg), "%.*s/gang",
-	    (int)sizeof(g->base) - 16, g->base) >= sizeof(g->cg))
-		return -1;
+	}
 	if (cg_mount(mnt, sizeof(mnt)) == -1 ||
 	    strncmp(g->cg, mnt, strlen(mnt)) != 0) {
 		snprintf(err, errlen, "cgroup %s: not under the cgroup2 mount",
 		    g->cg);
+		g->cg[0] = '\0';
 		return -1;
 	}
 	snprintf(g->rel, sizeof(g->rel), "%s", g->cg + strlen(mnt));
-	if (conf_dir_make_trusted(g->cg, "cgroup", err, errlen) == -1)
+	if (conf_dir_make_trusted(g->cg, "cgroup", err, errlen) == -1) {
+		g->cg[0] = g->rel[0] = '\0';
 		return -1;
+	}
 	/* without it (no cgroup.freeze before Linux 5.2) a switch to
 	 * SCHED_IDLE only sweeps */
 	g->thaw_fd = cg_open(g->cg, "cgroup.freeze", O_WRONLY);
 	if (g->be->open(g) == -1) {
 		snprintf(err, errlen, "gang backend %s: cannot use %s",
 		    g->be->name, g->cg);
+		gang_close(g);
 		return -1;
 	}
 	return 0;
+}
+
+int
+gang_close(struct gang *g)
+{
+	int	 rc = 0;
+
+	if (g->cg[0] == '\0')
+		return 0;
+	gang_release(g);
+	g->be->close(g);
+	if (g->thaw_fd != -1)
+		close(g->thaw_fd);
+	g->thaw_fd = -1;
+	if (cg_count(g->cg, NULL) == 0 && cg_remove(g->cg) == -1 &&
+	    errno != ENOENT)
+		rc = -1;
+	g->cg[0] = g->rel[0] = '\0';
+	return rc;
 }
 
 void

@@ -1,8 +1,9 @@
 /*
  * gang.h - the gang: every process in the gang cgroup.
  *
- * dts owns a cgroup v2 subtree (base): base/gang holds the adopted pvmd (or
- * another launcher's daemon) and everything it starts.  Only root can
+ * dts owns a cgroup v2 subtree (base): one cgroup a job, base/job.USER@LABEL
+ * (dts/jobs.h), holds the job's adopted pvmd (or another launcher's
+ * daemon) and everything it starts.  Only root can
  * write there, so no member can leave, and setsid() changes nothing.
  * Stopping and continuing go through a small backend interface so the
  * slice loop does not care how: `signal` (SIGSTOP/SIGCONT to every member,
@@ -31,7 +32,7 @@ struct gang_backend {
 
 struct gang {
 	char  base[CG_PATH_MAX];  /* dts's subtree */
-	char  cg[CG_PATH_MAX];    /* base/gang */
+	char  cg[CG_PATH_MAX];    /* base/job.USER@LABEL; "" in a template */
 	char  rel[CG_PATH_MAX];   /* cg below the cgroup2 mount, as in
 	                             /proc/PID/cgroup */
 	int   stopped;
@@ -58,11 +59,26 @@ extern const struct gang_backend gang_freezer_backend;
 /*
  * Create (or take over) the subtree: where is "auto" (systemd's delegated
  * cgroup of the service if started by systemd, else <cgroup2>/dts) or a
- * path under the cgroup2 mount.  backend is enum conf_backend.  0, or -1
- * with err.
+ * path under the cgroup2 mount.  backend is enum conf_backend.  g is then
+ * a template (base, backend, priority, pvmd's name; no cgroup of its own)
+ * for gang_open.  0, or -1 with err.
  */
 int  gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 		char *err, size_t errlen);
+
+/*
+ * The gang of template t in the cgroup base/name: made (root's, 0755) if
+ * missing, or taken over with its members.  0, or -1 with err (nothing
+ * left open).
+ */
+int  gang_open(struct gang *g, const struct gang *t, const char *name,
+		char *err, size_t errlen);
+
+/*
+ * Released (gang_release), its files closed, and its cgroup removed if
+ * it is empty.  0, or -1 if the removal failed.  Safe to repeat.
+ */
+int  gang_close(struct gang *g);
 
 /*
  * pvmd runs one RT priority above its tasks, so that it answers the

@@ -7,14 +7,16 @@
  * more than the moment the main thread holds the scheduler's lock.
  *
  *   1. config and key (-n: check and exit), trusted only from root
- *   2. UDP control socket, adoption socket, the gang cgroup subtree,
- *      the state file (state.h)
+ *   2. UDP control socket, adoption socket, the cgroup subtree (one
+ *      cgroup a job below it: jobs.h), the state file (state.h)
  *   3. SCHED_FIFO max + mlockall
  *   4. keep only CAP_SYS_NICE and CAP_KILL, not dumpable
  *   5. dts-load at FIFO max-1 (the fail-safe, above the gang)
- *   6. loop: adopt the pvmd a launcher announces, slice the gang.
- *      SIGTERM/SIGINT/SIGHUP release the gang (running, SCHED_OTHER) and
- *      exit; the gang stays in its cgroup and a new dts takes it over.
+ *   6. loop: adopt the pvmd a launcher announces into its job's gang
+ *      (a new job: a new gang), slice the gangs, end a job whose gang
+ *      emptied (the 1 s scan).  SIGTERM/SIGINT/SIGHUP release every gang
+ *      (running, SCHED_OTHER) and exit; the gangs stay in their cgroups
+ *      and a new dts takes the jobs over.
  *
  * Priorities: dts's edge thread FIFO max, its main and intake threads and
  * dts-load FIFO max-1, pvmd RR max-2, its tasks RR max-3.  The thesis has
@@ -49,6 +51,7 @@
 #include "ctl.h"
 #include "evfd.h"
 #include "gang.h"
+#include "jobs.h"
 #include "log.h"
 #include "priv.h"
 #include "proc.h"
@@ -82,7 +85,7 @@ struct dts {
 	struct dts_conf		 conf;
 	const char		*conf_path;
 	struct ctl		 ctl;
-	struct gang		 gang;
+	struct jobs		 jobs;		/* one gang a job */
 	struct adopt		 adopt;
 	struct sched		 sched;
 	struct state		 state;		/* map NULL: none */
@@ -313,30 +316,34 @@ locked_event(struct dts *d, int fd)
 }
 
 /*
- * Tasks pvmd started inherit its priority: down to the tasks' one.  The
- * scan takes no lock (it reads the members, not the scheduler); the lock,
- * which the edge thread needs too, only while something is to change.
+ * Every GANG_FIX_NS (1 s): a job whose gang emptied ends (its cgroup
+ * removed: within a second of its last process), and tasks pvmd started,
+ * which inherit its priority, go down to the tasks' one.  The scans take
+ * no lock (they read the members, not the scheduler); the lock, which
+ * the edge thread needs too, only while something is to change.
  */
 static void
-fix_prios(struct dts *d)
+every_second(struct dts *d)
 {
-	static struct gang_fix	 fix[GANG_FIX_MAX];
-	uint64_t		 u;
-	pid_t			 pvmd;
-	int			 n, fixed = 0;
+	uint64_t	 u;
 
 	if (read(d->fix_tfd, &u, sizeof(u)) == -1 && errno != EAGAIN)
 		log_warn("fix timer");
-	n = gang_prio_scan(&d->gang, &pvmd, fix, GANG_FIX_MAX);
-	if (n > 0 || pvmd != d->gang.pvmd_pid) {	/* only we write it */
-		sched_lock(&d->sched);
-		fixed = gang_prio_apply(&d->gang, pvmd, fix, n);
-		sched_unlock(&d->sched);
-	}
-	if (fixed > 0)
-		log_debug("gang: %d member(s) to their RT priority", fixed);
+	jobs_reap(&d->jobs);
+	jobs_fix_prios(&d->jobs);
 	if (evfd_timer_set(d->fix_tfd, GANG_FIX_NS, 0) == -1)
 		log_warn("fix timer");
+}
+
+/* The on_phase hook: the node's state file and every job's. */
+static void
+phase_hook(void *arg, const struct sched *s)
+{
+	struct dts	*d = arg;
+
+	if (d->state.map != NULL)
+		state_hook(&d->state, s);
+	jobs_state_hook(&d->jobs, s);
 }
 
 /*
@@ -363,7 +370,7 @@ loop(struct dts *d)
 			else if (fd == d->restart_tfd)
 				agent_restart(d);
 			else if (fd == d->fix_tfd)
-				fix_prios(d);
+				every_second(d);
 			else if (fd != d->agent.sock)	/* read above */
 				locked_event(d, fd);
 		}
@@ -596,11 +603,10 @@ start(struct dts *d)
 {
 	char	 err[512];
 
-	if (gang_setup(&d->gang, d->conf.cgroup, d->conf.backend, GANG_PRIO(d),
-	    err, sizeof(err)) == -1)
+	if (jobs_setup(&d->jobs, &d->conf, GANG_PRIO(d), err,
+	    sizeof(err)) == -1)
 		die_early("%s", err);
-	gang_set_pvmd(&d->gang, conf_pvmd(&d->conf));
-	if (adopt_open(&d->adopt, d->conf.socket, &d->conf, &d->gang, err,
+	if (adopt_open(&d->adopt, d->conf.socket, &d->conf, &d->jobs, err,
 	    sizeof(err)) == -1)
 		die_early("%s", err);
 	if (d->conf.state_file[0] != '\0' && state_open(&d->state,
@@ -610,19 +616,18 @@ start(struct dts *d)
 		die_early("SCHED_FIFO %d: %s", d->rt_prio, strerror(errno));
 	if (agent_shm_create(&d->agent) == -1)
 		die_early("agent shared page: %s", strerror(errno));
+	/* the subtree: dts-load's fail-safe releases every job below it */
 	snprintf(d->agent.shm->gang, sizeof(d->agent.shm->gang), "%s",
-	    d->gang.cg);
+	    d->jobs.tmpl.base);
 	if (priv_drop_self() == -1)
 		die_early("dropping privileges: %s", strerror(errno));
 	priv_log_caps("dts");
 	if (users_missing_groups(&d->conf.users, err, sizeof(err)) > 0)
 		log_warnx("users: no group %s on this machine: only root and "
 		    "the users listed by name may start a gang", err);
-	if (gang_members(&d->gang) > 0)
-		log_info("taking over the gang in %s (%d processes)",
-		    d->gang.cg, gang_members(&d->gang));
-	log_info("ready: gang %s, backend %s, adoption socket %s, pvmd %s",
-	    d->gang.cg, d->gang.be->name, d->conf.socket,
+	log_info("ready: jobs in %s/%s*, at most %d, backend %s, adoption "
+	    "socket %s, pvmd %s", d->jobs.tmpl.base, CG_JOB_PREFIX,
+	    d->conf.max_jobs, d->jobs.tmpl.be->name, d->conf.socket,
 	    conf_pvmd(&d->conf));
 }
 
@@ -630,8 +635,9 @@ static void
 finish(struct dts *d)
 {
 	sched_stop(&d->sched);
-	sched_release(&d->sched);	/* the state file: phase none */
+	sched_release(&d->sched);	/* the state files: phase none */
 	state_close(&d->state);
+	jobs_close(&d->jobs);
 	agent_stop(&d->agent);
 	adopt_close(&d->adopt);
 	ctl_close(&d->ctl);
@@ -759,11 +765,12 @@ main(int argc, char **argv)
 	if (ctl_start(&d.ctl, INTAKE_PRIO(&d)) == -1)
 		die_early("intake thread: %s", strerror(errno));
 
-	sched_init(&d.sched, &d.gang, d.agent.shm, d.conf.silence_ns);
-	if (d.state.map != NULL) {
-		d.sched.on_phase = state_hook;
-		d.sched.on_phase_arg = &d.state;
-	}
+	sched_init(&d.sched, d.agent.shm, d.conf.silence_ns);
+	d.sched.max_jobs = d.conf.max_jobs;
+	jobs_attach(&d.jobs, &d.sched);
+	jobs_takeover(&d.jobs);	/* a dts before this one left them */
+	d.sched.on_phase = phase_hook;
+	d.sched.on_phase_arg = &d;
 	initial_schedule(&d);
 	if (sched_start(&d.sched, d.rt_prio) == -1)
 		die_early("edge thread: %s", strerror(errno));

@@ -2,8 +2,8 @@
  * run.c - dts-run: ask the node's dts to adopt this process into the gang,
  * then exec the daemon or command, which so starts inside the gang.
  *
- *   dts-run [-S socket] --pvmd [--] [pvmd-arguments ...]
- *   dts-run [-S socket] -- command [arguments ...]
+ *   dts-run [-S socket] [--job label] --pvmd [--] [pvmd-arguments ...]
+ *   dts-run [-S socket] [--job label] -- command [arguments ...]
  *
  * The PVM launch script is `exec dts-run --pvmd -- "$@"`: dts names the
  * real pvmd (its root-owned config decides, not the caller).  dts-run
@@ -12,6 +12,10 @@
  * --pvmd it also starts dts-pvmjoin (start_joiner) before the exec.
  * The daemon or command gets the path of dts's state file in STATE_ENV
  * (dts(8), "SUSPEND AWARENESS"), and so does everything it starts.
+ * The process goes into the gang of its job, USER:LABEL (job.h): the
+ * label from --job, else DTS_JOB, else PVM_VMID, else "pvm"; dts-run
+ * checks it before it asks dts, sends it as the request's JOB line, and
+ * exports it in DTS_JOB, so that what the command starts is of its job.
  *
  * When no dts runs on the node (its socket is missing, or nobody accepts
  * on it), dts.conf's no_service decides (no_service()): run the command,
@@ -35,6 +39,7 @@
 
 #include "adopt_msg.h"
 #include "conf.h"
+#include "job.h"
 #include "spawn.h"
 
 #define CONF_ENV "DTS_CONF"	/* dts.conf for no_service, if not ours */
@@ -60,8 +65,10 @@ static void __attribute__((noreturn))
 usage(int rc)
 {
 	fprintf(rc ? stderr : stdout,
-	    "usage: dts-run [-S socket] --pvmd [--] [pvmd-arguments ...]\n"
-	    "       dts-run [-S socket] -- command [arguments ...]\n");
+	    "usage: dts-run [-S socket] [--job label] --pvmd [--] "
+	    "[pvmd-arguments ...]\n"
+	    "       dts-run [-S socket] [--job label] -- command "
+	    "[arguments ...]\n");
 	exit(rc);
 }
 
@@ -169,6 +176,53 @@ ask(const char *path, const char *req, char *reply, size_t len, int pvmd,
 }
 
 /*
+ * The job's label (job_label_pick), checked: a bad one is refused here
+ * in one line naming where it came from, before dts is asked.  Exported
+ * in JOB_ENV for what the command starts.
+ */
+static const char *
+job_label(const char *opt)
+{
+	const char	*label = job_label_pick(opt), *from;
+	char		 err[256];
+
+	if (opt != NULL && *opt != '\0')
+		from = "--job";
+	else if (label == getenv(JOB_ENV))
+		from = JOB_ENV;
+	else if (label == getenv(JOB_VMID_ENV))
+		from = JOB_VMID_ENV;
+	else
+		from = "the default";
+	if (job_label_check(label, err, sizeof(err)) == -1)
+		die(RUN_EXIT_REFUSED, "%s: %s; not started", from, err);
+	if (setenv(JOB_ENV, label, 1) == -1)
+		die(RUN_EXIT_REFUSED, "%s: %s", JOB_ENV, strerror(errno));
+	return getenv(JOB_ENV);	/* label may have been that variable's */
+}
+
+/*
+ * Adoption into the job label: "ADOPT pvmd|run", "STATE", "JOB label".
+ * A dts from before the JOB line refuses it with ADOPT_REFUSAL_OLD, word
+ * for word: asked again without it, that dts adopts into its one gang.
+ */
+static void
+adopt(const char *path, const char *label, char *reply, size_t len,
+    int pvmd, char **argv)
+{
+	const char	*first = pvmd ? "ADOPT pvmd" : "ADOPT run";
+	char		 req[ADOPT_MSG_MAX];
+
+	snprintf(req, sizeof(req), "%s\n%s\n%s %s", first, ADOPT_STATE_LINE,
+	    ADOPT_JOB_LINE, label);
+	ask(path, req, reply, len, pvmd, argv);
+	if (strcmp(reply, ADOPT_REFUSAL_OLD) != 0)
+		return;
+	snprintf(req, sizeof(req), "%s\n%s", first, ADOPT_STATE_LINE);
+	ask(path, req, reply, len, pvmd, argv);
+}
+
+/*
  * Every task of this pvmd joins the gang, however it was started: the
  * helper dts-pvmjoin watches pvmd's task list and asks dts to take in the
  * tasks it finds outside (dts(8), "Tasks started outside pvmd").  It is
@@ -257,7 +311,7 @@ state_env(char *reply)
 int
 main(int argc, char **argv)
 {
-	const char	*sock = getenv(ADOPT_SOCKET_ENV);
+	const char	*sock = getenv(ADOPT_SOCKET_ENV), *job = NULL, *label;
 	char		 reply[ADOPT_MSG_MAX + 1];
 	int		 i, pvmd = 0;
 
@@ -268,6 +322,10 @@ main(int argc, char **argv)
 			pvmd = 1;
 		else if (strcmp(argv[i], "-S") == 0 && i + 1 < argc)
 			sock = argv[++i];
+		else if (strcmp(argv[i], "--job") == 0 && i + 1 < argc)
+			job = argv[++i];
+		else if (strncmp(argv[i], "--job=", 6) == 0)
+			job = argv[i] + 6;
 		else if (strcmp(argv[i], "-h") == 0)
 			usage(0);
 		else if (strcmp(argv[i], "-V") == 0) {
@@ -283,8 +341,10 @@ main(int argc, char **argv)
 	}
 	if (!pvmd && i >= argc)
 		usage(2);
-	ask(sock, pvmd ? "ADOPT pvmd\n" ADOPT_STATE_LINE :
-	    "ADOPT run\n" ADOPT_STATE_LINE, reply, sizeof(reply), pvmd,
+	if (job != NULL && *job == '\0')
+		die(RUN_EXIT_REFUSED, "--job: the label is empty: not started");
+	label = job_label(job);
+	adopt(sock, label, reply, sizeof(reply), pvmd,
 	    pvmd ? argv + i - 1 : argv + i);
 	if (strncmp(reply, "OK ", 3) != 0 && strncmp(reply, "OK\n", 3) != 0 &&
 	    strcmp(reply, "OK") != 0)

@@ -2,6 +2,7 @@
  * scheduler.c - PS/LS loop and mode changes.  See scheduler.h.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/futex.h>
@@ -15,13 +16,15 @@
 #include "trace.h"
 
 void
-sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
-    int64_t silence)
+sched_init(struct sched *s, volatile struct agent_shared *shm, int64_t silence)
 {
 	pthread_mutexattr_t	 ma;
 
 	memset(s, 0, sizeof(*s));
-	s->gang = g;
+	s->max_jobs = PROTO_JOBS_MAX;
+	s->cur = SEG_ALL;
+	s->lay.n = s->next.n = 1;
+	s->lay.seg[0].who = s->next.seg[0].who = SEG_ALL;
 	s->shm = shm;
 	s->silence = silence;
 	s->mode = -1;
@@ -45,11 +48,17 @@ sched_init(struct sched *s, struct gang *g, volatile struct agent_shared *shm,
 	pthread_mutexattr_destroy(&ma);
 }
 
-/* The edge thread's next wake-up: the next edge, or a pending jump. */
+/*
+ * The edge thread's next wake-up: the next edge (a slot edge in a PS
+ * before its LS edge), or a pending jump.
+ */
 static void
 replan(struct sched *s)
 {
 	int64_t	 w = s->slicing ? s->sl.deadline : 0;
+
+	if (s->slicing && s->phase == PHASE_PS && s->seg + 1 < s->lay.n)
+		w = s->ps_at + s->lay.seg[s->seg + 1].off;
 
 	if (s->jump_at != 0 && (w == 0 || s->jump_at < w))
 		w = s->jump_at;
@@ -100,10 +109,106 @@ count_time(struct sched_stats *st, int phase, int stopped, int64_t now)
 		st->acct_at = now;
 }
 
+/* The node counts as stopped while it has jobs and every one is. */
+static int
+all_stopped(const struct sched *s)
+{
+	return s->njobs > 0 && s->nstopped == s->njobs;
+}
+
+/*
+ * A job's counters up to now, in the state that held since its acct_at:
+ * in its slot (running at RT in a PS), stopped.  Called before either
+ * or the phase changes for it.
+ */
+static void
+job_count(const struct sched *s, struct sched_job *j, int64_t now)
+{
+	int64_t	 d = now - j->acct_at;
+
+	if (j->acct_at != 0 && d > 0) {
+		if (j->run && s->phase == PHASE_PS)
+			j->slot_ns += (uint64_t)d;
+		if (j->gang->stopped)
+			j->stopped_ns += (uint64_t)d;
+	}
+	if (d > 0 || j->acct_at == 0)
+		j->acct_at = now;
+}
+
+/* The node's counters up to now (the jobs': each as its state changes). */
 static void
 account(struct sched *s, int64_t now)
 {
-	count_time(&s->st, s->phase, s->gang->stopped, now);
+	count_time(&s->st, s->phase, all_stopped(s), now);
+}
+
+/* The node's and every job's counters up to now (off the hot path). */
+static void
+account_all(struct sched *s, int64_t now)
+{
+	struct sched_job	*j;
+
+	account(s, now);
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
+		if (j->gang != NULL)
+			job_count(s, j, now);
+}
+
+/* nstopped from the gangs (after a change behind the hot path's back). */
+static void
+recount(struct sched *s)
+{
+	struct sched_job	*j;
+
+	s->njobs = s->nstopped = 0;
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++) {
+		if (j->gang == NULL)
+			continue;
+		s->njobs++;
+		s->nstopped += !!j->gang->stopped;
+	}
+}
+
+/* Job j runs: continued, out of SCHED_IDLE (at the policy of gang_set_rt). */
+static void
+job_run(struct sched *s, struct sched_job *j, int64_t now)
+{
+	struct gang	*g = j->gang;
+	int		 was = !!g->stopped;
+
+	job_count(s, j, now);
+	if (g->stopped && gang_cont(g) == -1)
+		log_warn("continue gang of %s", j->name);
+	gang_set_idle(g, 0);
+	j->run = g->rt && !g->stopped;
+	s->nstopped += !!g->stopped - was;
+}
+
+/* Job j waits: at SCHED_IDLE under an idle LS it can have, else stopped. */
+static void
+job_wait(struct sched *s, struct sched_job *j, int64_t now)
+{
+	struct gang	*g = j->gang;
+	int		 was = !!g->stopped;
+
+	job_count(s, j, now);
+	if (s->ls_idle && !j->no_idle)
+		gang_set_idle(g, 1);	/* stops a gang that could leave it */
+	else if (!g->stopped && gang_stop(g) == -1)
+		log_warn("stop gang of %s", j->name);
+	j->run = 0;
+	s->nstopped += !!g->stopped - was;
+}
+
+static void
+all_rt(struct sched *s, int rt)
+{
+	struct sched_job	*j;
+
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
+		if (j->gang != NULL)
+			gang_set_rt(j->gang, rt);
 }
 
 static void
@@ -114,11 +219,168 @@ notify(struct sched *s)
 }
 
 /*
- * The hot path: one gang operation, two clock reads, a few stores.
- * deadline and wake (monotonic) go into the trace and the histograms.
- * The time up to wake counts in the phase before, and a PS is published
- * (notify) before the gang runs, so a member never reads a stopped time
- * without the LS it just came out of.
+ * Who runs in a slot: from cur to who (a job's place, SEG_ALL or
+ * SEG_NONE).  The jobs that no longer run wait first, then (tell) the
+ * on_phase hook hears of it with the counters of those about to run up
+ * to now, then they run.  A slot edge from one job to another is one
+ * stop and one continue.  force: run who's jobs even if they do (a PS
+ * start: whatever the fail-safe or a late wake-up left).
+ */
+static void
+set_cur(struct sched *s, int who, int64_t now, int force, int tell)
+{
+	struct sched_job	*j;
+	int			 from = s->cur, i;
+
+	if (from == who && !force)
+		return;
+	if (from == SEG_ALL) {
+		for (i = 0; i < PROTO_JOBS_MAX; i++)
+			if (s->job[i].gang != NULL && i != who &&
+			    who != SEG_ALL)
+				job_wait(s, &s->job[i], now);
+	} else if (from >= 0 && from != who && who != SEG_ALL &&
+	    s->job[from].gang != NULL)
+		job_wait(s, &s->job[from], now);
+	s->cur = who;
+	if (tell) {
+		if (who >= 0 && s->job[who].gang != NULL)
+			job_count(s, &s->job[who], now);
+		else if (who == SEG_ALL)
+			for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
+				if (j->gang != NULL)
+					job_count(s, j, now);
+		notify(s);
+	}
+	if (who == SEG_ALL) {
+		for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
+			if (j->gang != NULL && (force || !j->run ||
+			    j->gang->stopped))
+				job_run(s, j, now);
+	} else if (who >= 0 && s->job[who].gang != NULL)
+		job_run(s, &s->job[who], now);
+}
+
+/* The segment of lay at off ns after the PS start. */
+static int
+find_seg(const struct sched_layout *l, int64_t off)
+{
+	int	 k = 0;
+
+	while (k + 1 < l->n && l->seg[k + 1].off <= off)
+		k++;
+	return k;
+}
+
+/* Append (off, who) to l, merged with a segment of the same job. */
+static void
+seg_add(struct sched_layout *l, int64_t off, int who)
+{
+	if (l->n > 0 && l->seg[l->n - 1].who == who)
+		return;
+	if (l->n > 0 && l->seg[l->n - 1].off >= off) {
+		l->n--;		/* an empty one before */
+		if (l->n > 0 && l->seg[l->n - 1].who == who)
+			return;
+	}
+	if (l->n < SCHED_SEGS_MAX) {
+		l->seg[l->n].off = l->n == 0 ? 0 : off;
+		l->seg[l->n].who = who;
+		l->n++;
+	}
+}
+
+/*
+ * A slot's job here: its place, or SEG_ALL if this node does not have it
+ * (logged once: it may just have ended) or it has no member.
+ */
+static int
+slot_who(struct sched *s, const char *name)
+{
+	static struct log_limit	 lim = LOG_LIMIT_INIT;
+	int			 i = sched_job_find(s, name);
+
+	if (i < 0) {
+		if (strncmp(s->unknown, name, PROTO_JOB_LEN) != 0) {
+			memcpy(s->unknown, name, PROTO_JOB_LEN);
+			log_limited(&lim, LOG_LVL_INFO, "schedule: a slot of "
+			    "job %.*s, which this node does not have: its "
+			    "time goes to the others", PROTO_JOB_LEN - 1,
+			    name);
+		}
+		return SEG_ALL;
+	}
+	return gang_members(s->job[i].gang) > 0 ? i : SEG_ALL;
+}
+
+/*
+ * The slots of a PS of ps ns, into s->next: the SCHEDULE's slot table if
+ * it has one (not in DISTRIBUTED, which slices on its own), else the PS
+ * split equally among the jobs in place order.  On the main thread: a
+ * slot table reads the gangs' member counts.
+ */
+static void
+relayout(struct sched *s, int64_t ps)
+{
+	struct sched_layout	*l = &s->next;
+	struct proto_slot	 sl[PROTO_JOBS_MAX], t;
+	int64_t			 at = 0, start, end;
+	int			 i, k, n;
+
+	l->n = 0;
+	if (s->want.nslots == 0 || s->mode == MODE_DISTRIBUTED) {
+		for (i = 0, k = 0; i < PROTO_JOBS_MAX; i++)
+			if (s->job[i].gang != NULL)
+				seg_add(l, ps * k++ / s->njobs, i);
+	} else {
+		n = s->want.nslots > PROTO_JOBS_MAX ? PROTO_JOBS_MAX :
+		    s->want.nslots;
+		memcpy(sl, s->want.slot, sizeof(sl));
+		for (i = 1; i < n; i++)		/* by start */
+			for (k = i; k > 0 &&
+			    sl[k - 1].start_us > sl[k].start_us; k--) {
+				t = sl[k];
+				sl[k] = sl[k - 1];
+				sl[k - 1] = t;
+			}
+		for (i = 0; i < n; i++) {
+			start = (int64_t)sl[i].start_us * NS_PER_US;
+			end = start + (int64_t)sl[i].len_us * NS_PER_US;
+			if (start >= ps || sl[i].len_us == 0)
+				continue;
+			if (start > at)
+				seg_add(l, at, SEG_ALL);	/* a gap */
+			seg_add(l, start, slot_who(s, sl[i].job));
+			at = end;
+		}
+		if (at < ps)
+			seg_add(l, at, SEG_ALL);
+	}
+	if (l->n == 0)
+		seg_add(l, 0, SEG_ALL);
+	s->next_ps = ps;
+	s->lay_dirty = 1;
+}
+
+/* The PS the slots are for now (0: none). */
+static int64_t
+ps_now(const struct sched *s)
+{
+	if (s->jump_at != 0)
+		return s->jump_ps;
+	if (s->slicing)
+		return s->sl.ps;
+	return s->mode == MODE_DISTRIBUTED ?
+	    rules_table_ps(s->ip, s->dist_ls_pct) : s->ps;
+}
+
+/*
+ * The hot path: one gang operation (a slot's job), two clock reads, a
+ * few stores.  deadline and wake (monotonic) go into the trace and the
+ * histograms.  The time up to wake counts in the phase before, and a PS
+ * is published (notify) before the gang runs, so a member never reads a
+ * stopped time without the LS it just came out of.  A PS starts with the
+ * slots built last (lay_dirty) in the segment of wake.
  */
 static void
 enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
@@ -126,18 +388,22 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 	int64_t	 real, done;
 
 	account(s, wake);
+	if (s->phase == PHASE_PS && s->cur >= 0)	/* before PS ends */
+		job_count(s, &s->job[s->cur], wake);
+	else if (s->phase == PHASE_PS && s->cur == SEG_ALL)
+		account_all(s, wake);
 	s->phase = phase;
 	if (phase == PHASE_PS) {
-		notify(s);
-		if (s->gang->stopped && gang_cont(s->gang) == -1)
-			log_warn("continue gang");
-		gang_set_idle(s->gang, 0);
-	} else if (phase == PHASE_LS && s->ls_idle) {
-		gang_set_idle(s->gang, 1);
-	} else if (phase == PHASE_LS) {
-		if (!s->gang->stopped && gang_stop(s->gang) == -1)
-			log_warn("stop gang");
-	}
+		if (s->lay_dirty) {
+			s->lay = s->next;
+			s->lay_dirty = 0;
+		}
+		s->ps_at = slice_edge_time(s->sl.t0, s->sl.ps, s->sl.ip,
+		    s->sl.edge - 1);
+		s->seg = find_seg(&s->lay, wake - s->ps_at);
+		set_cur(s, s->lay.seg[s->seg].who, wake, 1, 1);
+	} else if (phase == PHASE_LS)
+		set_cur(s, SEG_NONE, wake, 0, 0);
 	real = s->real();
 	done = s->mono();
 	trace_record(phase, deadline, wake, done, real);
@@ -152,18 +418,46 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 		s->shm->phase = (uint32_t)phase;
 }
 
+/*
+ * A slot edge at wake (due at deadline): the segment of wake runs; the
+ * edges a late wake-up passed are skipped, counted as overruns.  Not in
+ * the trace (its edges are the PS and LS ones), in the histograms.
+ */
+static void
+slot_edge(struct sched *s, int64_t deadline, int64_t wake)
+{
+	int	 k = find_seg(&s->lay, wake - s->ps_at);
+
+	account(s, wake);
+	s->sl.overruns += (uint64_t)(k - s->seg - 1);
+	s->seg = k;
+	set_cur(s, s->lay.seg[k].who, wake, 0, 1);
+	hist_add(&s->st.late, wake - deadline);
+	hist_add(&s->st.op, s->mono() - wake);
+}
+
 static void
 stop_slicing(struct sched *s, int rt)
 {
-	account(s, s->mono());
+	struct sched_job	*j;
+	int64_t			 now = s->mono();
+
+	account_all(s, now);
 	s->slicing = 0;
 	s->jump_at = 0;
 	replan(s);
-	if (s->gang->stopped && gang_cont(s->gang) == -1)
-		log_warn("continue gang");
-	gang_set_rt(s->gang, rt);
-	gang_set_idle(s->gang, 0);
 	s->phase = PHASE_NONE;
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++) {
+		if (j->gang == NULL)
+			continue;
+		if (j->gang->stopped && gang_cont(j->gang) == -1)
+			log_warn("continue gang of %s", j->name);
+		gang_set_rt(j->gang, rt);
+		gang_set_idle(j->gang, 0);
+		j->run = rt;
+	}
+	recount(s);
+	s->cur = SEG_ALL;
 	publish(s);
 	notify(s);
 }
@@ -199,18 +493,29 @@ start_slicing(struct sched *s, int64_t t0, int64_t ps, int64_t now, int jump)
 	if (s->slicing && s->phase == PHASE_PS && s->sl.edge > 0)
 		ps_was = slice_edge_time(s->sl.t0, s->sl.ps, s->sl.ip,
 		    s->sl.edge - 1);
-	gang_set_rt(s->gang, 1);
+	if (!s->slicing)
+		account_all(s, now);	/* HPDT's or OFF's time */
+	all_rt(s, 1);
 	s->overruns += s->sl.overruns;
 	memset(&s->sl, 0, sizeof(s->sl));
 	phase = slice_sync(&s->sl, t0, ps, s->ip, now);
 	s->slicing = 1;
 	s->jump_at = 0;
+	if (s->next_ps != ps)		/* (an arrival jump to a new PS) */
+		relayout(s, ps);
+	s->lay = s->next;		/* the slots of the new PS at once */
+	s->lay_dirty = 0;
 	if (phase != s->phase || (jump && phase == PHASE_PS))
 		enter_phase(s, phase, jump && t0 <= now ? t0 : now, now);
-	else if (phase == PHASE_PS && ps_was != -1) {
+	else if (phase == PHASE_PS) {
 		ps_at = slice_edge_time(t0, ps, s->ip, s->sl.edge - 1);
-		if (ps_at > ps_was + NS_PER_US || ps_at < ps_was - NS_PER_US)
+		if (ps_was != -1 && (ps_at > ps_was + NS_PER_US ||
+		    ps_at < ps_was - NS_PER_US))
 			note_ps_start(s, ps_at, now);
+		s->ps_at = ps_at;	/* the slot of now in the new PS */
+		s->seg = find_seg(&s->lay, now - ps_at);
+		account(s, now);
+		set_cur(s, s->lay.seg[s->seg].who, now, 0, 0);
 	}
 	replan(s);
 	publish(s);
@@ -270,29 +575,52 @@ check_rules(const struct sched *s, int mode, int64_t ps, int64_t ip,
 }
 
 /*
+ * May job j wait at SCHED_IDLE?  Where SCHED_IDLE would not yield to
+ * every local task, it is stopped instead (the owner's promise first),
+ * said once per request and job.  1 if it may.
+ */
+static int
+job_idle_possible(struct sched_job *j)
+{
+	char	 why[160];
+
+	if (gang_can_idle(j->gang, why, sizeof(why))) {
+		j->no_idle = 0;
+		return 1;
+	}
+	if (!j->no_idle)
+		log_warnx("ls_policy idle cannot hold for job %s: %s, in "
+		    "which SCHED_IDLE yields only to its own members; LS "
+		    "stops its gang instead", j->name, why);
+	j->no_idle = 1;
+	return 0;
+}
+
+/*
  * ls_policy idle where p asks for it and SCHED_IDLE would really yield to
- * every local task; where it would not, LS stops the gang (the owner's
- * promise first), said once per request.
+ * every local task for some job (or no job is there to say no); a job for
+ * which it would not is stopped instead.
  */
 static int
 ls_idle_possible(struct sched *s, const struct proto_schedule *p)
 {
-	char	 why[160];
+	struct sched_job	*j;
+	int			 can = 0, n = 0;
 
 	if (!(p->flags & SCHED_F_LS_IDLE)) {
 		s->idle_refused = 0;
+		for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
+			j->no_idle = 0;
 		return 0;
 	}
-	if (gang_can_idle(s->gang, why, sizeof(why))) {
-		s->idle_refused = 0;
-		return 1;
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++) {
+		if (j->gang == NULL)
+			continue;
+		n++;
+		can += job_idle_possible(j);
 	}
-	if (!s->idle_refused)
-		log_warnx("ls_policy idle cannot hold here: %s, in which "
-		    "SCHED_IDLE yields only to its own members; LS stops the "
-		    "gang instead", why);
-	s->idle_refused = 1;
-	return 0;
+	s->idle_refused = can < n;
+	return n == 0 || can > 0;
 }
 
 /*
@@ -341,6 +669,61 @@ clock_origin(const struct sched *s, const struct proto_schedule *p,
 	return t0 > now + s->ip ? now : t0;
 }
 
+/*
+ * The slot table: at most PROTO_JOBS_MAX slots, each of a named job
+ * (NUL terminated), not empty, within the PS, none overlapping another.
+ * A name this node does not have is not an error (the job may just have
+ * ended).  0, or -1 with *err.
+ */
+static int
+check_slots(const struct proto_schedule *p, const char **err)
+{
+	static char	 buf[160];
+	uint64_t	 a0, a1, b0, b1;
+	int		 i, k;
+
+	if (p->nslots > PROTO_JOBS_MAX) {
+		snprintf(buf, sizeof(buf), "%u slots, at most %d", p->nslots,
+		    PROTO_JOBS_MAX);
+		*err = buf;
+		return -1;
+	}
+	for (i = 0; i < p->nslots; i++) {
+		a0 = p->slot[i].start_us;
+		a1 = a0 + p->slot[i].len_us;
+		if (memchr(p->slot[i].job, '\0', PROTO_JOB_LEN) == NULL ||
+		    p->slot[i].job[0] == '\0') {
+			snprintf(buf, sizeof(buf), "slot %d: no job name", i);
+			*err = buf;
+			return -1;
+		}
+		if (p->slot[i].len_us == 0) {
+			snprintf(buf, sizeof(buf), "slot %d (job %s) is empty",
+			    i, p->slot[i].job);
+			*err = buf;
+			return -1;
+		}
+		if (a1 > p->ps_us) {
+			snprintf(buf, sizeof(buf), "slot %d (job %s) ends at "
+			    "%llu us, beyond the PS of %u us", i,
+			    p->slot[i].job, (unsigned long long)a1, p->ps_us);
+			*err = buf;
+			return -1;
+		}
+		for (k = 0; k < i; k++) {
+			b0 = p->slot[k].start_us;
+			b1 = b0 + p->slot[k].len_us;
+			if (a0 < b1 && b0 < a1) {
+				snprintf(buf, sizeof(buf), "slots %d and %d "
+				    "overlap", k, i);
+				*err = buf;
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 int
 sched_apply(struct sched *s, const struct proto_schedule *p,
     int64_t arrival_mono, int64_t arrival_real, const char **err)
@@ -352,7 +735,7 @@ sched_apply(struct sched *s, const struct proto_schedule *p,
 	int	 changed;
 	int	 was_dist = s->mode == MODE_DISTRIBUTED && s->slicing;
 
-	if (proto_check_schedule(p, err) == -1 ||
+	if (proto_check_schedule(p, err) == -1 || check_slots(p, err) == -1 ||
 	    check_rules(s, p->mode, ps, ip, si, s->dist_ls_pct, err) == -1)
 		return -1;
 	s->want = *p;
@@ -360,6 +743,7 @@ sched_apply(struct sched *s, const struct proto_schedule *p,
 	if (s->suspended)
 		return 0;
 	changed = take(s, p, ps, ip, si);
+	relayout(s, s->mode == MODE_DISTRIBUTED ? dist_ps(s) : ps);
 	if (!s->active || s->mode == MODE_OFF)
 		stop_slicing(s, 0);
 	else if (s->mode == MODE_HPDT)
@@ -383,22 +767,36 @@ sched_apply(struct sched *s, const struct proto_schedule *p,
 void
 sched_timer(struct sched *s, int64_t wake)
 {
-	int64_t	 deadline = s->sl.deadline;
-	int	 crossed, phase;
+	int64_t	 deadline = s->sl.deadline, slot = 0;
+	int	 crossed, phase, left = 0;
 
 	if (s->jump_at != 0 && wake >= s->jump_at) {
 		start_slicing(s, s->jump_at, s->jump_ps, wake, 1);
 		return;
 	}
-	if (!s->slicing || wake < deadline) {	/* nothing due */
-		replan(s);
+	if (s->slicing && s->phase == PHASE_PS && s->seg + 1 < s->lay.n) {
+		slot = s->ps_at + s->lay.seg[s->seg + 1].off;
+		left = s->lay.n - 1 - s->seg;	/* slot edges to come */
+	}
+	if (!s->slicing || (wake < deadline && (slot == 0 || wake < slot))) {
+		replan(s);			/* nothing due */
 		return;
 	}
 	if (s->shm)
 		s->shm->beat_ns = wake;	/* liveness, for the fail-safe */
+	if (wake < deadline) {
+		slot_edge(s, slot, wake);
+		replan(s);
+		return;
+	}
 	phase = slice_advance(&s->sl, wake, &crossed);
-	if (crossed > 0 && (phase != s->phase || crossed > 1))
+	if (crossed > 0 && (phase != s->phase || crossed > 1)) {
 		enter_phase(s, phase, deadline, wake);
+		/* slot edges passed: the PS's left, the new PS's up to wake */
+		s->sl.overruns += (uint64_t)left;
+		if (phase == PHASE_PS)
+			s->sl.overruns += (uint64_t)s->seg;
+	}
 	replan(s);
 }
 
@@ -506,19 +904,33 @@ sched_unlock(struct sched *s)
 void
 sched_regain(struct sched *s)
 {
-	account(s, s->mono());
+	struct sched_job	*j;
+	int64_t			 now = s->mono();
+	int			 rt = s->active && s->mode == MODE_HPDT, i;
+
+	account_all(s, now);
 	s->st.failsafe++;
-	gang_forget(s->gang);
-	if (!s->slicing) {
-		gang_set_rt(s->gang, s->active && s->mode == MODE_HPDT);
-		return;
+	for (i = 0; i < PROTO_JOBS_MAX; i++) {
+		j = &s->job[i];
+		if (j->gang == NULL)
+			continue;
+		gang_forget(j->gang);	/* continued, SCHED_OTHER */
+		j->run = 0;
+		if (!s->slicing) {
+			gang_set_rt(j->gang, rt);
+			j->run = rt;
+			continue;
+		}
+		gang_set_rt(j->gang, 1);
+		if (s->phase == PHASE_PS && (s->cur == SEG_ALL ||
+		    s->cur == i))
+			j->run = 1;	/* its slot */
+		else
+			job_wait(s, j, now);
 	}
-	gang_set_rt(s->gang, 1);
-	if (s->phase == PHASE_LS && s->ls_idle)
-		gang_set_idle(s->gang, 1);
-	else if (s->phase == PHASE_LS && gang_stop(s->gang) == -1)
-		log_warn("stop gang");
-	publish(s);
+	recount(s);
+	if (s->slicing)
+		publish(s);
 }
 
 void
@@ -547,7 +959,7 @@ void
 sched_stats(const struct sched *s, int64_t now_mono, struct sched_stats *out)
 {
 	*out = s->st;
-	count_time(out, s->phase, s->gang->stopped, now_mono);
+	count_time(out, s->phase, all_stopped(s), now_mono);
 }
 
 void
@@ -555,6 +967,7 @@ sched_status(const struct sched *s, struct proto_status *st,
     int64_t now_mono)
 {
 	int64_t	 ps = s->mode == MODE_DISTRIBUTED ? dist_ps(s) : s->ps;
+	int	 i, n;
 
 	st->mode = (uint8_t)(s->mode < 0 ? 0 : s->mode);
 	st->sync = (uint8_t)s->sync;
@@ -572,7 +985,20 @@ sched_status(const struct sched *s, struct proto_status *st,
 	st->ip_us = (uint32_t)(s->ip / NS_PER_US);
 	st->si_us = (uint32_t)(s->si / NS_PER_US);
 	st->load_milli = s->load_milli;
-	st->members = (uint32_t)gang_members(s->gang);
+	st->members = 0;
+	st->njobs = 0;
+	memset(st->job, 0, sizeof(st->job));
+	for (i = 0; i < PROTO_JOBS_MAX; i++) {
+		if (s->job[i].gang == NULL)
+			continue;
+		n = gang_members(s->job[i].gang);
+		if (n < 0)
+			n = 0;
+		memcpy(st->job[st->njobs].job, s->job[i].name, PROTO_JOB_LEN);
+		st->job[st->njobs].members = (uint32_t)n;
+		st->members += (uint32_t)n;
+		st->njobs++;
+	}
 	st->slices = s->slices;
 	st->overruns = s->overruns + s->sl.overruns;
 	st->last_ps_ns = (uint64_t)s->last_ps_real;
@@ -601,12 +1027,150 @@ sched_resume(struct sched *s)
 void
 sched_release(struct sched *s)
 {
-	account(s, s->mono());
+	struct sched_job	*j;
+
+	account_all(s, s->mono());
 	s->slicing = 0;
 	s->jump_at = 0;
 	replan(s);
 	s->phase = PHASE_NONE;
 	publish(s);
-	gang_release(s->gang);
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++) {
+		if (j->gang == NULL)
+			continue;
+		gang_release(j->gang);
+		j->run = 0;
+	}
+	recount(s);
+	s->cur = SEG_ALL;
 	notify(s);
+}
+
+int
+sched_job_find(const struct sched *s, const char *name)
+{
+	int	 i;
+
+	for (i = 0; i < PROTO_JOBS_MAX; i++)
+		if (s->job[i].gang != NULL &&
+		    strncmp(s->job[i].name, name, PROTO_JOB_LEN) == 0)
+			return i;
+	return -1;
+}
+
+int
+sched_jobs(const struct sched *s)
+{
+	return s->njobs;
+}
+
+/*
+ * The jobs changed under an idle LS asked for: idle in force if some job
+ * can have it (or there is none), each job that cannot stopped instead.
+ */
+static void
+idle_update(struct sched *s)
+{
+	struct sched_job	*j;
+	int			 can = 0, ls_idle;
+
+	if (!(s->want.flags & SCHED_F_LS_IDLE) || s->suspended ||
+	    s->mode < 0)
+		return;
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
+		if (j->gang != NULL && !j->no_idle)
+			can++;
+	ls_idle = s->njobs == 0 || can > 0;
+	s->idle_refused = can < s->njobs;
+	if (ls_idle != s->ls_idle) {
+		s->ls_idle = ls_idle;
+		publish(s);
+	}
+}
+
+int
+sched_job_add(struct sched *s, struct gang *g, const char *name)
+{
+	struct sched_job	*j;
+	int64_t			 now = s->mono();
+	int			 i, max = s->max_jobs;
+	int			 rt = s->active && s->mode == MODE_HPDT;
+
+	if (max > PROTO_JOBS_MAX)
+		max = PROTO_JOBS_MAX;
+	if (g == NULL || s->njobs >= max)
+		return -1;
+	for (i = 0; i < PROTO_JOBS_MAX && s->job[i].gang != NULL; i++)
+		;
+	if (i == PROTO_JOBS_MAX)
+		return -1;
+	/* nothing counted yet (before the first schedule): nothing to count */
+	if (s->st.acct_at != 0)
+		account_all(s, now);
+	j = &s->job[i];
+	memset(j, 0, sizeof(*j));
+	j->gang = g;
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	j->acct_at = s->st.acct_at;
+	s->njobs++;
+	s->nstopped += !!g->stopped;
+	if ((s->want.flags & SCHED_F_LS_IDLE) && !s->suspended)
+		(void)job_idle_possible(j);
+	idle_update(s);
+	if (s->suspended)
+		;	/* released, as the others */
+	else if (!s->slicing) {
+		if (g->rt != rt)
+			gang_set_rt(g, rt);
+		j->run = rt && !g->stopped;
+	} else {
+		gang_set_rt(g, 1);
+		if (s->phase == PHASE_PS && s->cur == SEG_ALL)
+			job_run(s, j, now);	/* a vacant slot: with all */
+		else
+			job_wait(s, j, now);	/* its slots from next PS */
+	}
+	relayout(s, ps_now(s));
+	notify(s);
+	return i;
+}
+
+void
+sched_job_remove(struct sched *s, int i)
+{
+	struct sched_job	*j;
+	int64_t			 now = s->mono();
+	int			 k;
+
+	if (i < 0 || i >= PROTO_JOBS_MAX || s->job[i].gang == NULL)
+		return;
+	j = &s->job[i];
+	account_all(s, now);
+	/* its time in this PS goes to the others (the place may be reused) */
+	for (k = 0; k < s->lay.n; k++)
+		if (s->lay.seg[k].who == i)
+			s->lay.seg[k].who = SEG_ALL;
+	if (s->cur == i)	/* in its slot: the others run from now */
+		set_cur(s, SEG_ALL, now, 0, 0);
+	gang_release(j->gang);
+	memset(j, 0, sizeof(*j));
+	recount(s);
+	idle_update(s);
+	relayout(s, ps_now(s));
+	notify(s);
+}
+
+void
+sched_job_stats(const struct sched *s, int i, int64_t now_mono,
+    uint64_t *slot_ns, uint64_t *stopped_ns)
+{
+	struct sched_job	 j;
+
+	*slot_ns = *stopped_ns = 0;
+	if (i < 0 || i >= PROTO_JOBS_MAX || s->job[i].gang == NULL)
+		return;
+	j = s->job[i];
+	job_count(s, &j, now_mono);
+	*slot_ns = j.slot_ns;
+	*stopped_ns = j.stopped_ns;
 }

@@ -46,6 +46,46 @@ struct sched_stats {
 	uint32_t		 failsafe;	/* dts-load released the gang */
 };
 
+/*
+ * A job on this node: its gang (dts/gang.c, owned by the caller) and its
+ * name "USER:LABEL" (common/job.h).  A place with gang NULL is free.
+ * slot_ns: the time it was given in its slots (at RT, running) and
+ * stopped_ns: stopped or frozen, CLOCK_MONOTONIC ns up to acct_at
+ * (sched_job_stats brings them up to now).
+ */
+struct sched_job {
+	struct gang		*gang;		/* NULL: a free place */
+	char			 name[PROTO_JOB_LEN];
+	int			 run;		/* at RT and running now */
+	uint64_t		 slot_ns;	/* mono ns in its slots */
+	uint64_t		 stopped_ns;	/* stopped or frozen */
+	/* the scheduler's own */
+	int64_t			 acct_at;	/* counted up to here */
+	int			 no_idle;	/* gang_can_idle said no */
+};
+
+/*
+ * Slots: the PS as segments, each from off (ns after the PS start) to
+ * the next one's off (the last to the LS edge), in which job `who` runs
+ * at RT and every other job waits (stopped, or at SCHED_IDLE in an idle
+ * LS).  SEG_ALL: every job of the node runs (no slot table, no job, a
+ * gap, or a slot of a job that is not here or has no member: the time
+ * goes to the others, work-conserving).
+ */
+#define SEG_ALL		(-1)
+#define SEG_NONE	(-2)	/* nobody in a slot: LS */
+#define SCHED_SEGS_MAX	(2 * PROTO_JOBS_MAX + 1)
+
+struct sched_seg {
+	int64_t			 off;
+	int			 who;		/* a job's place, or SEG_ALL */
+};
+
+struct sched_layout {
+	int			 n;		/* >= 1 */
+	struct sched_seg	 seg[SCHED_SEGS_MAX];
+};
+
 struct sched {
 	/* desired state; ps as set by the console or the config, in ns */
 	int			 mode, sync, active;
@@ -54,8 +94,27 @@ struct sched {
 	int			 idle_refused;	/* gang_can_idle said no */
 	int			 dist_ls_pct;	/* Table 2.1 for the local Q */
 
+	/* the jobs, in place order; max_jobs <= PROTO_JOBS_MAX */
+	struct sched_job	 job[PROTO_JOBS_MAX];
+	int			 max_jobs;
+	int			 njobs;		/* places in use */
+	int			 nstopped;	/* of them, gangs stopped */
+
+	/*
+	 * The slots: lay for the PS that runs; next built (on the main
+	 * thread, for a PS of next_ps) whenever the jobs or the slot table
+	 * change, and taken at the next PS start (lay_dirty).  seg: lay's
+	 * segment now, from the PS start ps_at (mono ns); cur: who runs in
+	 * it (SEG_ALL also when not slicing: nobody is held back).
+	 */
+	struct sched_layout	 lay, next;
+	int64_t			 next_ps;
+	int			 lay_dirty;
+	int			 seg, cur;
+	int64_t			 ps_at;
+	char			 unknown[PROTO_JOB_LEN]; /* logged last */
+
 	/* running state */
-	struct gang		*gang;
 	volatile struct agent_shared *shm;	/* may be NULL */
 	int			 slicing;	/* phases alternate */
 	int			 phase;		/* enum proto_phase */
@@ -105,8 +164,9 @@ struct sched {
  * kernel received it (above the usual time to check and handle one). */
 #define ARRIVAL_DELAY (2 * NS_PER_MS)
 
-void sched_init(struct sched *s, struct gang *g,
-    volatile struct agent_shared *shm, int64_t silence);
+/* No job yet; max_jobs PROTO_JOBS_MAX (the caller may lower it). */
+void sched_init(struct sched *s, volatile struct agent_shared *shm,
+    int64_t silence);
 
 /* Start the edge thread at SCHED_FIFO prio / stop and join it.  0 or -1. */
 int sched_start(struct sched *s, int prio);
@@ -157,7 +217,27 @@ void sched_status(const struct sched *s, struct proto_status *st,
 void sched_suspend(struct sched *s);
 void sched_resume(struct sched *s);
 
-/* Stop slicing and release the gang (continued, normal priority). */
+/* Stop slicing and release every gang (continued, normal priority). */
 void sched_release(struct sched *s);
+
+/*
+ * The job table.  All under sched_lock().
+ *
+ * sched_job_add: the index of the place taken for g (named name, at most
+ * PROTO_JOB_LEN - 1 bytes), or -1 if max_jobs are in use.  The gang is
+ * put at once at the policy of now (RT and running if this is its slot
+ * in a PS, else stopped, or SCHED_IDLE in an idle LS).
+ * sched_job_remove: the gang is released (continued, SCHED_OTHER) and
+ * the place freed; its slots go to the other jobs from the next edge.
+ * sched_job_find: the index of the job named name, or -1.
+ * sched_jobs: places in use.
+ * sched_job_stats: job i's counters brought up to now_mono.
+ */
+int  sched_job_add(struct sched *s, struct gang *g, const char *name);
+void sched_job_remove(struct sched *s, int i);
+int  sched_job_find(const struct sched *s, const char *name);
+int  sched_jobs(const struct sched *s);
+void sched_job_stats(const struct sched *s, int i, int64_t now_mono,
+    uint64_t *slot_ns, uint64_t *stopped_ns);
 
 #endif /* DTS_SCHEDULER_H */

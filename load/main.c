@@ -12,8 +12,9 @@
  * SOCK_SEQPACKET socketpair.  dts publishes the gang's cgroup, its phase
  * and its liveness in a shared page, which the agent maps read-only.
  *
- * It is also the fail-safe of the gang, which is every process of the gang
- * cgroup dts names in the shared page.  When dts dies (the socket closes,
+ * It is also the fail-safe of the gangs, which are every process of every
+ * job cgroup (CG_JOB_PREFIX) below the subtree dts names in the shared
+ * page (one gang a job: dts(8), JOBS).  When dts dies (the socket closes,
  * even after SIGKILL) or the agent is told to stop (SIGTERM, SIGINT,
  * SIGHUP, or the parent-death signal), it releases the gang -- thawed,
  * SCHED_OTHER and SIGCONT for every member -- and exits.  epoll wakes it
@@ -103,8 +104,9 @@ agent_usage_error(const char *fmt, ...)
 }
 
 /*
- * Release the gang and exit 0.  The release comes first: the log line must
- * not delay it.  Only the group dts published now is touched.
+ * Release every job's gang and exit 0.  The release comes first: the log
+ * line must not delay it.  Only the job cgroups below the subtree dts
+ * published now are touched (not base/daemon, dts's own).
  */
 static void
 agent_failsafe(const struct load_agent *a, const char *fmt, ...)
@@ -114,11 +116,12 @@ agent_failsafe(const struct load_agent *a, const char *fmt, ...)
 
 	memcpy(cg, a->shm->gang, sizeof(cg));
 	cg[sizeof(cg) - 1] = '\0';
-	cg_release(cg);
+	cg_release_jobs(cg);
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	log_info("%s: gang %s released, exiting", why, cg[0] ? cg : "(none)");
+	log_info("%s: every job's gang in %s released, exiting", why,
+	    cg[0] ? cg : "(none)");
 	exit(0);
 }
 
@@ -387,12 +390,12 @@ agent_watch(struct load_agent *a)
 	}
 	memcpy(cg, a->shm->gang, sizeof(cg));
 	cg[sizeof(cg) - 1] = '\0';
-	cg_release(cg);
+	cg_release_jobs(cg);
 	a->released_beat = beat;
 	agent_watch_arm(a);
 	agent_notify_released(a);
-	log_warnx("dts made no slice edge for %.1f ms (limit %.1f ms): gang "
-	    "%s released (running, SCHED_OTHER)", (double)(now_mono_ns() -
+	log_warnx("dts made no slice edge for %.1f ms (limit %.1f ms): every "
+	    "job's gang in %s released (running, SCHED_OTHER)", (double)(now_mono_ns() -
 	    beat) / NS_PER_MS, (double)limit / NS_PER_MS, cg);
 }
 
@@ -481,7 +484,7 @@ agent_sample(struct load_agent *a)
 	memcpy(cg, a->shm->gang, sizeof(cg));
 	cg[sizeof(cg) - 1] = '\0';
 	if (kind == SAMPLE_GANG_RUNS)
-		cg_count(cg, &runnable);
+		cg_count_jobs(cg, &runnable);
 	running = proc_procs_running();
 	if (sample_runq(kind, running, runnable, a->ncpu,
 	    a->conf.load.per_cpu, &v))

@@ -36,7 +36,8 @@
 #   socket = "$T_DIR/hK/dts.sock"      (the adoption socket)
 #   state_file = "$T_RUN/hK.state"     (for the gang: DTS_STATE; tmpfs)
 #   cgroup = "/dts-test.<pid>.<test>.hK" (t_cg_name hK: unique per run and
-#                                      host; the gang is <mount><cgroup>/gang)
+#                                      host; root's job's gang is
+#                                      t_job_cg root pvm hK)
 # c_up starts it on every host (C_DTS_HOSTS) before any pvmd, and tracks
 # its cgroup subtree (t_track_cg).  dts-load is a child of dts.
 #
@@ -373,9 +374,9 @@ c_cg_dir() {
 	t_cg_dir "$h"
 }
 c_gang_dir() {
-	local d
-	d=$(c_cg_dir "$1") || return 1
-	echo "$d/gang"
+	local h
+	h=$(c_host "$1") || return 1
+	t_job_cg root pvm "$h"
 }
 
 # c_gang_pids K [COMM]: live members of K's gang cgroup.
@@ -706,7 +707,7 @@ c_up() {
 		C_HOSTS+=("h$k")
 		C_ADDR+=("$C_NET.$((10 + k))")
 		C_NS+=("${C_PREFIX}h$k")
-		_C_GANG+=("$(t_cg_dir "h$k")/gang")
+		_C_GANG+=("$(t_job_cg root pvm "h$k")")
 	done
 	C_LAUNCHER=$T_DIR/bin/pvmd-dts
 	C_RSH=$T_DIR/bin/rsh
@@ -840,8 +841,8 @@ c_dump_logs() {
 _c_cg_pids() {
 	local g
 	for g in "${_C_GANG[@]}"; do
-		[ -d "${g%/gang}" ] || continue
-		find "${g%/gang}" -name cgroup.procs -exec cat {} + 2> /dev/null
+		[ -d "${g%/*}" ] || continue
+		find "${g%/*}" -name cgroup.procs -exec cat {} + 2> /dev/null
 	done
 }
 
@@ -849,10 +850,10 @@ _c_cg_pids() {
 _c_thaw() {
 	local g f
 	for g in "${_C_GANG[@]}"; do
-		[ -d "${g%/gang}" ] || continue
+		[ -d "${g%/*}" ] || continue
 		while read -r f; do
 			[ "$(cat "$f" 2> /dev/null)" = 1 ] && echo 0 > "$f" 2> /dev/null
-		done < <(find "${g%/gang}" -name cgroup.freeze 2> /dev/null)
+		done < <(find "${g%/*}" -name cgroup.freeze 2> /dev/null)
 	done
 }
 
@@ -860,8 +861,8 @@ _c_thaw() {
 _c_rm_cgroups() {
 	local g
 	for g in "${_C_GANG[@]}"; do
-		[ -d "${g%/gang}" ] || continue
-		find "${g%/gang}" -depth -type d -exec rmdir {} + 2> /dev/null
+		[ -d "${g%/*}" ] || continue
+		find "${g%/*}" -depth -type d -exec rmdir {} + 2> /dev/null
 	done
 }
 
@@ -971,7 +972,7 @@ c_down() {
 	[ -z "$left" ] || { _c_log "WARNING: still running in our namespaces or gangs: $left"; bad=1; }
 	_c_rm_cgroups
 	for p in "${_C_GANG[@]}"; do
-		[ ! -d "${p%/gang}" ] || { _c_log "WARNING: cgroup left: ${p%/gang}"; bad=1; }
+		[ ! -d "${p%/*}" ] || { _c_log "WARNING: cgroup left: ${p%/*}"; bad=1; }
 	done
 	for ns in "${C_NS[@]}" "$C_BR"; do
 		[ -e "/run/netns/$ns" ] && ip netns del "$ns" 2>/dev/null

@@ -17,8 +17,9 @@
 #   n_control_op halt           # one PVM command, timed (N_OP_US)
 #
 # N_CG is dts's cgroup subtree (tracked: cleanup empties and removes it),
-# N_GANG its gang cgroup, N_SOCK the adoption socket, N_STATE the state
-# file (dts.conf: state_file).
+# N_GANG the gang cgroup of the job under test (root's job "pvm" until
+# n_start_pvmd sets the one of the pvmd it started: n_job_cg), N_SOCK the
+# adoption socket, N_STATE the state file (dts.conf: state_file).
 
 N_PORT=${N_PORT:-$((20000 + ($$ * 7 + RANDOM) % 20000))}
 N_CONF=
@@ -57,7 +58,7 @@ n_conf() {
 	N_SOCK=$T_DIR/dts.sock
 	N_STATE=$T_RUN/state
 	N_CG=$(t_cg_dir)
-	N_GANG=$N_CG/gang
+	N_GANG=$(n_job_cg root)
 	t_keys "$T_DIR" || t_fail "cannot make the keys"
 	[ -f "$N_KEY" ] || t_nodekey "$N_SECRET" 127.0.0.1 "$N_KEY" ||
 	    t_fail "cannot write the node's key"
@@ -125,8 +126,15 @@ n_start_pvmd() {
 	t_track "$N_PVMD"
 	t_wait_for 10 grep -q pvmtmp "$T_LOG/pvmd.out" ||
 		t_fail "pvmd did not start in the gang (see pvmd.err, dts.log)"
-	n_in_gang "$N_PVMD" || t_fail "pvmd $N_PVMD is not in the gang"
+	local uid
+	uid=$(awk '$1 == "Uid:" { print $2 }' "/proc/$N_PVMD/status")
+	N_GANG=$(n_job_cg "$(id -nu "$uid")" "${DTS_JOB:-${PVM_VMID:-pvm}}")
+	n_in_gang "$N_PVMD" || t_fail "pvmd $N_PVMD is not in the gang $N_GANG"
 }
+
+# n_job_cg USER [LABEL]: the cgroup of job USER:LABEL of this node
+# (t_job_cg; LABEL defaults to pvm).
+n_job_cg() { echo "$N_CG/job.$1@${2:-pvm}"; }
 
 _n_child_named() {
 	ps -eo pid=,ppid=,comm= | awk -v p="$1" -v c="$2" '$2 == p && $3 == c { print $1; exit }'

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The adoption socket: dts-run -- CMD puts CMD in the gang; every refusal
-# is one clear line from dts-run (exit 126) and changes nothing: a second
-# gang, a user the config does not allow, a malformed request, no dts at
-# all.  Clients that connect and say nothing cannot lock others out.
+# is one clear line from dts-run (exit 126) and changes nothing: a job
+# beyond max_jobs, a bad job label, a user the config does not allow, a
+# malformed request, no dts at all.  Clients that connect and say nothing cannot lock others out.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup adopt
@@ -19,7 +19,8 @@ out=$(DTS_CONF=$N_CONF run -- touch "$T_DIR/ran" 2>&1); rc=$?
 	t_fail "no dts: '$out'"
 [ ! -e "$T_DIR/ran" ] || t_fail "the command ran without dts"
 
-# dts-run -- CMD: a plain command becomes the gang
+# dts-run -- CMD: a plain command becomes the gang (of job root:pvm)
+n_conf mode='"static"' ip='"100ms"' ps='"50%"' no_service='"refuse"' max_jobs=1
 n_start_dts
 DTS_SOCKET=$N_SOCK "$BUILD/dts/dts-run" -- sleep 30 > /dev/null 2>&1 &
 cmd=$!
@@ -29,11 +30,27 @@ is_sleep() { [ "$(cat "/proc/$cmd/comm" 2>/dev/null)" = sleep ]; }
 t_wait_for 5 is_sleep || t_fail "dts-run did not exec the command"
 t_log "dts-run -- sleep 30: pid $cmd in the gang at $(t_policy "$cmd")"
 
-# one gang at a time
-out=$(run --pvmd -- 2>&1); rc=$?
-[ "$rc" = 126 ] || t_fail "second gang: exit $rc"
-grep -q "a gang is already running on this node" <<< "$out" || t_fail "second gang: '$out'"
-[ "$(n_gang_pids | wc -l)" = 1 ] || t_fail "the refused request changed the gang"
+# max_jobs = 1: a second job (another label) is refused in one line; so
+# is a bad label; the running job is unchanged
+raw() {
+	python3 - "$N_SOCK" "$1" <<-'EOF'
+	import socket, sys
+	s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+	s.settimeout(5)
+	s.connect(sys.argv[1])
+	s.send(sys.argv[2].encode())
+	print(s.recv(512).decode())
+	EOF
+}
+out=$(raw $'ADOPT run\nJOB second')
+[ "$out" = "ERR this node runs max_jobs = 1 jobs already: root:pvm (dts.conf: max_jobs)" ] ||
+	t_fail "second job: '$out'"
+out=$(raw $'ADOPT run\nJOB no/slash')
+grep -q "^ERR job label \"no/slash\" " <<< "$out" && [ "$(wc -l <<< "$out")" = 1 ] ||
+	t_fail "bad label: '$out'"
+[ "$(n_gang_pids | wc -l)" = 1 ] || t_fail "the refused requests changed the gang"
+[ "$(find "$N_CG" -mindepth 1 -maxdepth 1 -name 'job.*' | wc -l)" = 1 ] ||
+	t_fail "a refused job left a cgroup: $(ls "$N_CG")"
 
 # idle connections do not lock the socket; a malformed request is answered
 python3 - "$N_SOCK" > "$T_LOG/raw.log" 2>&1 <<-'EOF' || t_fail "raw client: $(cat "$T_LOG/raw.log")"

@@ -92,6 +92,8 @@ state_moved() {
 }
 
 # ---- the adoption protocol (adopt_msg.h): the STATE line on request only ------
+# (a job's gang gets the job's own file, state_file.USER@LABEL: dts(8), JOBS)
+J_STATE=$N_STATE.root@pvm
 if command -v python3 > /dev/null; then
 	# ask REQUEST: dts's reply to one raw request; the asker, adopted,
 	# leaves the gang as it ends
@@ -106,7 +108,7 @@ sys.stdout.write(s.recv(512).decode())' "$N_SOCK" "$1"
 	out=$(ask "ADOPT run") && [ "$out" = "OK " ] ||
 		t_fail "ADOPT run (a dts-run from before): '$out'"
 	t_wait_for 5 n_gang_empty || t_fail "the asker stayed in the gang"
-	out=$(ask $'ADOPT run\nSTATE') && [ "$out" = $'OK \nSTATE '"$N_STATE" ] ||
+	out=$(ask $'ADOPT run\nSTATE') && [ "$out" = $'OK \nSTATE '"$J_STATE" ] ||
 		t_fail "ADOPT run + STATE: '$out'"
 	t_wait_for 5 n_gang_empty || t_fail "the asker stayed in the gang"
 	out=$(ask $'ADOPT run\nSTATES') && [ "${out#ERR malformed request}" != "$out" ] ||
@@ -141,7 +143,7 @@ t_track "$reader"
 t_wait_for 20 _n_gone "$reader" || t_fail "the reader did not end within 20 s"
 wait "$reader" || t_fail "the reader failed: $(cat "$T_LOG/reader.err")"
 t_untrack "$reader"
-[ "$(sed -n 's/^env //p' "$T_DIR/reads")" = "$N_STATE" ] ||
+[ "$(sed -n 's/^env //p' "$T_DIR/reads")" = "$J_STATE" ] ||
 	t_fail "the gang member's DTS_STATE: $(grep '^env' "$T_DIR/reads")"
 out=$(awk '
 	$1 != "read" { next }
@@ -173,12 +175,12 @@ chmod 755 "$T_DIR/bin/pvmd"
 grep -q "^exec $BUILD/dts/dts-run --pvmd -- \"\$@\"$" "$T_DIR/bin/pvmd" ||
 	t_fail "the launch script: $(grep exec "$T_DIR/bin/pvmd")"
 N_LAUNCH=$T_DIR/bin/pvmd n_start_pvmd
-has_state() { tr '\0' '\n' < "/proc/$1/environ" | grep -qx "DTS_STATE=$N_STATE"; }
-has_state "$N_PVMD" || t_fail "pvmd's environment has no DTS_STATE=$N_STATE"
+has_state() { tr '\0' '\n' < "/proc/$1/environ" | grep -qx "DTS_STATE=$J_STATE"; }
+has_state "$N_PVMD" || t_fail "pvmd's environment has no DTS_STATE=$J_STATE"
 n_pvm spawn -n 1 "$BUILD/tests/pvm/spin" 3 > /dev/null || t_fail "spawn failed"
 t_wait_for 5 n_has_task spin || t_fail "no PVM task"
 spin=$(n_gang_pids spin | head -n 1)
-has_state "$spin" || t_fail "the task pvmd spawned has no DTS_STATE=$N_STATE"
+has_state "$spin" || t_fail "the task pvmd spawned has no DTS_STATE=$J_STATE"
 t_wait_for 10 _n_gone "$spin" || t_fail "spin 3 did not end"
 
 arch=$(/usr/lib/pvm3/lib/pvmgetarch 2>/dev/null) || arch=LINUX64

@@ -64,12 +64,12 @@ for k in 0 1 2; do
 	a=$(c_agent_pid $h) || t_fail "$h: no dts-load child of dts $d"
 	p=$(c_pvmd_pid $h) || t_fail "$h: no pvmd in its gang $(c_gang_dir $h)"
 	gang=$(c_gang_dir $h)
-	[ "$gang" = "$(t_cg_dir $h)/gang" ] && [ -d "$gang" ] || t_fail "$h: gang cgroup $gang"
+	[ "$gang" = "$(t_job_cg root pvm $h)" ] && [ -d "$gang" ] || t_fail "$h: gang cgroup $gang"
 	[ "$(sed -n 's/^0:://p' "/proc/$p/cgroup")" = "${gang#"$mnt"}" ] ||
 	    t_fail "$h: pvmd $p is in cgroup $(sed -n 's/^0:://p' "/proc/$p/cgroup"), not $gang"
 	for q in $d $a; do
 		case $(sed -n 's/^0:://p' "/proc/$q/cgroup") in
-		*/gang) t_fail "$h: $(_c_comm $q) $q is in a gang" ;;
+		*/job.*) t_fail "$h: $(_c_comm $q) $q is in a gang" ;;
 		esac
 		[ "$(t_policy "$q")" = FF ] || t_fail "$h: $(_c_comm $q) $q is $(t_policy "$q"), not FF"
 	done

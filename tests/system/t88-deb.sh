@@ -119,7 +119,7 @@ chroot "$root" env -i PATH=/usr/bin:/bin PVM_TMP=/var/tmp/pvm PVM_ROOT=/usr/lib/
 t_track $!
 t_wait_for 10 grep -q pvmtmp "$T_LOG/pvmd.out" ||
 	t_fail "no pvmd through the launch script: $(tail -n 3 "$T_LOG/pvmd.err")"
-gang=$(t_cg_dir)/gang/cgroup.procs
+gang=$(t_job_cg root)/cgroup.procs
 pvmd_in_gang() {
 	local p
 	for p in $(cat "$gang" 2> /dev/null); do

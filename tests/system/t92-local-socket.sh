@@ -35,6 +35,7 @@ reply_of() { awk -F'\t' -v r="$2" '$1 == r { print $2 }' "$1"; }
 
 # ---- 1. the flood -------------------------------------------------------------
 n_conf mode='"hpdt"' users='["nobody"]' log_level='"info"'
+N_GANG=$(n_job_cg nobody)	# the gang's user's job
 n_start_dts
 LOG=$T_LOG/dts.log
 SECS=4		# a window
@@ -88,6 +89,7 @@ kill -TERM "$N_DTS"; n_wait_exit || t_fail "dts did not stop"
 
 # ---- 2. pid reuse ---------------------------------------------------------------
 n_conf mode='"hpdt"' users="[\"$T_USER\"]" log_level='"info"'
+N_GANG=$(n_job_cg "$T_USER")
 n_start_dts
 t_as_user "$PY" "$FLOOD" reuse "$N_SOCK" "$OUT/ready" "$OUT/go" "$OUT/reuse" ||
     t_fail "the attacker's process failed"

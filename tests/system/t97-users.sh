@@ -44,10 +44,12 @@ t_log "not in the group: $U_ERR"
 t_join_group
 urun
 [ "$U_RC" = 0 ] || t_fail "$T_USER, in $T_GROUP: exit status $U_RC: $U_ERR"
+N_GANG=$(n_job_cg "$T_USER")	# the user's job
 [ "${U_OUT##*:}" = "${N_GANG#"$(t_cg_mount)"}" ] ||
 	t_fail "$T_USER's command ran in ${U_OUT##*:}, not in the gang ${N_GANG#"$(t_cg_mount)"}"
 t_log "in the group: adopted into ${U_OUT##*:}"
 t_wait_for 5 n_gang_empty || t_fail "the gang did not empty"
+N_GANG=$(n_job_cg root)
 
 # ---- 2. the default: @dts ------------------------------------------------
 gpasswd -d "$T_USER" "$T_GROUP" > /dev/null || t_fail "gpasswd -d"

@@ -10,22 +10,79 @@
 
 struct fake_gang fake_gang;
 
+/* fake_gang_set_*'s answers; -1: fake_gang's */
+#define FAKE_GANGS	16
+static struct {
+	const struct gang	*g;
+	int			 members, can_idle;
+} counts[FAKE_GANGS];
+
 static void
-op(const char *what)
+gang_op(const struct gang *g, const char *what)
 {
 	size_t n = strlen(fake_gang.ops);
 
-	snprintf(fake_gang.ops + n, sizeof(fake_gang.ops) - n, "%s%s",
-	    n > 0 ? " " : "", what);
+	snprintf(fake_gang.ops + n, sizeof(fake_gang.ops) - n, "%s%s%s%s",
+	    n > 0 ? " " : "", g->base, g->base[0] ? ":" : "", what);
 }
+
+#define op(what)	gang_op(g, what)
 
 void
 fake_gang_init(struct gang *g)
 {
+	int i;
+
 	memset(g, 0, sizeof(*g));
 	g->freeze_fd = -1;
 	g->procs_fd = -1;
+	for (i = 0; i < FAKE_GANGS; i++)
+		if (counts[i].g == g)
+			counts[i].g = NULL;
 	fake_gang_clear();
+}
+
+void
+fake_gang_name(struct gang *g, const char *name)
+{
+	snprintf(g->base, sizeof(g->base), "%s", name);
+}
+
+/* g's entry, made if need be (NULL if the table is full) */
+static int
+entry(const struct gang *g)
+{
+	int i, free = -1;
+
+	for (i = 0; i < FAKE_GANGS; i++) {
+		if (counts[i].g == g)
+			return i;
+		if (counts[i].g == NULL && free < 0)
+			free = i;
+	}
+	if (free >= 0) {
+		counts[free].g = g;
+		counts[free].members = counts[free].can_idle = -1;
+	}
+	return free;
+}
+
+void
+fake_gang_set_members(struct gang *g, int members)
+{
+	int i = entry(g);
+
+	if (i >= 0)
+		counts[i].members = members;
+}
+
+void
+fake_gang_set_can_idle(struct gang *g, int can_idle)
+{
+	int i = entry(g);
+
+	if (i >= 0)
+		counts[i].can_idle = can_idle;
 }
 
 const char *
@@ -77,10 +134,14 @@ gang_set_idle(struct gang *g, int idle)
 int
 gang_can_idle(const struct gang *g, char *why, size_t len)
 {
-	(void)g;
-	if (!fake_gang.can_idle)
+	int i, can = fake_gang.can_idle;
+
+	for (i = 0; i < FAKE_GANGS; i++)
+		if (counts[i].g == g && counts[i].can_idle >= 0)
+			can = counts[i].can_idle;
+	if (!can)
 		snprintf(why, len, "the fake says no");
-	return fake_gang.can_idle;
+	return can;
 }
 
 void
@@ -100,6 +161,10 @@ gang_forget(struct gang *g)
 int
 gang_members(const struct gang *g)
 {
-	(void)g;
+	int i;
+
+	for (i = 0; i < FAKE_GANGS; i++)
+		if (counts[i].g == g && counts[i].members >= 0)
+			return counts[i].members;
 	return fake_gang.members;
 }

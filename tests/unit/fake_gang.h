@@ -15,13 +15,26 @@ struct fake_gang {
 	int  can_idle;
 	int  members;
 	char ops[1024];   /* the calls since fake_gang_clear, space-separated:
-			     stop cont rt0 rt1 idle0 idle1 release forget */
+			     stop cont rt0 rt1 idle0 idle1 release forget,
+			     each "NAME:op" for a named gang */
 };
 
 extern struct fake_gang fake_gang;
 
 /* An empty gang (not stopped, not RT, not idle) and an empty log. */
 void fake_gang_init(struct gang *g);
+
+/*
+ * Several gangs (jobs): a gang named by fake_gang_name (stored in its
+ * base, which nothing reads here) logs its calls as "NAME:op", and counts
+ * the members fake_gang_set_members gave it (else fake_gang.members)
+ * and answers gang_can_idle as fake_gang_set_can_idle said (else as
+ * fake_gang.can_idle).
+ * fake_gang_init forgets both.
+ */
+void fake_gang_name(struct gang *g, const char *name);
+void fake_gang_set_members(struct gang *g, int members);
+void fake_gang_set_can_idle(struct gang *g, int can_idle);
 
 /* The log so far, then empty it. */
 const char *fake_gang_ops(void);

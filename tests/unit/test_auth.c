@@ -422,6 +422,100 @@ test_seal_open(void **state)
 	assert_int_equal(open_at(&none, &r, 22, buf, n, &out, &why), 0);
 }
 
+/* v5: authentic, but a slot table or a job list out of range is refused
+ * with [range] after the tag; the right ones pass. */
+static void
+test_v5_ranges(void **state)
+{
+	struct auth_key con, node = { 0 };
+	static struct replay r;
+	struct seqgen g;
+	struct proto_msg m = schedule(), out;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM];
+	char pub[65], err[256];
+	uint64_t t = 1;
+	int n;
+
+	(void)state;
+	console_keys(7, &con, pub);
+	assert_int_equal(auth_pub_add(&node, pub, err, sizeof(err)), 0);
+	memset(node.key, 8, sizeof(node.key));
+	replay_init(&r, NOW, 0, WIN);
+	seqgen_init(&g);
+	g.base_us = 0;
+
+	m.u.schedule.nslots = 2;
+	strcpy(m.u.schedule.slot[0].job, "alice:a");
+	m.u.schedule.slot[0].len_us = 40000;
+	strcpy(m.u.schedule.slot[1].job, "bob:b");
+	m.u.schedule.slot[1].start_us = 40000;
+	m.u.schedule.slot[1].len_us = 40000;
+	n = proto_seal(&con, &g, NOW + t, &m, buf, sizeof(buf));
+	assert_int_equal(open_at(&node, &r, t + 1, buf, n, &out, &why), 0);
+	assert_string_equal(out.u.schedule.slot[1].job, "bob:b");
+	t += 2;
+	m.u.schedule.slot[1].start_us = 39999;	/* overlaps slot 0 */
+	n = proto_seal(&con, &g, NOW + t, &m, buf, sizeof(buf));
+	assert_int_equal(open_at(&node, &r, t + 1, buf, n, &out, &why), -1);
+	assert_int_equal(why, REJ_RANGE);
+	t += 2;
+
+	/* STATUS: two jobs, then a bad name, then the same name twice */
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_STATUS;
+	m.u.status.njobs = 2;
+	strcpy(m.u.status.job[0].job, "alice:a");
+	strcpy(m.u.status.job[1].job, "bob:b");
+	n = proto_seal(&node, &g, NOW + t, &m, buf, sizeof(buf));
+	assert_int_equal(open_at(&node, &r, t + 1, buf, n, &out, &why), 0);
+	assert_int_equal(out.u.status.njobs, 2);
+	t += 2;
+	strcpy(m.u.status.job[1].job, "bob:b\x01");
+	n = proto_seal(&node, &g, NOW + t, &m, buf, sizeof(buf));
+	assert_int_equal(open_at(&node, &r, t + 1, buf, n, &out, &why), -1);
+	assert_int_equal(why, REJ_RANGE);
+	t += 2;
+	strcpy(m.u.status.job[1].job, "alice:a");
+	n = proto_seal(&node, &g, NOW + t, &m, buf, sizeof(buf));
+	assert_int_equal(open_at(&node, &r, t + 1, buf, n, &out, &why), -1);
+	assert_int_equal(why, REJ_RANGE);
+	t += 2;
+	strcpy(m.u.status.job[1].job, "nocolon");
+	n = proto_seal(&node, &g, NOW + t, &m, buf, sizeof(buf));
+	assert_int_equal(open_at(&node, &r, t + 1, buf, n, &out, &why), -1);
+	assert_int_equal(why, REJ_RANGE);
+	t += 2;
+
+	/* JOB: a job, none, a bad name */
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_JOB;
+	m.u.job = (struct proto_job){ .index = 0, .count = 1, .job = "bob:b",
+	    .members = 2, .running = 1 };
+	n = proto_seal(&node, &g, NOW + t, &m, buf, sizeof(buf));
+	assert_int_equal(open_at(&node, &r, t + 1, buf, n, &out, &why), 0);
+	assert_string_equal(out.u.job.job, "bob:b");
+	t += 2;
+	m.u.job = (struct proto_job){ .index = 1, .count = 1 };
+	n = proto_seal(&node, &g, NOW + t, &m, buf, sizeof(buf));
+	assert_int_equal(open_at(&node, &r, t + 1, buf, n, &out, &why), 0);
+	t += 2;
+	m.u.job = (struct proto_job){ .index = 0, .count = 1, .job = "b:b b" };
+	n = proto_seal(&node, &g, NOW + t, &m, buf, sizeof(buf));
+	assert_int_equal(open_at(&node, &r, t + 1, buf, n, &out, &why), -1);
+	assert_int_equal(why, REJ_RANGE);
+	t += 2;
+
+	/* JOB_REQ: any index; a node answers "none" past its jobs */
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_JOB_REQ;
+	m.u.job_req.index = 1000;
+	n = proto_seal(&con, &g, NOW + t, &m, buf, sizeof(buf));
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_JOB_REQ_LEN + PROTO_SIG_LEN);
+	assert_int_equal(open_at(&node, &r, t + 1, buf, n, &out, &why), 0);
+	assert_int_equal(out.u.job_req.index, 1000);
+}
+
 /* Node keys: one per address, from the consoles' secret. */
 static void
 test_node_keys(void **state)
@@ -482,6 +576,7 @@ main(void)
 		cmocka_unit_test(test_clock_step_value),
 		cmocka_unit_test(test_tags),
 		cmocka_unit_test(test_seal_open),
+		cmocka_unit_test(test_v5_ranges),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -3,6 +3,8 @@
  * CPU group of its own, which SCHED_IDLE ranks only inside (ls_policy
  * idle refused)?  Each cgroup's cgroup.controllers says whether its
  * parent enabled the cpu controller for it; the root's does not count.
+ * And the job cgroups of a subtree (cg_foreach_job, cg_count_jobs,
+ * cg_populated) on plain files: only job.* children count, not daemon.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -157,6 +159,61 @@ test_not_below(void **state)
 	assert_int_equal(cg_cpu_group(mnt, other, v1, where, sizeof(where)), 0);
 }
 
+/* dir/file with text */
+static void
+put_file(const char *d, const char *file, const char *text)
+{
+	char	 path[CG_PATH_MAX];
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/%s", d, file);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+static void
+seen(const char *cg, const char *name, void *arg)
+{
+	char	*names = arg;
+
+	assert_true(strncmp(cg, top, strlen(top)) == 0);
+	strcat(names, name);
+	strcat(names, ";");
+}
+
+static void
+test_jobs(void **state)
+{
+	char	 base[CG_PATH_MAX], a[CG_PATH_MAX], b[CG_PATH_MAX],
+		 d[CG_PATH_MAX], g[CG_PATH_MAX], names[256] = "";
+	int	 runnable = -1;
+
+	(void)state;
+	dir(base, top, "base");
+	dir(a, base, "job.alice@pvm");
+	dir(b, base, "job.bob@x");
+	dir(d, base, "daemon");
+	dir(g, base, "gang");
+	put_file(a, "cgroup.procs", "");
+	put_file(a, "cgroup.events", "populated 0\nfrozen 0\n");
+	put_file(b, "cgroup.procs", "1\n");	/* init: state S, not R */
+	put_file(b, "cgroup.events", "populated 1\nfrozen 0\n");
+	put_file(d, "cgroup.procs", "1\n");
+	assert_int_equal(cg_foreach_job(base, seen, names), 2);
+	assert_true(strcmp(names, "job.alice@pvm;job.bob@x;") == 0 ||
+	    strcmp(names, "job.bob@x;job.alice@pvm;") == 0);
+	assert_int_equal(cg_count_jobs(base, &runnable), 1);
+	assert_int_equal(runnable, 0);
+	assert_int_equal(cg_populated(a), 0);
+	assert_int_equal(cg_populated(b), 1);
+	assert_int_equal(cg_populated(g), -1);	/* no cgroup.events */
+	assert_int_equal(cg_foreach_job("/nonexistent.dts", seen, names), -1);
+	assert_int_equal(cg_count_jobs("/nonexistent.dts", NULL), 0);
+	assert_int_equal(cg_remove(g), 0);
+	assert_int_equal(cg_remove("relative"), -1);
+}
+
 int
 main(void)
 {
@@ -166,6 +223,7 @@ main(void)
 		cmocka_unit_test(test_own),
 		cmocka_unit_test(test_v1),
 		cmocka_unit_test(test_not_below),
+		cmocka_unit_test(test_jobs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -4,7 +4,8 @@
  * answered; truncated, oversized, wrong magic or version, wrong type or
  * length, bad signature, unknown key, replayed and out-of-range datagrams
  * are each dropped with their own reason counter and change nothing; one
- * master, takeover, the dead-man switch, TRACE, LOAD and METRICS.  The
+ * master, takeover, the dead-man switch, TRACE, LOAD, METRICS and JOB
+ * (each job's counters, its cgroup's CPU time; METRICS sums them).  The
  * scheduler is the real one on a fake gang (fake_gang.h).
  */
 #include <stdarg.h>
@@ -146,7 +147,8 @@ setup(void **state)
 	if (f == NULL)
 		return -1;
 	fake_gang_init(&f->g);
-	sched_init(&f->s, &f->g, NULL, 0);
+	sched_init(&f->s, NULL, 0);
+	(void)sched_job_add(&f->s, &f->g, "root:pvm");
 	f->s.rt.runtime_us = 950000;
 	f->s.rt.period_us = 1000000;
 	/* silence 1 ns: the floor of two SIs decides */
@@ -948,6 +950,82 @@ test_flood(void **state)
 	assert_true(woke <= 500 * wall / NS_PER_SEC);
 }
 
+/* A JOB_REQ for index i from con, answered with a JOB and nothing else. */
+static struct proto_job
+ask_job(struct fixture *f, struct console *con, uint32_t i)
+{
+	struct proto_msg	 m = { .hdr.type = PROTO_JOB_REQ };
+
+	m.u.job_req.index = i;
+	send_msg(f, con, m);
+	pump(f);
+	if (!reply(con, PROTO_JOB, &m, WAIT_MS))
+		fail_msg("no JOB");
+	assert_int_equal(reply(con, PROTO_JOB, &(struct proto_msg){ 0 },
+	    NONE_MS), 0);
+	return m.u.job;
+}
+
+/*
+ * Two jobs: JOB index 0 and 1 name them in place order with their
+ * members, their cgroups' CPU time and their counters; index 2 is past
+ * the count (job ""); METRICS's gang CPU is both together; a job taken
+ * out is gone from the next answer.
+ */
+static void
+test_job(void **state)
+{
+	struct fixture		*f = *state;
+	struct proto_job	 j;
+	struct gang		 g2;
+	char			 dir1[64], dir2[64];
+	int			 i;
+
+	fake_gang_init(&g2);
+	fake_cpu_stat(f, dir2, sizeof(dir2), "usage_usec 2000\n");
+	snprintf(g2.cg, sizeof(g2.cg), "%s", dir2);
+	fake_cpu_stat(f, dir1, sizeof(dir1), "usage_usec 1000\n");
+	sched_lock(&f->s);
+	assert_int_equal(sched_job_add(&f->s, &g2, "nobody:b1"), 1);
+	sched_unlock(&f->s);
+	fake_gang_set_members(&f->g, 3);
+	fake_gang_set_members(&g2, 1);
+	(void)command(f, &f->a, schedule(MODE_STATIC, SCHED_F_ACTIVE, 80000,
+	    100000, 1000000));
+
+	j = ask_job(f, &f->b, 0);	/* any console may ask, as for STATUS */
+	assert_int_equal(j.index, 0);
+	assert_int_equal(j.count, 2);
+	assert_string_equal(j.job, "root:pvm");
+	assert_int_equal(j.members, 3);
+	assert_true(j.cpu_ns == 1000000ull);
+	j = ask_job(f, &f->a, 1);
+	assert_int_equal(j.index, 1);
+	assert_int_equal(j.count, 2);
+	assert_string_equal(j.job, "nobody:b1");
+	assert_int_equal(j.members, 1);
+	assert_true(j.cpu_ns == 2000000ull);
+	j = ask_job(f, &f->a, 2);
+	assert_int_equal(j.index, 2);
+	assert_int_equal(j.count, 2);
+	assert_string_equal(j.job, "");
+	assert_true(j.cpu_ns == 0 && j.members == 0 && j.slot_ns == 0);
+	assert_true(ask_metrics(f, &f->a).gang_cpu_ns == 3000000ull);
+
+	sched_lock(&f->s);
+	i = sched_job_find(&f->s, "root:pvm");
+	assert_int_equal(i, 0);
+	sched_job_remove(&f->s, i);
+	sched_unlock(&f->s);
+	j = ask_job(f, &f->a, 0);
+	assert_int_equal(j.count, 1);
+	assert_string_equal(j.job, "nobody:b1");
+	assert_true(ask_metrics(f, &f->a).gang_cpu_ns == 2000000ull);
+	(void)fake_gang_ops();
+	fake_cpu_stat_remove(dir1);
+	fake_cpu_stat_remove(dir2);
+}
+
 #define T(fn)	cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int
@@ -964,6 +1042,7 @@ main(void)
 		T(test_trace),
 		T(test_load),
 		T(test_metrics),
+		T(test_job),
 		T(test_flood),
 	};
 

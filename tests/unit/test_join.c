@@ -3,7 +3,8 @@
  * outside pvmd"): the request itself, the "Uid:" line of /proc/PID/status
  * and the cgroup v2 line of /proc/PID/cgroup; and the pure parts of dts's
  * intake (dts(8), SECURITY): the "Tgid:" line (a thread is not a
- * process), a pidfd's "Pid:" (-1 once reaped) and the rate budgets.
+ * process), a pidfd's "Pid:" (-1 once reaped) and the rate budgets; an
+ * ADOPT request's "JOB <label>" line.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <sys/types.h>
 
 #include "adopt_msg.h"
+#include "job.h"
 #include "proc.h"
 
 static pid_t
@@ -64,6 +66,69 @@ test_join_malformed(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		join_bad(bad[i]);
+}
+
+static void
+job_ok(const char *req, const char *want)
+{
+	char label[16], err[256] = "";
+
+	memset(label, 0x5a, sizeof(label));
+	if (adopt_parse_job(req, label, err, sizeof(err)) != 0)
+		fail_msg("\"%s\" rejected: %s", req, err);
+	assert_string_equal(label, want);
+}
+
+static void
+job_bad(const char *req, const char *want)
+{
+	char label[16] = "unchanged", err[256] = "";
+
+	if (adopt_parse_job(req, label, err, sizeof(err)) != -1)
+		fail_msg("\"%s\" accepted as %s", req, label);
+	assert_string_equal(err, want);
+	assert_null(strchr(err, '\n'));
+	assert_string_equal(label, "unchanged");
+}
+
+/* "JOB <label>": anywhere after the first line, once; none: the default */
+static void
+test_parse_job(void **state)
+{
+	(void)state;
+	job_ok("ADOPT pvmd\nSTATE\nJOB vm1", "vm1");
+	job_ok("ADOPT run\nJOB a.b_C-9\nSTATE", "a.b_C-9");
+	job_ok("ADOPT run\nJOB abcdefghij12345", "abcdefghij12345");
+	job_ok("JOB x", "x");			/* the lines after the first */
+	job_ok("STATE\nJOB x", "x");
+	job_ok("ADOPT pvmd\nSTATE", JOB_LABEL_DEFAULT);
+	job_ok("ADOPT pvmd", "pvm");
+	job_ok("", "pvm");
+	job_ok(NULL, "pvm");
+	job_ok("ADOPT run\nJOBS x", "pvm");	/* not a JOB line */
+	job_ok("ADOPT run\nJOB x\n", "x");
+	job_bad("ADOPT run\nJOB x\nJOB y", "two JOB lines in one request");
+	job_bad("ADOPT run\nJOB x\nSTATE\nJOB x",
+	    "two JOB lines in one request");
+	job_bad("ADOPT run\nJOB", "a JOB line without a label");
+	job_bad("ADOPT run\nJOB \nSTATE", "a JOB line without a label");
+	job_bad("ADOPT run\nJOB abcdefghij123456", "job label "
+	    "\"abcdefghij12345...\" is too long (at most 15 bytes)");
+	job_bad("ADOPT run\nJOB a b", "job label \"a b\" has a byte that is "
+	    "not a letter, digit, '.', '_' or '-'");
+	job_bad("ADOPT run\nJOB  x", "job label \" x\" has a byte that is "
+	    "not a letter, digit, '.', '_' or '-'");
+	job_bad("ADOPT run\nJOB a:b", "job label \"a:b\" has a byte that is "
+	    "not a letter, digit, '.', '_' or '-'");
+	job_bad("ADOPT run\nJOB x\ty", "job label \"x\\x09y\" has a byte "
+	    "that is not a letter, digit, '.', '_' or '-'");
+	/* a very long line is still one line of error */
+	char req[600];
+	memset(req, 'j', sizeof(req));
+	memcpy(req, "ADOPT run\nJOB ", 14);
+	req[sizeof(req) - 1] = '\0';
+	job_bad(req, "job label \"jjjjjjjjjjjjjjj...\" is too long (at most "
+	    "15 bytes)");
 }
 
 static void
@@ -205,6 +270,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_join_valid),
 		cmocka_unit_test(test_join_malformed),
+		cmocka_unit_test(test_parse_job),
 		cmocka_unit_test(test_uids),
 		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_status),

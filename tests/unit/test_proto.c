@@ -6,9 +6,11 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "job.h"
 #include "names.h"
 #include "proto.h"
 
@@ -348,6 +350,184 @@ test_schedule_ranges(void **state)
 	assert_int_equal(proto_check_schedule(&t, &err), 0);
 }
 
+/* A SCHEDULE with slots for "a:x" [0, 30 ms) and "b:y" [30, 80 ms). */
+static struct proto_schedule
+slotted(void)
+{
+	struct proto_schedule s = sample_schedule().u.schedule;
+
+	s.nslots = 2;
+	strcpy(s.slot[0].job, "a:x");
+	s.slot[0].start_us = 0;
+	s.slot[0].len_us = 30000;
+	strcpy(s.slot[1].job, "b:y");
+	s.slot[1].start_us = 30000;
+	s.slot[1].len_us = 50000;
+	return s;
+}
+
+static void
+test_slots_roundtrip(void **state)
+{
+	struct proto_msg m = sample_schedule(), out;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM];
+	int n;
+
+	m.u.schedule = slotted();
+	n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_SCHEDULE_LEN + PROTO_SIG_LEN);
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_memory_equal(&out.u.schedule, &m.u.schedule,
+	    sizeof(m.u.schedule));
+	/* the encoder writes unused slots and a long name as they travel:
+	 * zero, and at most PROTO_JOB_LEN - 1 bytes */
+	memset(&m.u.schedule.slot[5], 0x77, sizeof(m.u.schedule.slot[5]));
+	memset(m.u.schedule.slot[1].job, 'z', PROTO_JOB_LEN);
+	m.u.schedule.pad[3] = 9;
+	n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(strlen(out.u.schedule.slot[1].job), PROTO_JOB_LEN - 1);
+	assert_int_equal(out.u.schedule.slot[5].len_us, 0);
+	assert_int_equal(out.u.schedule.pad[3], 0);
+	/* nslots past the table: the encoder writes what it holds */
+	m.u.schedule.nslots = 200;
+	n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(buf[PROTO_HDR_LEN + 24], PROTO_JOBS_MAX);
+}
+
+static void
+test_jobs_roundtrip(void **state)
+{
+	struct proto_msg m = { .hdr = { .type = PROTO_STATUS, .seq = 7 } }, out;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM];
+	int n;
+
+	m.u.status.members = 6;
+	strcpy(m.u.status.name, "n");
+	m.u.status.njobs = PROTO_JOBS_MAX;
+	for (int i = 0; i < PROTO_JOBS_MAX; i++) {
+		snprintf(m.u.status.job[i].job, PROTO_JOB_LEN, "user%d:job-%d",
+		    i, i);
+		m.u.status.job[i].members = (uint32_t)i * 1000000u;
+	}
+	n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_STATUS_LEN + PROTO_MAC_LEN);
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_memory_equal(&out.u.status, &m.u.status, sizeof(m.u.status));
+	/* entries past njobs go out zero */
+	m.u.status.njobs = 1;
+	n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(out.u.status.njobs, 1);
+	assert_string_equal(out.u.status.job[0].job, "user0:job-0");
+	assert_string_equal(out.u.status.job[1].job, "");
+	assert_int_equal(out.u.status.job[7].members, 0);
+
+	/* JOB_REQ, never smaller than JOB; JOB, and JOB of no job */
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_JOB_REQ;
+	m.u.job_req.index = 3;
+	int k = wire(&m, buf, sizeof(buf));
+	assert_int_equal(k, PROTO_HDR_LEN + PROTO_JOB_REQ_LEN + PROTO_SIG_LEN);
+	assert_int_equal(proto_decode(buf, (size_t)k, &out, &why), 0);
+	assert_int_equal(out.u.job_req.index, 3);
+	assert_true(proto_is_command(PROTO_JOB_REQ));
+	assert_false(proto_is_command(PROTO_JOB));
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_JOB;
+	m.u.job = (struct proto_job){ .index = 3, .count = 4, .job = "u:l",
+	    .slot_ns = 1ull << 60, .stopped_ns = 5, .cpu_ns = UINT64_MAX,
+	    .members = 9, .running = 1 };
+	n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_JOB_LEN_WIRE + PROTO_MAC_LEN);
+	assert_true(k - PROTO_SIG_LEN >= n - PROTO_MAC_LEN);
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_memory_equal(&out.u.job, &m.u.job, sizeof(m.u.job));
+	/* index >= count: only index and count travel */
+	m.u.job.index = 4;
+	n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(out.u.job.index, 4);
+	assert_int_equal(out.u.job.count, 4);
+	assert_string_equal(out.u.job.job, "");
+	assert_true(out.u.job.slot_ns == 0 && out.u.job.cpu_ns == 0);
+	assert_int_equal(out.u.job.members, 0);
+	assert_int_equal(out.u.job.running, 0);
+}
+
+static void
+test_slot_ranges(void **state)
+{
+	struct proto_schedule s = slotted(), t;
+	const char *err = NULL;
+
+	assert_int_equal(proto_check_schedule(&s, &err), 0);
+	/* 8 slots of 10 ms fill the PS exactly, in any order */
+	t = s;
+	t.nslots = PROTO_JOBS_MAX;
+	for (int i = 0; i < PROTO_JOBS_MAX; i++) {
+		snprintf(t.slot[i].job, PROTO_JOB_LEN, "u:j%d", i);
+		t.slot[i].start_us = (uint32_t)(PROTO_JOBS_MAX - 1 - i) * 10000;
+		t.slot[i].len_us = 10000;
+	}
+	assert_int_equal(proto_check_schedule(&t, &err), 0);
+	t = s; t.nslots = PROTO_JOBS_MAX + 1;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "9 slots, more than the 8 a SCHEDULE holds");
+	t = s; t.slot[2].len_us = 1;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "slot 2 is unused (2 slots) but not zero");
+	t = s; t.slot[1].job[1] = '\n';
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "slot 1: job name is not printable");
+	t = s; memset(t.slot[0].job, 0, PROTO_JOB_LEN);
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "slot 0: job name is empty");
+	t = s; strcpy(t.slot[0].job, "a:x:y");
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_non_null(strstr(err, "slot 0: job label \"x:y\" has a byte"));
+	t = s; strcpy(t.slot[1].job, "a:x");
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "slot 1 (a:x) names the job of slot 0 again");
+	t = s; t.slot[0].len_us = 0;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "slot 0 (a:x) has a length of 0 us");
+	t = s; t.slot[1].len_us = 60000;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "slot 1 (b:y) ends at 90000 us, past the PS "
+	    "of 80000 us");
+	/* no wrap: start + len in 64 bits */
+	t = s; t.slot[1].start_us = UINT32_MAX; t.slot[1].len_us = 2;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_non_null(strstr(err, "ends at 4294967297 us"));
+	t = s; t.slot[1].start_us = 29999;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "slot 1 (b:y) overlaps slot 0 (a:x)");
+	/* a later slot before an earlier one, overlapping */
+	t = s; t.slot[0].start_us = 50000; t.slot[1].start_us = 0;
+	t.slot[1].len_us = 50001;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "slot 1 (b:y) overlaps slot 0 (a:x)");
+	/* touching in reverse order is no overlap */
+	t = s; t.slot[0].start_us = 50000; t.slot[1].start_us = 0;
+	assert_int_equal(proto_check_schedule(&t, &err), 0);
+	/* one inside another */
+	t = s; t.slot[0].start_us = 40000; t.slot[0].len_us = 10;
+	t.slot[1].start_us = 0; t.slot[1].len_us = 80000;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "slot 1 (b:y) overlaps slot 0 (a:x)");
+	/* gaps are fine: that time goes to the node's other jobs */
+	t = s; t.slot[0].len_us = 10000; t.slot[1].start_us = 70000;
+	t.slot[1].len_us = 10000;
+	assert_int_equal(proto_check_schedule(&t, &err), 0);
+	/* slots do not excuse the rest of the schedule */
+	t = s; t.mode = MODE_COUNT;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "unknown mode");
+}
+
 static void
 test_names(void **state)
 {
@@ -384,6 +564,9 @@ main(void)
 		cmocka_unit_test(test_encode_errors),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_schedule_ranges),
+		cmocka_unit_test(test_slots_roundtrip),
+		cmocka_unit_test(test_jobs_roundtrip),
+		cmocka_unit_test(test_slot_ranges),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

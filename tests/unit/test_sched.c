@@ -72,7 +72,9 @@ setup(void **state)
 	fake_gang_init(&f->g);
 	fake_gang.can_idle = 1;
 	fake_gang.members = 3;
-	sched_init(&f->s, &f->g, &f->shm, 3 * NS_PER_SEC);
+	sched_init(&f->s, &f->shm, 3 * NS_PER_SEC);
+	if (sched_job_add(&f->s, &f->g, "root:pvm") != 0)
+		return -1;
 	f->s.mono = fake_mono;
 	f->s.real = fake_real;
 	/* the usual kernel budget, whatever this machine says */
@@ -753,7 +755,7 @@ on_phase(void *arg, const struct sched *s)
 {
 	(void)arg;
 	phase_calls++;
-	stopped_at_call = s->gang->stopped;
+	stopped_at_call = s->job[0].gang->stopped;
 }
 
 static void
@@ -925,7 +927,655 @@ test_edge_thread(void **state)
 	assert_non_null(strstr(fake_gang.ops, "cont"));
 }
 
+
+/*
+ * Several jobs.  A fixture without the single gang: jobs[k] is named
+ * "user:K" (K = A, B, ...), and its fake gang logs as "K:op".
+ */
+#define NJOBS	9
+
+struct jfixture {
+	struct sched		 s;
+	struct gang		 g[NJOBS];
+	struct agent_shared	 shm;
+};
+
+static int
+setup_jobs(void **state)
+{
+	struct jfixture	*f = calloc(1, sizeof(*f));
+
+	if (f == NULL)
+		return -1;
+	advance(100 * NS_PER_SEC);
+	fake_gang.can_idle = 1;
+	fake_gang.members = 3;
+	sched_init(&f->s, &f->shm, 3 * NS_PER_SEC);
+	f->s.mono = fake_mono;
+	f->s.real = fake_real;
+	f->s.rt.runtime_us = 950000;
+	f->s.rt.period_us = 1000000;
+	for (int k = 0; k < NJOBS; k++) {
+		char	 tag[2] = { (char)('A' + k), '\0' };
+
+		fake_gang_init(&f->g[k]);
+		fake_gang_name(&f->g[k], tag);
+	}
+	*state = f;
+	return 0;
+}
+
+static int
+teardown_jobs(void **state)
+{
+	struct jfixture	*f = *state;
+
+	pthread_mutex_destroy(&f->s.mu);
+	free(f);
+	return 0;
+}
+
+static const char *
+job_name(int k)
+{
+	static char	 name[NJOBS][8];
+
+	snprintf(name[k], sizeof(name[k]), "user:%c", 'A' + k);
+	return name[k];
+}
+
+/* Add jobs 0 .. n-1 (places 0 .. n-1), the log emptied. */
+static void
+add_jobs(struct jfixture *f, int n)
+{
+	for (int k = 0; k < n; k++)
+		assert_int_equal(sched_job_add(&f->s, &f->g[k], job_name(k)),
+		    k);
+	(void)fake_gang_ops();
+}
+
+/* The jobs whose gangs are not stopped, as their tags: "A", "BC". */
+static const char *
+running(struct jfixture *f)
+{
+	static char	 out[NJOBS + 1];
+	int		 n = 0;
+
+	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
+		struct sched_job	*j = &f->s.job[k];
+
+		if (j->gang != NULL && !j->gang->stopped && !j->gang->idle)
+			out[n++] = j->gang->base[0];
+	}
+	out[n] = '\0';
+	return out;
+}
+
+/* The jobs that run at RT in their slot (sched_job.run). */
+static const char *
+in_slot(struct jfixture *f)
+{
+	static char	 out[NJOBS + 1];
+	int		 n = 0;
+
+	for (int k = 0; k < PROTO_JOBS_MAX; k++)
+		if (f->s.job[k].gang != NULL && f->s.job[k].run)
+			out[n++] = f->s.job[k].gang->base[0];
+	out[n] = '\0';
+	return out;
+}
+
+static int
+japply(struct jfixture *f, struct proto_schedule p)
+{
+	const char	*err = NULL;
+	int		 rc = sched_apply(&f->s, &p, mono_now, real_now, &err);
+
+	if (rc == 0)
+		assert_null(err);
+	return rc;
+}
+
+/* The edge thread at its next wake-up, on time. */
+static void
+next_edge(struct jfixture *f)
+{
+	assert_true(f->s.wake_at > mono_now);
+	advance(f->s.wake_at - mono_now);
+	sched_timer(&f->s, mono_now);
+}
+
+static void
+set_slot(struct proto_schedule *p, int k, const char *job, uint32_t start_us,
+    uint32_t len_us)
+{
+	snprintf(p->slot[k].job, sizeof(p->slot[k].job), "%s", job);
+	p->slot[k].start_us = start_us;
+	p->slot[k].len_us = len_us;
+	if (p->nslots < k + 1)
+		p->nslots = (uint8_t)(k + 1);
+}
+
+static struct proto_status
+status_of_jobs(struct jfixture *f)
+{
+	struct proto_status	 st;
+
+	memset(&st, 0, sizeof(st));
+	sched_status(&f->s, &st, mono_now);
+	return st;
+}
+
+/* One job is today's gang: no slot edge, the same operations. */
+static void
+test_jobs_one(void **state)
+{
+	struct jfixture	*f = *state;
+	int64_t		 t0 = mono_now;
+
+	add_jobs(f, 1);
+	assert_int_equal(japply(f, static80(0)), 0);
+	assert_string_equal(fake_gang_ops(), "A:rt1 A:idle0");
+	assert_int_equal(f->s.lay.n, 1);
+	assert_int_equal(f->s.wake_at, t0 + MS(80));
+	next_edge(f);
+	assert_string_equal(fake_gang_ops(), "A:stop");
+	next_edge(f);
+	assert_string_equal(fake_gang_ops(), "A:cont A:idle0");
+	assert_int_equal(f->s.wake_at, t0 + MS(180));
+}
+
+/* Two jobs, no slot table: PS 80 ms in two slots of 40 ms. */
+static void
+test_jobs_equal2(void **state)
+{
+	struct jfixture		*f = *state;
+	int64_t			 t0 = mono_now;
+	uint64_t		 slices, slot, stopped;
+
+	add_jobs(f, 2);
+	assert_int_equal(japply(f, static80(0)), 0);
+	assert_string_equal(fake_gang_ops(), "A:rt1 B:rt1 B:stop A:idle0");
+	assert_string_equal(running(f), "A");
+	assert_string_equal(in_slot(f), "A");
+	assert_int_equal(f->s.wake_at, t0 + MS(40));	/* the slot edge */
+	slices = f->s.slices;
+
+	/* the slot edge: one stop, one continue; not a PS start */
+	advance(MS(40) + US(3));
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "A:stop B:cont B:idle0");
+	assert_string_equal(running(f), "B");
+	assert_string_equal(in_slot(f), "B");
+	assert_int_equal(f->s.slices, slices);
+	assert_int_equal(f->s.phase, PHASE_PS);
+	assert_int_equal(f->s.wake_at, t0 + MS(80));	/* absolute */
+	assert_int_equal(f->shm.beat_ns, mono_now);
+
+	next_edge(f);					/* LS */
+	assert_string_equal(fake_gang_ops(), "B:stop");
+	assert_string_equal(running(f), "");
+	assert_string_equal(in_slot(f), "");
+	assert_int_equal(f->s.wake_at, t0 + MS(100));
+	next_edge(f);					/* PS: A first */
+	assert_string_equal(fake_gang_ops(), "A:cont A:idle0");
+	assert_string_equal(running(f), "A");
+	assert_int_equal(f->s.wake_at, t0 + MS(140));
+	assert_int_equal(f->s.slices, slices + 1);
+	assert_int_equal(f->s.sl.overruns, 0);
+
+	/* each had 40 ms of the first PS, stopped the rest */
+	advance(MS(10));
+	sched_job_stats(&f->s, 0, mono_now, &slot, &stopped);
+	assert_int_equal(slot, MS(40) + US(3) + MS(10));
+	assert_int_equal(stopped, MS(20) + MS(40) - US(3));
+	sched_job_stats(&f->s, 1, mono_now, &slot, &stopped);
+	assert_int_equal(slot, MS(40) - US(3));
+	assert_int_equal(stopped, MS(40) + US(3) + MS(20) + MS(10));
+}
+
+/*
+ * Four jobs at IP 100 ms, PS 80 ms: 20 ms slots in place order, exactly
+ * one job running in each, and the counters add up: the slots' sum is
+ * the PS time.
+ */
+static void
+test_jobs_equal4(void **state)
+{
+	struct jfixture		*f = *state;
+	struct sched_stats	 st;
+	int64_t			 t0 = mono_now;
+	uint64_t		 slot, stopped, sum = 0;
+	static const char	*order[] = { "A", "B", "C", "D" };
+
+	add_jobs(f, 4);
+	assert_int_equal(japply(f, static80(0)), 0);
+	(void)fake_gang_ops();
+	for (int it = 0; it < 3; it++) {
+		for (int k = 0; k < 4; k++) {
+			assert_int_equal(f->s.phase, PHASE_PS);
+			assert_string_equal(running(f), order[k]);
+			assert_string_equal(in_slot(f), order[k]);
+			assert_int_equal(f->s.wake_at,
+			    t0 + it * MS(100) + (k + 1) * MS(20));
+			next_edge(f);
+			if (k < 3) {
+				char	 want[64];
+
+				snprintf(want, sizeof(want), "%c:stop %c:cont "
+				    "%c:idle0", 'A' + k, 'A' + k + 1,
+				    'A' + k + 1);
+				assert_string_equal(fake_gang_ops(), want);
+			}
+		}
+		assert_int_equal(f->s.phase, PHASE_LS);
+		assert_string_equal(fake_gang_ops(), "D:stop");
+		assert_string_equal(running(f), "");
+		next_edge(f);
+		assert_string_equal(fake_gang_ops(), "A:cont A:idle0");
+	}
+	sched_stats(&f->s, mono_now, &st);
+	assert_int_equal(st.ps_ns, 3 * MS(80));
+	for (int k = 0; k < 4; k++) {
+		sched_job_stats(&f->s, k, mono_now, &slot, &stopped);
+		assert_int_equal(slot, 3 * MS(20));
+		assert_int_equal(stopped, 3 * MS(80));
+		sum += slot;
+	}
+	assert_int_equal(sum, st.ps_ns);
+	assert_int_equal(f->s.sl.overruns, 0);
+}
+
+/* A late wake-up skips slot edges, as it skips PS and LS edges. */
+static void
+test_jobs_late(void **state)
+{
+	struct jfixture	*f = *state;
+	int64_t		 t0 = mono_now;
+
+	add_jobs(f, 4);
+	assert_int_equal(japply(f, static80(0)), 0);
+	(void)fake_gang_ops();
+
+	/* due at 20 ms, woken at 45: C's slot; B's edge skipped */
+	mono_now = t0 + MS(45);
+	real_now = mono_now + REAL_OFF;
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "A:stop C:cont C:idle0");
+	assert_string_equal(running(f), "C");
+	assert_int_equal(f->s.sl.overruns, 1);
+	assert_int_equal(f->s.wake_at, t0 + MS(60));	/* still absolute */
+
+	/* due at 60, woken in the next PS at 125 (B's slot): D's edge, the
+	 * LS edge, the PS edge and A's slot passed */
+	mono_now = t0 + MS(125);
+	real_now = mono_now + REAL_OFF;
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(running(f), "B");
+	assert_string_equal(fake_gang_ops(), "C:stop B:cont B:idle0");
+	assert_int_equal(f->s.wake_at, t0 + MS(140));
+	assert_int_equal(f->s.phase, PHASE_PS);
+	assert_int_equal(f->s.sl.overruns, 1 + 1 + 1 + 1);
+}
+
+/*
+ * The SCHEDULE's slot table, work-conserving: a slot of a job this node
+ * does not have, of a job without members, and a gap run every job.
+ */
+static void
+test_jobs_table(void **state)
+{
+	struct jfixture		*f = *state;
+	struct proto_schedule	 p = static80(0);
+	int64_t			 t0 = mono_now;
+
+	add_jobs(f, 3);
+	fake_gang_set_members(&f->g[2], 0);		/* C: empty */
+	set_slot(&p, 0, job_name(1), 0, 30000);		/* B */
+	set_slot(&p, 1, job_name(0), 30000, 20000);	/* A */
+	set_slot(&p, 2, job_name(2), 50000, 10000);	/* C: empty */
+	set_slot(&p, 3, "other:x", 60000, 10000);	/* not here */
+	/* 70-80 ms: a gap */
+	assert_int_equal(japply(f, p), 0);
+	assert_int_equal(f->s.lay.n, 3);		/* B, A, everyone */
+	assert_int_equal(f->s.lay.seg[2].off, MS(50));
+	assert_int_equal(f->s.lay.seg[2].who, SEG_ALL);
+	assert_string_equal(running(f), "B");
+	assert_int_equal(f->s.wake_at, t0 + MS(30));
+	next_edge(f);
+	assert_string_equal(running(f), "A");
+	assert_int_equal(f->s.wake_at, t0 + MS(50));
+	next_edge(f);
+	assert_string_equal(running(f), "ABC");
+	assert_string_equal(in_slot(f), "ABC");
+	assert_int_equal(f->s.wake_at, t0 + MS(80));
+	(void)fake_gang_ops();
+	next_edge(f);				/* LS: all three stop */
+	assert_string_equal(fake_gang_ops(), "A:stop B:stop C:stop");
+	assert_string_equal(running(f), "");
+	next_edge(f);
+	assert_string_equal(running(f), "B");
+
+	/* slots out of order are taken by their start */
+	memset(p.slot, 0, sizeof(p.slot));
+	p.nslots = 0;
+	set_slot(&p, 0, job_name(0), 40000, 40000);
+	set_slot(&p, 1, job_name(1), 0, 40000);
+	assert_int_equal(japply(f, p), 0);
+	assert_int_equal(f->s.lay_dirty, 1);	/* from the next PS */
+	assert_int_equal(f->s.next.n, 2);
+	assert_int_equal(f->s.next.seg[0].who, 1);
+	assert_int_equal(f->s.next.seg[1].who, 0);
+	assert_int_equal(f->s.next.seg[1].off, MS(40));
+
+	/* no slot table again: equal split */
+	p.nslots = 0;
+	memset(p.slot, 0, sizeof(p.slot));
+	assert_int_equal(japply(f, p), 0);
+	assert_int_equal(f->s.next.n, 3);
+}
+
+/* A bad slot table is refused with its reason, and nothing changes. */
+static void
+test_jobs_table_refused(void **state)
+{
+	struct jfixture		*f = *state;
+	struct proto_schedule	 p = static80(0), q;
+	struct sched		*before = malloc(sizeof(*before));
+	static const struct {
+		int		 k;
+		const char	*job;
+		uint32_t	 start, len;
+		const char	*why;
+	} bad[] = {
+		{ 1, "user:B", 30000, 20000, "overlap" },
+		{ 1, "user:B", 50000, 40000, "beyond the PS" },
+		{ 1, "user:B", 50000, 0, "empty" },
+		{ 1, "", 50000, 10000, "no job name" },
+	};
+	const char		*err;
+
+	assert_non_null(before);
+	add_jobs(f, 2);
+	set_slot(&p, 0, job_name(0), 0, 40000);
+	assert_int_equal(japply(f, p), 0);
+	(void)fake_gang_ops();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		q = p;
+		set_slot(&q, bad[i].k, bad[i].job, bad[i].start, bad[i].len);
+		memcpy(before, &f->s, sizeof(*before));
+		err = NULL;
+		assert_int_equal(sched_apply(&f->s, &q, mono_now, real_now,
+		    &err), -1);
+		assert_non_null(err);
+		if (strstr(err, bad[i].why) == NULL)
+			fail_msg("refused with \"%s\", expected \"%s\"", err,
+			    bad[i].why);
+		assert_memory_equal(before, &f->s, sizeof(*before));
+		assert_string_equal(fake_gang_ops(), "");
+	}
+	q = p;
+	memset(q.slot[0].job, 'x', PROTO_JOB_LEN);	/* not terminated */
+	assert_int_equal(sched_apply(&f->s, &q, mono_now, real_now, &err), -1);
+	q = p;
+	q.nslots = PROTO_JOBS_MAX + 1;
+	assert_int_equal(sched_apply(&f->s, &q, mono_now, real_now, &err), -1);
+	free(before);
+}
+
+/* Jobs come and go in the middle of a PS. */
+static void
+test_jobs_add_remove(void **state)
+{
+	struct jfixture		*f = *state;
+	int64_t			 t0 = mono_now;
+
+	add_jobs(f, 2);
+	assert_int_equal(japply(f, static80(0)), 0);
+	(void)fake_gang_ops();
+	advance(MS(10));
+
+	/* C arrives in A's slot: it waits for a slot of its own */
+	assert_int_equal(sched_job_add(&f->s, &f->g[2], job_name(2)), 2);
+	assert_string_equal(fake_gang_ops(), "C:rt1 C:stop");
+	assert_string_equal(running(f), "A");
+	assert_int_equal(f->s.wake_at, t0 + MS(40));	/* this PS as it was */
+	next_edge(f);
+	assert_string_equal(running(f), "B");
+	next_edge(f);					/* LS */
+	next_edge(f);					/* PS: three slots */
+	assert_int_equal(f->s.lay.n, 3);
+	assert_string_equal(running(f), "A");
+	assert_int_equal(f->s.wake_at, t0 + MS(100) + MS(80) / 3);
+	(void)fake_gang_ops();
+
+	/* A leaves in its slot: released, the others run at once */
+	advance(MS(5));
+	sched_job_remove(&f->s, 0);
+	assert_string_equal(fake_gang_ops(),
+	    "B:cont B:idle0 C:cont C:idle0 A:release");
+	assert_string_equal(running(f), "BC");
+	assert_int_equal(f->s.job[0].gang, NULL);
+	assert_int_equal(sched_jobs(&f->s), 2);
+	assert_int_equal(sched_job_find(&f->s, job_name(0)), -1);
+	next_edge(f);				/* B's slot of this PS */
+	assert_string_equal(running(f), "B");
+	next_edge(f);
+	assert_string_equal(running(f), "C");
+	next_edge(f);				/* LS */
+	next_edge(f);				/* PS: B and C, 40 ms each */
+	assert_int_equal(f->s.lay.n, 2);
+	assert_string_equal(running(f), "B");
+	assert_int_equal(f->s.wake_at, t0 + MS(240));
+
+	/* a job that arrives in a PS where every job runs joins them: the
+	 * first job of an empty node */
+	sched_job_remove(&f->s, 1);
+	sched_job_remove(&f->s, 2);
+	assert_int_equal(sched_jobs(&f->s), 0);
+	(void)fake_gang_ops();
+	next_edge(f);			/* C's slot of this PS: nobody's */
+	assert_string_equal(fake_gang_ops(), "");
+	next_edge(f);				/* LS */
+	next_edge(f);				/* PS: nobody */
+	assert_int_equal(f->s.lay.n, 1);
+	assert_int_equal(f->s.lay.seg[0].who, SEG_ALL);
+	assert_int_equal(sched_job_add(&f->s, &f->g[3], job_name(3)), 0);
+	assert_string_equal(fake_gang_ops(), "D:rt1 D:idle0");
+	assert_string_equal(running(f), "D");
+	next_edge(f);				/* LS */
+	assert_string_equal(running(f), "");
+}
+
+/* max_jobs places, then -1; a freed place is taken again. */
+static void
+test_jobs_full(void **state)
+{
+	struct jfixture	*f = *state;
+
+	assert_int_equal(f->s.max_jobs, PROTO_JOBS_MAX);
+	for (int k = 0; k < PROTO_JOBS_MAX; k++)
+		assert_int_equal(sched_job_add(&f->s, &f->g[k], job_name(k)),
+		    k);
+	assert_int_equal(sched_job_add(&f->s, &f->g[8], job_name(8)), -1);
+	assert_int_equal(sched_jobs(&f->s), PROTO_JOBS_MAX);
+	assert_int_equal(sched_job_find(&f->s, "user:E"), 4);
+	sched_job_remove(&f->s, 4);
+	assert_int_equal(sched_job_find(&f->s, "user:E"), -1);
+	assert_int_equal(sched_job_add(&f->s, &f->g[8], job_name(8)), 4);
+	assert_string_equal(f->s.job[4].name, "user:I");
+
+	f->s.max_jobs = 2;			/* dts.conf max_jobs */
+	for (int k = 0; k < PROTO_JOBS_MAX; k++)
+		sched_job_remove(&f->s, k);
+	assert_int_equal(sched_jobs(&f->s), 0);
+	assert_int_equal(sched_job_add(&f->s, &f->g[0], job_name(0)), 0);
+	assert_int_equal(sched_job_add(&f->s, &f->g[1], job_name(1)), 1);
+	assert_int_equal(sched_job_add(&f->s, &f->g[2], job_name(2)), -1);
+	assert_int_equal(sched_jobs(&f->s), 2);
+}
+
+/* HPDT: every job at RT, never stopped; OFF: every job normal. */
+static void
+test_jobs_hpdt_off(void **state)
+{
+	struct jfixture	*f = *state;
+
+	add_jobs(f, 3);
+	assert_int_equal(japply(f, static80(MS(30))), 0);	/* B's slot */
+	assert_string_equal(running(f), "B");
+	(void)fake_gang_ops();
+	assert_int_equal(japply(f, sched_msg(MODE_HPDT, SYNC_CLOCK,
+	    SCHED_F_ACTIVE, 80000, 100000, 1000000, real_now)), 0);
+	assert_string_equal(fake_gang_ops(), "A:cont A:rt1 A:idle0 B:rt1 "
+	    "B:idle0 C:cont C:rt1 C:idle0");
+	assert_string_equal(running(f), "ABC");
+	assert_string_equal(in_slot(f), "ABC");
+	assert_int_equal(f->s.wake_at, 0);
+	assert_int_equal(japply(f, sched_msg(MODE_OFF, SYNC_CLOCK,
+	    SCHED_F_ACTIVE, 80000, 100000, 1000000, real_now)), 0);
+	assert_string_equal(fake_gang_ops(), "A:rt0 A:idle0 B:rt0 B:idle0 "
+	    "C:rt0 C:idle0");
+	assert_string_equal(in_slot(f), "");
+	/* a job added under OFF stays normal; back to slicing: one slot */
+	assert_int_equal(sched_job_add(&f->s, &f->g[3], job_name(3)), 3);
+	assert_string_equal(fake_gang_ops(), "");
+	assert_int_equal(japply(f, static80(0)), 0);
+	assert_string_equal(running(f), "A");
+	assert_int_equal(f->s.lay.n, 4);
+}
+
+/*
+ * An idle LS: the jobs out of their slot at SCHED_IDLE; one that cannot
+ * idle is stopped instead, the others idle.
+ */
+static void
+test_jobs_idle(void **state)
+{
+	struct jfixture		*f = *state;
+	struct proto_schedule	 p = static80(0);
+
+	add_jobs(f, 2);
+	fake_gang_set_can_idle(&f->g[1], 0);
+	p.flags |= SCHED_F_LS_IDLE;
+	assert_int_equal(japply(f, p), 0);
+	assert_int_equal(f->s.ls_idle, 1);
+	assert_int_equal(f->s.idle_refused, 1);
+	assert_int_equal(f->s.job[1].no_idle, 1);
+	assert_string_equal(fake_gang_ops(), "A:rt1 B:rt1 B:stop A:idle0");
+	next_edge(f);				/* B's slot */
+	assert_string_equal(fake_gang_ops(), "A:idle1 B:cont B:idle0");
+	assert_int_equal(f->g[0].stopped, 0);
+	assert_int_equal(f->g[0].idle, 1);
+	next_edge(f);				/* LS */
+	assert_string_equal(fake_gang_ops(), "B:stop");
+	next_edge(f);				/* PS */
+	assert_string_equal(fake_gang_ops(), "A:idle0");
+
+	/* a third job that can idle; none can: stopped, not idle */
+	assert_int_equal(sched_job_add(&f->s, &f->g[2], job_name(2)), 2);
+	assert_string_equal(fake_gang_ops(), "C:rt1 C:idle1");
+	fake_gang.can_idle = 0;
+	fake_gang_set_can_idle(&f->g[0], 0);
+	assert_int_equal(japply(f, p), 0);
+	assert_int_equal(f->s.ls_idle, 0);
+	assert_int_equal(status_of_jobs(f).flags & STATUS_F_LS_IDLE, 0);
+}
+
+/* The fail-safe released every gang: each gets its slot's state again. */
+static void
+test_jobs_regain(void **state)
+{
+	struct jfixture	*f = *state;
+
+	add_jobs(f, 2);
+	assert_int_equal(japply(f, static80(MS(50))), 0);	/* B's slot */
+	(void)fake_gang_ops();
+	sched_regain(&f->s);
+	assert_string_equal(fake_gang_ops(),
+	    "A:forget A:rt1 A:stop B:forget B:rt1");
+	assert_string_equal(running(f), "B");
+	assert_int_equal(f->s.nstopped, 1);
+	next_edge(f);					/* LS */
+	sched_regain(&f->s);
+	assert_string_equal(fake_gang_ops(), "B:stop A:forget A:rt1 A:stop "
+	    "B:forget B:rt1 B:stop");
+	assert_int_equal(f->s.nstopped, 2);
+
+	/* suspended: every gang released; back: the slots again */
+	sched_suspend(&f->s);
+	assert_string_equal(fake_gang_ops(), "A:release B:release");
+	assert_string_equal(running(f), "AB");
+	assert_int_equal(f->s.nstopped, 0);
+	sched_resume(&f->s);			/* still in the LS */
+	assert_int_equal(f->s.phase, PHASE_LS);
+	assert_string_equal(running(f), "");
+	sched_release(&f->s);
+	assert_string_equal(running(f), "AB");
+	assert_string_equal(in_slot(f), "");
+}
+
+/* STATUS lists the jobs, members each and together. */
+static void
+test_jobs_status(void **state)
+{
+	struct jfixture		*f = *state;
+	struct proto_status	 st;
+
+	st = status_of_jobs(f);
+	assert_int_equal(st.njobs, 0);
+	assert_int_equal(st.members, 0);
+	add_jobs(f, 3);
+	fake_gang_set_members(&f->g[1], 5);
+	sched_job_remove(&f->s, 0);
+	st = status_of_jobs(f);
+	assert_int_equal(st.njobs, 2);
+	assert_string_equal(st.job[0].job, "user:B");
+	assert_int_equal(st.job[0].members, 5);
+	assert_string_equal(st.job[1].job, "user:C");
+	assert_int_equal(st.job[1].members, 3);
+	assert_int_equal(st.job[2].job[0], '\0');
+	assert_int_equal(st.members, 8);
+}
+
+/* on_phase hears of every slot edge, before the slot's job runs. */
+static int	 slot_calls;
+static char	 slot_seen[64];
+
+static void
+on_slot(void *arg, const struct sched *s)
+{
+	struct jfixture	*f = arg;
+	size_t		 n = strlen(slot_seen);
+
+	(void)s;
+	slot_calls++;
+	snprintf(slot_seen + n, sizeof(slot_seen) - n, "%s/", running(f));
+}
+
+static void
+test_jobs_on_phase(void **state)
+{
+	struct jfixture	*f = *state;
+
+	add_jobs(f, 2);
+	assert_int_equal(japply(f, static80(0)), 0);
+	f->s.on_phase = on_slot;
+	f->s.on_phase_arg = f;
+	slot_calls = 0;
+	slot_seen[0] = '\0';
+	next_edge(f);		/* slot edge: told with A stopped, B not yet */
+	assert_string_equal(running(f), "B");
+	next_edge(f);		/* LS: told after */
+	next_edge(f);		/* PS: told before A runs */
+	assert_string_equal(running(f), "A");
+	assert_int_equal(slot_calls, 3);
+	assert_string_equal(slot_seen, "///");	/* nobody runs when told */
+	f->s.on_phase = NULL;
+}
+
 #define T(fn)	cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define J(fn)	cmocka_unit_test_setup_teardown(fn, setup_jobs, teardown_jobs)
 
 int
 main(void)
@@ -948,6 +1598,19 @@ main(void)
 		T(test_status),
 		T(test_kick),
 		T(test_edge_thread),
+		J(test_jobs_one),
+		J(test_jobs_equal2),
+		J(test_jobs_equal4),
+		J(test_jobs_late),
+		J(test_jobs_table),
+		J(test_jobs_table_refused),
+		J(test_jobs_add_remove),
+		J(test_jobs_full),
+		J(test_jobs_hpdt_off),
+		J(test_jobs_idle),
+		J(test_jobs_regain),
+		J(test_jobs_status),
+		J(test_jobs_on_phase),
 	};
 
 	log_init("test_sched", LOG_TO_STDERR, NULL, LOG_LVL_ERR);

@@ -65,7 +65,8 @@ setup(void **state)
 	snprintf(f->path, sizeof(f->path), "%s/state", f->dir);
 	fake_gang_init(&f->g);
 	fake_gang.can_idle = 1;
-	sched_init(&f->s, &f->g, NULL, 3 * NS_PER_SEC);
+	sched_init(&f->s, NULL, 3 * NS_PER_SEC);
+	(void)sched_job_add(&f->s, &f->g, "root:pvm");
 	f->s.mono = fake_mono;
 	f->s.real = fake_mono;
 	f->s.rt.runtime_us = 950000;

@@ -1,5 +1,5 @@
 /*
- * test_wire.c - STATUS and TRACE as doc/protocol.txt draws them, byte by
+ * test_wire.c - the messages as doc/protocol.txt draws them, byte by
  * byte, written here by hand: proto_decode() must read every field from
  * its documented offset, and proto_encode() must write these very bytes.
  * (test_proto.c only round-trips through our own encoder, which would
@@ -14,16 +14,43 @@
 
 #include "proto.h"
 
-/* The header of a reply: magic "DTS1", version 4, TYPE, payload length
+/* The header of a reply: magic "DTS1", version 5, TYPE, payload length
  * LEN (16 bits), sender 0x0a0b0c0d, key_id 0, seq 0x0102030405060708. */
 #define HDR(type, len) \
-	0x44, 0x54, 0x53, 0x31, 0x04, (type), ((len) >> 8), ((len) & 0xff), \
+	0x44, 0x54, 0x53, 0x31, 0x05, (type), ((len) >> 8), ((len) & 0xff), \
 	0x0a, 0x0b, 0x0c, 0x0d, 0x00, 0x00, 0x00, 0x00, \
 	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08
+/* A command's: key_id 0x8a88e3dd. */
+#define CMD_HDR(type, len) \
+	0x44, 0x54, 0x53, 0x31, 0x05, (type), ((len) >> 8), ((len) & 0xff), \
+	0x0a, 0x0b, 0x0c, 0x0d, 0x8a, 0x88, 0xe3, 0xdd, \
+	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08
 
-/* STATUS, 128 bytes, then a 32-byte tag (zero: not checked here). */
-static const uint8_t status_dgram[24 + 128 + 32] = {
-	HDR(3, 128),
+/* SCHEDULE, 352 bytes, then a 64-byte tag (zero: not checked here). */
+static const uint8_t schedule_dgram[24 + 352 + 64] = {
+	CMD_HDR(1, 352),
+	/*  0 mode 1 (static), sync 1 (clock), flags 0x03, reserved */
+	0x01, 0x01, 0x03, 0x00,
+	/*  4 ps_us 80000, 8 ip_us 100000, 12 si_us 10000000 */
+	0x00, 0x01, 0x38, 0x80, 0x00, 0x01, 0x86, 0xa0,
+	0x00, 0x98, 0x96, 0x80,
+	/* 16 origin_ns 1763770000000000000 (0x187a2b785b7da000) */
+	0x18, 0x7a, 0x2b, 0x78, 0x5b, 0x7d, 0xa0, 0x00,
+	/* 24 nslots 2, 25 pad[7] */
+	0x02, 0, 0, 0, 0, 0, 0, 0,
+	/* 32 slot[0]: job "alice:vm1" NUL padded to 32, 64 start_us 0,
+	 * 68 len_us 30000 */
+	'a', 'l', 'i', 'c', 'e', ':', 'v', 'm', '1',
+	[24 + 64] = 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x75, 0x30,
+	/* 72 slot[1]: "bob:pvm", 104 start_us 30000, 108 len_us 50000 */
+	'b', 'o', 'b', ':', 'p', 'v', 'm',
+	[24 + 104] = 0x00, 0x00, 0x75, 0x30, 0x00, 0x00, 0xc3, 0x50,
+	/* 112 slot[2..7]: unused, zero */
+};
+
+/* STATUS, 424 bytes, then a 32-byte tag (zero: not checked here). */
+static const uint8_t status_dgram[24 + 424 + 32] = {
+	HDR(3, 424),
 	/*  0 mode 2 (balanced), sync 1 (clock), flags 0x09, phase 2 (LS) */
 	0x02, 0x01, 0x09, 0x02,
 	/*  4 ps_us 80000, 8 ip_us 100000, 12 si_us 10000000 */
@@ -46,6 +73,38 @@ static const uint8_t status_dgram[24 + 128 + 32] = {
 	0x00, 0x01, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x01,
 	/* 96 name "h0", NUL padded to 32 bytes */
 	'h', '0',
+	/* 128 njobs 2, 129 pad[7] */
+	[24 + 128] = 0x02, 0, 0, 0, 0, 0, 0, 0,
+	/* 136 job[0]: "alice:vm1" NUL padded to 32, 168 members 2 */
+	'a', 'l', 'i', 'c', 'e', ':', 'v', 'm', '1',
+	[24 + 168] = 0x00, 0x00, 0x00, 0x02,
+	/* 172 job[1]: "bob:pvm", 204 members 1 */
+	'b', 'o', 'b', ':', 'p', 'v', 'm',
+	[24 + 204] = 0x00, 0x00, 0x00, 0x01,
+	/* 208 job[2..7]: unused, zero */
+};
+
+/* JOB_REQ, 72 bytes: index 1, then 68 bytes of zero padding; a zero
+ * 64-byte tag. */
+static const uint8_t job_req_dgram[24 + 72 + 64] = {
+	CMD_HDR(9, 72),
+	0x00, 0x00, 0x00, 0x01,
+};
+
+/* JOB, 72 bytes, then a zero tag. */
+static const uint8_t job_dgram[24 + 72 + 32] = {
+	HDR(10, 72),
+	/* 0 index 1, 4 count 2 */
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02,
+	/* 8 job "bob:pvm", NUL padded to 32 */
+	'b', 'o', 'b', ':', 'p', 'v', 'm',
+	/* 40 slot_ns 50 s, 48 stopped_ns 49.5 s, 56 cpu_ns
+	 * 0x0102030405060708 */
+	[24 + 40] = 0x00, 0x00, 0x00, 0x0b, 0xa4, 0x3b, 0x74, 0x00,
+	0x00, 0x00, 0x00, 0x0b, 0x86, 0x6e, 0x0f, 0x00,
+	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+	/* 64 members 1, 68 running 1 */
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01,
 };
 
 /* TRACE, 8 + 16 x 20 bytes: two edges, then a zero tag. */
@@ -125,9 +184,9 @@ test_status_decodes(void **state)
 	assert_int_equal(proto_decode(status_dgram, sizeof(status_dgram),
 	    &m, &why), 0);
 	assert_int_equal(m.hdr.magic, PROTO_MAGIC);
-	assert_int_equal(m.hdr.version, 4);
+	assert_int_equal(m.hdr.version, 5);
 	assert_int_equal(m.hdr.type, PROTO_STATUS);
-	assert_int_equal(m.hdr.length, 128);
+	assert_int_equal(m.hdr.length, 424);
 	assert_int_equal(m.hdr.sender, 0x0a0b0c0d);
 	assert_int_equal(m.hdr.key_id, 0);
 	assert_true(m.hdr.seq == 0x0102030405060708ull);
@@ -150,6 +209,81 @@ test_status_decodes(void **state)
 	assert_int_equal(s->queue_full, 65536);
 	assert_int_equal(s->master, 0x0a000001);
 	assert_string_equal(s->name, "h0");
+	assert_int_equal(s->njobs, 2);
+	assert_string_equal(s->job[0].job, "alice:vm1");
+	assert_int_equal(s->job[0].members, 2);
+	assert_string_equal(s->job[1].job, "bob:pvm");
+	assert_int_equal(s->job[1].members, 1);
+	for (unsigned i = 2; i < PROTO_JOBS_MAX; i++) {
+		assert_string_equal(s->job[i].job, "");
+		assert_int_equal(s->job[i].members, 0);
+	}
+}
+
+static void
+test_schedule_decodes(void **state)
+{
+	struct proto_msg m;
+	enum proto_reject why;
+	const struct proto_schedule *s = &m.u.schedule;
+	const char *err;
+
+	(void)state;
+	memset(&m, 0x5a, sizeof(m));
+	assert_int_equal(proto_decode(schedule_dgram, sizeof(schedule_dgram),
+	    &m, &why), 0);
+	assert_int_equal(m.hdr.type, PROTO_SCHEDULE);
+	assert_int_equal(m.hdr.length, 352);
+	assert_int_equal(m.hdr.key_id, 0x8a88e3dd);
+	assert_int_equal(s->mode, MODE_STATIC);
+	assert_int_equal(s->sync, SYNC_CLOCK);
+	assert_int_equal(s->flags, SCHED_F_ACTIVE | SCHED_F_SYNC);
+	assert_int_equal(s->ps_us, 80000);
+	assert_int_equal(s->ip_us, 100000);
+	assert_int_equal(s->si_us, 10000000);
+	assert_true(s->origin_ns == 1763770000000000000ull);
+	assert_int_equal(s->nslots, 2);
+	assert_string_equal(s->slot[0].job, "alice:vm1");
+	assert_int_equal(s->slot[0].start_us, 0);
+	assert_int_equal(s->slot[0].len_us, 30000);
+	assert_string_equal(s->slot[1].job, "bob:pvm");
+	assert_int_equal(s->slot[1].start_us, 30000);
+	assert_int_equal(s->slot[1].len_us, 50000);
+	for (unsigned i = 2; i < PROTO_JOBS_MAX; i++) {
+		assert_string_equal(s->slot[i].job, "");
+		assert_int_equal(s->slot[i].start_us, 0);
+		assert_int_equal(s->slot[i].len_us, 0);
+	}
+	assert_int_equal(proto_check_schedule(s, &err), 0);
+}
+
+static void
+test_job_decodes(void **state)
+{
+	struct proto_msg m;
+	enum proto_reject why;
+	const struct proto_job *j = &m.u.job;
+
+	(void)state;
+	memset(&m, 0x5a, sizeof(m));
+	assert_int_equal(proto_decode(job_req_dgram, sizeof(job_req_dgram),
+	    &m, &why), 0);
+	assert_int_equal(m.hdr.type, PROTO_JOB_REQ);
+	assert_int_equal(m.hdr.length, 72);
+	assert_int_equal(m.u.job_req.index, 1);
+	memset(&m, 0x5a, sizeof(m));
+	assert_int_equal(proto_decode(job_dgram, sizeof(job_dgram), &m, &why),
+	    0);
+	assert_int_equal(m.hdr.type, PROTO_JOB);
+	assert_int_equal(m.hdr.length, 72);
+	assert_int_equal(j->index, 1);
+	assert_int_equal(j->count, 2);
+	assert_string_equal(j->job, "bob:pvm");
+	assert_true(j->slot_ns == 50000000000ull);
+	assert_true(j->stopped_ns == 49500000000ull);
+	assert_true(j->cpu_ns == 0x0102030405060708ull);
+	assert_int_equal(j->members, 1);
+	assert_int_equal(j->running, 1);
 }
 
 static void
@@ -230,12 +364,70 @@ encodes_as(const uint8_t *want, size_t len)
 	struct proto_msg m;
 	enum proto_reject why;
 	uint8_t buf[PROTO_MAX_DGRAM];
+	size_t tag;
 
 	assert_int_equal(proto_decode(want, len, &m, &why), 0);
+	tag = proto_tag_len(m.hdr.type);
 	memset(buf, 0xa5, sizeof(buf));
-	assert_int_equal(proto_encode(&m, buf, sizeof(buf)),
-	    (int)(len - PROTO_MAC_LEN));
-	assert_memory_equal(buf, want, len - PROTO_MAC_LEN);
+	assert_int_equal(proto_encode(&m, buf, sizeof(buf)), (int)(len - tag));
+	assert_memory_equal(buf, want, len - tag);
+}
+
+static void
+test_schedule_encodes(void **state)
+{
+	(void)state;
+	encodes_as(schedule_dgram, sizeof(schedule_dgram));
+}
+
+static void
+test_job_encodes(void **state)
+{
+	(void)state;
+	encodes_as(job_req_dgram, sizeof(job_req_dgram));
+	encodes_as(job_dgram, sizeof(job_dgram));
+}
+
+/* b with byte off set to v decodes to -1 with why REJ_RANGE. */
+static void
+refused(const uint8_t *dgram, size_t len, size_t off, uint8_t v)
+{
+	uint8_t b[PROTO_MAX_DGRAM];
+	struct proto_msg m;
+	enum proto_reject why = REJ_COUNT;
+
+	memcpy(b, dgram, len);
+	b[off] = v;
+	assert_int_equal(proto_decode(b, len, &m, &why), -1);
+	assert_int_equal(why, REJ_RANGE);
+}
+
+/* v5: pads and unused entries are zero; counts at most 8; a used name
+ * ends within its field. */
+static void
+test_v5_refusals(void **state)
+{
+	const size_t P = PROTO_HDR_LEN;
+
+	(void)state;
+	refused(schedule_dgram, sizeof(schedule_dgram), P + 24, 9); /* nslots */
+	refused(schedule_dgram, sizeof(schedule_dgram), P + 25, 1); /* pad */
+	refused(schedule_dgram, sizeof(schedule_dgram), P + 31, 1);
+	refused(schedule_dgram, sizeof(schedule_dgram), P + 112, 'x');
+	refused(schedule_dgram, sizeof(schedule_dgram), P + 351, 1);
+	refused(schedule_dgram, sizeof(schedule_dgram), P + 24, 1); /* slot 1
+								      unused */
+	refused(status_dgram, sizeof(status_dgram), P + 128, 9);   /* njobs */
+	refused(status_dgram, sizeof(status_dgram), P + 128, 1);   /* job 1 */
+	refused(status_dgram, sizeof(status_dgram), P + 129, 1);   /* pad */
+	refused(status_dgram, sizeof(status_dgram), P + 423, 1);   /* job 7 */
+	refused(status_dgram, sizeof(status_dgram), P + 136 + 31, 'x');
+	refused(job_req_dgram, sizeof(job_req_dgram), P + 4, 1);   /* pad */
+	refused(job_req_dgram, sizeof(job_req_dgram), P + 71, 1);
+	refused(job_dgram, sizeof(job_dgram), P + 7, 9);           /* count */
+	refused(job_dgram, sizeof(job_dgram), P + 7, 1);   /* none, a name */
+	refused(job_dgram, sizeof(job_dgram), P + 71, 2);  /* running 2 */
+	refused(job_dgram, sizeof(job_dgram), P + 8 + 31, 'x');
 }
 
 static void
@@ -282,7 +474,7 @@ test_layout_refusals(void **state)
 	assert_int_equal(proto_decode(b, sizeof(b), &m, &why), -1);
 	assert_int_equal(why, REJ_MAGIC);
 	memcpy(b, status_dgram, sizeof(b));
-	b[7] = 127;			/* payload length 127 */
+	b[7] = 0xa7;			/* payload length 423 */
 	assert_int_equal(proto_decode(b, sizeof(b), &m, &why), -1);
 	assert_int_equal(why, REJ_LENGTH);
 	memcpy(b, status_dgram, sizeof(b));
@@ -304,6 +496,11 @@ main(void)
 		cmocka_unit_test(test_metrics_decodes),
 		cmocka_unit_test(test_metrics_encodes),
 		cmocka_unit_test(test_layout_refusals),
+		cmocka_unit_test(test_schedule_decodes),
+		cmocka_unit_test(test_schedule_encodes),
+		cmocka_unit_test(test_job_decodes),
+		cmocka_unit_test(test_job_encodes),
+		cmocka_unit_test(test_v5_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

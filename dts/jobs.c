@@ -1,0 +1,428 @@
+/*
+ * jobs.c - the jobs of this node.  See jobs.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "job.h"
+#include "jobs.h"
+#include "log.h"
+#include "proc.h"
+#include "scheduler.h"
+#include "timeutil.h"
+
+int
+jobs_cg_name(const char *name, char *out, size_t len)
+{
+	const char	*colon = strchr(name, ':');
+
+	if (colon == NULL || colon == name || colon[1] == '\0' ||
+	    strchr(name, '/') != NULL ||
+	    (size_t)snprintf(out, len, "%s%.*s%c%s", CG_JOB_PREFIX,
+	    (int)(colon - name), name, JOB_CG_SEP, colon + 1) >= len)
+		return -1;
+	return 0;
+}
+
+int
+jobs_name_of_cg(const char *cgname, char out[PROTO_JOB_LEN])
+{
+	const char	*p = cgname + strlen(CG_JOB_PREFIX), *at;
+	char		 user[PROTO_JOB_LEN], err[128];
+
+	if (strncmp(cgname, CG_JOB_PREFIX, strlen(CG_JOB_PREFIX)) != 0 ||
+	    (at = strrchr(p, JOB_CG_SEP)) == NULL || at == p ||
+	    (size_t)(at - p) >= sizeof(user))
+		return -1;
+	snprintf(user, sizeof(user), "%.*s", (int)(at - p), p);
+	return job_name_make(out, user, at + 1, err, sizeof(err));
+}
+
+int
+jobs_setup(struct jobs *J, const struct dts_conf *c, int rt_prio, char *err,
+    size_t errlen)
+{
+	memset(J, 0, sizeof(*J));
+	J->conf = c;
+	if (gang_setup(&J->tmpl, c->cgroup, c->backend, rt_prio, err,
+	    errlen) == -1)
+		return -1;
+	gang_set_pvmd(&J->tmpl, conf_pvmd(c));
+	return 0;
+}
+
+void
+jobs_attach(struct jobs *J, struct sched *s)
+{
+	J->sched = s;
+}
+
+int
+jobs_count(const struct jobs *J)
+{
+	int	 n = 0;
+
+	for (int k = 0; k < PROTO_JOBS_MAX; k++)
+		n += J->job[k].used;
+	return n;
+}
+
+struct job *
+jobs_find(struct jobs *J, const char *name)
+{
+	for (int k = 0; k < PROTO_JOBS_MAX; k++)
+		if (J->job[k].used && strcmp(J->job[k].name, name) == 0)
+			return &J->job[k];
+	return NULL;
+}
+
+struct job *
+jobs_of_pid(struct jobs *J, pid_t pid)
+{
+	char	 cg[CG_PATH_MAX];
+
+	if (proc_pid_cgroup(pid, cg, sizeof(cg)) == -1)
+		return NULL;
+	for (int k = 0; k < PROTO_JOBS_MAX; k++)
+		if (J->job[k].used && strcmp(cg, J->job[k].gang.rel) == 0)
+			return &J->job[k];
+	return NULL;
+}
+
+int
+jobs_has_uid(const struct jobs *J, uid_t uid)
+{
+	for (int k = 0; k < PROTO_JOBS_MAX; k++)
+		if (J->job[k].used && J->job[k].uid == uid)
+			return 1;
+	return 0;
+}
+
+void
+jobs_names(const struct jobs *J, char *buf, size_t len)
+{
+	size_t	 n = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < PROTO_JOBS_MAX && n < len; k++)
+		if (J->job[k].used)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+			    n ? ", " : "", J->job[k].name);
+}
+
+/* The scheduler's place of j, or -1 (under its lock). */
+static int
+place_of(const struct jobs *J, const struct job *j)
+{
+	for (int i = 0; i < PROTO_JOBS_MAX; i++)
+		if (J->sched->job[i].gang == &j->gang)
+			return i;
+	return -1;
+}
+
+/* j's gang and state file: closed, the cgroup and the file removed. */
+static void
+job_free(struct job *j, int unlink_state)
+{
+	if (gang_close(&j->gang) == -1)
+		log_warn("job %s: cgroup not removed", j->name);
+	if (j->state.map != NULL) {
+		char	 lock[sizeof(j->state_path) + 8];
+
+		state_close(&j->state);
+		if (unlink_state) {
+			snprintf(lock, sizeof(lock), "%s.lock", j->state_path);
+			(void)unlink(j->state_path);
+			(void)unlink(lock);
+		}
+	}
+	j->used = 0;
+}
+
+/*
+ * The part of a start that needs no lock: a free place, the cgroup and
+ * the state file.  0, or -1 with err.
+ */
+static int
+job_make(struct jobs *J, struct job *j, const char *name, uid_t uid,
+    char *err, size_t errlen)
+{
+	char	 cgname[PROTO_JOB_LEN + 8];
+
+	memset(j, 0, sizeof(*j));
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	j->uid = uid;
+	j->started = now_mono_ns();
+	if (jobs_cg_name(name, cgname, sizeof(cgname)) == -1) {
+		snprintf(err, errlen, "job %s: not a name for a cgroup", name);
+		return -1;
+	}
+	if (gang_open(&j->gang, &J->tmpl, cgname, err, errlen) == -1)
+		return -1;
+	if (J->conf->state_file[0] != '\0') {
+		snprintf(j->state_path, sizeof(j->state_path), "%s.%s",
+		    J->conf->state_file, cgname + strlen(CG_JOB_PREFIX));
+		if (state_open(&j->state, j->state_path, err, errlen) == -1) {
+			j->state.map = NULL;
+			job_free(j, 0);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static struct job *
+free_place(struct jobs *J)
+{
+	for (int k = 0; k < PROTO_JOBS_MAX; k++)
+		if (!J->job[k].used)
+			return &J->job[k];
+	return NULL;
+}
+
+static void
+say_full(const struct jobs *J, char *err, size_t errlen)
+{
+	char	 names[PROTO_JOBS_MAX * (PROTO_JOB_LEN + 2)];
+
+	jobs_names(J, names, sizeof(names));
+	snprintf(err, errlen, "this node runs max_jobs = %d jobs already: %s "
+	    "(dts.conf: max_jobs)", J->conf->max_jobs, names);
+}
+
+struct job *
+jobs_start(struct jobs *J, const char *name, uid_t uid, pid_t pid, char *err,
+    size_t errlen)
+{
+	struct job	*j;
+	int		 i, rc = 0, e = 0;
+
+	if (jobs_count(J) >= J->conf->max_jobs || (j = free_place(J)) == NULL) {
+		say_full(J, err, errlen);
+		return NULL;
+	}
+	if (job_make(J, j, name, uid, err, errlen) == -1)
+		return NULL;
+	sched_lock(J->sched);
+	if ((i = sched_job_add(J->sched, &j->gang, name)) != -1) {
+		j->used = 1;
+		rc = gang_adopt(&j->gang, pid);
+		e = errno;
+		if (rc == -1) {
+			sched_job_remove(J->sched, i);
+			j->used = 0;
+		}
+	}
+	sched_unlock(J->sched);
+	if (i == -1 || rc == -1) {
+		if (i == -1)
+			say_full(J, err, errlen);
+		else
+			snprintf(err, errlen, "cannot move pid %d into %s: %s",
+			    (int)pid, j->gang.cg, strerror(e));
+		job_free(j, 1);
+		return NULL;
+	}
+	log_info("job %s started: uid %d, cgroup %s%s%s (%d job(s) on this "
+	    "node)", name, (int)uid, j->gang.cg, j->state.map ? ", state "
+	    "file " : "", j->state.map ? j->state_path : "", jobs_count(J));
+	return j;
+}
+
+int
+jobs_adopt(struct jobs *J, struct job *j, pid_t pid)
+{
+	int	 rc, e;
+
+	sched_lock(J->sched);
+	rc = gang_adopt(&j->gang, pid);
+	e = errno;
+	sched_unlock(J->sched);
+	errno = e;
+	return rc;
+}
+
+/* j ends: out of the scheduler's table (released), then its files. */
+static void
+job_end(struct jobs *J, struct job *j, const char *why)
+{
+	char		 d[32], rel[CG_PATH_MAX];
+	int		 i;
+
+	snprintf(rel, sizeof(rel), "%s", j->gang.rel);
+	sched_lock(J->sched);
+	if ((i = place_of(J, j)) != -1)
+		sched_job_remove(J->sched, i);
+	j->used = 0;		/* the state hook no longer looks at it */
+	sched_unlock(J->sched);
+	job_free(j, 1);
+	log_info("job %s ended (%s) after %s: cgroup %s removed (%d job(s) "
+	    "on this node)", j->name, why, duration_format(now_mono_ns() -
+	    j->started, d, sizeof(d)), rel, jobs_count(J));
+}
+
+void
+jobs_reap(struct jobs *J)
+{
+	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
+		struct job *j = &J->job[k];
+
+		if (j->used && cg_populated(j->gang.cg) == 0 &&
+		    cg_count(j->gang.cg, NULL) == 0)
+			job_end(J, j, "its gang is empty");
+	}
+}
+
+void
+jobs_fix_prios(struct jobs *J)
+{
+	static struct gang_fix	 fix[GANG_FIX_MAX];
+	pid_t			 pvmd;
+	int			 n, fixed;
+
+	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
+		struct job *j = &J->job[k];
+
+		if (!j->used)
+			continue;
+		n = gang_prio_scan(&j->gang, &pvmd, fix, GANG_FIX_MAX);
+		if (n == 0 && pvmd == j->gang.pvmd_pid)	/* only we write */
+			continue;
+		sched_lock(J->sched);
+		fixed = gang_prio_apply(&j->gang, pvmd, fix, n);
+		sched_unlock(J->sched);
+		if (fixed > 0)
+			log_debug("job %s: %d member(s) to their RT priority",
+			    j->name, fixed);
+	}
+}
+
+/*
+ * The state file of job i of s: phase PS only while its slot runs (the
+ * scheduler's segment now: cur is i, or SEG_ALL, every job), else LS;
+ * ps_ns its slot time and stopped_ns its stopped time (sched_job_stats);
+ * ls_ns the node's.  (cur, not run: the scheduler publishes a PS or a
+ * slot before the gang runs, so that no member reads a stopped time
+ * without its LS.)  On the edge thread, no system call (state_put).
+ */
+static void
+state_job_hook(struct state *st, const struct sched *s, int i)
+{
+	uint64_t	 v[STATE_FIELDS], slot = 0, stopped = 0;
+
+	sched_job_stats(s, i, s->st.acct_at, &slot, &stopped);
+	v[STATE_PHASE] = (uint64_t)(s->phase == PHASE_PS && s->cur != i &&
+	    s->cur != SEG_ALL ? PHASE_LS : s->phase);
+	v[STATE_LS_POLICY] = s->ls_idle ? LS_IDLE : LS_STOP;
+	v[STATE_MODE] = (uint64_t)(s->mode < 0 ? MODE_OFF : s->mode);
+	v[STATE_PS_US] = (uint64_t)((s->slicing ? s->sl.ps : s->ps) /
+	    NS_PER_US);
+	v[STATE_IP_US] = (uint64_t)(s->ip / NS_PER_US);
+	v[STATE_STOPPED_NS] = st->base_stopped + stopped;
+	v[STATE_PS_NS] = st->base_ps + slot;
+	v[STATE_LS_NS] = st->base_ls + s->st.ls_ns;
+	v[STATE_AT_NS] = (uint64_t)s->st.acct_at;
+	state_put(st, v);
+}
+
+void
+jobs_state_hook(struct jobs *J, const struct sched *s)
+{
+	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
+		struct job	*j = &J->job[k];
+		int		 i;
+
+		if (!j->used || j->state.map == NULL)
+			continue;
+		for (i = 0; i < PROTO_JOBS_MAX; i++)
+			if (s->job[i].gang == &j->gang)
+				break;
+		if (i < PROTO_JOBS_MAX)
+			state_job_hook(&j->state, s, i);
+	}
+}
+
+/* The one uid of a cgroup's members, for a takeover. */
+struct owner {
+	uid_t	 uid;
+	int	 n, mixed;
+};
+
+static void
+owner_one(pid_t pid, void *arg)
+{
+	struct owner	*o = arg;
+	uid_t		 ids[4];
+
+	if (proc_pid_uids(pid, ids) == -1)
+		return;
+	if (o->n++ == 0)
+		o->uid = ids[0];
+	else if (ids[0] != o->uid)
+		o->mixed = 1;
+}
+
+static void
+takeover_one(const char *cg, const char *cgname, void *arg)
+{
+	struct jobs	*J = arg;
+	struct owner	 o = { 0, 0, 0 };
+	struct job	*j;
+	char		 name[PROTO_JOB_LEN], err[256];
+	int		 i;
+
+	(void)cg_foreach(cg, "cgroup.procs", owner_one, &o);
+	if (o.n == 0 && cg_populated(cg) == 0) {
+		if (cg_remove(cg) == -1)
+			log_warn("cgroup %s (empty) not removed", cg);
+		return;
+	}
+	if (jobs_name_of_cg(cgname, name) == -1) {
+		log_warnx("cgroup %s: not a job's name: released, not taken "
+		    "over", cg);
+		cg_release(cg);
+		return;
+	}
+	if (o.mixed || (j = free_place(J)) == NULL ||
+	    jobs_count(J) >= J->conf->max_jobs) {
+		log_warnx("cgroup %s: %s: released, not taken over", cg,
+		    o.mixed ? "its members run as different users" :
+		    "max_jobs jobs taken over already");
+		cg_release(cg);
+		return;
+	}
+	if (job_make(J, j, name, o.uid, err, sizeof(err)) == -1) {
+		log_warnx("job %s: %s: released, not taken over", name, err);
+		cg_release(cg);
+		return;
+	}
+	sched_lock(J->sched);
+	if ((i = sched_job_add(J->sched, &j->gang, name)) != -1)
+		j->used = 1;
+	sched_unlock(J->sched);
+	if (i == -1) {
+		log_warnx("job %s: the scheduler has no place: released, not "
+		    "taken over", name);
+		job_free(j, 1);	/* released; the cgroup stays with them */
+		return;
+	}
+	log_info("taking over the gang in %s (%d processes): job %s, uid %d",
+	    cg, o.n, name, (int)o.uid);
+}
+
+void
+jobs_takeover(struct jobs *J)
+{
+	(void)cg_foreach_job(J->tmpl.base, takeover_one, J);
+}
+
+void
+jobs_close(struct jobs *J)
+{
+	for (int k = 0; k < PROTO_JOBS_MAX; k++)
+		if (J->job[k].state.map != NULL)
+			state_close(&J->job[k].state);
+}

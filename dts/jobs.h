@@ -1,0 +1,111 @@
+/*
+ * jobs.h - the jobs of this node: one gang (dts/gang.h) a job, each in a
+ * cgroup of its own below dts's subtree (dts(8), JOBS).
+ *
+ * A job's name is "USER:LABEL" (common/job.h); its cgroup is
+ * base/job.USER@LABEL (a ':' would confuse the readers of
+ * /proc/PID/cgroup, whose fields ':' separates; a label has no '@', so
+ * the last '@' splits the name again), and its state file, if dts keeps
+ * one, is state_file.USER@LABEL.  The scheduler (scheduler.h) holds the
+ * job table that the slices run (sched_job_add); this module makes and
+ * ends the gangs, and knows whose each one is.
+ *
+ * Every function runs on dts's main thread; those that change what the
+ * scheduler sees take its lock themselves (not held by the caller), and
+ * the edge thread reads a job's state file map only under it.
+ */
+#ifndef DTS_JOBS_H
+#define DTS_JOBS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "conf.h"
+#include "gang.h"
+#include "proto.h"
+#include "state.h"
+
+struct sched;
+
+#define JOB_CG_SEP '@'		/* USER@LABEL in a cgroup's name */
+
+struct job {
+	int		 used;
+	char		 name[PROTO_JOB_LEN];	/* USER:LABEL */
+	uid_t		 uid;		/* whose it is (every member's) */
+	struct gang	 gang;
+	struct state	 state;		/* map NULL: none */
+	char		 state_path[CONF_STR_MAX + PROTO_JOB_LEN + 8];
+	int64_t		 started;	/* mono ns */
+};
+
+struct jobs {
+	struct gang	 tmpl;		/* the subtree, backend, priority */
+	const struct dts_conf *conf;
+	struct sched	*sched;
+	struct job	 job[PROTO_JOBS_MAX];
+};
+
+/* The subtree (gang_setup) and pvmd's name.  0, or -1 with err. */
+int  jobs_setup(struct jobs *J, const struct dts_conf *c, int rt_prio,
+		char *err, size_t errlen);
+
+/* The scheduler whose job table the jobs go into (before any job). */
+void jobs_attach(struct jobs *J, struct sched *s);
+
+/*
+ * The jobs a dts before this one left with members: each taken over as a
+ * job again (its name from its cgroup's, its user the one uid of its
+ * members), and empty job cgroups removed.  Logs one line a job.
+ */
+void jobs_takeover(struct jobs *J);
+
+/* Jobs in use. */
+int  jobs_count(const struct jobs *J);
+
+/* The job called name, or NULL. */
+struct job *jobs_find(struct jobs *J, const char *name);
+
+/* The job whose cgroup pid is in, or NULL. */
+struct job *jobs_of_pid(struct jobs *J, pid_t pid);
+
+/* Is uid the user of a job here? */
+int  jobs_has_uid(const struct jobs *J, uid_t uid);
+
+/*
+ * A new job name of uid: its cgroup made, its state file (if any) opened,
+ * and put into the scheduler's table; then pid moved into its gang.  The
+ * job, or NULL with a one-line err (max_jobs in use, a cgroup or state
+ * file that cannot be made): then nothing of it is left.
+ */
+struct job *jobs_start(struct jobs *J, const char *name, uid_t uid,
+		       pid_t pid, char *err, size_t errlen);
+
+/* Move pid into job j's gang (under the scheduler's lock).  0, or -1
+ * with errno. */
+int  jobs_adopt(struct jobs *J, struct job *j, pid_t pid);
+
+/*
+ * Every job whose gang is empty ends: out of the scheduler's table, its
+ * cgroup and state file removed, one log line.  Called every second.
+ */
+void jobs_reap(struct jobs *J);
+
+/* The pvmd priority fix (gang_prio_scan/apply) of every job. */
+void jobs_fix_prios(struct jobs *J);
+
+/* The on_phase hook's part for the jobs' state files (under the lock). */
+void jobs_state_hook(struct jobs *J, const struct sched *s);
+
+/* The comma-separated names of the jobs into buf. */
+void jobs_names(const struct jobs *J, char *buf, size_t len);
+
+/* dts exits: every job's state file closed; the gangs stay (released by
+ * the scheduler) for a new dts to take over. */
+void jobs_close(struct jobs *J);
+
+/* name "USER:LABEL" to its cgroup's "job.USER@LABEL" and back.  0 or -1. */
+int  jobs_cg_name(const char *name, char *out, size_t len);
+int  jobs_name_of_cg(const char *cgname, char out[PROTO_JOB_LEN]);
+
+#endif /* DTS_JOBS_H */
