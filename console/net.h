@@ -43,6 +43,9 @@ struct net {
 	uint64_t	 dropped[REJ_COUNT];
 	uint64_t	 own;		/* our own datagrams heard back */
 	int64_t		 stepped_us;	/* CLOCK_REALTIME step seen, not told */
+	/* tests: every message sent, before it is sealed */
+	void		(*tap)(void *, struct in_addr, const struct proto_msg *);
+	void		*tap_arg;
 };
 
 /*
@@ -68,6 +71,14 @@ int net_destinations(const struct net *n, struct in_addr *out, int cap);
 /* Seal msg and send it to every destination; returns destinations
  * reached, -1 if none. */
 int net_send(struct net *n, struct proto_msg *msg);
+
+/*
+ * Seal msg[i] for dst[i], every one of the k first, then send them one
+ * after the other: the signatures do not come between the nodes'
+ * arrivals.  Returns the destinations reached, -1 if none.
+ */
+int net_send_each(struct net *n, const struct in_addr *dst,
+    struct proto_msg *msg, int k);
 
 /* Seal msg and send it to one node; 0 or -1. */
 int net_send_to(struct net *n, struct in_addr dst, struct proto_msg *msg);

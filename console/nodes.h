@@ -29,6 +29,8 @@ struct node {
 	int64_t		 status_at;		/* last STATUS */
 	struct proto_metrics met;		/* last METRICS */
 	int64_t		 metrics_at;		/* its arrival, 0: none */
+	int		 sent_nslots;		/* the slot table last sent */
+	struct proto_slot sent[PROTO_JOBS_MAX];	/* ... to it (master.c) */
 };
 
 struct nodes {
