@@ -160,6 +160,9 @@ master_send_flags(struct console *c, int flags, int64_t now)
 	struct proto_msg	 m = { .hdr.type = PROTO_SCHEDULE };
 	int			 i, n;
 
+	if (net_keyless(&c->net, NULL, c->out.err,
+	    sizeof(c->out.err)) == -1)
+		return -1;
 	sch_message(&c->sch, SCHED_F_SYNC, &m.u.schedule);
 	m.u.schedule.flags |= (uint8_t)(flags & SCHED_F_TAKEOVER);
 	/* on a grid: a late wake-up does not delay every later SI (with
@@ -279,6 +282,9 @@ master_status(struct console *c, int what, int how, int64_t now)
 	struct proto_msg	 m = { .hdr.type = what == MASTER_METRICS ?
 	    PROTO_METRICS_REQ : PROTO_STATUS_REQ };
 
+	if (net_keyless(&c->net, round_name[what], c->out.err,
+	    sizeof(c->out.err)) == -1)
+		return -1;
 	if (net_send(&c->net, &m) < 0)
 		return out_err(&c->out, "%s: no destination to ask (see "
 		    "console.nodes, console.unicast)", round_name[what]);
@@ -305,6 +311,9 @@ master_metrics(struct console *c, const char *path, int64_t now)
 int
 master_trace(struct console *c, const char *path, int64_t dur, int64_t now)
 {
+	if (net_keyless(&c->net, "trace", c->out.err,
+	    sizeof(c->out.err)) == -1)
+		return -1;
 	return trace_begin(&c->m.trace, path, dur, now);
 }
 

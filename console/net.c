@@ -28,10 +28,15 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
 	n->fd = -1;
 	n->port = c->port;
 	n->key.insecure = c->insecure;
-	if (!c->insecure && (auth_key_load(&n->key, c->console.node_secret,
-	    err, errlen) == -1 || auth_signer_load(&n->key,
-	    c->console.sign_key, err, errlen) == -1))
-		return -1;
+	if (!c->insecure && auth_key_load(&n->key, c->console.node_secret,
+	    n->keyless_why, sizeof(n->keyless_why)) == -1)
+		n->keyless = 1;
+	else if (!c->insecure && auth_signer_load(&n->key,
+	    c->console.sign_key, n->keyless_why,
+	    sizeof(n->keyless_why)) == -1)
+		n->keyless = 1;
+	if (n->keyless)
+		sodium_memzero(&n->key, sizeof(n->key));
 	n->key.derive = 1;	/* each node's replies under its own key */
 	seqgen_init(&n->seq);
 	replay_init(&n->replay, now_real_us(), now_mono_us(),
@@ -150,6 +155,8 @@ net_send_to(struct net *n, struct in_addr dst, struct proto_msg *msg)
 	uint8_t			 buf[PROTO_MAX_DGRAM];
 	int			 len;
 
+	if (n->keyless)
+		return -1;
 	if (n->tap != NULL)
 		n->tap(n->tap_arg, dst, msg);
 	len = proto_seal(&n->key, &n->seq, now_mono_us(), msg, buf,
@@ -166,6 +173,8 @@ net_send(struct net *n, struct proto_msg *msg)
 	uint8_t			 buf[PROTO_MAX_DGRAM];
 	int			 i, len, nd, ok = 0;
 
+	if (n->keyless)
+		return -1;
 	len = proto_seal(&n->key, &n->seq, now_mono_us(), msg, buf,
 	    sizeof(buf));
 	nd = net_destinations(n, dst, NET_DST_MAX);
@@ -187,7 +196,7 @@ net_send_each(struct net *n, const struct in_addr *dst,
 	uint8_t		(*buf)[PROTO_MAX_DGRAM];
 	int		*len, i, ok = 0;
 
-	if (k <= 0)
+	if (k <= 0 || n->keyless)
 		return -1;
 	buf = calloc((size_t)k, sizeof(*buf));
 	len = calloc((size_t)k, sizeof(*len));
@@ -288,6 +297,18 @@ net_describe(const struct net *n, char *buf, size_t len)
 	if (off < len)
 		snprintf(buf + off, len - off, ", port %d", n->port);
 	return buf;
+}
+
+int
+net_keyless(const struct net *n, const char *what, char *err, size_t errlen)
+{
+	if (!n->keyless)
+		return 0;
+	snprintf(err, errlen, "%s%sno console key (%s): this console runs "
+	    "the PVM commands only (see KEYS in dts-console(1))",
+	    what != NULL ? what : "", what != NULL ? ": " : "",
+	    n->keyless_why);
+	return -1;
 }
 
 uint64_t

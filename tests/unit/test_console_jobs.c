@@ -455,6 +455,60 @@ test_status_shows_jobs(void **state)
 	json_decref(j);
 }
 
+extern int stub_pvm_calls;
+
+/*
+ * Without its key pair (or the nodes' secret) a console starts, runs the
+ * PVM commands and changes its own settings, and sends nothing: every
+ * command that would talk to dts says why in one line.
+ */
+static void
+test_keyless(void **state)
+{
+	static const char *const refused[] = {
+		"start", "takeover", "stop", "status", "jobs", "load",
+		"metrics", "trace /dev/null",
+	};
+	struct fixture	*f = *state;
+	struct dts_conf	 conf;
+	struct net	 n;
+	char		 err[256], want[512];
+	size_t		 i;
+
+	conf_defaults(&conf);
+	snprintf(conf.console.sign_key, sizeof(conf.console.sign_key),
+	    "/nonexistent/console.key");
+	assert_int_equal(net_init(&n, &conf, 0, err, sizeof(err)), 0);
+	assert_true(n.keyless);
+	assert_true(n.keyless_why[0] != 0);
+	f->c.net.keyless = 1;
+	snprintf(f->c.net.keyless_why, sizeof(f->c.net.keyless_why),
+	    "console.key: No such file or directory");
+	f->c.net.tap = tap_fn;
+	tap_reset();
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		char	 cmd[32];
+
+		snprintf(cmd, sizeof(cmd), "%.*s", (int)strcspn(refused[i],
+		    " "), refused[i]);
+		assert_int_equal(cmds_exec(&f->c, refused[i]), -1);
+		snprintf(want, sizeof(want), "%s: no console key (console.key: "
+		    "No such file or directory): this console runs the PVM "
+		    "commands only (see KEYS in dts-console(1))", cmd);
+		assert_string_equal(f->c.out.err, want);
+	}
+	assert_false(f->c.sch.started);
+	assert_false(master_busy(&f->c));
+	assert_int_equal(f->c.net.sent, 0);
+	assert_int_equal(tap.n, 0);
+	/* its own settings, and PVM */
+	assert_int_equal(cmds_exec(&f->c, "ps 50%"), 0);
+	stub_pvm_calls = 0;
+	(void)cmds_exec(&f->c, "conf");
+	(void)cmds_exec(&f->c, "spawn -n 2 prog");
+	assert_int_equal(stub_pvm_calls, 2);
+}
+
 int
 main(void)
 {
@@ -468,6 +522,7 @@ main(void)
 		T(test_set_weight),
 		T(test_jobs_command),
 		T(test_status_shows_jobs),
+		T(test_keyless),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
