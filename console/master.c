@@ -364,10 +364,28 @@ master_lost(struct console *c, struct in_addr from,
 	    n->name[0] != '\0' ? n->name : a, a, b);
 }
 
+/*
+ * In a metrics round, a node that sent its METRICS is asked for its
+ * jobs' counters one after the other: JOB_REQ index 0, 1, ... until its
+ * count (nodes_job).
+ */
+static void
+job_ask(struct console *c, struct in_addr to, int index)
+{
+	struct proto_msg	 q = { .hdr.type = PROTO_JOB_REQ };
+
+	if (c->m.status_until == 0 || c->m.status_what != MASTER_METRICS)
+		return;
+	q.u.job_req.index = (uint32_t)index;
+	(void)net_send_to(&c->net, to, &q);
+}
+
 void
 master_datagram(struct console *c, const struct proto_msg *m,
     struct in_addr from, int64_t now)
 {
+	int	 i;
+
 	switch (m->hdr.type) {
 	case PROTO_STATUS:
 		master_lost(c, from, &m->u.status);
@@ -382,7 +400,12 @@ master_datagram(struct console *c, const struct proto_msg *m,
 		break;
 	case PROTO_METRICS:
 		nodes_metrics(&c->nodes, from, &m->u.metrics, now);
+		job_ask(c, from, 0);
 		break;
+	case PROTO_JOB:
+		if ((i = nodes_job(&c->nodes, from, &m->u.job, now)) > 0)
+			job_ask(c, from, i);
+		return;
 	case PROTO_TRACE:
 		if (trace_datagram(&c->m.trace, &m->u.trace, from, now))
 			master_finish(c, c->m.trace.rc);
