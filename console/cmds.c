@@ -218,6 +218,16 @@ cmd_load(struct console *c, int argc, char **argv)
 }
 
 static int
+cmd_jobs(struct console *c, int argc, char **argv)
+{
+	int	 how;
+
+	if ((how = report_opts(c, argc, argv, 0)) == -1)
+		return -1;
+	return master_status(c, MASTER_JOBS, how, now_mono_ns());
+}
+
+static int
 cmd_metrics(struct console *c, int argc, char **argv)
 {
 	return master_metrics(c, argc > 1 ? argv[1] : NULL, now_mono_ns());
@@ -282,6 +292,33 @@ set_apply(struct console *c, enum setkey id)
 	}
 }
 
+/*
+ * set weight JOB W: a job the matrix has now (a name with ':' is a job,
+ * a host name has none).  The weight stays with the name while the
+ * console runs: a job that ends and comes back keeps it; W 1 forgets it.
+ */
+static int
+set_job_weight(struct console *c, const char *job, const char *ws)
+{
+	int64_t	 now = now_mono_ns();
+	char	 err[256];
+	int	 w;
+
+	if (jobw_parse(ws, &w, err, sizeof(err)) == -1)
+		return out_err(&c->out, "set weight: %s", err);
+	master_matrix(c, now);
+	if (matrix_find(&c->m.mx, job) < 0)
+		return out_err(&c->out, "set weight: no job \"%.40s\" on a live "
+		    "node (jobs lists them)", job);
+	if (jobw_set(&c->jobw, job, w) == -1)
+		return out_err(&c->out, "set weight: at most %d job weights "
+		    "(set weight JOB 1 forgets one)", JOBW_MAX);
+	master_changed(c, 0, now);
+	fprintf(c->out.f, "weight %s %d%s\n", job, w, c->sch.spoken ?
+	    " (sent)" : "");
+	return 0;
+}
+
 static int
 set_weight(struct console *c, const char *host, const char *ws)
 {
@@ -315,6 +352,8 @@ cmd_set(struct console *c, int argc, char **argv)
 		return out_err(&c->out, "set %s: %s arguments (usage: set %s "
 		    "%s)", argv[1], argc - 2 < n ? "missing" : "too many",
 		    argv[1], setkeys_usage(argv[1], u, sizeof(u)));
+	if (n == 2 && strchr(argv[2], ':') != NULL)
+		return set_job_weight(c, argv[2], argv[3]);
 	if (n == 2)
 		return set_weight(c, argv[2], argv[3]);
 	if ((id = setkeys_conf(&c->conf, argv[1], argv[2], c->out.err,
@@ -504,6 +543,14 @@ static const struct cmd_entry table[] = {
 	  "  console.status_wait.  Skew: the node's last PS start against "
 	  "the node\n  with the lowest address, modulo IP.  -v adds the "
 	  "rejected datagrams by\n  reason and more.\n" },
+	{ "jobs", "[--json]", 0, 1, CMD_C_NONE, cmd_jobs,
+	  "the gang matrix: rows of jobs x nodes, each row's slot of PS",
+	  "  Asks every node for its jobs (as status does), packs them into "
+	  "rows\n  (jobs whose nodes do not overlap share a row) and prints "
+	  "the rows:\n  each row's slot start and length in ms, its share "
+	  "of PS and weight,\n  and on each node the job of that row (- "
+	  "none: the node runs its other\n  jobs then).  This is the table "
+	  "the SCHEDULEs carry (set weight JOB W).\n" },
 	{ "load", "[--json]", 0, 1, CMD_C_NONE, cmd_load,
 	  "per node Q, weight W and Q/W; the RLA (mean and max)", NULL },
 	{ "metrics", "[FILE]", 0, 1, CMD_C_NONE, cmd_metrics,
@@ -529,7 +576,7 @@ static const struct cmd_entry table[] = {
 	  "(console.nodes,\n  unicast, broadcast) from now on; a running "
 	  "schedule goes to them at once.\n  A bad line names the file and "
 	  "the line and changes nothing.\n" },
-	{ "set", "KEY VALUE | weight HOST W", 2, 3, CMD_C_SETKEY, cmd_set,
+	{ "set", "KEY VALUE | weight HOST|JOB W", 2, 3, CMD_C_SETKEY, cmd_set,
 	  "set a tunable (see show; help set lists them)", SETKEYS_HELP },
 	{ "show", "[--json]", 0, 1, CMD_C_NONE, cmd_show,
 	  "show every tunable and where the datagrams go", NULL },

@@ -21,6 +21,7 @@
 #include "conf.h"
 #include "hostfile.h"
 #include "master.h"
+#include "matrix.h"
 #include "net.h"
 #include "nodes.h"
 #include "out.h"
@@ -37,7 +38,8 @@ struct console {
 
 	struct sch	 sch;
 	struct bal	 bal;
-	struct weights	 weights;
+	struct weights	 weights;	/* hosts' power weights (RLA) */
+	struct jobw	 jobw;		/* jobs' weights (the matrix) */
 	struct nodes	 nodes;
 	struct vm_hosts	 hosts;		/* cached pvm_config */
 	struct hostfile	 hostfile;	/* `hosts FILE`: an MPI job's nodes */

@@ -353,10 +353,13 @@ main(int argc, char **argv)
 	g.use_stdin = !o.scripted && !o.daemon && !c->interactive;
 	g.s.reading = g.use_stdin;
 	if (net_init(&c->net, &conf, 1, err, sizeof(err)) == -1) {
-		fprintf(stderr, "dts-console: %s (no key, no console; or set "
-		    "insecure = true)\n", err);
+		fprintf(stderr, "dts-console: %s\n", err);
 		return 1;
 	}
+	/* a PVM user's console: PVM, and nothing that talks to dts */
+	if (c->net.keyless)
+		fprintf(stderr, "dts-console: no console key (%s): the PVM "
+		    "commands only\n", c->net.keyless_why);
 	if (o.daemon)
 		daemon_fork();
 	setup_fds();

@@ -2,6 +2,7 @@
  * master.c - SI broadcasts, BALANCED, status rounds.  See master.h.
  */
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "console.h"
@@ -26,6 +27,9 @@ master_report_src(const struct console *c, struct report_src *s)
 	s->hosts = &c->hosts;
 	s->net = &c->net;
 	s->node_timeout = con_node_timeout(c);
+	s->mx = &c->m.mx;
+	s->mx_tables = c->m.mx_tables;
+	s->jobw = &c->jobw;
 }
 
 /* An asynchronous command (status, load, trace) ended with rc. */
@@ -52,12 +56,113 @@ master_send(struct console *c, int64_t now)
 	return master_send_flags(c, 0, now);
 }
 
+/* Slot tables go out in STATIC and BALANCED, while started. */
+static int
+slotted(const struct console *c)
+{
+	return c->sch.started && (c->sch.mode == MODE_STATIC ||
+	    c->sch.mode == MODE_BALANCED);
+}
+
+void
+master_matrix(struct console *c, int64_t now)
+{
+	struct matrix		*mx = &c->m.mx;
+	const struct node	*n;
+	int64_t			 timeout = con_node_timeout(c);
+	char			 err[256];
+	int			 i, k, nj;
+
+	matrix_init(mx);
+	for (i = 0; i < c->nodes.n && i < MATRIX_NODES_MAX; i++) {
+		n = &c->nodes.v[i];
+		if (!n->have_status || !nodes_live(n, now, timeout))
+			continue;
+		nj = n->st.njobs < PROTO_JOBS_MAX ? n->st.njobs :
+		    PROTO_JOBS_MAX;
+		for (k = 0; k < nj; k++)
+			if (n->st.job[k].members > 0 && matrix_add(mx, i,
+			    n->st.job[k].job, err, sizeof(err)) == -1)
+				log_debug("matrix: node %s: %s", n->name, err);
+	}
+	jobw_apply(&c->jobw, mx);
+	matrix_pack(mx, (uint32_t)(sch_ps(&c->sch) / NS_PER_US));
+	c->m.mx_tables = 0;
+	for (i = 0; slotted(c) && i < c->nodes.n && i < MATRIX_NODES_MAX; i++)
+		if (mx->node_njobs[i] >= 2)
+			c->m.mx_tables = 1;
+}
+
+int
+master_table(const struct console *c, int i,
+    struct proto_slot slot[PROTO_JOBS_MAX])
+{
+	if (!c->m.mx_tables) {
+		memset(slot, 0, PROTO_JOBS_MAX * sizeof(slot[0]));
+		return 0;
+	}
+	return matrix_slots(&c->m.mx, i, slot, PROTO_JOBS_MAX);
+}
+
+/* The index of the node at a in the node table, or -1. */
+static int
+node_index(const struct console *c, struct in_addr a)
+{
+	int	 i;
+
+	for (i = 0; i < c->nodes.n; i++)
+		if (c->nodes.v[i].addr.s_addr == a.s_addr)
+			return i;
+	return -1;
+}
+
+/*
+ * Each destination its own SCHEDULE: base with its node's slot table.
+ * Broadcast cannot address a node: every node heard gets its own, and a
+ * STATUS_REQ goes to the broadcast addresses so that a node not heard
+ * yet answers (its table goes out with the next SCHEDULE).
+ */
+static int
+send_tables(struct console *c, const struct proto_msg *base)
+{
+	struct in_addr		 dst[NET_DST_MAX];
+	struct proto_msg	*msg, q = { .hdr.type = PROTO_STATUS_REQ };
+	struct proto_schedule	*p;
+	struct node		*n;
+	int			 i, k, nd = 0, rc;
+
+	if (c->net.how == NET_BROADCAST) {
+		(void)net_send(&c->net, &q);
+		for (i = 0; i < c->nodes.n && nd < NET_DST_MAX; i++)
+			dst[nd++] = c->nodes.v[i].addr;
+	} else
+		nd = net_destinations(&c->net, dst, NET_DST_MAX);
+	if (nd == 0 || (msg = calloc((size_t)nd, sizeof(*msg))) == NULL)
+		return -1;
+	for (i = 0; i < nd; i++) {
+		msg[i] = *base;
+		p = &msg[i].u.schedule;
+		if ((k = node_index(c, dst[i])) < 0)
+			continue;
+		p->nslots = (uint8_t)master_table(c, k, p->slot);
+		n = &c->nodes.v[k];
+		n->sent_nslots = p->nslots;
+		memcpy(n->sent, p->slot, sizeof(n->sent));
+	}
+	rc = net_send_each(&c->net, dst, msg, nd);
+	free(msg);
+	return rc;
+}
+
 int
 master_send_flags(struct console *c, int flags, int64_t now)
 {
 	struct proto_msg	 m = { .hdr.type = PROTO_SCHEDULE };
-	int			 n;
+	int			 i, n;
 
+	if (net_keyless(&c->net, NULL, c->out.err,
+	    sizeof(c->out.err)) == -1)
+		return -1;
 	sch_message(&c->sch, SCHED_F_SYNC, &m.u.schedule);
 	m.u.schedule.flags |= (uint8_t)(flags & SCHED_F_TAKEOVER);
 	/* on a grid: a late wake-up does not delay every later SI (with
@@ -67,10 +172,93 @@ master_send_flags(struct console *c, int flags, int64_t now)
 		c->m.next_si += c->sch.si;
 	else
 		c->m.next_si = now + c->sch.si;
-	if ((n = net_send(&c->net, &m)) < 0)
+	master_matrix(c, now);
+	c->m.mx_pending = 0;
+	c->m.last_send = now;
+	if (c->m.mx_tables)
+		n = send_tables(c, &m);
+	else {
+		for (i = 0; i < c->nodes.n; i++)
+			c->nodes.v[i].sent_nslots = 0;
+		n = net_send(&c->net, &m);
+	}
+	if (n < 0)
 		return out_err(&c->out, "no destination to send the schedule "
 		    "to (see console.nodes, console.unicast)");
 	return n;
+}
+
+/*
+ * A STATUS came in while started: does a live node's table differ from
+ * what it was last sent?
+ */
+static int
+tables_changed(struct console *c, int64_t now)
+{
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+	const struct node	*n;
+	int			 i, k;
+
+	master_matrix(c, now);
+	for (i = 0; i < c->nodes.n && i < MATRIX_NODES_MAX; i++) {
+		n = &c->nodes.v[i];
+		if (!n->have_status || !nodes_live(n, now,
+		    con_node_timeout(c)))
+			continue;
+		k = master_table(c, i, s);
+		if (k != n->sent_nslots || memcmp(s, n->sent, sizeof(s)) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Has the node at a answered the last SCHEDULE? */
+static int
+answered(const struct console *c, struct in_addr a)
+{
+	int	 k = node_index(c, a);
+
+	return k >= 0 && c->nodes.v[k].have_status &&
+	    c->nodes.v[k].status_at >= c->m.last_send;
+}
+
+/*
+ * The round of replies to the last SCHEDULE is in: every destination
+ * (but broadcast addresses) and every live node answered it, or
+ * console.status_wait is over.
+ */
+static int
+round_in(const struct console *c, int64_t now)
+{
+	struct in_addr		 dst[NET_DST_MAX];
+	const struct node	*n;
+	int			 i, nd;
+
+	if (now >= c->m.last_send + c->conf.console.status_wait_ns)
+		return 1;
+	if (c->net.how != NET_BROADCAST) {
+		nd = net_destinations(&c->net, dst, NET_DST_MAX);
+		for (i = 0; i < nd; i++)
+			if (!answered(c, dst[i]))
+				return 0;
+	}
+	for (i = 0; i < c->nodes.n; i++) {
+		n = &c->nodes.v[i];
+		if (n->have_status && nodes_live(n, now, con_node_timeout(c)) &&
+		    n->status_at < c->m.last_send)
+			return 0;
+	}
+	return 1;
+}
+
+/* A table changed: send it when the round is in. */
+static void
+tables_due(struct console *c, int64_t now)
+{
+	if (!c->m.mx_pending || !c->sch.started || !round_in(c, now))
+		return;
+	if (master_send(c, now) < 0)
+		log_warnx("%s", c->out.err);
 }
 
 void
@@ -85,7 +273,7 @@ master_changed(struct console *c, int rebase, int64_t now)
 /* The command of each round, for messages. */
 static const char *const round_name[] = {
 	[MASTER_STATUS] = "status", [MASTER_LOAD] = "load",
-	[MASTER_METRICS] = "metrics"
+	[MASTER_METRICS] = "metrics", [MASTER_JOBS] = "jobs"
 };
 
 int
@@ -94,6 +282,9 @@ master_status(struct console *c, int what, int how, int64_t now)
 	struct proto_msg	 m = { .hdr.type = what == MASTER_METRICS ?
 	    PROTO_METRICS_REQ : PROTO_STATUS_REQ };
 
+	if (net_keyless(&c->net, round_name[what], c->out.err,
+	    sizeof(c->out.err)) == -1)
+		return -1;
 	if (net_send(&c->net, &m) < 0)
 		return out_err(&c->out, "%s: no destination to ask (see "
 		    "console.nodes, console.unicast)", round_name[what]);
@@ -120,6 +311,9 @@ master_metrics(struct console *c, const char *path, int64_t now)
 int
 master_trace(struct console *c, const char *path, int64_t dur, int64_t now)
 {
+	if (net_keyless(&c->net, "trace", c->out.err,
+	    sizeof(c->out.err)) == -1)
+		return -1;
 	return trace_begin(&c->m.trace, path, dur, now);
 }
 
@@ -170,21 +364,48 @@ master_lost(struct console *c, struct in_addr from,
 	    n->name[0] != '\0' ? n->name : a, a, b);
 }
 
+/*
+ * In a metrics round, a node that sent its METRICS is asked for its
+ * jobs' counters one after the other: JOB_REQ index 0, 1, ... until its
+ * count (nodes_job).
+ */
+static void
+job_ask(struct console *c, struct in_addr to, int index)
+{
+	struct proto_msg	 q = { .hdr.type = PROTO_JOB_REQ };
+
+	if (c->m.status_until == 0 || c->m.status_what != MASTER_METRICS)
+		return;
+	q.u.job_req.index = (uint32_t)index;
+	(void)net_send_to(&c->net, to, &q);
+}
+
 void
 master_datagram(struct console *c, const struct proto_msg *m,
     struct in_addr from, int64_t now)
 {
+	int	 i;
+
 	switch (m->hdr.type) {
 	case PROTO_STATUS:
 		master_lost(c, from, &m->u.status);
 		nodes_status(&c->nodes, from, &m->u.status, now);
+		if (c->sch.started && !c->m.mx_pending &&
+		    tables_changed(c, now))
+			c->m.mx_pending = 1;
+		tables_due(c, now);
 		break;
 	case PROTO_LOAD:
 		nodes_load(&c->nodes, from, &m->u.load, now);
 		break;
 	case PROTO_METRICS:
 		nodes_metrics(&c->nodes, from, &m->u.metrics, now);
+		job_ask(c, from, 0);
 		break;
+	case PROTO_JOB:
+		if ((i = nodes_job(&c->nodes, from, &m->u.job, now)) > 0)
+			job_ask(c, from, i);
+		return;
 	case PROTO_TRACE:
 		if (trace_datagram(&c->m.trace, &m->u.trace, from, now))
 			master_finish(c, c->m.trace.rc);
@@ -329,7 +550,19 @@ metrics_report(struct console *c)
 	return 0;
 }
 
-/* The status round is over: the status or the load table. */
+/* Nodes whose STATUS came since `since`. */
+static int
+nodes_answered(const struct console *c, int64_t since)
+{
+	int	 i, n = 0;
+
+	for (i = 0; i < c->nodes.n; i++)
+		n += c->nodes.v[i].have_status &&
+		    c->nodes.v[i].status_at >= since;
+	return n;
+}
+
+/* The status round is over: the status, load or jobs table. */
 static int
 status_report(struct console *c, int64_t now)
 {
@@ -348,6 +581,19 @@ status_report(struct console *c, int64_t now)
 		else
 			report_load(c->out.f, &src, &r, now);
 		return 0;
+	}
+	if (c->m.status_what == MASTER_JOBS) {
+		master_matrix(c, now);
+		master_report_src(c, &src);
+		if (c->m.status_how & MASTER_JSON)
+			report_jobs_json(c->out.f, &src);
+		else
+			report_jobs(c->out.f, &src);
+		if (nodes_answered(c, c->m.status_since) > 0)
+			return 0;
+		return out_err(&c->out, "jobs: no node answered within %s",
+		    duration_format(c->conf.console.status_wait_ns, w,
+		    sizeof(w)));
 	}
 	if (c->m.status_how & MASTER_JSON) {
 		if (report_status_json(c->out.f, &src, c->m.status_since,
@@ -370,6 +616,7 @@ master_timer(struct console *c, int64_t now)
 	if (c->sch.spoken && c->m.next_si != 0 && now >= c->m.next_si &&
 	    master_send(c, now) < 0)
 		log_warnx("%s", c->out.err);
+	tables_due(c, now);
 	if ((c->m.expiry != 0 && now >= c->m.expiry) ||
 	    (c->m.bal_until != 0 && now >= c->m.bal_until))
 		master_balance(c, now);
@@ -397,5 +644,8 @@ master_deadline(const struct console *c)
 	t = earliest(t, c->m.status_until);
 	t = earliest(t, trace_deadline(&c->m.trace));
 	t = earliest(t, c->m.bal_until);
+	if (c->m.mx_pending && c->sch.started)
+		t = earliest(t, c->m.last_send +
+		    c->conf.console.status_wait_ns);
 	return earliest(t, c->m.expiry);
 }

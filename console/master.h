@@ -2,7 +2,9 @@
  * master.h - the master loop of the console (thesis Algorithm 2, Console).
  *
  * Once started (or stopped), the schedule goes to the nodes every SI as a
- * SCHEDULE with SCHED_F_SYNC, and at once whenever it changes.  In
+ * SCHEDULE with SCHED_F_SYNC, and at once whenever it changes; with
+ * several jobs on a node, each node gets its own SCHEDULE, with the slot
+ * table of its jobs from the gang matrix (matrix.h).  In
  * BALANCED mode every STATUS or LOAD updates the node's Q; the RLA is
  * recomputed and, past the hysteresis, Table 2.1 gives a new PS that is
  * sent at once.  Right after the mode becomes balanced and after start,
@@ -19,6 +21,7 @@
 #include <stdint.h>
 
 #include "balance.h"
+#include "matrix.h"
 #include "metrics.h"
 #include "report.h"
 #include "trace.h"
@@ -40,6 +43,10 @@ struct master {
 	int		 bal_known;	/* ... from the nodes known then */
 	struct rla	 rla;		/* last computed */
 	struct trace_run trace;		/* the `trace` command */
+	struct matrix	 mx;		/* last computed (master_matrix) */
+	int		 mx_tables;	/* SCHEDULEs carry slot tables */
+	int		 mx_pending;	/* a node's table changed: send */
+	int64_t		 last_send;	/* the last SCHEDULE went out */
 };
 
 /* After con_init(): no timer, no status round, no trace. */
@@ -62,13 +69,15 @@ void master_changed(struct console *c, int rebase, int64_t now);
 /*
  * Begin a status round (STATUS_REQ to every destination), to end with
  * what: MASTER_STATUS, the status table; MASTER_LOAD, the load table;
- * MASTER_METRICS (METRICS_REQ instead), the metrics (master_metrics).
+ * MASTER_METRICS (METRICS_REQ instead), the metrics (master_metrics);
+ * MASTER_JOBS, the matrix (`jobs`).
  * 0, or -1 with c->err.  how: MASTER_VERBOSE (status -v), MASTER_JSON
  * (one JSON document).
  */
 #define MASTER_STATUS	0
 #define MASTER_LOAD	1
 #define MASTER_METRICS	2
+#define MASTER_JOBS	3
 #define MASTER_VERBOSE	1
 #define MASTER_JSON	2
 int master_status(struct console *c, int what, int how, int64_t now);
@@ -117,6 +126,27 @@ void master_timer(struct console *c, int64_t now);
 
 /* The next moment master_timer has something to do, 0 if never. */
 int64_t master_deadline(const struct console *c);
+
+/*
+ * The gang matrix of the live nodes' jobs (their last STATUS, jobs with
+ * members), with the jobs' weights, on PS in force, into c->m.mx (node
+ * i of the matrix is c->nodes.v[i]); mx_tables: in STATIC and BALANCED,
+ * started, when some node runs two jobs or more, the SCHEDULEs carry
+ * each node's own slot table (else none: each node's one job has the
+ * whole PS anyway).  Every SCHEDULE sent recomputes it; so does every
+ * STATUS while started, and a node's table that changed goes out to
+ * every node once the round of replies is in (every live node answered
+ * the last SCHEDULE), or console.status_wait after it: a job that
+ * starts or ends is in every table within one SI.
+ */
+void master_matrix(struct console *c, int64_t now);
+
+/*
+ * Node i's slot table as the next SCHEDULE carries it (after
+ * master_matrix): how many slots, slot[] zero beyond.
+ */
+int master_table(const struct console *c, int i,
+    struct proto_slot slot[PROTO_JOBS_MAX]);
 
 /* BALANCED: recompute the RLA and act on it. */
 void master_balance(struct console *c, int64_t now);

@@ -6,6 +6,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -27,10 +28,15 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
 	n->fd = -1;
 	n->port = c->port;
 	n->key.insecure = c->insecure;
-	if (!c->insecure && (auth_key_load(&n->key, c->console.node_secret,
-	    err, errlen) == -1 || auth_signer_load(&n->key,
-	    c->console.sign_key, err, errlen) == -1))
-		return -1;
+	if (!c->insecure && auth_key_load(&n->key, c->console.node_secret,
+	    n->keyless_why, sizeof(n->keyless_why)) == -1)
+		n->keyless = 1;
+	else if (!c->insecure && auth_signer_load(&n->key,
+	    c->console.sign_key, n->keyless_why,
+	    sizeof(n->keyless_why)) == -1)
+		n->keyless = 1;
+	if (n->keyless)
+		sodium_memzero(&n->key, sizeof(n->key));
 	n->key.derive = 1;	/* each node's replies under its own key */
 	seqgen_init(&n->seq);
 	replay_init(&n->replay, now_real_us(), now_mono_us(),
@@ -124,17 +130,12 @@ net_destinations(const struct net *n, struct in_addr *out, int cap)
 	return k;
 }
 
-int
-net_send_to(struct net *n, struct in_addr dst, struct proto_msg *msg)
+/* Send one sealed datagram to dst; 0 or -1 (counted). */
+static int
+send_sealed(struct net *n, struct in_addr dst, const uint8_t *buf, int len)
 {
 	struct sockaddr_in	 to = { .sin_family = AF_INET, .sin_addr = dst };
-	uint8_t			 buf[PROTO_MAX_DGRAM];
-	int			 len;
 
-	len = proto_seal(&n->key, &n->seq, now_mono_us(), msg, buf,
-	    sizeof(buf));
-	if (len < 0)
-		return -1;
 	to.sin_port = htons((uint16_t)n->port);
 	n->sent++;
 	if (n->fd == -1)
@@ -149,34 +150,72 @@ net_send_to(struct net *n, struct in_addr dst, struct proto_msg *msg)
 }
 
 int
+net_send_to(struct net *n, struct in_addr dst, struct proto_msg *msg)
+{
+	uint8_t			 buf[PROTO_MAX_DGRAM];
+	int			 len;
+
+	if (n->keyless)
+		return -1;
+	if (n->tap != NULL)
+		n->tap(n->tap_arg, dst, msg);
+	len = proto_seal(&n->key, &n->seq, now_mono_us(), msg, buf,
+	    sizeof(buf));
+	if (len < 0)
+		return -1;
+	return send_sealed(n, dst, buf, len);
+}
+
+int
 net_send(struct net *n, struct proto_msg *msg)
 {
 	struct in_addr		 dst[NET_DST_MAX];
-	struct sockaddr_in	 to = { .sin_family = AF_INET };
 	uint8_t			 buf[PROTO_MAX_DGRAM];
 	int			 i, len, nd, ok = 0;
 
+	if (n->keyless)
+		return -1;
 	len = proto_seal(&n->key, &n->seq, now_mono_us(), msg, buf,
 	    sizeof(buf));
 	nd = net_destinations(n, dst, NET_DST_MAX);
 	if (len < 0 || nd == 0)
 		return -1;
-	to.sin_port = htons((uint16_t)n->port);
 	for (i = 0; i < nd; i++) {
-		to.sin_addr = dst[i];
-		n->sent++;
-		if (n->fd == -1) {
-			ok++;
-			continue;
-		}
-		if (sendto(n->fd, buf, (size_t)len, 0,
-		    (struct sockaddr *)&to, sizeof(to)) == -1) {
-			n->send_errors++;
-			log_debug("sendto %s: %s", inet_ntoa(dst[i]),
-			    strerror(errno));
-		} else
+		if (n->tap != NULL)
+			n->tap(n->tap_arg, dst[i], msg);
+		if (send_sealed(n, dst[i], buf, len) == 0)
 			ok++;
 	}
+	return ok > 0 ? ok : -1;
+}
+
+int
+net_send_each(struct net *n, const struct in_addr *dst,
+    struct proto_msg *msg, int k)
+{
+	uint8_t		(*buf)[PROTO_MAX_DGRAM];
+	int		*len, i, ok = 0;
+
+	if (k <= 0 || n->keyless)
+		return -1;
+	buf = calloc((size_t)k, sizeof(*buf));
+	len = calloc((size_t)k, sizeof(*len));
+	if (buf == NULL || len == NULL) {
+		free(buf);
+		free(len);
+		return -1;
+	}
+	for (i = 0; i < k; i++) {
+		if (n->tap != NULL)
+			n->tap(n->tap_arg, dst[i], &msg[i]);
+		len[i] = proto_seal(&n->key, &n->seq, now_mono_us(), &msg[i],
+		    buf[i], sizeof(buf[i]));
+	}
+	for (i = 0; i < k; i++)
+		if (len[i] > 0 && send_sealed(n, dst[i], buf[i], len[i]) == 0)
+			ok++;
+	free(buf);
+	free(len);
 	return ok > 0 ? ok : -1;
 }
 
@@ -258,6 +297,18 @@ net_describe(const struct net *n, char *buf, size_t len)
 	if (off < len)
 		snprintf(buf + off, len - off, ", port %d", n->port);
 	return buf;
+}
+
+int
+net_keyless(const struct net *n, const char *what, char *err, size_t errlen)
+{
+	if (!n->keyless)
+		return 0;
+	snprintf(err, errlen, "%s%sno console key (%s): this console runs "
+	    "the PVM commands only (see KEYS in dts-console(1))",
+	    what != NULL ? what : "", what != NULL ? ": " : "",
+	    n->keyless_why);
+	return -1;
 }
 
 uint64_t

@@ -43,11 +43,19 @@ struct net {
 	uint64_t	 dropped[REJ_COUNT];
 	uint64_t	 own;		/* our own datagrams heard back */
 	int64_t		 stepped_us;	/* CLOCK_REALTIME step seen, not told */
+	int		 keyless;	/* no key pair or no node secret */
+	char		 keyless_why[256];	/* ... why, in a line */
+	/* tests: every message sent, before it is sealed */
+	void		(*tap)(void *, struct in_addr, const struct proto_msg *);
+	void		*tap_arg;
 };
 
 /*
  * Set up from the configuration: key (unless insecure), destinations,
  * socket.  0, or -1 with err.  open_socket = 0 (tests) leaves fd = -1.
+ * A console without its key pair (console.sign_key) or the nodes' secret
+ * (console.node_secret) starts all the same, keyless: it can neither
+ * sign a command nor check a reply, so it sends nothing (net_keyless).
  */
 int net_init(struct net *n, const struct dts_conf *c, int open_socket,
     char *err, size_t errlen);
@@ -69,6 +77,14 @@ int net_destinations(const struct net *n, struct in_addr *out, int cap);
  * reached, -1 if none. */
 int net_send(struct net *n, struct proto_msg *msg);
 
+/*
+ * Seal msg[i] for dst[i], every one of the k first, then send them one
+ * after the other: the signatures do not come between the nodes'
+ * arrivals.  Returns the destinations reached, -1 if none.
+ */
+int net_send_each(struct net *n, const struct in_addr *dst,
+    struct proto_msg *msg, int k);
+
 /* Seal msg and send it to one node; 0 or -1. */
 int net_send_to(struct net *n, struct in_addr dst, struct proto_msg *msg);
 
@@ -84,6 +100,13 @@ int net_accept(struct net *n, const uint8_t *buf, size_t len,
 
 /* "broadcast 10.0.0.255", "unicast to 3 PVM hosts", "list 127.0.0.1" */
 const char *net_describe(const struct net *n, char *buf, size_t len);
+
+/*
+ * A keyless console: -1 with "what: no console key (why): ..." in err
+ * (what NULL: no prefix); 0 if it has its keys.
+ */
+int net_keyless(const struct net *n, const char *what, char *err,
+    size_t errlen);
 
 uint64_t net_dropped_total(const struct net *n);
 

@@ -81,7 +81,26 @@ nodes_metrics(struct nodes *ns, struct in_addr addr,
 	n->met.name[PROTO_NAME_LEN - 1] = '\0';
 	heard(n, n->met.name, m->load_milli, now);
 	n->metrics_at = now;
+	n->njobs = 0;		/* its JOB replies follow */
+	n->jobs_at = now;
 	return n;
+}
+
+int
+nodes_job(struct nodes *ns, struct in_addr addr, const struct proto_job *j,
+    int64_t now)
+{
+	struct node	*n = nodes_get(ns, addr);
+	uint32_t	 i = j->index;
+
+	if (n == NULL || n->jobs_at == 0 || i >= j->count ||
+	    i >= PROTO_JOBS_MAX || (int)i != n->njobs)
+		return -1;
+	n->jobs[i] = *j;
+	n->jobs[i].job[PROTO_JOB_LEN - 1] = '\0';
+	n->njobs = (int)i + 1;
+	n->heard = now;
+	return i + 1 < j->count && i + 1 < PROTO_JOBS_MAX ? (int)i + 1 : -1;
 }
 
 int

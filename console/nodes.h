@@ -29,6 +29,11 @@ struct node {
 	int64_t		 status_at;		/* last STATUS */
 	struct proto_metrics met;		/* last METRICS */
 	int64_t		 metrics_at;		/* its arrival, 0: none */
+	struct proto_job jobs[PROTO_JOBS_MAX];	/* JOB replies of the */
+	int		 njobs;			/* ... metrics round at */
+	int64_t		 jobs_at;		/* ... jobs_at (its METRICS) */
+	int		 sent_nslots;		/* the slot table last sent */
+	struct proto_slot sent[PROTO_JOBS_MAX];	/* ... to it (master.c) */
 };
 
 struct nodes {
@@ -64,6 +69,14 @@ struct node *nodes_load(struct nodes *ns, struct in_addr addr,
  * and Q as a STATUS gives them. */
 struct node *nodes_metrics(struct nodes *ns, struct in_addr addr,
     const struct proto_metrics *m, int64_t now);
+
+/*
+ * Record a JOB from addr (a reply in the metrics round that began with
+ * its METRICS): job number index of count.  Returns the index to ask for
+ * next, or -1 when the node has no more (or the reply is out of range).
+ */
+int nodes_job(struct nodes *ns, struct in_addr addr,
+    const struct proto_job *j, int64_t now);
 
 /* Heard within timeout of now. */
 int nodes_live(const struct node *n, int64_t now, int64_t timeout);

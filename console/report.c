@@ -109,6 +109,33 @@ status_verbose(FILE *f, const struct node *n)
 	fprintf(f, "; queue full %" PRIu32 "\n", st->queue_full);
 }
 
+const char *
+report_job_name(const char job[PROTO_JOB_LEN], char out[PROTO_JOB_LEN])
+{
+	int	 i;
+
+	for (i = 0; i < PROTO_JOB_LEN - 1 && job[i] != '\0'; i++)
+		out[i] = job[i] > ' ' && job[i] <= '~' ? job[i] : '?';
+	out[i] = '\0';
+	return out;
+}
+
+/* "    jobs: alice:pvm (4), bob:mpi (2)" */
+static void
+status_jobs(FILE *f, const struct proto_status *st)
+{
+	char	 name[PROTO_JOB_LEN];
+	int	 i, n = st->njobs < PROTO_JOBS_MAX ? st->njobs : PROTO_JOBS_MAX;
+
+	if (n == 0)
+		return;
+	fprintf(f, "    jobs:");
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s %s (%" PRIu32 ")", i > 0 ? "," : "",
+		    report_job_name(st->job[i].job, name), st->job[i].members);
+	fputc('\n', f);
+}
+
 static void
 status_row(FILE *f, const struct node *n, const struct node *ref,
     int answered, int verbose, int64_t now)
@@ -132,6 +159,7 @@ status_row(FILE *f, const struct node *n, const struct node *ref,
 	    st->load_milli / 1000.0, st->slices, st->overruns,
 	    report_rejected(st), skew_text(n, ref, sk, sizeof(sk)),
 	    master_text(st, ma, sizeof(ma)), ago);
+	status_jobs(f, st);
 	if (verbose)
 		status_verbose(f, n);
 }

@@ -14,6 +14,7 @@
 
 #include "balance.h"
 #include "conf.h"
+#include "matrix.h"
 #include "net.h"
 #include "nodes.h"
 #include "schedule.h"
@@ -27,6 +28,9 @@ struct report_src {
 	const struct vm_hosts	*hosts;
 	const struct net	*net;
 	int64_t			 node_timeout;	/* con_node_timeout() */
+	const struct matrix	*mx;		/* the gang matrix (jobs) */
+	int			 mx_tables;	/* ... sent as slot tables */
+	const struct jobw	*jobw;		/* the jobs' weights */
 };
 
 /*
@@ -61,6 +65,20 @@ void report_show_json(FILE *f, const struct report_src *src);
  * dts_node_up, 0 if it did not answer.  Returns how many answered.
  */
 int  report_metrics(FILE *f, const struct report_src *s, int64_t since);
+
+/*
+ * The gang matrix (report_jobs.c), `jobs` and `jobs --json`: one row per
+ * matrix row, one column per live node (node i of s->mx is
+ * s->nodes->v[i]), each cell the job of that row on that node, and each
+ * row's slot (start and length in ms) and share of PS.
+ */
+void report_jobs(FILE *f, const struct report_src *s);
+void report_jobs_json(FILE *f, const struct report_src *s);
+
+/* A job's name from a STATUS field (maybe not NUL terminated): printable
+ * bytes as they are, any other as '?'. */
+const char *report_job_name(const char job[PROTO_JOB_LEN],
+		char out[PROTO_JOB_LEN]);
 
 /* What both forms print: the sum of a node's rejected datagrams; its
  * skew against ref in µs (0, or -1 if not comparable); its master,

@@ -70,6 +70,24 @@ skew_json(const struct node *n, const struct node *ref)
 	return report_skew(n, ref, &us) == 0 ? json_real(us) : NULL;
 }
 
+/* [{"job": "alice:pvm", "members": 4}, ...] */
+static json_t *
+jobs_json(const struct proto_status *st)
+{
+	json_t	*a = json_array(), *o;
+	char	 name[PROTO_JOB_LEN];
+	int	 i, n = st->njobs < PROTO_JOBS_MAX ? st->njobs : PROTO_JOBS_MAX;
+
+	for (i = 0; i < n; i++) {
+		o = json_object();
+		set(o, "job", json_string(report_job_name(st->job[i].job,
+		    name)));
+		set(o, "members", json_integer(st->job[i].members));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *
 node_status_json(const struct node *n, const struct node *ref, int answered,
     int64_t now)
@@ -105,6 +123,7 @@ node_status_json(const struct node *n, const struct node *ref, int answered,
 	set(o, "queue_full", json_integer(st->queue_full));
 	set(o, "skew_us", skew_json(n, ref));
 	set(o, "master", master_json(st));
+	set(o, "jobs", jobs_json(st));
 	return o;
 }
 

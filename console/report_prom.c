@@ -25,6 +25,8 @@ struct row {
 	struct in_addr			 addr;
 	const char			*name;	/* "": not answered */
 	const struct proto_metrics	*m;
+	const struct proto_job		*jobs;	/* its jobs' JOB replies */
+	int				 njobs;
 };
 
 struct family;
@@ -204,7 +206,34 @@ hist_sample(FILE *fp, const struct family *f, const struct row *r)
 	sample(fp, f->name, "_count", r, NULL, NULL, uint_text(c, b));
 }
 
+/* One sample per job of the node, label job: a field of struct
+ * proto_job as num_sample reads one of struct proto_metrics. */
+static void
+job_sample(FILE *fp, const struct family *f, const struct row *r)
+{
+	uint64_t	 v;
+	uint32_t	 v32;
+	char		 b[VALUE_MAX];
+	int		 i;
+
+	for (i = 0; i < r->njobs; i++) {
+		const char *p = (const char *)&r->jobs[i] + f->off;
+
+		if (f->size == sizeof(v32)) {
+			memcpy(&v32, p, sizeof(v32));
+			v = v32;
+		} else
+			memcpy(&v, p, sizeof(v));
+		sample(fp, f->name, "", r, "job", r->jobs[i].job,
+		    f->digits == 0 ? uint_text(v, b) : decimal(v, f->digits,
+		    b));
+	}
+}
+
 #define M(field)	offsetof(struct proto_metrics, field)
+/* job_sample of a field of struct proto_job */
+#define JOB(field, digits) job_sample, offsetof(struct proto_job, field), \
+	sizeof(((struct proto_job *)0)->field), (digits)
 /* the other samplers read the whole row, or the field at off */
 #define FN(fn, off)	fn, (off), 0, 0
 /* num_sample of a field in units of 10^-digits */
@@ -245,6 +274,17 @@ static const struct family families[] = {
 	{ "dts_gang_cpu_seconds_total", "counter", "CPU time the gang's "
 	  "processes got (cgroup cpu.stat; 0 if unreadable)",
 	  NUM(gang_cpu_ns, 9) },
+	{ "dts_job_members", "gauge", "Processes in the job's gang "
+	  "(label job: USER:LABEL)", JOB(members, 0) },
+	{ "dts_job_running", "gauge", "1 while the job runs at real-time "
+	  "priority (in its slot), else 0", JOB(running, 0) },
+	{ "dts_job_slot_seconds_total", "counter", "PS time given to the "
+	  "job: its slots, since its gang was made", JOB(slot_ns, 9) },
+	{ "dts_job_stopped_seconds_total", "counter", "Time the job's gang "
+	  "was stopped or frozen", JOB(stopped_ns, 9) },
+	{ "dts_job_cpu_seconds_total", "counter", "CPU time the job's "
+	  "processes got (its cgroup's cpu.stat; 0 if unreadable)",
+	  JOB(cpu_ns, 9) },
 	{ "dts_failsafe_releases_total", "counter", "Times dts-load "
 	  "released the gang because dts missed its slice edges",
 	  NUM(failsafe, 0) },
@@ -298,15 +338,20 @@ rows(const struct report_src *s, int64_t since, struct row *v)
 		nd = &s->nodes->v[i];
 		v[n].addr = nd->addr;
 		v[n].name = nd->name;
-		v[n++].m = nd->metrics_at != 0 && nd->metrics_at >= since ?
+		v[n].m = nd->metrics_at != 0 && nd->metrics_at >= since ?
 		    &nd->met : NULL;
+		v[n].jobs = nd->jobs;
+		v[n].njobs = v[n].m != NULL ? nd->njobs : 0;
+		n++;
 	}
 	for (i = 0; s->net->how != NET_BROADCAST && i < s->net->nlist; i++) {
 		if (row_find(v, n, s->net->list[i]) != -1)
 			continue;
 		v[n].addr = s->net->list[i];
 		v[n].name = "";
-		v[n++].m = NULL;
+		v[n].m = NULL;
+		v[n].jobs = NULL;
+		v[n++].njobs = 0;
 	}
 	qsort(v, (size_t)n, sizeof(*v), row_cmp);
 	return n;

@@ -144,7 +144,7 @@ setkeys_usage(const char *key, char *buf, size_t len)
 	int			 id = find(key), i;
 
 	if (id == SETKEY_WEIGHT) {
-		snprintf(buf, len, "HOST W|auto");
+		snprintf(buf, len, "HOST W|auto | JOB W");
 		return buf;
 	}
 	if (id == -1 || (k = confkey_find(keys[id].path)) == NULL) {

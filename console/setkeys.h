@@ -42,6 +42,11 @@ enum setkey {
 	"  set weight HOST W|auto    power weight of HOST (0 < W <= 1000); " \
 	"auto:\n" \
 	"                            from the PVM host speed\n" \
+	"  set weight JOB W          weight of JOB (USER:LABEL, a job `jobs` " \
+	"lists;\n" \
+	"                            W a whole number 1..100, 1 the default): " \
+	"its\n" \
+	"                            row gets PS * W / (the rows' weights)\n" \
 	"  A key may also be given by its dts.conf name (console.timeout); " \
 	"its range\n  is the one dts.conf(5) gives.  A bad value changes " \
 	"nothing.\n"

@@ -81,7 +81,7 @@ test_arg_counts(void **state)
 	    "add: missing arguments (usage: add HOST...)");
 	assert_int_equal(cmds_exec(&f->c, "set sync"), -1);
 	assert_string_equal(f->c.out.err, "set: missing arguments (usage: set "
-	    "KEY VALUE | weight HOST W)");
+	    "KEY VALUE | weight HOST|JOB W)");
 	assert_int_equal(cmds_exec(&f->c, "sta"), -1);
 	assert_string_equal(f->c.out.err,
 	    "ambiguous command \"sta\": start, status");
@@ -248,7 +248,7 @@ test_set_errors(void **state)
 		{ "set status_wait 2m",
 		  "set status_wait: 120s is out of range [1ms, 60s]" },
 		{ "set weight vm", "set weight: missing arguments (usage: set "
-		  "weight HOST W|auto)" },
+		  "weight HOST W|auto | JOB W)" },
 		{ "set weight vm 0", "set weight: 0 is out of range (0, 1000]" },
 		{ "set weight vm 1001",
 		  "set weight: 1001 is out of range (0, 1000]" },

@@ -524,6 +524,91 @@ test_command_output(void **state)
 	prom_free(&doc);
 }
 
+/* The JOB_REQs the console sent, by index; -1 past the last. */
+static int job_req[16], njob_req;
+
+static void
+job_tap(void *arg, struct in_addr dst, const struct proto_msg *m)
+{
+	(void)arg;
+	(void)dst;
+	if (m->hdr.type == PROTO_JOB_REQ && njob_req < 16)
+		job_req[njob_req++] = (int)m->u.job_req.index;
+}
+
+static void
+job_from(struct fixture *f, uint32_t index, uint32_t count, const char *job,
+    int64_t now)
+{
+	struct proto_msg	 m = { .hdr.type = PROTO_JOB };
+
+	m.u.job.index = index;
+	m.u.job.count = count;
+	snprintf(m.u.job.job, sizeof(m.u.job.job), "%s", job);
+	m.u.job.slot_ns = 40ULL * NS_PER_SEC + 5;
+	m.u.job.stopped_ns = 60ULL * NS_PER_SEC;
+	m.u.job.cpu_ns = 39ULL * NS_PER_SEC;
+	m.u.job.members = 4 + index;
+	m.u.job.running = index == 0;
+	master_datagram(&f->c, &m, ip4("127.0.0.1"), now);
+}
+
+/* Each node's jobs: JOB_REQ 0, 1, ... after its METRICS; label job. */
+static void
+test_job_metrics(void **state)
+{
+	struct fixture	*f = *state;
+	struct prom_doc	 doc;
+	int64_t		 t;
+	int		 rc;
+
+	f->c.net.tap = job_tap;
+	njob_req = 0;
+	job_from(f, 0, 2, "alice:pvm", now_mono_ns());	/* no round: no ask */
+	assert_int_equal(njob_req, 0);
+	assert_int_equal(cmds_exec(&f->c, "metrics"), 0);
+	t = now_mono_ns();
+	metrics_from(f, "127.0.0.1", "n1", t);
+	assert_int_equal(njob_req, 1);
+	assert_int_equal(job_req[0], 0);
+	job_from(f, 1, 2, "bob:mpi", t);	/* out of order: ignored */
+	assert_int_equal(njob_req, 1);
+	job_from(f, 0, 2, "alice:pvm", t);
+	assert_int_equal(njob_req, 2);
+	assert_int_equal(job_req[1], 1);
+	job_from(f, 1, 2, "bob:mpi", t);
+	assert_int_equal(njob_req, 2);		/* the last: no more */
+	job_from(f, 1, 2, "bob:mpi", t);	/* twice: once */
+	assert_int_equal(f->c.nodes.v[0].njobs, 2);
+	master_timer(&f->c, t + SEC);
+	assert_true(master_done(&f->c, &rc));
+	assert_int_equal(rc, 0);
+	doc = parsed(fixture_output(f));
+	assert_string_equal(text_of(&doc, "dts_job_slot_seconds_total",
+	    "addr=\"127.0.0.1\",job=\"alice:pvm\",node=\"n1\""),
+	    "40.000000005");
+	assert_string_equal(text_of(&doc, "dts_job_stopped_seconds_total",
+	    "addr=\"127.0.0.1\",job=\"bob:mpi\",node=\"n1\""), "60");
+	assert_string_equal(text_of(&doc, "dts_job_cpu_seconds_total",
+	    "addr=\"127.0.0.1\",job=\"bob:mpi\",node=\"n1\""), "39");
+	assert_string_equal(text_of(&doc, "dts_job_members",
+	    "addr=\"127.0.0.1\",job=\"bob:mpi\",node=\"n1\""), "5");
+	assert_string_equal(text_of(&doc, "dts_job_running",
+	    "addr=\"127.0.0.1\",job=\"alice:pvm\",node=\"n1\""), "1");
+	prom_free(&doc);
+	/* the next round without jobs: none listed */
+	assert_int_equal(cmds_exec(&f->c, "metrics"), 0);
+	t = now_mono_ns();
+	metrics_from(f, "127.0.0.1", "n1", t);
+	job_from(f, 0, 0, "", t);
+	master_timer(&f->c, t + SEC);
+	assert_true(master_done(&f->c, &rc));
+	doc = parsed(fixture_output(f));
+	assert_null(prom_find(&doc, "dts_job_members",
+	    "addr=\"127.0.0.1\",job=\"alice:pvm\",node=\"n1\""));
+	prom_free(&doc);
+}
+
 int
 main(void)
 {
@@ -535,6 +620,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_command_file,
 		    fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_command_output,
+		    fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_job_metrics,
 		    fixture_setup, fixture_teardown),
 	};
 

@@ -1,0 +1,119 @@
+/*
+ * matrix.h - the gang matrix (Ousterhout's): the cluster's jobs packed
+ * into rows, and each node's slot table from it.
+ *
+ * Input: for each node (an index, the console's node table order) the
+ * jobs its STATUS listed with members, and a weight per job (1..100,
+ * default 1).  Jobs whose node sets do not overlap share a row, so a job
+ * alone on its hosts gets the whole PS there.  The packing is first fit,
+ * in a fixed order (more nodes first, then the name), so the same input
+ * always gives the same rows whatever order it came in.  A row's weight
+ * is the largest weight of its jobs; row k gets PS * w_k / sum(w), rows
+ * in order from 0, contiguous, rounded so that the last ends exactly at
+ * PS.  A node's slot table is, for each of its jobs, its row's slot: its
+ * jobs are in different rows, so the slots never overlap.  Where a row
+ * has no job of a node, the node runs its other jobs (work-conserving is
+ * the node's part, dts(8)); the console sends each node its own jobs only.
+ *
+ * Pure code: no I/O, no clock.
+ */
+#ifndef DTS_CONSOLE_MATRIX_H
+#define DTS_CONSOLE_MATRIX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+#define MATRIX_JOBS_MAX		64	/* jobs in the cluster */
+#define MATRIX_NODES_MAX	256	/* NODES_MAX */
+#define MATRIX_WEIGHT_MAX	100
+#define MATRIX_WEIGHT_DEFAULT	1
+
+struct matrix_job {
+	char		 name[PROTO_JOB_LEN];
+	int		 weight;	/* 1..MATRIX_WEIGHT_MAX */
+	int		 row;		/* after matrix_pack */
+	int		 nnodes;
+	uint64_t	 nodes[MATRIX_NODES_MAX / 64];	/* a bit a node */
+};
+
+struct matrix_row {
+	int		 weight;	/* the largest of its jobs' */
+	uint32_t	 start_us;	/* from the PS start */
+	uint32_t	 len_us;
+	int		 njobs;
+};
+
+struct matrix {
+	uint32_t	 ps_us;
+	int		 njobs;
+	struct matrix_job job[MATRIX_JOBS_MAX];
+	int		 nrows;
+	struct matrix_row row[MATRIX_JOBS_MAX];
+	int		 nnodes;	/* one past the highest node index */
+	uint8_t		 node_njobs[MATRIX_NODES_MAX];
+	int16_t		 node_job[MATRIX_NODES_MAX][PROTO_JOBS_MAX];
+	int		 refused;	/* matrix_add()s refused */
+};
+
+/* Empty: no job, no row. */
+void matrix_init(struct matrix *m);
+
+/*
+ * Job (a name as STATUS gives it: PROTO_JOB_LEN bytes, NUL terminated
+ * within them, printable, no space) runs on node.  Twice the same on a
+ * node is once.  0, or -1 with a one-line err, nothing changed (and
+ * refused counted): a bad name, node out of range, the node has
+ * PROTO_JOBS_MAX jobs already, the cluster MATRIX_JOBS_MAX.
+ */
+int matrix_add(struct matrix *m, int node, const char *job, char *err,
+    size_t errlen);
+
+/* The index of job, or -1. */
+int matrix_find(const struct matrix *m, const char *job);
+
+/* Set job's weight (1..MATRIX_WEIGHT_MAX): 0, or -1 if unknown or out
+ * of range. */
+int matrix_set_weight(struct matrix *m, const char *job, int w);
+
+/* Pack the jobs into rows and give each row its slot of ps_us. */
+void matrix_pack(struct matrix *m, uint32_t ps_us);
+
+/*
+ * Node's slot table (after matrix_pack): one slot per job of the node
+ * whose row's slot is not empty, by start; at most cap (PROTO_JOBS_MAX).
+ * Returns how many; the rest of slot[0..cap) is zeroed.
+ */
+int matrix_slots(const struct matrix *m, int node, struct proto_slot *slot,
+    int cap);
+
+/* The job of row r on node, or -1. */
+int matrix_cell(const struct matrix *m, int r, int node);
+
+/*
+ * The weights `set weight JOB W` gave, kept by name for as long as the
+ * console runs: a job that ends and comes back keeps its weight.
+ */
+#define JOBW_MAX 64
+
+struct jobw {
+	int		 n;
+	char		 name[JOBW_MAX][PROTO_JOB_LEN];
+	int		 w[JOBW_MAX];
+};
+
+/* W: an integer 1..MATRIX_WEIGHT_MAX.  0, or -1 with err. */
+int jobw_parse(const char *s, int *w, char *err, size_t errlen);
+
+/* Set job's weight; w == MATRIX_WEIGHT_DEFAULT forgets it.  0, or -1 if
+ * the table is full. */
+int jobw_set(struct jobw *t, const char *job, int w);
+
+/* Job's weight: its own, or MATRIX_WEIGHT_DEFAULT. */
+int jobw_get(const struct jobw *t, const char *job);
+
+/* Every weight of t onto the jobs of m it names (before matrix_pack). */
+void jobw_apply(const struct jobw *t, struct matrix *m);
+
+#endif /* DTS_CONSOLE_MATRIX_H */

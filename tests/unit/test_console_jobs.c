@@ -1,0 +1,529 @@
+/*
+ * test_console_jobs.c - the gang matrix in the master: each node's own
+ * SCHEDULE with its slot table, learnt from STATUS; a job that starts
+ * or ends is in the tables once the round of replies is in; modes
+ * without tables; broadcast (a STATUS_REQ finds nodes, each heard node
+ * gets its own); `set weight JOB W`; `jobs` and `jobs --json`; the jobs
+ * in `status`.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <stdlib.h>
+
+#include "cmds.h"
+#include "console_fixture.h"
+#include "report.h"
+#include "timeutil.h"
+
+/* Every message the net sent since the last tap_reset(). */
+#define TAP_MAX 64
+static struct {
+	int		 n;
+	struct in_addr	 dst[TAP_MAX];
+	struct proto_msg m[TAP_MAX];
+} tap;
+
+static void
+tap_fn(void *arg, struct in_addr dst, const struct proto_msg *m)
+{
+	(void)arg;
+	if (tap.n < TAP_MAX) {
+		tap.dst[tap.n] = dst;
+		tap.m[tap.n++] = *m;
+	}
+}
+
+static void
+tap_reset(void)
+{
+	tap.n = 0;
+}
+
+/* The SCHEDULE sent to addr since tap_reset(), NULL if none; fails on
+ * two. */
+static const struct proto_schedule *
+sched_to(const char *addr)
+{
+	const struct proto_schedule	*p = NULL;
+	struct in_addr			 a = ip4(addr);
+	int				 i;
+
+	for (i = 0; i < tap.n; i++)
+		if (tap.dst[i].s_addr == a.s_addr &&
+		    tap.m[i].hdr.type == PROTO_SCHEDULE) {
+			if (p != NULL)
+				fail_msg("two SCHEDULEs to %s", addr);
+			p = &tap.m[i].u.schedule;
+		}
+	return p;
+}
+
+static void
+check_slot(const struct proto_schedule *p, int k, const char *job,
+    uint32_t start, uint32_t len)
+{
+	assert_non_null(p);
+	assert_true(k < p->nslots);
+	assert_string_equal(p->slot[k].job, job);
+	assert_int_equal(p->slot[k].start_us, start);
+	assert_int_equal(p->slot[k].len_us, len);
+}
+
+/* A STATUS from addr listing jobs "name:members" ... (NULL ends). */
+static void
+status_jobs(struct fixture *f, const char *addr, int64_t now, ...)
+{
+	struct proto_msg	 m;
+	const char		*j;
+	va_list			 ap;
+	int			 k = 0;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_STATUS;
+	m.u.status.mode = MODE_STATIC;
+	m.u.status.flags = SCHED_F_ACTIVE | STATUS_F_HEARD;
+	m.u.status.ps_us = 80000;
+	m.u.status.ip_us = 100000;
+	snprintf(m.u.status.name, sizeof(m.u.status.name), "n%s",
+	    strrchr(addr, '.') + 1);
+	va_start(ap, now);
+	while ((j = va_arg(ap, const char *)) != NULL) {
+		size_t l = strcspn(j, "=");
+
+		memcpy(m.u.status.job[k].job, j, l);
+		m.u.status.job[k].members = (uint32_t)atoi(j + l + 1);
+		m.u.status.members += m.u.status.job[k].members;
+		k++;
+	}
+	va_end(ap);
+	m.u.status.njobs = (uint8_t)k;
+	master_datagram(&f->c, &m, ip4(addr), now);
+}
+
+static int
+run_one(void *arg, const char *cmd, int lineno)
+{
+	(void)lineno;
+	return cmds_exec(arg, cmd);
+}
+
+/* Commands separated by ';', as -c takes them: 0, or -1 at the first
+ * that fails. */
+static int
+run(struct fixture *f, const char *script)
+{
+	return cmd_script_split(script, run_one, &f->c);
+}
+
+/* Three nodes in a list; the tap on. */
+static void
+three(struct fixture *f)
+{
+	struct in_addr	 a[3] = { ip4("10.0.0.1"), ip4("10.0.0.2"),
+	    ip4("10.0.0.3") };
+
+	net_set_list(&f->c.net, a, 3, "test");
+	f->c.net.tap = tap_fn;
+	tap_reset();
+}
+
+static void
+test_tables_per_node(void **state)
+{
+	struct fixture			*f = *state;
+	const struct proto_schedule	*p;
+	int64_t				 t;
+
+	three(f);
+	assert_int_equal(run(f, "ip 100ms; ps 80%"), 0);
+	assert_int_equal(cmds_exec(&f->c, "start"), 0);
+	/* no job known: one SCHEDULE for all, no table */
+	assert_int_equal(tap.n, 3);
+	assert_int_equal(sched_to("10.0.0.1")->nslots, 0);
+	assert_int_equal(f->c.m.mx_tables, 0);
+	tap_reset();
+	/* the replies: alice on all three, bob on 1 and 2 */
+	t = now_mono_ns();
+	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", "bob:pvm=2", NULL);
+	assert_int_equal(f->c.m.mx_pending, 1);
+	assert_int_equal(tap.n, 0);		/* the round is not in */
+	status_jobs(f, "10.0.0.2", t, "bob:pvm=2", "alice:pvm=4", NULL);
+	assert_int_equal(tap.n, 0);
+	status_jobs(f, "10.0.0.3", t, "alice:pvm=4", NULL);
+	/* every node answered: each its own table, at once */
+	assert_int_equal(tap.n, 3);
+	assert_int_equal(f->c.m.mx_pending, 0);
+	assert_int_equal(f->c.m.mx_tables, 1);
+	p = sched_to("10.0.0.1");
+	assert_int_equal(p->nslots, 2);
+	assert_true(p->flags & SCHED_F_ACTIVE);
+	check_slot(p, 0, "alice:pvm", 0, 40000);	/* 3 nodes: row 0 */
+	check_slot(p, 1, "bob:pvm", 40000, 40000);
+	p = sched_to("10.0.0.2");
+	assert_int_equal(p->nslots, 2);
+	check_slot(p, 0, "alice:pvm", 0, 40000);
+	check_slot(p, 1, "bob:pvm", 40000, 40000);
+	p = sched_to("10.0.0.3");
+	assert_int_equal(p->nslots, 1);
+	check_slot(p, 0, "alice:pvm", 0, 40000);
+	assert_int_equal(p->slot[1].job[0], 0);
+	/* the same replies again: nothing changes, nothing is sent */
+	tap_reset();
+	t = now_mono_ns();
+	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", "bob:pvm=2", NULL);
+	status_jobs(f, "10.0.0.2", t, "bob:pvm=2", "alice:pvm=4", NULL);
+	status_jobs(f, "10.0.0.3", t, "alice:pvm=4", NULL);
+	assert_int_equal(tap.n, 0);
+	/* every SI: the tables again */
+	master_timer(&f->c, f->c.m.next_si);
+	assert_int_equal(tap.n, 3);
+	assert_int_equal(sched_to("10.0.0.1")->nslots, 2);
+	/* bob ends on node 2 (its gang emptied); node 3 is silent: the
+	 * table goes out when the round is over, status_wait */
+	tap_reset();
+	t = now_mono_ns();
+	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", "bob:pvm=0", NULL);
+	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", "bob:pvm=2", NULL);
+	assert_int_equal(tap.n, 0);
+	assert_int_equal(master_deadline(&f->c), f->c.m.last_send +
+	    f->c.conf.console.status_wait_ns);
+	master_timer(&f->c, master_deadline(&f->c));
+	assert_int_equal(tap.n, 3);
+	assert_int_equal(sched_to("10.0.0.2")->nslots, 1);
+	check_slot(sched_to("10.0.0.2"), 0, "alice:pvm", 0, 40000);
+	assert_int_equal(sched_to("10.0.0.1")->nslots, 2);
+}
+
+/* A job alone on its nodes shares a row with a job elsewhere. */
+static void
+test_disjoint(void **state)
+{
+	struct fixture			*f = *state;
+	int64_t				 t;
+
+	three(f);
+	assert_int_equal(run(f, "ip 100ms; ps 80%; start"), 0);
+	tap_reset();
+	t = now_mono_ns();
+	status_jobs(f, "10.0.0.1", t, "alice:a=1", "carol:c=1", NULL);
+	status_jobs(f, "10.0.0.2", t, "alice:a=1", NULL);
+	status_jobs(f, "10.0.0.3", t, "bob:b=1", NULL);
+	assert_int_equal(f->c.m.mx.nrows, 2);
+	assert_int_equal(tap.n, 3);
+	/* alice and bob share row 0; carol row 1 */
+	check_slot(sched_to("10.0.0.3"), 0, "bob:b", 0, 40000);
+	check_slot(sched_to("10.0.0.1"), 0, "alice:a", 0, 40000);
+	check_slot(sched_to("10.0.0.1"), 1, "carol:c", 40000, 40000);
+}
+
+/* No table where it is not needed, or in modes without slots. */
+static void
+test_no_tables(void **state)
+{
+	struct fixture	*f = *state;
+	int64_t		 t;
+	int		 i;
+
+	three(f);
+	assert_int_equal(cmds_exec(&f->c, "start"), 0);
+	t = now_mono_ns();
+	/* one job per node: the same SCHEDULE for all */
+	status_jobs(f, "10.0.0.1", t, "alice:a=1", NULL);
+	status_jobs(f, "10.0.0.2", t, "bob:b=1", NULL);
+	status_jobs(f, "10.0.0.3", t, "bob:b=1", NULL);
+	assert_int_equal(f->c.m.mx_tables, 0);
+	tap_reset();
+	master_timer(&f->c, f->c.m.next_si);
+	assert_int_equal(tap.n, 3);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(tap.m[i].u.schedule.nslots, 0);
+	/* two jobs on a node, but distributed, hpdt, off: none */
+	status_jobs(f, "10.0.0.1", now_mono_ns(), "alice:a=1", "bob:b=1",
+	    NULL);
+	assert_int_equal(cmds_exec(&f->c, "mode distributed"), 0);
+	tap_reset();
+	master_timer(&f->c, f->c.m.next_si);
+	assert_int_equal(tap.n, 3);
+	assert_int_equal(sched_to("10.0.0.1")->nslots, 0);
+	assert_int_equal(cmds_exec(&f->c, "mode hpdt"), 0);
+	assert_int_equal(f->c.m.mx_tables, 0);
+	assert_int_equal(cmds_exec(&f->c, "mode balanced"), 0);
+	assert_int_equal(f->c.m.mx_tables, 1);
+	/* stopped: none */
+	tap_reset();
+	assert_int_equal(cmds_exec(&f->c, "stop"), 0);
+	assert_int_equal(sched_to("10.0.0.1")->nslots, 0);
+	assert_false(sched_to("10.0.0.1")->flags & SCHED_F_ACTIVE);
+}
+
+/* Broadcast: each node heard gets its own; a STATUS_REQ finds others. */
+static void
+test_broadcast(void **state)
+{
+	struct fixture	*f = *state;
+	int		 i, req = 0, sch = 0;
+
+	f->c.net.how = NET_BROADCAST;
+	f->c.net.tap = tap_fn;
+	assert_int_equal(cmds_exec(&f->c, "start"), 0);
+	status_jobs(f, "10.0.0.7", now_mono_ns(), "alice:a=1", "bob:b=1",
+	    NULL);
+	status_jobs(f, "10.0.0.8", now_mono_ns(), "bob:b=1", NULL);
+	tap_reset();
+	master_timer(&f->c, f->c.m.next_si);
+	for (i = 0; i < tap.n; i++) {
+		if (tap.m[i].hdr.type == PROTO_STATUS_REQ)
+			req++;
+		else
+			sch++;
+	}
+	assert_true(req >= 1);	/* one per broadcast address */
+	assert_int_equal(sch, 2);
+	assert_int_equal(sched_to("10.0.0.7")->nslots, 2);
+	check_slot(sched_to("10.0.0.8"), 0, "bob:b", 0, 40000);
+}
+
+static void
+test_set_weight(void **state)
+{
+	struct fixture	*f = *state;
+	int64_t		 t;
+
+	three(f);
+	assert_int_equal(run(f, "ip 100ms; ps 80%; start"), 0);
+	t = now_mono_ns();
+	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", "bob:pvm=2", NULL);
+	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", "bob:pvm=2", NULL);
+	status_jobs(f, "10.0.0.3", t, NULL);
+	(void)fixture_output(f);
+	/* bad ones: one line, nothing changed, nothing sent */
+	tap_reset();
+	assert_int_equal(cmds_exec(&f->c, "set weight carol:x 2"), -1);
+	assert_string_equal(f->c.out.err, "set weight: no job \"carol:x\" on "
+	    "a live node (jobs lists them)");
+	assert_int_equal(cmds_exec(&f->c, "set weight bob:pvm 0"), -1);
+	assert_string_equal(f->c.out.err, "set weight: 0 is out of range "
+	    "[1, 100]");
+	assert_int_equal(cmds_exec(&f->c, "set weight bob:pvm 101"), -1);
+	assert_int_equal(cmds_exec(&f->c, "set weight bob:pvm 2.5"), -1);
+	assert_string_equal(f->c.out.err, "set weight: \"2.5\" is not a "
+	    "whole number");
+	assert_int_equal(cmds_exec(&f->c, "set weight bob:pvm"), -1);
+	assert_int_equal(tap.n, 0);
+	assert_int_equal(f->c.jobw.n, 0);
+	/* 3:1, sent at once */
+	assert_int_equal(cmds_exec(&f->c, "set weight bob:pvm 3"), 0);
+	assert_string_equal(fixture_output(f), "weight bob:pvm 3 (sent)\n");
+	assert_int_equal(tap.n, 3);
+	check_slot(sched_to("10.0.0.1"), 0, "alice:pvm", 0, 20000);
+	check_slot(sched_to("10.0.0.1"), 1, "bob:pvm", 20000, 60000);
+	/* a host's weight is still a host's */
+	assert_int_equal(cmds_exec(&f->c, "set weight n1 2"), 0);
+	assert_int_equal(f->c.jobw.n, 1);
+	/* bob ends and comes back: its weight stays */
+	t = now_mono_ns();
+	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", NULL);
+	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", NULL);
+	assert_int_equal(cmds_exec(&f->c, "set weight bob:pvm 5"), -1);
+	status_jobs(f, "10.0.0.1", now_mono_ns(), "alice:pvm=4", "bob:pvm=1",
+	    NULL);
+	tap_reset();
+	master_timer(&f->c, f->c.m.next_si);
+	check_slot(sched_to("10.0.0.1"), 1, "bob:pvm", 20000, 60000);
+	/* 1 forgets it */
+	tap_reset();
+	assert_int_equal(cmds_exec(&f->c, "set weight bob:pvm 1"), 0);
+	assert_int_equal(f->c.jobw.n, 0);
+	check_slot(sched_to("10.0.0.1"), 1, "bob:pvm", 40000, 40000);
+}
+
+static json_t *
+output_json(struct fixture *f)
+{
+	json_error_t	 e;
+	json_t		*j = json_loads(fixture_output(f), 0, &e);
+
+	if (j == NULL)
+		fail_msg("not JSON: %s", e.text);
+	return j;
+}
+
+static void
+test_jobs_command(void **state)
+{
+	struct fixture	*f = *state;
+	const char	*out;
+	json_t		*j, *r, *n;
+	int64_t		 t;
+	int		 rc;
+
+	three(f);
+	assert_int_equal(cmds_exec(&f->c, "jobs -v"), -1);
+	assert_string_equal(f->c.out.err, "jobs: unknown option \"-v\" "
+	    "(usage: jobs [--json])");
+	/* not started: the matrix all the same, from the replies */
+	assert_int_equal(run(f, "ip 100ms; ps 80%; jobs"), 0);
+	t = now_mono_ns();
+	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", "bob:pvm=2", NULL);
+	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", NULL);
+	status_jobs(f, "10.0.0.3", t, "carol:x=1", NULL);
+	(void)fixture_output(f);
+	master_timer(&f->c, t + SEC);
+	assert_true(master_done(&f->c, &rc));
+	assert_int_equal(rc, 0);
+	out = fixture_output(f);
+	assert_contains(out, "mode static, PS 80ms: not started: no slot "
+	    "table sent\n");
+	assert_contains(out, "ROW  START_MS    LEN_MS  SHARE WEIGHT  n1       "
+	    "  n2         n3     \n");
+	assert_contains(out, "0       0.000    40.000  50.0%      1  "
+	    "alice:pvm  alice:pvm  carol:x\n");
+	assert_contains(out, "1      40.000    40.000  50.0%      1  "
+	    "bob:pvm    -          -      \n");
+	assert_contains(out, "2 rows, 3 jobs on 3 nodes\n");
+	/* --json */
+	assert_int_equal(cmds_exec(&f->c, "start"), 0);
+	assert_int_equal(cmds_exec(&f->c, "set weight bob:pvm 3"), 0);
+	(void)fixture_output(f);
+	assert_int_equal(cmds_exec(&f->c, "jobs --json"), 0);
+	t = now_mono_ns();
+	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", "bob:pvm=2", NULL);
+	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", NULL);
+	status_jobs(f, "10.0.0.3", t, "carol:x=1", NULL);
+	(void)fixture_output(f);
+	master_timer(&f->c, t + SEC);
+	assert_true(master_done(&f->c, &rc));
+	j = output_json(f);
+	assert_true(json_is_true(json_object_get(j, "slot_tables")));
+	assert_int_equal(json_integer_value(json_object_get(j, "ps_us")),
+	    80000);
+	r = json_array_get(json_object_get(j, "rows"), 1);
+	assert_int_equal(json_integer_value(json_object_get(r, "start_us")),
+	    20000);
+	assert_int_equal(json_integer_value(json_object_get(r, "weight")), 3);
+	assert_string_equal(json_string_value(json_array_get(
+	    json_object_get(r, "jobs"), 0)), "bob:pvm");
+	n = json_array_get(json_object_get(j, "nodes"), 0);
+	assert_string_equal(json_string_value(json_object_get(n, "address")),
+	    "10.0.0.1");
+	assert_int_equal(json_array_size(json_object_get(n, "jobs")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j,
+	    "weights"), "bob:pvm")), 3);
+	json_decref(j);
+	/* nobody answers */
+	assert_int_equal(cmds_exec(&f->c, "jobs"), 0);
+	master_timer(&f->c, now_mono_ns() + SEC);
+	assert_true(master_done(&f->c, &rc));
+	assert_int_equal(rc, -1);
+	assert_string_equal(f->c.out.err, "jobs: no node answered within "
+	    "300ms");
+}
+
+static void
+test_status_shows_jobs(void **state)
+{
+	struct fixture	*f = *state;
+	const char	*out;
+	json_t		*j, *a;
+	int64_t		 t = now_mono_ns();
+	int		 rc;
+
+	assert_int_equal(master_status(&f->c, MASTER_STATUS, 0, t), 0);
+	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", "bob:mpi=2", NULL);
+	master_timer(&f->c, t + SEC);
+	assert_true(master_done(&f->c, &rc));
+	out = fixture_output(f);
+	assert_contains(out, "\n    jobs: alice:pvm (4), bob:mpi (2)\n");
+	assert_int_equal(master_status(&f->c, MASTER_STATUS, MASTER_JSON,
+	    t + 2 * SEC), 0);
+	status_jobs(f, "10.0.0.1", t + 2 * SEC, "alice:pvm=4", NULL);
+	master_timer(&f->c, t + 3 * SEC);
+	assert_true(master_done(&f->c, &rc));
+	j = output_json(f);
+	a = json_object_get(json_array_get(json_object_get(j, "nodes"), 0),
+	    "jobs");
+	assert_int_equal(json_array_size(a), 1);
+	assert_string_equal(json_string_value(json_object_get(
+	    json_array_get(a, 0), "job")), "alice:pvm");
+	assert_int_equal(json_integer_value(json_object_get(
+	    json_array_get(a, 0), "members")), 4);
+	json_decref(j);
+}
+
+extern int stub_pvm_calls;
+
+/*
+ * Without its key pair (or the nodes' secret) a console starts, runs the
+ * PVM commands and changes its own settings, and sends nothing: every
+ * command that would talk to dts says why in one line.
+ */
+static void
+test_keyless(void **state)
+{
+	static const char *const refused[] = {
+		"start", "takeover", "stop", "status", "jobs", "load",
+		"metrics", "trace /dev/null",
+	};
+	struct fixture	*f = *state;
+	struct dts_conf	 conf;
+	struct net	 n;
+	char		 err[256], want[512];
+	size_t		 i;
+
+	conf_defaults(&conf);
+	snprintf(conf.console.sign_key, sizeof(conf.console.sign_key),
+	    "/nonexistent/console.key");
+	assert_int_equal(net_init(&n, &conf, 0, err, sizeof(err)), 0);
+	assert_true(n.keyless);
+	assert_true(n.keyless_why[0] != 0);
+	f->c.net.keyless = 1;
+	snprintf(f->c.net.keyless_why, sizeof(f->c.net.keyless_why),
+	    "console.key: No such file or directory");
+	f->c.net.tap = tap_fn;
+	tap_reset();
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		char	 cmd[32];
+
+		snprintf(cmd, sizeof(cmd), "%.*s", (int)strcspn(refused[i],
+		    " "), refused[i]);
+		assert_int_equal(cmds_exec(&f->c, refused[i]), -1);
+		snprintf(want, sizeof(want), "%s: no console key (console.key: "
+		    "No such file or directory): this console runs the PVM "
+		    "commands only (see KEYS in dts-console(1))", cmd);
+		assert_string_equal(f->c.out.err, want);
+	}
+	assert_false(f->c.sch.started);
+	assert_false(master_busy(&f->c));
+	assert_int_equal(f->c.net.sent, 0);
+	assert_int_equal(tap.n, 0);
+	/* its own settings, and PVM */
+	assert_int_equal(cmds_exec(&f->c, "ps 50%"), 0);
+	stub_pvm_calls = 0;
+	(void)cmds_exec(&f->c, "conf");
+	(void)cmds_exec(&f->c, "spawn -n 2 prog");
+	assert_int_equal(stub_pvm_calls, 2);
+}
+
+int
+main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, \
+    fixture_teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_tables_per_node),
+		T(test_disjoint),
+		T(test_no_tables),
+		T(test_broadcast),
+		T(test_set_weight),
+		T(test_jobs_command),
+		T(test_status_shows_jobs),
+		T(test_keyless),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

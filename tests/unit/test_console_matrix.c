@@ -1,0 +1,381 @@
+/*
+ * test_console_matrix.c - the gang matrix: packing into rows (jobs on
+ * disjoint nodes share one), each row's share of PS (equal, weighted),
+ * rounding to exactly PS, each node's slot table, a node's job limit,
+ * bad names, determinism whatever the input order, and the weight table.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "matrix.h"
+
+static struct matrix *
+mx_new(void)
+{
+	struct matrix	*m = malloc(sizeof(*m));
+
+	if (m == NULL)
+		abort();
+	matrix_init(m);
+	return m;
+}
+
+static void
+add(struct matrix *m, int node, const char *job)
+{
+	char	 err[256];
+
+	if (matrix_add(m, node, job, err, sizeof(err)) == -1)
+		fail_msg("matrix_add %d %s: %s", node, job, err);
+}
+
+/* The slots of node, checked: by start, no overlap, within PS. */
+static int
+slots(const struct matrix *m, int node, struct proto_slot *s)
+{
+	int	 n = matrix_slots(m, node, s, PROTO_JOBS_MAX), i;
+
+	assert_true(n >= 0 && n <= PROTO_JOBS_MAX);
+	for (i = 0; i < n; i++) {
+		assert_true(s[i].len_us > 0);
+		assert_true(s[i].start_us + s[i].len_us <= m->ps_us);
+		if (i > 0)
+			assert_true(s[i].start_us >= s[i - 1].start_us +
+			    s[i - 1].len_us);
+	}
+	for (; i < PROTO_JOBS_MAX; i++)
+		assert_int_equal(s[i].job[0], 0);
+	return n;
+}
+
+static void
+test_same_nodes_two_rows(void **state)
+{
+	struct matrix		*m = mx_new();
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+	int			 node;
+
+	(void)state;
+	for (node = 0; node < 3; node++) {
+		add(m, node, "bob:pvm");
+		add(m, node, "alice:pvm");
+	}
+	matrix_pack(m, 80000);
+	assert_int_equal(m->nrows, 2);
+	for (node = 0; node < 3; node++) {
+		assert_int_equal(slots(m, node, s), 2);
+		/* same node count: by name, alice first */
+		assert_string_equal(s[0].job, "alice:pvm");
+		assert_int_equal(s[0].start_us, 0);
+		assert_int_equal(s[0].len_us, 40000);
+		assert_string_equal(s[1].job, "bob:pvm");
+		assert_int_equal(s[1].start_us, 40000);
+		assert_int_equal(s[1].len_us, 40000);
+	}
+	free(m);
+}
+
+static void
+test_disjoint_one_row(void **state)
+{
+	struct matrix		*m = mx_new();
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+
+	(void)state;
+	add(m, 0, "alice:a");
+	add(m, 1, "alice:a");
+	add(m, 2, "bob:b");
+	add(m, 3, "bob:b");
+	matrix_pack(m, 80000);
+	assert_int_equal(m->nrows, 1);
+	assert_int_equal(m->row[0].njobs, 2);
+	assert_int_equal(slots(m, 0, s), 1);
+	assert_string_equal(s[0].job, "alice:a");
+	assert_int_equal(s[0].start_us, 0);
+	assert_int_equal(s[0].len_us, 80000);
+	assert_int_equal(slots(m, 3, s), 1);
+	assert_string_equal(s[0].job, "bob:b");
+	assert_int_equal(s[0].len_us, 80000);
+	assert_int_equal(slots(m, 4, s), 0);	/* no job there */
+	free(m);
+}
+
+/* A job alone on its hosts shares a row with one elsewhere. */
+static void
+test_chain(void **state)
+{
+	struct matrix		*m = mx_new();
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+
+	(void)state;
+	/* a on 0,1; b on 1,2; c on 2: a and c share row 0, b row 1 */
+	add(m, 0, "u:a");
+	add(m, 1, "u:a");
+	add(m, 1, "u:b");
+	add(m, 2, "u:b");
+	add(m, 2, "u:c");
+	matrix_pack(m, 90000);
+	assert_int_equal(m->nrows, 2);
+	assert_int_equal(m->job[matrix_find(m, "u:a")].row, 0);
+	assert_int_equal(m->job[matrix_find(m, "u:b")].row, 1);
+	assert_int_equal(m->job[matrix_find(m, "u:c")].row, 0);
+	assert_int_equal(matrix_cell(m, 1, 0), -1);
+	assert_int_equal(slots(m, 0, s), 1);	/* the rest: work-conserving */
+	assert_int_equal(s[0].len_us, 45000);
+	assert_int_equal(slots(m, 2, s), 2);
+	assert_string_equal(s[0].job, "u:c");
+	assert_string_equal(s[1].job, "u:b");
+	assert_int_equal(s[1].start_us, 45000);
+	free(m);
+}
+
+static void
+test_four_on_one(void **state)
+{
+	struct matrix		*m = mx_new();
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+	int			 i;
+
+	(void)state;
+	add(m, 0, "u:d");
+	add(m, 0, "u:b");
+	add(m, 0, "u:c");
+	add(m, 0, "u:a");
+	add(m, 0, "u:a");	/* twice is once */
+	matrix_pack(m, 80000);
+	assert_int_equal(m->nrows, 4);
+	assert_int_equal(slots(m, 0, s), 4);
+	for (i = 0; i < 4; i++) {
+		char	 want[8];
+
+		snprintf(want, sizeof(want), "u:%c", 'a' + i);
+		assert_string_equal(s[i].job, want);
+		assert_int_equal(s[i].start_us, 20000 * i);
+		assert_int_equal(s[i].len_us, 20000);
+	}
+	free(m);
+}
+
+static void
+test_weights(void **state)
+{
+	struct matrix		*m = mx_new();
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+	struct jobw		 t = { 0 };
+
+	(void)state;
+	add(m, 0, "alice:pvm");
+	add(m, 0, "bob:pvm");
+	add(m, 1, "carol:x");	/* shares alice's row */
+	assert_int_equal(jobw_set(&t, "bob:pvm", 3), 0);
+	assert_int_equal(jobw_set(&t, "dave:gone", 7), 0);	/* not here */
+	jobw_apply(&t, m);
+	matrix_pack(m, 80000);
+	assert_int_equal(slots(m, 0, s), 2);
+	assert_string_equal(s[0].job, "alice:pvm");
+	assert_int_equal(s[0].len_us, 20000);
+	assert_string_equal(s[1].job, "bob:pvm");
+	assert_int_equal(s[1].start_us, 20000);
+	assert_int_equal(s[1].len_us, 60000);
+	/* a row weighs its heaviest job's weight */
+	assert_int_equal(matrix_set_weight(m, "carol:x", 5), 0);
+	matrix_pack(m, 80000);
+	assert_int_equal(slots(m, 0, s), 2);
+	assert_int_equal(s[0].len_us, 50000);	/* 5/(5+3) */
+	assert_int_equal(s[1].len_us, 30000);
+	assert_int_equal(slots(m, 1, s), 1);
+	assert_int_equal(s[0].len_us, 50000);
+	assert_int_equal(matrix_set_weight(m, "nobody:x", 5), -1);
+	assert_int_equal(matrix_set_weight(m, "carol:x", 0), -1);
+	assert_int_equal(matrix_set_weight(m, "carol:x", 101), -1);
+	free(m);
+}
+
+/* Slots that do not divide evenly still end exactly at PS. */
+static void
+test_rounding(void **state)
+{
+	struct matrix		*m = mx_new();
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+	int			 n;
+
+	(void)state;
+	add(m, 0, "u:a");
+	add(m, 0, "u:b");
+	add(m, 0, "u:c");
+	assert_int_equal(matrix_set_weight(m, "u:b", 7), 0);
+	matrix_pack(m, 100001);
+	n = slots(m, 0, s);
+	assert_int_equal(n, 3);
+	assert_int_equal(s[0].start_us, 0);
+	assert_int_equal(s[1].start_us, s[0].len_us);
+	assert_int_equal(s[2].start_us + s[2].len_us, 100001);
+	assert_int_equal(s[0].len_us + s[1].len_us + s[2].len_us, 100001);
+	free(m);
+}
+
+/* A node lists at most PROTO_JOBS_MAX jobs: a 9th is refused, in a line. */
+static void
+test_node_full(void **state)
+{
+	struct matrix		*m = mx_new();
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+	char			 job[16], err[256];
+	int			 i;
+
+	(void)state;
+	for (i = 0; i < PROTO_JOBS_MAX; i++) {
+		snprintf(job, sizeof(job), "u:j%d", i);
+		add(m, 0, job);
+	}
+	assert_int_equal(matrix_add(m, 0, "u:j8", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "at most 8 a node"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(m->refused, 1);
+	assert_int_equal(m->njobs, PROTO_JOBS_MAX);
+	add(m, 1, "u:j8");	/* elsewhere it is fine */
+	matrix_pack(m, 80000);
+	assert_int_equal(slots(m, 0, s), PROTO_JOBS_MAX);
+	assert_int_equal(s[PROTO_JOBS_MAX - 1].start_us +
+	    s[PROTO_JOBS_MAX - 1].len_us, 80000);
+	assert_int_equal(slots(m, 1, s), 1);
+	free(m);
+}
+
+static void
+test_bad_input(void **state)
+{
+	struct matrix	*m = mx_new();
+	char		 err[256], name[PROTO_JOB_LEN];
+
+	(void)state;
+	assert_int_equal(matrix_add(m, 0, "", err, sizeof(err)), -1);
+	assert_int_equal(matrix_add(m, 0, "a b", err, sizeof(err)), -1);
+	assert_int_equal(matrix_add(m, 0, "a\001", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not printable"));
+	memset(name, 'x', sizeof(name));	/* no NUL in the field */
+	assert_int_equal(matrix_add(m, 0, name, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "too long"));
+	assert_int_equal(matrix_add(m, -1, "u:a", err, sizeof(err)), -1);
+	assert_int_equal(matrix_add(m, MATRIX_NODES_MAX, "u:a", err,
+	    sizeof(err)), -1);
+	assert_int_equal(m->njobs, 0);
+	assert_int_equal(m->refused, 6);
+	matrix_pack(m, 80000);	/* nothing: no row, no division by 0 */
+	assert_int_equal(m->nrows, 0);
+	free(m);
+}
+
+/* The same cluster in any order: the same rows, the same tables. */
+static void
+test_deterministic(void **state)
+{
+	static const struct { int node; const char *job; } in[] = {
+		{ 0, "alice:pvm" }, { 1, "alice:pvm" }, { 2, "alice:pvm" },
+		{ 0, "bob:mpi" }, { 1, "bob:mpi" },
+		{ 2, "carol:x" }, { 3, "carol:x" },
+		{ 3, "dave:y" }, { 4, "dave:y" },
+		{ 4, "erin:z" }, { 0, "erin:z" },
+		{ 5, "frank:w" },
+	};
+	enum { N = sizeof(in) / sizeof(in[0]) };
+	struct matrix		*a = mx_new(), *b = mx_new();
+	struct proto_slot	 sa[PROTO_JOBS_MAX], sb[PROTO_JOBS_MAX];
+	int			 perm[N], i, k, node, round;
+
+	(void)state;
+	for (i = 0; i < N; i++)
+		add(a, in[i].node, in[i].job);
+	matrix_pack(a, 80000);
+	srand(22);
+	for (round = 0; round < 50; round++) {
+		for (i = 0; i < N; i++)
+			perm[i] = i;
+		for (i = N - 1; i > 0; i--) {
+			int t, j = rand() % (i + 1);
+
+			t = perm[i];
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		matrix_init(b);
+		for (i = 0; i < N; i++)
+			add(b, in[perm[i]].node, in[perm[i]].job);
+		matrix_pack(b, 80000);
+		assert_int_equal(a->nrows, b->nrows);
+		for (node = 0; node < 6; node++) {
+			k = slots(a, node, sa);
+			assert_int_equal(slots(b, node, sb), k);
+			assert_memory_equal(sa, sb, sizeof(sa));
+		}
+	}
+	/* first fit: alice (3 nodes) row 0; then the 2-node jobs by name:
+	 * bob row 1, carol row 1, dave row 0, erin (0 and 4) row 2; frank
+	 * (1 node) row 0 */
+	assert_int_equal(a->job[matrix_find(a, "alice:pvm")].row, 0);
+	assert_int_equal(a->job[matrix_find(a, "dave:y")].row, 0);
+	assert_int_equal(a->job[matrix_find(a, "frank:w")].row, 0);
+	assert_int_equal(a->job[matrix_find(a, "bob:mpi")].row, 1);
+	assert_int_equal(a->job[matrix_find(a, "carol:x")].row, 1);
+	assert_int_equal(a->job[matrix_find(a, "erin:z")].row, 2);
+	free(a);
+	free(b);
+}
+
+static void
+test_jobw(void **state)
+{
+	struct jobw	 t = { 0 };
+	char		 err[256], job[16];
+	int		 w, i;
+
+	(void)state;
+	assert_int_equal(jobw_parse("3", &w, err, sizeof(err)), 0);
+	assert_int_equal(w, 3);
+	assert_int_equal(jobw_parse("100", &w, err, sizeof(err)), 0);
+	assert_int_equal(jobw_parse("0", &w, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "out of range [1, 100]"));
+	assert_int_equal(jobw_parse("101", &w, err, sizeof(err)), -1);
+	assert_int_equal(jobw_parse("1.5", &w, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a whole number"));
+	assert_int_equal(jobw_parse("", &w, err, sizeof(err)), -1);
+	assert_int_equal(jobw_parse("99999999999999999999", &w, err,
+	    sizeof(err)), -1);
+	assert_int_equal(jobw_get(&t, "a:b"), 1);
+	assert_int_equal(jobw_set(&t, "a:b", 4), 0);
+	assert_int_equal(jobw_get(&t, "a:b"), 4);
+	assert_int_equal(jobw_set(&t, "a:b", 1), 0);	/* forgotten */
+	assert_int_equal(t.n, 0);
+	for (i = 0; i < JOBW_MAX; i++) {
+		snprintf(job, sizeof(job), "u:%d", i);
+		assert_int_equal(jobw_set(&t, job, 2), 0);
+	}
+	assert_int_equal(jobw_set(&t, "u:full", 2), -1);
+	assert_int_equal(jobw_set(&t, "u:3", 9), 0);	/* a change fits */
+	assert_int_equal(jobw_get(&t, "u:3"), 9);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_nodes_two_rows),
+		cmocka_unit_test(test_disjoint_one_row),
+		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_four_on_one),
+		cmocka_unit_test(test_weights),
+		cmocka_unit_test(test_rounding),
+		cmocka_unit_test(test_node_full),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_jobw),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
