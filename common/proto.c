@@ -391,15 +391,20 @@ get_pad(struct rbuf *r, size_t n)
 }
 
 /*
- * A job name field, kept as it came (job_name_check() judges it with the
- * payload's ranges), but NUL terminated within the field or -1: a
- * decoded name is always a C string.
+ * A job name field, kept as it came (job_name_check() judges its bytes
+ * with the payload's ranges), but NUL terminated and NUL padded within
+ * the field or -1: a decoded name is a C string, and encodes again to
+ * the same bytes.
  */
 static int
 get_job(struct rbuf *r, char job[PROTO_JOB_LEN])
 {
+	size_t	 n;
+
 	get(r, job, PROTO_JOB_LEN);
-	return job[PROTO_JOB_LEN - 1] == '\0' ? 0 : -1;
+	n = strnlen(job, PROTO_JOB_LEN);
+	return n < PROTO_JOB_LEN && is_zero(job + n, PROTO_JOB_LEN - n) ?
+	    0 : -1;
 }
 
 static int

@@ -342,7 +342,7 @@ main(int argc, char **argv)
 	if (!pvmd && i >= argc)
 		usage(2);
 	if (job != NULL && *job == '\0')
-		die(RUN_EXIT_REFUSED, "--job: the label is empty: not started");
+		die(RUN_EXIT_REFUSED, "--job: the label is empty; not started");
 	label = job_label(job);
 	adopt(sock, label, reply, sizeof(reply), pvmd,
 	    pvmd ? argv + i - 1 : argv + i);

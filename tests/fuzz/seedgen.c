@@ -65,5 +65,34 @@ main(int argc, char **argv)
 	m.u.metrics.late.n[0] = 20;
 	strcpy(m.u.metrics.name, "node");
 	emit(argv[1], "metrics", &m);
+	/* v5: a slot table, a job list, one job's counters */
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_SCHEDULE;
+	m.u.schedule = (struct proto_schedule){ .mode = MODE_STATIC, .flags = 3,
+	    .ps_us = 80000, .ip_us = 100000, .si_us = 10000000, .origin_ns = 1,
+	    .nslots = 2 };
+	strcpy(m.u.schedule.slot[0].job, "alice:vm1");
+	m.u.schedule.slot[0].len_us = 40000;
+	strcpy(m.u.schedule.slot[1].job, "bob:pvm");
+	m.u.schedule.slot[1].start_us = 40000;
+	m.u.schedule.slot[1].len_us = 40000;
+	emit(argv[1], "schedule_slots", &m);
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_STATUS;
+	strcpy(m.u.status.name, "node");
+	m.u.status.njobs = 2;
+	strcpy(m.u.status.job[0].job, "alice:vm1");
+	m.u.status.job[0].members = 2;
+	strcpy(m.u.status.job[1].job, "bob:pvm");
+	m.u.status.job[1].members = 1;
+	emit(argv[1], "status_jobs", &m);
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_JOB_REQ;
+	m.u.job_req.index = 1;
+	emit(argv[1], "job_req", &m);
+	m.hdr.type = PROTO_JOB;
+	m.u.job = (struct proto_job){ .index = 1, .count = 2, .job = "bob:pvm",
+	    .slot_ns = 5, .members = 1, .running = 1 };
+	emit(argv[1], "job", &m);
 	return 0;
 }

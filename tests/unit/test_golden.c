@@ -139,7 +139,8 @@ test_schedule(void **state)
 	    PROTO_SIG_LEN);
 	/* the header, as the diagram says */
 	assert_memory_equal(v.b, "DTS1", 4);
-	assert_int_equal(v.b[4], 4);
+	assert_int_equal(v.b[4], 5);
+	assert_int_equal(PROTO_VERSION, 5);
 	assert_int_equal(v.b[5], PROTO_SCHEDULE);
 	check(&v, &m);
 	assert_int_equal(m.hdr.sender, 0x11223344);
@@ -152,6 +153,47 @@ test_schedule(void **state)
 	assert_int_equal(m.u.schedule.ip_us, 100000);
 	assert_int_equal(m.u.schedule.si_us, 10000000);
 	assert_true(m.u.schedule.origin_ns == 1763770000000000000ull);
+	assert_int_equal(m.u.schedule.nslots, 0);
+	for (int i = 0; i < PROTO_JOBS_MAX; i++) {
+		assert_string_equal(m.u.schedule.slot[i].job, "");
+		assert_int_equal(m.u.schedule.slot[i].len_us, 0);
+	}
+}
+
+static void
+test_schedule_slots(void **state)
+{
+	struct vector	 v;
+	struct proto_msg m;
+	const struct proto_schedule *s = &m.u.schedule;
+
+	load("SCHEDULE_SLOTS", &v);
+	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_SCHEDULE_LEN +
+	    PROTO_SIG_LEN);
+	/* the slot table where the diagram puts it: nslots at 24, slot 0's
+	 * name at 32, slot 1's length at 72 + 36 */
+	assert_int_equal(v.b[PROTO_HDR_LEN + 24], 2);
+	assert_memory_equal(v.b + PROTO_HDR_LEN + 32, "alice:vm1", 10);
+	assert_int_equal(v.b[PROTO_HDR_LEN + 72 + 36 + 2], 30000 >> 8);
+	check(&v, &m);
+	assert_int_equal(m.hdr.sender, 0x11223344);
+	assert_true(m.hdr.seq == 1763770000000004ull);
+	assert_int_equal(s->mode, MODE_STATIC);
+	assert_int_equal(s->sync, SYNC_CLOCK);
+	assert_int_equal(s->flags, SCHED_F_ACTIVE | SCHED_F_SYNC);
+	assert_int_equal(s->ps_us, 80000);
+	assert_int_equal(s->ip_us, 100000);
+	assert_int_equal(s->si_us, 10000000);
+	assert_true(s->origin_ns == 1763770000000000000ull);
+	assert_int_equal(s->nslots, 2);
+	assert_string_equal(s->slot[0].job, "alice:vm1");
+	assert_int_equal(s->slot[0].start_us, 0);
+	assert_int_equal(s->slot[0].len_us, 50000);
+	assert_string_equal(s->slot[1].job, "bob:pvm");
+	assert_int_equal(s->slot[1].start_us, 50000);
+	assert_int_equal(s->slot[1].len_us, 30000);
+	for (int i = 2; i < PROTO_JOBS_MAX; i++)
+		assert_int_equal(s->slot[i].len_us, 0);
 }
 
 static void
@@ -177,6 +219,13 @@ test_requests(void **state)
 	check(&v, &m);
 	assert_int_equal(m.hdr.type, PROTO_METRICS_REQ);
 	assert_true(m.hdr.seq == 1763770000000003ull);
+	load("JOB_REQ", &v);
+	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_JOB_REQ_LEN +
+	    PROTO_SIG_LEN);
+	check(&v, &m);
+	assert_int_equal(m.hdr.type, PROTO_JOB_REQ);
+	assert_true(m.hdr.seq == 1763770000000005ull);
+	assert_int_equal(m.u.job_req.index, 1);
 }
 
 static void
@@ -212,6 +261,63 @@ test_status(void **state)
 	assert_int_equal(s->queue_full, 0);
 	assert_int_equal(s->master, 0x0a0000fe);
 	assert_string_equal(s->name, "node1");
+	assert_int_equal(s->njobs, 1);
+	assert_string_equal(s->job[0].job, "alice:pvm");
+	assert_int_equal(s->job[0].members, 3);
+	for (int i = 1; i < PROTO_JOBS_MAX; i++) {
+		assert_string_equal(s->job[i].job, "");
+		assert_int_equal(s->job[i].members, 0);
+	}
+}
+
+static void
+test_status_jobs(void **state)
+{
+	struct vector	 v;
+	struct proto_msg m;
+	const struct proto_status *s = &m.u.status;
+
+	load("STATUS_JOBS", &v);
+	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_STATUS_LEN +
+	    PROTO_MAC_LEN);
+	assert_int_equal(v.b[PROTO_HDR_LEN + 128], 2);
+	assert_memory_equal(v.b + PROTO_HDR_LEN + 172, "bob:pvm", 8);
+	check(&v, &m);
+	assert_true(m.hdr.seq == 1763770000100004ull);
+	assert_int_equal(s->mode, MODE_STATIC);
+	assert_int_equal(s->members, 3);
+	assert_string_equal(s->name, "node1");
+	assert_int_equal(s->njobs, 2);
+	assert_string_equal(s->job[0].job, "alice:vm1");
+	assert_int_equal(s->job[0].members, 2);
+	assert_string_equal(s->job[1].job, "bob:pvm");
+	assert_int_equal(s->job[1].members, 1);
+	for (int i = 2; i < PROTO_JOBS_MAX; i++)
+		assert_string_equal(s->job[i].job, "");
+}
+
+static void
+test_job(void **state)
+{
+	struct vector	 v;
+	struct proto_msg m;
+	const struct proto_job *j = &m.u.job;
+
+	load("JOB", &v);
+	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_JOB_LEN_WIRE +
+	    PROTO_MAC_LEN);
+	check(&v, &m);
+	assert_int_equal(m.hdr.type, PROTO_JOB);
+	assert_int_equal(m.hdr.sender, 0x55667788);
+	assert_true(m.hdr.seq == 1763770000100005ull);
+	assert_int_equal(j->index, 1);
+	assert_int_equal(j->count, 2);
+	assert_string_equal(j->job, "bob:pvm");
+	assert_true(j->slot_ns == 1080000000000ull);
+	assert_true(j->stopped_ns == 2519500000000ull);
+	assert_true(j->cpu_ns == 1075000000000ull);
+	assert_int_equal(j->members, 1);
+	assert_int_equal(j->running, 0);
 }
 
 static void
@@ -291,6 +397,9 @@ main(void)
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_load_trace),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_schedule_slots),
+		cmocka_unit_test(test_status_jobs),
+		cmocka_unit_test(test_job),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

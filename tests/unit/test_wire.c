@@ -422,6 +422,8 @@ test_v5_refusals(void **state)
 	refused(status_dgram, sizeof(status_dgram), P + 129, 1);   /* pad */
 	refused(status_dgram, sizeof(status_dgram), P + 423, 1);   /* job 7 */
 	refused(status_dgram, sizeof(status_dgram), P + 136 + 31, 'x');
+	refused(status_dgram, sizeof(status_dgram), P + 136 + 10, 'x');
+	refused(schedule_dgram, sizeof(schedule_dgram), P + 72 + 20, 'x');
 	refused(job_req_dgram, sizeof(job_req_dgram), P + 4, 1);   /* pad */
 	refused(job_req_dgram, sizeof(job_req_dgram), P + 71, 1);
 	refused(job_dgram, sizeof(job_dgram), P + 7, 9);           /* count */
