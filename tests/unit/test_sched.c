@@ -1288,10 +1288,10 @@ test_jobs_table_refused(void **state)
 		uint32_t	 start, len;
 		const char	*why;
 	} bad[] = {
-		{ 1, "user:B", 30000, 20000, "overlap" },
-		{ 1, "user:B", 50000, 40000, "beyond the PS" },
-		{ 1, "user:B", 50000, 0, "empty" },
-		{ 1, "", 50000, 10000, "no job name" },
+		{ 1, "user:B", 30000, 20000, "overlaps slot 0" },
+		{ 1, "user:B", 50000, 40000, "ends at 90000 us" },
+		{ 1, "user:B", 50000, 0, "length of 0" },
+		{ 1, "", 50000, 10000, "slot 1" },
 	};
 	const char		*err;
 
