@@ -589,9 +589,9 @@ job_idle_possible(struct sched_job *j)
 		return 1;
 	}
 	if (!j->no_idle)
-		log_warnx("ls_policy idle cannot hold for job %s: %s, in "
-		    "which SCHED_IDLE yields only to its own members; LS "
-		    "stops its gang instead", j->name, why);
+		log_warnx("ls_policy idle cannot hold here: %s, in which "
+		    "SCHED_IDLE yields only to its own members; LS stops the "
+		    "gang instead (job %s)", why, j->name);
 	j->no_idle = 1;
 	return 0;
 }
