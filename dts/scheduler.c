@@ -589,9 +589,9 @@ job_idle_possible(struct sched_job *j)
 		return 1;
 	}
 	if (!j->no_idle)
-		log_warnx("ls_policy idle cannot hold for job %s: %s, in "
-		    "which SCHED_IDLE yields only to its own members; LS "
-		    "stops its gang instead", j->name, why);
+		log_warnx("ls_policy idle cannot hold here: %s, in which "
+		    "SCHED_IDLE yields only to its own members; LS stops the "
+		    "gang instead (job %s)", why, j->name);
 	j->no_idle = 1;
 	return 0;
 }
@@ -671,56 +671,56 @@ clock_origin(const struct sched *s, const struct proto_schedule *p,
 
 /*
  * The slot table: at most PROTO_JOBS_MAX slots, each of a named job
- * (NUL terminated), not empty, within the PS, none overlapping another.
- * A name this node does not have is not an error (the job may just have
- * ended).  0, or -1 with *err.
+ * (NUL terminated), not empty, within the PS, none overlapping another
+ * (common/proto.c checks the same and more on the wire; the words are
+ * its own).  A name this node does not have is not an error (the job
+ * may just have ended).  0, or -1 with *err.
  */
 static int
 check_slots(const struct proto_schedule *p, const char **err)
 {
-	static char	 buf[160];
-	uint64_t	 a0, a1, b0, b1;
-	int		 i, k;
+	static char		 buf[200];
+	const struct proto_slot	*a, *b;
+	uint64_t		 end_a, end_b;
+	int			 i, k;
 
+	*err = buf;
 	if (p->nslots > PROTO_JOBS_MAX) {
-		snprintf(buf, sizeof(buf), "%u slots, at most %d", p->nslots,
-		    PROTO_JOBS_MAX);
-		*err = buf;
+		snprintf(buf, sizeof(buf), "%u slots, more than the %d a "
+		    "SCHEDULE holds", p->nslots, PROTO_JOBS_MAX);
 		return -1;
 	}
 	for (i = 0; i < p->nslots; i++) {
-		a0 = p->slot[i].start_us;
-		a1 = a0 + p->slot[i].len_us;
-		if (memchr(p->slot[i].job, '\0', PROTO_JOB_LEN) == NULL ||
-		    p->slot[i].job[0] == '\0') {
+		a = &p->slot[i];
+		end_a = (uint64_t)a->start_us + a->len_us;
+		if (memchr(a->job, '\0', PROTO_JOB_LEN) == NULL ||
+		    a->job[0] == '\0') {
 			snprintf(buf, sizeof(buf), "slot %d: no job name", i);
-			*err = buf;
 			return -1;
 		}
-		if (p->slot[i].len_us == 0) {
-			snprintf(buf, sizeof(buf), "slot %d (job %s) is empty",
-			    i, p->slot[i].job);
-			*err = buf;
+		if (a->len_us == 0) {
+			snprintf(buf, sizeof(buf), "slot %d (%s) has a length "
+			    "of 0 us", i, a->job);
 			return -1;
 		}
-		if (a1 > p->ps_us) {
-			snprintf(buf, sizeof(buf), "slot %d (job %s) ends at "
-			    "%llu us, beyond the PS of %u us", i,
-			    p->slot[i].job, (unsigned long long)a1, p->ps_us);
-			*err = buf;
+		if (end_a > p->ps_us) {
+			snprintf(buf, sizeof(buf), "slot %d (%s) ends at %llu "
+			    "us, past the PS of %u us", i, a->job,
+			    (unsigned long long)end_a, p->ps_us);
 			return -1;
 		}
 		for (k = 0; k < i; k++) {
-			b0 = p->slot[k].start_us;
-			b1 = b0 + p->slot[k].len_us;
-			if (a0 < b1 && b0 < a1) {
-				snprintf(buf, sizeof(buf), "slots %d and %d "
-				    "overlap", k, i);
-				*err = buf;
+			b = &p->slot[k];
+			end_b = (uint64_t)b->start_us + b->len_us;
+			if (a->start_us < end_b && b->start_us < end_a) {
+				snprintf(buf, sizeof(buf), "slot %d (%s) "
+				    "overlaps slot %d (%s)", i, a->job, k,
+				    b->job);
 				return -1;
 			}
 		}
 	}
+	*err = NULL;
 	return 0;
 }
 

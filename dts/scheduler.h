@@ -4,8 +4,17 @@
  * Holds the desired schedule (mode, PS, IP, SI, sync method) and runs it:
  * STATIC/BALANCED slice on absolute deadlines from a sync_point set by the
  * console's datagrams, DISTRIBUTED slices with PS from the local Load
- * agent, HPDT keeps the gang at RT priority and never stops it, OFF leaves
- * it at normal priority.  Also the state behind a STATUS reply.
+ * agent, HPDT keeps the gangs at RT priority and never stops them, OFF
+ * leaves them at normal priority.  Also the state behind a STATUS reply.
+ *
+ * Several jobs a node (the gang matrix): the scheduler keeps the job
+ * table (a gang and a name each; the caller owns the gangs) and divides
+ * each PS into slots, on absolute deadlines as the PS and LS edges: in a
+ * slot one job runs at RT and every other job waits (stopped or frozen,
+ * or at SCHED_IDLE under an idle LS); in LS every job waits.  Without a
+ * slot table the PS is split equally among the jobs in place order; with
+ * one (SCHEDULE nslots > 0) each slot is its job's, and time no present
+ * job with members has runs every job (work-conserving).
  *
  * The edges run on a thread of their own (sched_start), at dts's FIFO
  * priority: it sleeps until an absolute CLOCK_MONOTONIC deadline (one

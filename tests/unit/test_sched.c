@@ -1275,6 +1275,37 @@ test_jobs_table(void **state)
 	assert_int_equal(f->s.next.n, 3);
 }
 
+/* DISTRIBUTED slices on its own: its PS split equally, a table or not. */
+static void
+test_jobs_distributed(void **state)
+{
+	struct jfixture		*f = *state;
+	struct proto_schedule	 p = sched_msg(MODE_DISTRIBUTED, SYNC_CLOCK,
+	    SCHED_F_ACTIVE, 80000, 100000, 1000000, 0);
+	int64_t			 t0 = mono_now;
+
+	add_jobs(f, 2);
+	set_slot(&p, 0, job_name(1), 0, 80000);
+	assert_int_equal(japply(f, p), 0);
+	assert_int_equal(f->s.sl.ps, MS(90));		/* Table 2.1, LS 10% */
+	assert_int_equal(f->s.lay.n, 2);
+	assert_int_equal(f->s.lay.seg[1].off, MS(45));
+	assert_string_equal(running(f), "A");
+	assert_int_equal(f->s.wake_at, t0 + MS(45));
+
+	/* a report: LS 40%, PS 60 ms, two slots of 30 at once */
+	advance(MS(10));
+	sched_load(&f->s, 2500, 40);
+	assert_int_equal(f->s.sl.ps, MS(60));
+	assert_int_equal(f->s.lay.seg[1].off, MS(30));
+	assert_int_equal(f->s.wake_at, t0 + MS(30));
+	next_edge(f);
+	assert_string_equal(running(f), "B");
+	next_edge(f);
+	assert_int_equal(f->s.phase, PHASE_LS);
+	assert_string_equal(running(f), "");
+}
+
 /* A bad slot table is refused with its reason, and nothing changes. */
 static void
 test_jobs_table_refused(void **state)
@@ -1288,10 +1319,10 @@ test_jobs_table_refused(void **state)
 		uint32_t	 start, len;
 		const char	*why;
 	} bad[] = {
-		{ 1, "user:B", 30000, 20000, "overlap" },
-		{ 1, "user:B", 50000, 40000, "beyond the PS" },
-		{ 1, "user:B", 50000, 0, "empty" },
-		{ 1, "", 50000, 10000, "no job name" },
+		{ 1, "user:B", 30000, 20000, "overlaps slot 0" },
+		{ 1, "user:B", 50000, 40000, "ends at 90000 us" },
+		{ 1, "user:B", 50000, 0, "length of 0" },
+		{ 1, "", 50000, 10000, "slot 1" },
 	};
 	const char		*err;
 
@@ -1604,6 +1635,7 @@ main(void)
 		J(test_jobs_late),
 		J(test_jobs_table),
 		J(test_jobs_table_refused),
+		J(test_jobs_distributed),
 		J(test_jobs_add_remove),
 		J(test_jobs_full),
 		J(test_jobs_hpdt_off),
