@@ -51,6 +51,7 @@ sched_to(const char *addr)
 {
 	const struct proto_schedule	*p = NULL;
 	struct in_addr			 a = ip4(addr);
+	const char			*err;
 	int				 i;
 
 	for (i = 0; i < tap.n; i++)
@@ -60,6 +61,9 @@ sched_to(const char *addr)
 				fail_msg("two SCHEDULEs to %s", addr);
 			p = &tap.m[i].u.schedule;
 		}
+	/* what the node checks (v5: slots valid, apart, within PS) */
+	if (p != NULL && proto_check_schedule(p, &err) == -1)
+		fail_msg("SCHEDULE to %s: %s", addr, err);
 	return p;
 }
 
