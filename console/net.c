@@ -29,12 +29,16 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
 	n->port = c->port;
 	n->key.insecure = c->insecure;
 	if (!c->insecure && auth_key_load(&n->key, c->console.node_secret,
-	    n->keyless_why, sizeof(n->keyless_why)) == -1)
+	    err, errlen) == -1) {
 		n->keyless = 1;
-	else if (!c->insecure && auth_signer_load(&n->key,
-	    c->console.sign_key, n->keyless_why,
-	    sizeof(n->keyless_why)) == -1)
+		snprintf(n->keyless_why, sizeof(n->keyless_why),
+		    "console.node_secret: %.200s", err);
+	} else if (!c->insecure && auth_signer_load(&n->key,
+	    c->console.sign_key, err, errlen) == -1) {
 		n->keyless = 1;
+		snprintf(n->keyless_why, sizeof(n->keyless_why),
+		    "console.sign_key: %.200s", err);
+	}
 	if (n->keyless)
 		sodium_memzero(&n->key, sizeof(n->key));
 	n->key.derive = 1;	/* each node's replies under its own key */

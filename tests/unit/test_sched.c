@@ -1569,6 +1569,45 @@ test_jobs_status(void **state)
 	assert_int_equal(st.members, 8);
 }
 
+/* The edge thread on the real clock does the slot edges too. */
+static void
+test_jobs_edge_thread(void **state)
+{
+	struct jfixture		*f = *state;
+	struct proto_schedule	 p = sched_msg(MODE_STATIC, SYNC_ARRIVAL,
+	    SCHED_F_ACTIVE, 2000, 4000, 10000, 0);
+	const char		*err;
+	int64_t			 until;
+	uint64_t		 n, edges;
+
+	add_jobs(f, 2);
+	f->s.mono = now_mono_ns;
+	f->s.real = now_real_ns;
+	assert_int_equal(sched_start(&f->s, 1), 0);
+	sched_lock(&f->s);
+	assert_int_equal(sched_apply(&f->s, &p, now_mono_ns(), now_real_ns(),
+	    &err), 0);
+	sched_unlock(&f->s);
+	until = now_mono_ns() + 10 * NS_PER_SEC;
+	while ((n = slices_now(&f->s)) < 6 && now_mono_ns() < until)
+		sleep_ms(1);
+	assert_true(n >= 6);
+	p.mode = MODE_OFF;
+	sched_lock(&f->s);
+	assert_int_equal(sched_apply(&f->s, &p, now_mono_ns(), now_real_ns(),
+	    &err), 0);
+	n = f->s.slices;
+	edges = hist_count(&f->s.st.op);
+	sched_unlock(&f->s);
+	sched_stop(&f->s);
+	/* a PS start, a slot edge and an LS edge an IP (a late wake-up on
+	 * this busy machine may skip one now and then) */
+	assert_true(edges + f->s.overruns + f->s.sl.overruns >= 3 * (n - 1));
+	assert_non_null(strstr(fake_gang.ops, "A:stop B:cont"));
+	assert_int_equal(f->g[0].stopped, 0);
+	assert_int_equal(f->g[1].stopped, 0);
+}
+
 /* on_phase hears of every slot edge, before the slot's job runs. */
 static int	 slot_calls;
 static char	 slot_seen[64];
@@ -1643,6 +1682,7 @@ main(void)
 		J(test_jobs_regain),
 		J(test_jobs_status),
 		J(test_jobs_on_phase),
+		J(test_jobs_edge_thread),
 	};
 
 	log_init("test_sched", LOG_TO_STDERR, NULL, LOG_LVL_ERR);
