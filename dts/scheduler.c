@@ -669,61 +669,6 @@ clock_origin(const struct sched *s, const struct proto_schedule *p,
 	return t0 > now + s->ip ? now : t0;
 }
 
-/*
- * The slot table: at most PROTO_JOBS_MAX slots, each of a named job
- * (NUL terminated), not empty, within the PS, none overlapping another
- * (common/proto.c checks the same and more on the wire; the words are
- * its own).  A name this node does not have is not an error (the job
- * may just have ended).  0, or -1 with *err.
- */
-static int
-check_slots(const struct proto_schedule *p, const char **err)
-{
-	static char		 buf[200];
-	const struct proto_slot	*a, *b;
-	uint64_t		 end_a, end_b;
-	int			 i, k;
-
-	*err = buf;
-	if (p->nslots > PROTO_JOBS_MAX) {
-		snprintf(buf, sizeof(buf), "%u slots, more than the %d a "
-		    "SCHEDULE holds", p->nslots, PROTO_JOBS_MAX);
-		return -1;
-	}
-	for (i = 0; i < p->nslots; i++) {
-		a = &p->slot[i];
-		end_a = (uint64_t)a->start_us + a->len_us;
-		if (memchr(a->job, '\0', PROTO_JOB_LEN) == NULL ||
-		    a->job[0] == '\0') {
-			snprintf(buf, sizeof(buf), "slot %d: no job name", i);
-			return -1;
-		}
-		if (a->len_us == 0) {
-			snprintf(buf, sizeof(buf), "slot %d (%s) has a length "
-			    "of 0 us", i, a->job);
-			return -1;
-		}
-		if (end_a > p->ps_us) {
-			snprintf(buf, sizeof(buf), "slot %d (%s) ends at %llu "
-			    "us, past the PS of %u us", i, a->job,
-			    (unsigned long long)end_a, p->ps_us);
-			return -1;
-		}
-		for (k = 0; k < i; k++) {
-			b = &p->slot[k];
-			end_b = (uint64_t)b->start_us + b->len_us;
-			if (a->start_us < end_b && b->start_us < end_a) {
-				snprintf(buf, sizeof(buf), "slot %d (%s) "
-				    "overlaps slot %d (%s)", i, a->job, k,
-				    b->job);
-				return -1;
-			}
-		}
-	}
-	*err = NULL;
-	return 0;
-}
-
 int
 sched_apply(struct sched *s, const struct proto_schedule *p,
     int64_t arrival_mono, int64_t arrival_real, const char **err)
@@ -735,7 +680,7 @@ sched_apply(struct sched *s, const struct proto_schedule *p,
 	int	 changed;
 	int	 was_dist = s->mode == MODE_DISTRIBUTED && s->slicing;
 
-	if (proto_check_schedule(p, err) == -1 || check_slots(p, err) == -1 ||
+	if (proto_check_schedule(p, err) == -1 ||
 	    check_rules(s, p->mode, ps, ip, si, s->dist_ls_pct, err) == -1)
 		return -1;
 	s->want = *p;
