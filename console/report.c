@@ -295,6 +295,13 @@ report_show(FILE *f, const struct report_src *src)
 	fprintf(f, "%-12s %s\n", "status_wait", duration_format(
 	    conf->console.status_wait_ns, a, sizeof(a)));
 	show_weights(f, src->weights);
+	fprintf(f, "%-12s ", "job weights");
+	if (src->jobw->n == 0)
+		fprintf(f, "none set: every job 1");
+	for (i = 0; i < src->jobw->n; i++)
+		fprintf(f, "%s%s %d", i > 0 ? ", " : "", src->jobw->name[i],
+		    src->jobw->w[i]);
+	fprintf(f, "%s\n", src->jobw->n > 0 ? "; others 1" : "");
 	fprintf(f, "%-12s LS", "table");
 	for (i = 0; i < s->table.n; i++)
 		fprintf(f, "%s%d%%", i == 0 ? " " : ", ",

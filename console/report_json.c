@@ -248,6 +248,10 @@ report_show_json(FILE *f, const struct report_src *src)
 		set(o, src->weights->v[i].host,
 		    json_real(src->weights->v[i].w));
 	set(root, "weights", o);
+	o = json_object();
+	for (i = 0; i < src->jobw->n; i++)
+		set(o, src->jobw->name[i], json_integer(src->jobw->w[i]));
+	set(root, "job_weights", o);
 	a = json_array();
 	for (i = 0; i < s->table.n; i++)
 		json_array_append_new(a, json_integer(s->table.ls_pct[i]));

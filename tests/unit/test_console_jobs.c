@@ -51,6 +51,7 @@ sched_to(const char *addr)
 {
 	const struct proto_schedule	*p = NULL;
 	struct in_addr			 a = ip4(addr);
+	const char			*err;
 	int				 i;
 
 	for (i = 0; i < tap.n; i++)
@@ -60,6 +61,9 @@ sched_to(const char *addr)
 				fail_msg("two SCHEDULEs to %s", addr);
 			p = &tap.m[i].u.schedule;
 		}
+	/* what the node checks (v5: slots valid, apart, within PS) */
+	if (p != NULL && proto_check_schedule(p, &err) == -1)
+		fail_msg("SCHEDULE to %s: %s", addr, err);
 	return p;
 }
 
@@ -292,6 +296,7 @@ static void
 test_set_weight(void **state)
 {
 	struct fixture	*f = *state;
+	const char	*out;
 	int64_t		 t;
 
 	three(f);
@@ -322,6 +327,9 @@ test_set_weight(void **state)
 	assert_int_equal(tap.n, 3);
 	check_slot(sched_to("10.0.0.1"), 0, "alice:pvm", 0, 20000);
 	check_slot(sched_to("10.0.0.1"), 1, "bob:pvm", 20000, 60000);
+	assert_int_equal(cmds_exec(&f->c, "show"), 0);
+	out = fixture_output(f);
+	assert_contains(out, "\njob weights  bob:pvm 3; others 1\n");
 	/* a host's weight is still a host's */
 	assert_int_equal(cmds_exec(&f->c, "set weight n1 2"), 0);
 	assert_int_equal(f->c.jobw.n, 1);
