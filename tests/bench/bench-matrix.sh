@@ -51,7 +51,7 @@ command -v taskset > /dev/null || t_skip "needs taskset"
 STAT="python3 $HERE/matrixstat.py"
 
 if [ "$B_QUICK" = 1 ]; then
-	WIN=2 BSP_ROUNDS=${BENCH_BSP_ROUNDS:-100} ROW1=${BENCH_ROW1:-1}
+	WIN=1 BSP_ROUNDS=${BENCH_BSP_ROUNDS:-50} ROW1=${BENCH_ROW1:-1}
 else
 	WIN=8 BSP_ROUNDS=${BENCH_BSP_ROUNDS:-300} ROW1=${BENCH_ROW1:-1}
 fi
@@ -99,7 +99,9 @@ jstart() {
 	c_bg h$k "job-$l-h$k" "${pin[@]}" "$BUILD/dts/dts-run" --job "$l" -- \
 	    "$B_OUT/runlog" -g 500 -t 1200 "$T_DIR/rl/$l-h$k"
 	JP[$l:$k]=$C_BG_PID
+	[ "$l" != e ] || JP_E[k]=$C_BG_PID
 }
+declare -a JP_E
 jcg() { echo "$(c_cg_dir "h$2")/job.root@$1"; }
 in_job() { [ "$(sed -n 's/^0:://p' "/proc/$1/cgroup" 2> /dev/null)" = "$(jcg "$2" "$3" | sed "s|^$(t_cg_mount)||")" ]; }
 jwait_in() {	# LABEL K
@@ -115,46 +117,72 @@ jstop() {
 	t_untrack "$p"
 	unset "JP[$1:$2]"
 }
-cpu_us() { awk '$1 == "usage_usec" { print $2 }' "$1/cpu.stat" 2> /dev/null || echo 0; }
-busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+# snap NAME CG...: SNAP[NAME] = "wall_us busy_us hog0_ns hog1_ns usage_us..."
+# of the cgroups CG, with bash builtins only (no fork between the reads:
+# the jobs take 80 % of each CPU at real-time priority, and this shell
+# runs in what is left, so a fork can take a long time).  wall_us is the
+# middle of the reads.
+declare -A SNAP
+snap() {
+	local name=$1 a b cg k v u n s i w q sq t p ns sum out=
+	shift
+	a=${EPOCHREALTIME/[.,]/}
+	read -r _ u n s i w q sq _ < /proc/stat
+	out="$(( (u + n + s + q + sq) * TICK_US ))"
+	for p in "${HOG[@]}"; do
+		sum=0
+		for t in /proc/"$p"/task/*/schedstat; do
+			read -r ns _ < "$t" 2> /dev/null && sum=$((sum + ns))
+		done
+		out="$out $sum"
+	done
+	for cg in "$@"; do
+		v=0
+		while read -r k u; do [ "$k" = usage_usec ] && v=$u; done < "$cg/cpu.stat"
+		out="$out $v"
+	done
+	b=${EPOCHREALTIME/[.,]/}
+	SNAP[$name]="$(( (10#$a + 10#$b) / 2 )) $out"
+}
 TICK_US=$((1000000 / $(getconf CLK_TCK)))
+busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 
 # window NAME LABELS...: W s with the jobs LABELS on h0 and h1: per job and
 # host its CPU share; the TRACE of h0 and h1; the runlogs are read later.
 # FOREIGN = the foreign share of both CPUs (%).
 declare -A SH
 window() {
-	local name=$1 l k t0 t1 b0 b1 ours=0 h0 h1
+	local name=$1 l k i ours=0 w d
+	local -a cgs=() keys=() s0 s1
 	shift
-	declare -A u0 u1
-	local hz0=(0 0) hz1=(0 0)
+	for k in 0 1; do for l in "$@"; do cgs+=("$(jcg "$l" "$k")"); keys+=("$l:$k"); done; done
 	t_sleep 1.5	# the console's next SI has the table
-	t0=$(_t_now_us) b0=$(busy_ticks)
-	for k in 0 1; do hz0[k]=$(t_cpu_ns "${HOG[k]}"); for l in "$@"; do u0[$l:$k]=$(cpu_us "$(jcg "$l" "$k")"); done; done
+	snap 0 "${cgs[@]}"
 	WIN_SINCE=$(date +%s%N)
 	t_sleep "$WIN"
 	WIN_UNTIL=$(date +%s%N)
-	t1=$(_t_now_us) b1=$(busy_ticks)
-	for k in 0 1; do hz1[k]=$(t_cpu_ns "${HOG[k]}"); for l in "$@"; do u1[$l:$k]=$(cpu_us "$(jcg "$l" "$k")"); done; done
+	snap 1 "${cgs[@]}"
+	read -r -a s0 <<< "${SNAP[0]}"
+	read -r -a s1 <<< "${SNAP[1]}"
+	w=$((s1[0] - s0[0]))
 	for k in 0 1; do
-		for l in "$@"; do
-			d=$((u1[$l:$k] - u0[$l:$k]))
-			ours=$((ours + d))
-			SH[$name:$l:$k]=$(awk -v d="$d" -v w="$((t1 - t0))" 'BEGIN { printf "%.2f", 100 * d / w }')
-		done
-		h=$(( (hz1[k] - hz0[k]) / 1000 ))
-		ours=$((ours + h))
-		SH[$name:hog:$k]=$(awk -v d="$h" -v w="$((t1 - t0))" 'BEGIN { printf "%.2f", 100 * d / w }')
+		d=$(( (s1[2 + k] - s0[2 + k]) / 1000 ))
+		ours=$((ours + d))
+		SH[$name:hog:$k]=$(awk -v d="$d" -v w="$w" 'BEGIN { printf "%.2f", 100 * d / w }')
 	done
-	FOREIGN=$(awk -v b="$(( (b1 - b0) * TICK_US ))" -v o="$ours" -v w="$((t1 - t0))" -v n="$(nproc)" \
+	for i in "${!keys[@]}"; do
+		d=$((s1[4 + i] - s0[4 + i]))
+		ours=$((ours + d))
+		SH[$name:${keys[i]}]=$(awk -v d="$d" -v w="$w" 'BEGIN { printf "%.2f", 100 * d / w }')
+	done
+	FOREIGN=$(awk -v b="$((s1[1] - s0[1]))" -v o="$ours" -v w="$w" -v n="$(nproc)" \
 	    'BEGIN { f = 100 * (b - o) / (w * n); if (f < 0) f = 0; printf "%.1f", f }')
 	for k in 0 1; do
 		c_send h$k trace "$WIN_SINCE" | awk -F, -v u="$WIN_UNTIL" -v h="h$k" 'NR > 1 && $2 <= u { print h "," $0 }'
-	done > "$T_DIR/trace-$name.csv"
-	echo "host,phase,real_ns,late_ns,op_ns" | cat - "$T_DIR/trace-$name.csv" > "$T_DIR/trace-$name.tmp" &&
-	    mv "$T_DIR/trace-$name.tmp" "$T_DIR/trace-$name.csv"
+	done > "$T_DIR/trace-$name.tmp"
+	echo "host,phase,real_ns,late_ns,op_ns" | cat - "$T_DIR/trace-$name.tmp" > "$T_DIR/trace-$name.csv"
 	WINDOW[$name]="$WIN_SINCE $WIN_UNTIL $FOREIGN"
-	t_log "window $name ($*): foreign $FOREIGN %, load $(cut -d' ' -f1 /proc/loadavg); $(for k in 0 1; do for l in "$@" hog; do printf '%s@h%s %s%% ' "$l" "$k" "${SH[$name:$l:$k]}"; done; done)"
+	t_log "window $name ($*): $((w / 1000)) ms, foreign $FOREIGN %, load $(cut -d' ' -f1 /proc/loadavg); $(for k in 0 1; do for l in "$@" hog; do printf '%s@h%s %s%% ' "$l" "$k" "${SH[$name:$l:$k]}"; done; done)"
 }
 declare -A WINDOW
 
@@ -223,17 +251,20 @@ REPS=3
 for rep in $(seq "$REPS"); do
 	for k in 0 1; do jstart e "$k"; done
 	for k in 0 1; do jwait_in e "$k"; done
-	T_IN=$(date +%s%N)	# both adopted (polled: up to ~0.1 s after)
 	t_sleep 3
 	for k in 0 1; do jstop e "$k"; done
-	T_OUT=$(date +%s%N)	# both gone
 	t_sleep 3
 	for l in a b; do for k in 0 1; do dump "$l" "$k"; done; done
-	r=$($STAT entry "$T_IN" "$T_DIR/rl/e-h0" "$T_DIR/rl/e-h1") || t_fail "entry: $r"
-	x=$($STAT exit "$T_OUT" "$T_DIR/rl/a-h0" "$T_DIR/rl/b-h0" "$T_DIR/rl/a-h1" "$T_DIR/rl/b-h1") || t_fail "exit: $x"
+	# entry: from each host's adoption (dts's log line, ms) to the
+	# member's first run (runlog's first clock read); exit: from the
+	# members' last clock read to the first PS with a and b at PS/2
+	r=$($STAT entry "$T_LOG/dts-h0.log:${JP_E[0]}" "$T_LOG/dts-h1.log:${JP_E[1]}" \
+	    "$T_DIR/rl/e-h0" "$T_DIR/rl/e-h1") || t_fail "entry: $r"
+	x=$($STAT exit "$T_DIR/rl/e-h0,$T_DIR/rl/e-h1" "$T_DIR/rl/a-h0" "$T_DIR/rl/b-h0" \
+	    "$T_DIR/rl/a-h1" "$T_DIR/rl/b-h1") || t_fail "exit: $x"
 	t_log "rep $rep: entry $r s, exit $x s (load $(cut -d' ' -f1 /proc/loadavg))"
-	row B entry 3 e h0+h1 "$r" s "" "" "" "" "" "both adopted -> its first run on every host (its first slot)"
-	row B exit 3 e h0+h1 "$x" s "" "" "" "" "" "both members gone -> a and b each run PS/2 on every host"
+	row B entry 3 e h0+h1 "${r%% *}" s "" "" "" "" "" "adopted (dts log) -> first run, worst host; per host: ${r#* }"
+	row B exit 3 e h0+h1 "${x%% *}" s "" "" "" "" "" "last member's last run -> a and b each run PS/2 in one piece, worst host; per host: ${x#* }"
 done
 for l in a b; do for k in 0 1; do jstop "$l" "$k"; done; done
 

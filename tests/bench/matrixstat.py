@@ -3,9 +3,11 @@
 
   matrixstat.py traceskew TRACE.csv            |h1 PS start - nearest h0 PS start|, us, one a line
   matrixstat.py resumeskew RL0 RL1 SINCE UNTIL |h1 slot resume - nearest h0 resume|, us
-  matrixstat.py entry T_IN RL...               s from T_IN to the latest first run of the members
-  matrixstat.py exit T_OUT A0 B0 [A1 B1 ...]   s from T_OUT until, on every host, jobs A and B
-                                               each run PS/2 (34-46 ms) in one piece
+  matrixstat.py entry LOG:PID... RL...         per host: s from the adoption of PID (dts's log
+                                               line) to its first run; "worst h0/h1/..."
+  matrixstat.py exit RLX0,RLX1 A0 B0 [A1 B1]   s from the exited job's last run until, on each
+                                               host, jobs A and B each run PS/2 (34-46 ms) in
+                                               one piece; "worst h0/h1/..."
   matrixstat.py gantt SINCE TRACE.csv OUT.svg JOB:HOST=RL...
   matrixstat.py report CSV OUT.md QUICK ELAPSED WIN JOBS4.txt JOBSGANTT.txt
 
@@ -76,13 +78,32 @@ def resumeskew(rl0, rl1, since, until):
             print("%.1f" % (abs(t - n) / 1e3))
 
 
-def entry(t_in, paths):
-    firsts = [load_rl(p)[0] for p in paths]
-    print("%.3f" % ((max(firsts) - t_in) / 1e9))
+def log_ns(path, pid):
+    """CLOCK_REALTIME ns of dts's "adopted pid PID" line in its log (ms)."""
+    import datetime
+    for line in open(path):
+        if "adopted pid %s " % pid in line:
+            ts = line.split()[0]
+            d = datetime.datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%f%z")
+            return int(round(d.timestamp() * 1000)) * 1_000_000
+    sys.exit("entry: no adoption of pid %s in %s" % (pid, path))
 
 
-def exit_(t_out, paths):
-    worst = None
+def entry(specs, paths):
+    """Per host: first run of the member - its adoption (s)."""
+    d = []
+    for spec, rl in zip(specs, paths):
+        log, pid = spec.rsplit(":", 1)
+        d.append((load_rl(rl)[0] - log_ns(log, pid)) / 1e9)
+    print("%.3f %s" % (max(d), "/".join("%.3f" % x for x in d)))
+
+
+def exit_(ends, paths):
+    """From the exited job's last run (the latest of its members' last
+    clock reads) to the first run, on each host, in which jobs A and B
+    each run PS/2 (34-46 ms) in one piece, less than 100 ms apart (s)."""
+    t_out = max(load_rl(p)[1] for p in ends.split(","))
+    d = []
     for i in range(0, len(paths), 2):
         ra = [r for r in runs(paths[i]) if r[0] >= t_out]
         rb = [r for r in runs(paths[i + 1]) if r[0] >= t_out]
@@ -93,9 +114,9 @@ def exit_(t_out, paths):
                 t = a[0]
                 break
         if t is None:
-            sys.exit("exit: host %d: no PS with both jobs at PS/2 after T_OUT" % (i // 2))
-        worst = t if worst is None else max(worst, t)
-    print("%.3f" % ((worst - t_out) / 1e9))
+            sys.exit("exit: host %d: no PS with both jobs at PS/2 after the exit" % (i // 2))
+        d.append((t - t_out) / 1e9)
+    print("%.3f %s" % (max(d), "/".join("%.3f" % x for x in d)))
 
 
 COLORS = ["#4a7fc1", "#e08a2c", "#4caf50", "#b04ab0", "#c14a4a"]
@@ -295,9 +316,10 @@ def main(a):
     elif c == "resumeskew":
         resumeskew(a[2], a[3], int(a[4]), int(a[5]))
     elif c == "entry":
-        entry(int(a[2]), a[3:])
+        n = (len(a) - 2) // 2
+        entry(a[2:2 + n], a[2 + n:])
     elif c == "exit":
-        exit_(int(a[2]), a[3:])
+        exit_(a[2], a[3:])
     elif c == "gantt":
         gantt(int(a[2]), a[3], a[4], a[5:])
     elif c == "report":
