@@ -26,9 +26,12 @@
 #      slot of its own) and exit (both members gone -> the first PS in
 #      which a and b each run PS/2 in one piece on every host).
 #   C. The Gantt: 3 jobs on 3 hosts (a on h0 h1 h2, b on h0 h1, c on h2
-#      alone: b and c share a row), the runs each member logged over 4 IPs
-#      -> OUTDIR/matrix-gantt.svg (tests/bench/matrixstat.py gantt), and
-#      the matrix as `jobs` prints it.
+#      alone: b and c share a row), 4 IPs -> OUTDIR/matrix-gantt.svg
+#      (tests/bench/matrixstat.py gantt): each host's slots (its PS and LS
+#      edges from dts's TRACE, the table `jobs` printed) and when each
+#      member really ran (its runlog; h2 is not pinned: 3 hosts share the
+#      2 CPUs, so h1's and h2's members take turns), and the matrix as
+#      `jobs` prints it.
 #   D. row 1: a PVM job (tests/bench/bsp.c, 1 task a host, CPU-bound) and
 #      an MPI job (tests/bench/mpiloop.c, Open MPI, busy polling) on h0
 #      and h1: bsp alone (OFF, no hog: the alone time), then both at once
@@ -157,11 +160,13 @@ window() {
 	shift
 	for k in 0 1; do for l in "$@"; do cgs+=("$(jcg "$l" "$k")"); keys+=("$l:$k"); done; done
 	t_sleep 1.5	# the console's next SI has the table
+	c_sc_cmd "metrics $T_DIR/metrics-$name-0.prom" || t_log "metrics: $C_SC_ERR"
 	snap 0 "${cgs[@]}"
 	WIN_SINCE=$(date +%s%N)
 	t_sleep "$WIN"
 	WIN_UNTIL=$(date +%s%N)
 	snap 1 "${cgs[@]}"
+	c_sc_cmd "metrics $T_DIR/metrics-$name-1.prom" || t_log "metrics: $C_SC_ERR"
 	read -r -a s0 <<< "${SNAP[0]}"
 	read -r -a s1 <<< "${SNAP[1]}"
 	w=$((s1[0] - s0[0]))
@@ -220,6 +225,16 @@ for name in one two four; do
 		$STAT resumeskew "$T_DIR/rl/$l-h0" "$T_DIR/rl/$l-h1" "$s" "$u" > "$T_DIR/skew-rl-$name-$l" || t_fail "resumeskew $name $l"
 		read -r cnt p50 p99 max _ < <(b_stats < "$T_DIR/skew-rl-$name-$l")
 		row A slot_resume_skew "$n" "$l" h1-h0 "" us "$cnt" "$p50" "$p99" "$max" "$f" "|h1 resume - h0 resume| of the same slot"
+	done
+	# row 4: every edge's gang op (slot edges too: METRICS histogram)
+	for k in 0 1; do
+		read -r cnt mean < <(awk -v h="h$k" -F'[{}]' '
+		    $1 == "dts_edge_op_seconds_sum" && $2 ~ "node=\"" h "\"" { split($3, v, " "); s[FILENAME] = v[1] }
+		    $1 == "dts_edge_op_seconds_count" && $2 ~ "node=\"" h "\"" { split($3, v, " "); c[FILENAME] = v[1] }
+		    END { f0 = ARGV[1]; f1 = ARGV[2]; n = c[f1] - c[f0]
+			printf "%d %.3f\n", n, (n > 0 ? 1e6 * (s[f1] - s[f0]) / n : 0) }' \
+		    "$T_DIR/metrics-$name-0.prom" "$T_DIR/metrics-$name-1.prom" 2> /dev/null)
+		row A edge_op_all "$n" - "h$k" "${mean:-}" us "${cnt:-}" "" "" "" "$f" "every edge (PS, slot, LS): METRICS dts_edge_op_seconds, mean over the window"
 	done
 	# row 4: the gang op at the PS and LS edges
 	for ph in PS LS; do
@@ -288,7 +303,8 @@ done > "$T_DIR/trace-gantt.csv"
 for k in 0 1 2; do jstop a "$k"; done
 for k in 0 1; do jstop b "$k"; done
 jstop c 2
-$STAT gantt "$G_SINCE" "$T_DIR/trace-gantt.csv" "$B_OUT/matrix-gantt.svg" \
+echo "$JOBS_GANTT" > "$T_DIR/jobs-gantt.txt"
+$STAT gantt "$G_SINCE" "$T_DIR/trace-gantt.csv" "$B_OUT/matrix-gantt.svg" table="$T_DIR/jobs-gantt.txt" \
     a:h0="$T_DIR/rl/a-h0" a:h1="$T_DIR/rl/a-h1" a:h2="$T_DIR/rl/a-h2" \
     b:h0="$T_DIR/rl/b-h0" b:h1="$T_DIR/rl/b-h1" c:h2="$T_DIR/rl/c-h2" ||
 	t_fail "gantt failed"
