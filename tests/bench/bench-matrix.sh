@@ -89,7 +89,12 @@ t_log "console: $C_SC_OUT"
 
 CSV=$B_OUT/matrix.csv
 echo "part,what,jobs,job,host,value,unit,n,p50,p99,max,foreign_pct,note" > "$CSV"
-row() { (IFS=,; echo "$*") >> "$CSV"; }
+# row FIELD...: one CSV line; the last field (the note) quoted
+row() {
+	local a=("$@") n=$(($# - 1))
+	a[n]="\"${a[n]//\"/\"\"}\""
+	(IFS=,; echo "${a[*]}") >> "$CSV"
+}
 mkdir -p "$T_DIR/rl"
 
 # ---- jobs ------------------------------------------------------------------------
