@@ -18,8 +18,17 @@
 set -u
 DTS_BUILD=$(cd "${1:?usage: demo.sh BUILD}" && pwd)
 export DTS_BUILD
-if [ -z "${DTS_DEMO_PINNED:-}" ] && [ "$(nproc)" -ge 2 ]; then
-	DTS_DEMO_PINNED=1 exec taskset -c 1 bash "$0" "$@"
+# The system tests' machine-wide lock (tests/lock.sh): a test or benchmark
+# that runs real-time work at the same time would take from the shares
+# shown.  The demo itself runs without fd 9, so nothing it starts keeps
+# the lock.
+if [ -z "${DTS_DEMO_LOCKED:-}" ]; then
+	. "$(dirname "$0")/lock.sh"
+	test_lock demo || exit 1
+	pin=()
+	[ "$(nproc)" -ge 2 ] && pin=(taskset -c 1)
+	DTS_DEMO_LOCKED=1 "${pin[@]}" bash "$0" "$@" 9>&-
+	exit
 fi
 . "$(dirname "$0")/system/lib.sh"
 . "$(dirname "$0")/cluster/cluster.sh"
