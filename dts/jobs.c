@@ -376,8 +376,21 @@ takeover_one(const char *cg, const char *cgname, void *arg)
 
 	(void)cg_foreach(cg, "cgroup.procs", owner_one, &o);
 	if (o.n == 0 && cg_populated(cg) == 0) {
+		/* a job that ended while no dts ran: its files go too */
 		if (cg_remove(cg) == -1)
 			log_warn("cgroup %s (empty) not removed", cg);
+		else
+			log_info("job cgroup %s (empty) removed", cg);
+		if (J->conf->state_file[0] != '\0') {
+			char	 path[sizeof(J->job[0].state_path) + 8];
+
+			snprintf(path, sizeof(path), "%s.%.*s",
+			    J->conf->state_file, PROTO_JOB_LEN + 8,
+			    cgname + strlen(CG_JOB_PREFIX));
+			(void)unlink(path);
+			strcat(path, ".lock");
+			(void)unlink(path);
+		}
 		return;
 	}
 	if (jobs_name_of_cg(cgname, name) == -1) {

@@ -648,6 +648,7 @@ _c_on_exit() {
 	local rc=$?
 	case $rc in 0 | 77) ;; *) [ "$_C_ACTIVE" = 1 ] && c_dump_logs ;; esac
 	c_down
+	_c_rm_users
 	_c_rc "$rc"
 	eval "$_C_OLD_EXIT"
 }
@@ -1521,3 +1522,243 @@ c_mpi_ranks_ok() {
 	done < <(grep '^rank [0-9]* of ' "$log")
 	[ "$got" = "$n" ] || { MPI_WHY="$got rank lines, want $n"; return 1; }
 }
+
+# ---- several users' jobs (t101, t102) ---------------------------------------
+#
+#   t_make_user                   # user A: T_USER (lib.sh)
+#   c_make_user UB b              # user B: UB=dtsb<PID>, UB_UID, UB_ARGV
+#   c_exec h0 "${UB_ARGV[@]}" dts-console ...   # as B on h0
+#   c_job_pids h1 "$UB" pvm spin  # B's job's members on h1 named spin
+#   c_sched_watch                 # record every SCHEDULE each host gets
+#   c_sched_log h1                # "TIME nslots=N JOB@START+LEN ..." lines
+#
+# c_make_user VAR LETTER: one more test user, dts<LETTER><PID>, in T_GROUP
+# (so the harness's `users` lets it start a job); VAR = its name, VAR_UID
+# its uid, VAR_ARGV the words that run a command as it (setpriv to its
+# uid, gid and groups, no capabilities, PVM_ALLOW_ROOT unset).  The exit
+# trap kills its processes and deletes it after c_down.
+C_USERS=()
+c_make_user() {
+	local v=$1 u=dts$2$$ uid gid
+	command -v useradd > /dev/null || t_skip "needs useradd (passwd)"
+	command -v setpriv > /dev/null || t_skip "needs setpriv (util-linux)"
+	_t_make_group
+	_c_install_trap
+	id "$u" > /dev/null 2>&1 && _c_die "user $u exists already"
+	useradd -M -N -d "$T_HOME" -s /bin/sh "$u" > /dev/null 2>&1 ||
+	    _c_die "useradd $u failed"
+	C_USERS+=("$u")
+	usermod -a -G "$T_GROUP" "$u" || _c_die "cannot put $u in $T_GROUP"
+	uid=$(id -u "$u") gid=$(id -g "$u")
+	printf -v "$v" %s "$u"
+	printf -v "${v}_UID" %s "$uid"
+	eval "${v}_ARGV=(setpriv --reuid=$uid --regid=$gid --init-groups \
+	    --inh-caps=-all --bounding-set=-all -- env -u PVM_ALLOW_ROOT)"
+}
+
+_c_rm_users() {
+	local u p uid
+	for u in "${C_USERS[@]}"; do
+		uid=$(id -u "$u" 2> /dev/null) || continue
+		for p in $(ps -eo pid=,uid= | awk -v u="$uid" '$2 == u { print $1 }'); do
+			chrt -a -o -p 0 "$p" > /dev/null 2>&1
+			kill -CONT "$p" 2> /dev/null
+			kill -KILL "$p" 2> /dev/null
+		done
+		userdel "$u" > /dev/null 2>&1
+	done
+	C_USERS=()
+}
+
+# c_job_dir K USER [LABEL]: the gang cgroup of job USER:LABEL (default pvm)
+# on host K.
+c_job_dir() {
+	local h
+	h=$(c_host "$1") || return 1
+	t_job_cg "$2" "${3:-pvm}" "$h"
+}
+
+# c_job_pids K USER LABEL [COMM]: live members of that job's gang on K
+# (whose command is COMM).
+c_job_pids() {
+	local g p
+	g=$(c_job_dir "$1" "$2" "$3") || return 1
+	[ -r "$g/cgroup.procs" ] || return 0
+	for p in $(cat "$g/cgroup.procs" 2> /dev/null); do
+		[ -z "${4:-}" ] || [ "$(_c_comm "$p")" = "$4" ] || continue
+		_c_alive "$p" && echo "$p"
+	done
+}
+
+# c_sched_watch: on every host a sniffer (python3, a packet socket in the
+# host's namespace) writes down each SCHEDULE datagram that reaches the
+# host's dts port: $T_LOG/sched-hK.log, one line per datagram
+# "REALTIME nslots=N JOB@START_US+LEN_US ...".  c_down ends them.
+c_sched_watch() {
+	local k
+	command -v python3 > /dev/null || t_skip "needs python3 (the SCHEDULE sniffer)"
+	cat > "$T_DIR/bin/schedsniff.py" <<-'EOF'
+	# schedsniff.py PORT OUT: every SCHEDULE (DTS1, type 1) to PORT, with
+	# its slot table (doc/protocol.txt), one line each, into OUT
+	import socket, struct, sys, time
+	port = int(sys.argv[1])
+	out = open(sys.argv[2], "a", buffering=1)
+	s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.ntohs(0x0800))
+	while True:
+	    pkt, addr = s.recvfrom(65535)
+	    t = time.time()
+	    if addr[2] == socket.PACKET_OUTGOING:
+	        continue
+	    ip = pkt[14:]
+	    if len(ip) < 20 or ip[9] != 17:
+	        continue
+	    udp = ip[(ip[0] & 15) * 4:]
+	    if len(udp) < 8 or struct.unpack("!H", udp[2:4])[0] != port:
+	        continue
+	    d = udp[8:]
+	    if len(d) < 24 + 32 or d[:4] != b"DTS1" or d[5] != 1:
+	        continue
+	    p = d[24:]
+	    n = p[24]
+	    slots = []
+	    for i in range(min(n, 8)):
+	        o = 32 + 40 * i
+	        name = p[o:o + 32].split(b"\0")[0].decode("ascii", "replace")
+	        st, ln = struct.unpack("!II", p[o + 32:o + 40])
+	        slots.append("%s@%d+%d" % (name, st, ln))
+	    out.write("%.6f nslots=%d %s\n" % (t, n, " ".join(slots)))
+	EOF
+	for k in "${!C_HOSTS[@]}"; do
+		: > "$T_LOG/sched-h$k.log"
+		c_bg "$k" "sniff-h$k" python3 -u "$T_DIR/bin/schedsniff.py" "$C_PORT" \
+		    "$T_LOG/sched-h$k.log"
+	done
+}
+
+# c_sched_log K: the SCHEDULEs host K got (c_sched_watch)
+c_sched_log() {
+	local k
+	k=$(c_idx "$1") || return 1
+	cat "$T_LOG/sched-h$k.log"
+}
+
+# c_cpu_split CPU SECS HOG PID...: over SECS of wall time, each PID's
+# share of it (percent, 1 decimal) in C_SH[i], the hog's in C_SH_HOG and
+# the rest of CPU's busy time (other local work: a build, stress-ng, dts)
+# in C_SH_OTHER (as node.sh's n_split).
+c_cpu_split() {
+	local cpu=$1 secs=$2 hog=$3 b0 a0 b1 a1 t0 t1 g0 g1 i g=0 p
+	shift 3
+	local -a c0=() c1=()
+	_c_ticks "$cpu" b0 a0 || return 1
+	for p in "$@"; do c0+=("$(t_cpu_ns "$p")") || return 1; done
+	g0=$(t_cpu_ns "$hog") && t0=$(_t_now_us) || return 1
+	t_sleep "$secs"
+	for p in "$@"; do c1+=("$(t_cpu_ns "$p")") || return 1; done
+	g1=$(t_cpu_ns "$hog") && t1=$(_t_now_us) && _c_ticks "$cpu" b1 a1 || return 1
+	C_SH=()
+	for i in "${!c0[@]}"; do
+		C_SH[i]=$(awk -v a="${c0[$i]}" -v b="${c1[$i]}" -v w=$((t1 - t0)) \
+		    'BEGIN { printf "%.1f", (b - a) / (w * 10) }')
+		g=$((g + ${c1[$i]} - ${c0[$i]}))
+	done
+	C_SH_HOG=$(awk -v a="$g0" -v b="$g1" -v w=$((t1 - t0)) 'BEGIN { printf "%.1f", (b - a) / (w * 10) }')
+	C_SH_OTHER=$(awk -v g=$g -v h=$((g1 - g0)) -v w=$((t1 - t0)) -v b=$((b1 - b0)) -v a=$((a1 - a0)) \
+	    'BEGIN { f = 100 * b / a - (g + h) / (w * 10); printf "%.1f", (f > 0 ? f : 0) }')
+}
+
+# _c_ticks CPU BUSY ALL: CPU's ticks from /proc/stat (node.sh's _n_cpu_ticks)
+_c_ticks() {
+	local name u n s i io irq sirq st rest
+	while read -r name u n s i io irq sirq st rest; do
+		[ "$name" = "cpu$1" ] || continue
+		printf -v "$2" %d $((u + n + s + irq + sirq))
+		printf -v "$3" %d $((u + n + s + i + io + irq + sirq + st))
+		return 0
+	done < /proc/stat
+	return 1
+}
+
+# c_host_shares WANT TOL LS HOG: one host at a time, the CPU-bound tasks
+# of its jobs on CPU 1 beside HOG (a local hog pinned there), every other
+# host's on CPU 0: each task gets WANT % of CPU 1 within TOL points, and
+# the local load (the hog and the rest of CPU 1's work) keeps at least
+# LS - 2 points, the hog alone at least 5 (on a busy machine other work
+# takes part of the LS from it).  The tasks: C_SPIN[K] = "JOB=PID ..."
+# for each host index K.  A miss is measured once more.  Each host's
+# figures are logged; C_MAXDEV = the largest |share - WANT|.
+declare -A C_SPIN
+c_host_shares() {
+	local want=$1 tol=$2 ls=$3 hog=$4 k j w try line ok
+	local -a on names off
+	C_MAXDEV=0
+	for ((k = 0; k < C_N; k++)); do
+		on=() names=() off=()
+		for w in ${C_SPIN[$k]:-}; do names+=("${w%=*}") on+=("${w##*=}"); done
+		for ((j = 0; j < C_N; j++)); do
+			[ "$j" = "$k" ] && continue
+			for w in ${C_SPIN[$j]:-}; do off+=("${w##*=}"); done
+		done
+		[ "${#on[@]}" -gt 0 ] || continue
+		for w in "${on[@]}"; do taskset -a -p -c 1 "$w" > /dev/null || _c_die "cannot pin $w to CPU 1"; done
+		for w in "${off[@]}"; do taskset -a -p -c 0 "$w" > /dev/null || _c_die "cannot pin $w to CPU 0"; done
+		for try in 1 2; do
+			t_sleep 0.5
+			c_cpu_split 1 4 "$hog" "${on[@]}" || _c_die "a task of h$k ended"
+			line="h$k:"
+			ok=1
+			for j in "${!on[@]}"; do
+				line="$line ${names[j]} ${C_SH[j]}%,"
+				awk -v s="${C_SH[j]}" -v w="$want" -v t="$tol" 'BEGIN { exit !(s >= w - t && s <= w + t) }' || ok=0
+			done
+			line="$line hog $C_SH_HOG% + other local work $C_SH_OTHER% (load $(cut -d' ' -f1 /proc/loadavg))"
+			awk -v h="$C_SH_HOG" -v o="$C_SH_OTHER" -v l="$ls" 'BEGIN { exit !(h + o >= l - 2 && h >= 5) }' || ok=0
+			[ "$ok" = 1 ] && break
+			[ "$try" = 2 ] && t_fail "shares of CPU 1: want $want% each (within $tol), local load >= $((ls - 2))% (LS $ls - 2): $line; other sessions' real-time processes: $(t_foreign_rt $$ $(_c_all_pids))"
+			t_log "$line: measuring once more"
+		done
+		t_log "$line"
+		for j in "${!on[@]}"; do
+			C_MAXDEV=$(awk -v s="${C_SH[j]}" -v w="$want" -v m="$C_MAXDEV" \
+			    'BEGIN { d = s - w; if (d < 0) d = -d; printf "%.1f", d > m ? d : m }')
+		done
+	done
+}
+
+# The cluster's operator: root's `dts-console -n --daemon` with the
+# console key (C_FT_CONF), driving the hosts of a host file.
+#   c_op_start "mode static; ip 100ms; ps 80%; si 1s; start"
+#                      # C_OP_PID: the background console
+#   c_op "jobs"        # a console with the same keys, not started, asks;
+#                      # output in C_FT_OUT
+#   c_op_status        # "hK JOB,JOB" per node (its STATUS's jobs, sorted)
+#   c_op_jobs          # "rows N", "row R START_US LEN_US JOB,..." and
+#                      # "node hK JOB,..." (jobs --json)
+C_OP_PID=
+c_op_start() {
+	local k
+	for ((k = 0; k < C_N; k++)); do echo "h$k"; done > "$T_DIR/op-hosts"
+	c_ft_write_conf || return 1
+	c_ft_con -n --daemon -c "hosts $T_DIR/op-hosts; $1" || return 1
+	C_OP_PID=$(sed -n 's/^dts-console: running in the background, pid \([0-9][0-9]*\)$/\1/p' \
+	    <<< "$C_FT_OUT")
+	[ -n "$C_OP_PID" ] || return 1
+	t_track "$C_OP_PID"
+	cat > "$T_DIR/bin/opsum.py" <<-'EOP'
+	import json, sys
+	t = sys.stdin.read()
+	d = json.loads(t if t.startswith("{") else t[t.index("\n{") + 1:])
+	if sys.argv[1] == "status":
+	    for n in d["nodes"]:
+	        print(n.get("host"), ",".join(sorted(j["job"] for j in n.get("jobs") or [])) or "-")
+	else:
+	    print("rows", len(d["rows"]))
+	    for r in d["rows"]:
+	        print("row", r["row"], r["start_us"], r["len_us"], ",".join(sorted(r["jobs"])))
+	    for n in d["nodes"]:
+	        print("node", n["host"], ",".join(sorted(j["job"] for j in n["jobs"])))
+	EOP
+}
+c_op() { c_ft_con -n -c "hosts $T_DIR/op-hosts; $1"; }
+c_op_status() { c_op "status --json" > /dev/null; python3 "$T_DIR/bin/opsum.py" status <<< "$C_FT_OUT"; }
+c_op_jobs() { c_op "jobs --json" > /dev/null; python3 "$T_DIR/bin/opsum.py" jobs <<< "$C_FT_OUT"; }

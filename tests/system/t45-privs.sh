@@ -26,7 +26,7 @@ t_make_user
 t_user_argv
 t_pub_bin "$BUILD/dts/dts-run" "$BUILD/dts/dts-pvmjoin" "$BUILD/tests/pvm/dts-pvmctl" "$BUILD/tests/pvm/spin" ||
     t_fail "cannot copy the test programs"
-n_conf mode='"hpdt"' users="[\"$T_USER\"]"
+n_conf mode='"hpdt"' users="[\"$T_USER\"]" max_jobs=1
 n_start_dts
 N_RUN=$T_DIR/bin/dts-run n_start_pvmd "${T_USER_ARGV[@]}"
 t_as_user "$T_DIR/bin/dts-pvmctl" spawn -n 1 "$T_DIR/bin/spin" 0 > /dev/null ||
@@ -136,10 +136,10 @@ try "join the gang" "$N_GANG/cgroup.procs" "$usl"
 n_in_gang "$usl" && t_fail "$T_USER's sleep joined the gang"
 t_log "as $T_USER: cgroup.freeze, cgroup.procs, cgroup.threads, cgroup.kill, mkdir: all refused"
 
-# the listed user may not start a second gang either
-out=$(t_as_user env DTS_SOCKET="$N_SOCK" "$T_DIR/bin/dts-run" -- true 2>&1) &&
+# the listed user may not start a job beyond max_jobs (1) either
+out=$(t_as_user env DTS_SOCKET="$N_SOCK" "$T_DIR/bin/dts-run" --job second -- true 2>&1) &&
     t_fail "a second gang was started"
-grep -q "a gang is already running on this node" <<< "$out" || t_fail "second gang: '$out'"
+grep -q "this node runs max_jobs = 1 jobs already: $T_USER:pvm" <<< "$out" || t_fail "second gang: '$out'"
 
 # the user halts the VM; dts keeps running as root
 t_as_user "$T_DIR/bin/dts-pvmctl" halt > /dev/null 2>&1

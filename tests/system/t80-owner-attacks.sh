@@ -124,6 +124,7 @@ start_node() {
 	BACKEND=$1
 	n_conf mode='"static"' ip='"100ms"' ps="\"$((100 - LS_PCT))%\"" \
 	    backend="\"$BACKEND\""
+	N_GANG=$(n_job_cg "$T_USER")	# the user's job
 	n_start_dts taskset -c 1
 	# the user's pvmd, through dts-run, as the launch script starts it
 	as_user env DTS_SOCKET="$N_SOCK" setsid taskset -c 1 "$bin/dts-run" --pvmd -- \
