@@ -1720,7 +1720,7 @@ c_host_shares() {
 		t_log "$line"
 		for j in "${!on[@]}"; do
 			C_MAXDEV=$(awk -v s="${C_SH[j]}" -v w="$want" -v m="$C_MAXDEV" \
-			    'BEGIN { d = s - w; if (d < 0) d = -d; printf "%.1f", d > m ? d : m }')
+			    'BEGIN { d = s - w; if (d < 0) d = -d; printf "%.1f", (d > m ? d : m) }')
 		done
 	done
 }
