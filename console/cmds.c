@@ -10,6 +10,7 @@
 
 #include "cmds.h"
 #include "console.h"
+#include "job.h"
 #include "pvmcmd.h"
 #include "report.h"
 #include "setkeys.h"
@@ -293,29 +294,36 @@ set_apply(struct console *c, enum setkey id)
 }
 
 /*
- * set weight JOB W: a job the matrix has now (a name with ':' is a job,
- * a host name has none).  The weight stays with the name while the
- * console runs: a job that ends and comes back keeps it; W 1 forgets it.
+ * set weight JOB W: a job name (USER:LABEL; a host name has no ':').  The
+ * weight stays with the name while the console runs: a job that ends and
+ * comes back keeps it, and a job no node runs yet gets it when it starts
+ * (so a --daemon master can be given weights by -c at start-up); W 1
+ * forgets it.
  */
 static int
 set_job_weight(struct console *c, const char *job, const char *ws)
 {
 	int64_t	 now = now_mono_ns();
-	char	 err[256];
-	int	 w;
+	char	 err[256], name[PROTO_JOB_LEN] = { 0 };
+	int	 w, seen;
 
 	if (jobw_parse(ws, &w, err, sizeof(err)) == -1)
 		return out_err(&c->out, "set weight: %s", err);
+	if (strlen(job) >= sizeof(name))
+		return out_err(&c->out, "set weight: job name \"%.40s...\" is "
+		    "too long (at most %d bytes)", job, PROTO_JOB_LEN - 1);
+	memcpy(name, job, strlen(job));
+	if (job_name_check(name, err, sizeof(err)) == -1)
+		return out_err(&c->out, "set weight: %s", err);
 	master_matrix(c, now);
-	if (matrix_find(&c->m.mx, job) < 0)
-		return out_err(&c->out, "set weight: no job \"%.40s\" on a live "
-		    "node (jobs lists them)", job);
+	seen = matrix_find(&c->m.mx, job) >= 0;
 	if (jobw_set(&c->jobw, job, w) == -1)
 		return out_err(&c->out, "set weight: at most %d job weights "
 		    "(set weight JOB 1 forgets one)", JOBW_MAX);
 	master_changed(c, 0, now);
-	fprintf(c->out.f, "weight %s %d%s\n", job, w, c->sch.spoken ?
-	    " (sent)" : "");
+	fprintf(c->out.f, "weight %s %d%s\n", job, w, !seen ?
+	    " (no node runs it yet: kept for when one does)" :
+	    c->sch.spoken ? " (sent)" : "");
 	return 0;
 }
 

@@ -308,9 +308,12 @@ test_set_weight(void **state)
 	(void)fixture_output(f);
 	/* bad ones: one line, nothing changed, nothing sent */
 	tap_reset();
-	assert_int_equal(cmds_exec(&f->c, "set weight carol:x 2"), -1);
-	assert_string_equal(f->c.out.err, "set weight: no job \"carol:x\" on "
-	    "a live node (jobs lists them)");
+	assert_int_equal(cmds_exec(&f->c, "set weight carol: 2"), -1);
+	assert_true(strncmp(f->c.out.err, "set weight: ", 12) == 0);
+	assert_non_null(strstr(f->c.out.err, "label"));
+	assert_int_equal(cmds_exec(&f->c, "set weight "
+	    "carolcarolcarolcarol:abcdefghijkl 2"), -1);
+	assert_non_null(strstr(f->c.out.err, "too long"));
 	assert_int_equal(cmds_exec(&f->c, "set weight bob:pvm 0"), -1);
 	assert_string_equal(f->c.out.err, "set weight: 0 is out of range "
 	    "[1, 100]");
@@ -337,7 +340,11 @@ test_set_weight(void **state)
 	t = now_mono_ns();
 	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", NULL);
 	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", NULL);
-	assert_int_equal(cmds_exec(&f->c, "set weight bob:pvm 5"), -1);
+	/* (a job no node runs takes a weight, for when it starts) */
+	(void)fixture_output(f);
+	assert_int_equal(cmds_exec(&f->c, "set weight bob:pvm 3"), 0);
+	assert_string_equal(fixture_output(f), "weight bob:pvm 3 (no node "
+	    "runs it yet: kept for when one does)\n");
 	status_jobs(f, "10.0.0.1", now_mono_ns(), "alice:pvm=4", "bob:pvm=1",
 	    NULL);
 	tap_reset();
