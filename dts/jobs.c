@@ -249,7 +249,7 @@ jobs_adopt(struct jobs *J, struct job *j, pid_t pid)
 static void
 job_end(struct jobs *J, struct job *j, const char *why)
 {
-	char		 d[32], rel[CG_PATH_MAX];
+	char		 rel[CG_PATH_MAX];
 	int		 i;
 
 	snprintf(rel, sizeof(rel), "%s", j->gang.rel);
@@ -259,9 +259,9 @@ job_end(struct jobs *J, struct job *j, const char *why)
 	j->used = 0;		/* the state hook no longer looks at it */
 	sched_unlock(J->sched);
 	job_free(j, 1);
-	log_info("job %s ended (%s) after %s: cgroup %s removed (%d job(s) "
-	    "on this node)", j->name, why, duration_format(now_mono_ns() -
-	    j->started, d, sizeof(d)), rel, jobs_count(J));
+	log_info("job %s ended (%s) after %.1f s: cgroup %s removed (%d "
+	    "job(s) on this node)", j->name, why, (double)(now_mono_ns() -
+	    j->started) / 1e9, rel, jobs_count(J));
 }
 
 void
