@@ -178,8 +178,11 @@ master_send_flags(struct console *c, int flags, int64_t now)
 	if (c->m.mx_tables)
 		n = send_tables(c, &m);
 	else {
-		for (i = 0; i < c->nodes.n; i++)
+		for (i = 0; i < c->nodes.n; i++) {
 			c->nodes.v[i].sent_nslots = 0;
+			memset(c->nodes.v[i].sent, 0,
+			    sizeof(c->nodes.v[i].sent));
+		}
 		n = net_send(&c->net, &m);
 	}
 	if (n < 0)

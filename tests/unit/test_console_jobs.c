@@ -201,6 +201,25 @@ test_tables_per_node(void **state)
 	assert_int_equal(sched_to("10.0.0.2")->nslots, 1);
 	check_slot(sched_to("10.0.0.2"), 0, "alice:pvm", 0, 40000);
 	assert_int_equal(sched_to("10.0.0.1")->nslots, 2);
+	/* bob ends everywhere: back to one SCHEDULE without a table, and
+	 * the replies to it change nothing (no SCHEDULE for every STATUS:
+	 * the table last sent is forgotten with the tables; replies come
+	 * after the last send, which master_timer above made) */
+	tap_reset();
+	t = f->c.m.last_send + 1000;
+	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", NULL);
+	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", NULL);
+	status_jobs(f, "10.0.0.3", t, "alice:pvm=4", NULL);
+	assert_int_equal(f->c.m.mx_tables, 0);
+	assert_int_equal(tap.n, 3);
+	assert_int_equal(sched_to("10.0.0.1")->nslots, 0);
+	tap_reset();
+	t = f->c.m.last_send + 1000;
+	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", NULL);
+	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", NULL);
+	status_jobs(f, "10.0.0.3", t, "alice:pvm=4", NULL);
+	assert_int_equal(tap.n, 0);
+	assert_int_equal(f->c.m.mx_pending, 0);
 }
 
 /* A job alone on its nodes shares a row with a job elsewhere. */
