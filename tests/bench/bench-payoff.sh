@@ -88,7 +88,9 @@ installed() {
 	for b in ${NEED[${1%%:*}]}; do command -v "$b" > /dev/null || return 1; done
 }
 CYC=$(command -v cyclictest || true)
-[ -n "$CYC" ] || t_log "cyclictest (rt-tests) is not installed: no latency figures"
+# NO_CYC=1: no interactive task (to see what it costs the programs)
+[ -z "${NO_CYC:-}" ] || CYC=
+[ -n "$CYC" ] || t_log "no cyclictest (not installed, or NO_CYC): no latency figures"
 
 # ---- autogroups off (idle needs it), under the lock t12 uses -------------
 AG=/proc/sys/kernel/sched_autogroup_enabled
