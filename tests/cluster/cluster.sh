@@ -102,7 +102,8 @@
 #   c_agent_pid K           its dts-load (a child of dts)
 #   c_pvmd_pid K            the pvmd in K's gang (not a pvmd' it forked)
 #   c_gang_pids K [COMM]    members of K's gang cgroup (whose command is COMM)
-#   c_gang_dir K / c_cg_dir K    K's gang cgroup / dts's whole subtree
+#   c_gang_dir K / c_cg_dir K    K's gang cgroup (the job C_GANG_USER:pvm,
+#                           root's unless set) / dts's whole subtree
 #   c_gang_frozen K         is K's gang frozen now (cgroup.events)?
 #   c_is_stopped K PID      PID stopped: state T, or in K's gang while it
 #                           is frozen (the freezer backend shows no T);
@@ -367,7 +368,8 @@ c_agent_pid() {
 	return 1
 }
 
-# c_cg_dir K: dts's cgroup subtree of host K; c_gang_dir K: its gang.
+# c_cg_dir K: dts's cgroup subtree of host K; c_gang_dir K: its gang, the
+# job C_GANG_USER:pvm (default root's; a test user's VM sets it).
 c_cg_dir() {
 	local h
 	h=$(c_host "$1") || return 1
@@ -376,7 +378,7 @@ c_cg_dir() {
 c_gang_dir() {
 	local h
 	h=$(c_host "$1") || return 1
-	t_job_cg root pvm "$h"
+	t_job_cg "${C_GANG_USER:-root}" pvm "$h"
 }
 
 # c_gang_pids K [COMM]: live members of K's gang cgroup.

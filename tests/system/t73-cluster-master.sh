@@ -32,6 +32,7 @@ done
 
 N=2
 t_make_user
+C_GANG_USER=$T_USER	# c_gang_*: the user's job USER:pvm on each host
 t_pub_bin "$BUILD/dts/dts-run" "$BUILD/dts/dts-pvmjoin" "$BUILD/console/dts-console" \
     "$BUILD/tests/pvm/dts-pvmctl" "$BUILD/tests/pvm/spin" || t_fail "t_pub_bin"
 C_RUN=$T_DIR/bin/dts-run C_PVMJOIN=$T_DIR/bin/dts-pvmjoin

@@ -76,6 +76,7 @@ mount --bind "$root/usr/bin/pvmd" /usr/bin/pvmd || t_fail "cannot bind the hook"
 t_log "installed into $root, bound over $prefix and /usr/bin/pvmd (this namespace only)"
 
 t_make_user
+C_GANG_USER=$T_USER	# c_gang_*: the user's job USER:pvm on each host
 t_pub_bin "$BUILD/tests/pvm/spin" "$BUILD/tests/pvm/dts-pvmctl" || t_fail "t_pub_bin"
 
 # every host runs the installed dts with the real pvmd behind the hook
