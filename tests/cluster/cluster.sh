@@ -119,6 +119,8 @@
 # C_PREFIX (default "dc$$-"), C_KEY, C_HOSTFILE, C_LAUNCHER, C_RSH,
 # C_MASTER_PID (the master pvmd c_start_master started, our child),
 # C_DTS_PID (by host index: the dts c_start_dts started, our child),
+# C_GANG_USER (whose job USER:pvm c_gang_* and c_is_stopped look at;
+# default root; set before c_up),
 # C_DTS_HOSTS (indices of the hosts c_up starts a dts on; default all),
 # C_DTS (the dts binary every host runs; default $BUILD/dts/dts),
 # C_RUN and C_PVMJOIN (the dts-run the launcher execs and the dts-pvmjoin
@@ -710,7 +712,7 @@ c_up() {
 		C_HOSTS+=("h$k")
 		C_ADDR+=("$C_NET.$((10 + k))")
 		C_NS+=("${C_PREFIX}h$k")
-		_C_GANG+=("$(t_job_cg root pvm "h$k")")
+		_C_GANG+=("$(t_job_cg "${C_GANG_USER:-root}" pvm "h$k")")
 	done
 	C_LAUNCHER=$T_DIR/bin/pvmd-dts
 	C_RSH=$T_DIR/bin/rsh
