@@ -88,7 +88,7 @@ n_conf mode='"static"' ip='"100ms"' ps="\"$PS_PCT%\"" log_file='""' \
     log_level='"info"'
 n_start_dts taskset -c 1 unshare -m --propagation private \
     sh "$T_DIR/devlog.sh" "$DEVLOG" "$T_DIR/dev"
-t_wait_for 5 grep -q "dts.*ready: gang" "$T_LOG/reader.out" ||
+t_wait_for 5 grep -q "dts.*ready: jobs in" "$T_LOG/reader.out" ||
 	t_fail "dts does not log to the test's /dev/log (reader: $(tail -n 3 "$T_LOG/reader.out"))"
 
 as_user env DTS_SOCKET="$N_SOCK" setsid taskset -c 1 "$bin/dts-run" --pvmd -- \
