@@ -79,8 +79,6 @@ job_label_pick(const char *opt)
 		return opt;
 	if ((v = getenv(JOB_ENV)) != NULL && *v != '\0')
 		return v;
-	if ((v = getenv(JOB_VMID_ENV)) != NULL && *v != '\0')
-		return v;
 	return JOB_LABEL_DEFAULT;
 }
 

@@ -3,9 +3,10 @@
  *
  * A node runs up to max_jobs gangs, one a job (dts(8), "JOBS").  The job
  * key is the user (by name, so that it is the same job on every node)
- * and a label: dts-run --job LABEL, else $DTS_JOB, else $PVM_VMID (PVM's
- * virtual machine id, so a user's one virtual machine is one job on
- * every host), else JOB_LABEL_DEFAULT.
+ * and a label: dts-run --job LABEL, else $DTS_JOB, else JOB_LABEL_DEFAULT.
+ * Not PVM_VMID: a slave pvmd learns it from the master's handshake, after
+ * it was adopted, so the VM would be USER:VMID on the master's host and
+ * USER:pvm on the others; a user's one VM is USER:pvm everywhere.
  */
 #ifndef DTS_JOB_H
 #define DTS_JOB_H
@@ -15,7 +16,6 @@
 #include "proto.h"
 
 #define JOB_ENV            "DTS_JOB"
-#define JOB_VMID_ENV       "PVM_VMID"
 #define JOB_LABEL_DEFAULT  "pvm"
 #define ADOPT_JOB_LINE     "JOB"     /* the request's line: "JOB LABEL" */
 
@@ -28,7 +28,7 @@ int job_label_check(const char *label, char *err, size_t errlen);
 
 /*
  * The label a program gets from its options and environment: opt (from
- * --job) if not NULL, else getenv(JOB_ENV), else getenv(JOB_VMID_ENV),
+ * --job) if not NULL, else getenv(JOB_ENV),
  * else JOB_LABEL_DEFAULT; empty strings count as unset.  Not checked.
  */
 const char *job_label_pick(const char *opt);

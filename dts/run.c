@@ -13,7 +13,7 @@
  * The daemon or command gets the path of dts's state file in STATE_ENV
  * (dts(8), "SUSPEND AWARENESS"), and so does everything it starts.
  * The process goes into the gang of its job, USER:LABEL (job.h): the
- * label from --job, else DTS_JOB, else PVM_VMID, else "pvm"; dts-run
+ * label from --job, else DTS_JOB, else "pvm"; dts-run
  * checks it before it asks dts, sends it as the request's JOB line, and
  * exports it in DTS_JOB, so that what the command starts is of its job.
  *
@@ -190,8 +190,6 @@ job_label(const char *opt)
 		from = "--job";
 	else if (label == getenv(JOB_ENV))
 		from = JOB_ENV;
-	else if (label == getenv(JOB_VMID_ENV))
-		from = JOB_VMID_ENV;
 	else
 		from = "the default";
 	if (job_label_check(label, err, sizeof(err)) == -1)

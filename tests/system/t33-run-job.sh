@@ -1,6 +1,6 @@
 #!/bin/bash
 # dts-run's job label (dts-run(1), Jobs): --job, else DTS_JOB, else
-# PVM_VMID, else "pvm"; a bad label is one line and exit 126 before dts
+# "pvm" (never PVM_VMID: a VM is USER:pvm on every host); a bad label is one line and exit 126 before dts
 # is asked, and nothing runs; a good one travels as the request's
 # "JOB <label>" line and reaches the command in DTS_JOB.  A dts from
 # before the JOB line refuses it word for word (ADOPT_REFUSAL_OLD):
@@ -69,7 +69,7 @@ fake new
 out=$(run "$RUN" -- sh -c "$SHOW" 2>&1) || t_fail "default: '$out'"
 [ "$out" = "DTS_JOB=pvm" ] || t_fail "default label: '$out'"
 out=$(run PVM_VMID=vm7 "$RUN" -- sh -c "$SHOW" 2>&1)
-[ "$out" = "DTS_JOB=vm7" ] || t_fail "PVM_VMID: '$out'"
+[ "$out" = "DTS_JOB=pvm" ] || t_fail "PVM_VMID is no label: '$out'"
 out=$(run PVM_VMID=vm7 DTS_JOB=mine "$RUN" -- sh -c "$SHOW" 2>&1)
 [ "$out" = "DTS_JOB=mine" ] || t_fail "DTS_JOB over PVM_VMID: '$out'"
 out=$(run DTS_JOB=mine "$RUN" --job opt.1 -- sh -c "$SHOW" 2>&1)
@@ -77,7 +77,7 @@ out=$(run DTS_JOB=mine "$RUN" --job opt.1 -- sh -c "$SHOW" 2>&1)
 out=$(run DTS_JOB= PVM_VMID=vm7 "$RUN" --job=o_2 -- sh -c "$SHOW" 2>&1)
 [ "$out" = "DTS_JOB=o_2" ] || t_fail "--job=: '$out'"
 out=$(run DTS_JOB= PVM_VMID=vm7 "$RUN" -- sh -c "$SHOW" 2>&1)
-[ "$out" = "DTS_JOB=vm7" ] || t_fail "empty DTS_JOB is unset: '$out'"
+[ "$out" = "DTS_JOB=pvm" ] || t_fail "empty DTS_JOB is unset: '$out'"
 # the launch script's way: --pvmd, pvmd's arguments after it
 out=$(run DTS_PVMJOIN=/nonexistent PVM_VMID=vm8 "$RUN" --job pv --pvmd -- -d0x1 hosts 2> "$T_LOG/pvmd.err")
 [ "$out" = "pvmd -d0x1 hosts DTS_JOB=pv" ] || t_fail "--pvmd: '$out' $(cat "$T_LOG/pvmd.err")"
@@ -106,7 +106,7 @@ bad 'dts-run: --job: job label "a b" has a byte that is not a letter, digit' \
 	"$RUN" --job 'a b'
 bad 'dts-run: DTS_JOB: job label "abcdefghij12345..." is too long (at most 15 bytes); not started' \
 	DTS_JOB=abcdefghij123456 "$RUN"
-bad 'dts-run: PVM_VMID: job label "x/y" has a byte' PVM_VMID=x/y "$RUN"
+bad 'dts-run: DTS_JOB: job label "x/y" has a byte' DTS_JOB=x/y "$RUN"
 bad 'job label "x\x0ay"' "$RUN" --job "$(printf 'x\ny')"
 bad 'dts-run: --job: the label is empty' "$RUN" --job ''
 [ ! -s "$REQS" ] || t_fail "dts was asked: $(cat "$REQS")"

@@ -145,30 +145,27 @@ test_name_check(void **state)
 	    "bytes)");
 }
 
-/* opt > DTS_JOB > PVM_VMID > "pvm"; an empty one counts as unset. */
+/* opt > DTS_JOB > "pvm" (never PVM_VMID); an empty one counts as unset. */
 static void
 test_label_pick(void **state)
 {
 	(void)state;
 	unsetenv(JOB_ENV);
-	unsetenv(JOB_VMID_ENV);
 	assert_string_equal(job_label_pick(NULL), JOB_LABEL_DEFAULT);
 	assert_string_equal(job_label_pick(""), "pvm");
-	setenv(JOB_VMID_ENV, "vmid7", 1);
-	assert_string_equal(job_label_pick(NULL), "vmid7");
+	setenv("PVM_VMID", "vmid7", 1);
+	assert_string_equal(job_label_pick(NULL), "pvm");
 	setenv(JOB_ENV, "mine", 1);
 	assert_string_equal(job_label_pick(NULL), "mine");
 	assert_string_equal(job_label_pick("opt"), "opt");
 	assert_string_equal(job_label_pick(""), "mine");
 	setenv(JOB_ENV, "", 1);
-	assert_string_equal(job_label_pick(NULL), "vmid7");
-	setenv(JOB_VMID_ENV, "", 1);
 	assert_string_equal(job_label_pick(NULL), "pvm");
 	/* not checked: a bad one is the caller's to refuse */
 	setenv(JOB_ENV, "a b", 1);
 	assert_string_equal(job_label_pick(NULL), "a b");
 	unsetenv(JOB_ENV);
-	unsetenv(JOB_VMID_ENV);
+	unsetenv("PVM_VMID");
 }
 
 int
