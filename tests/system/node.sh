@@ -128,7 +128,7 @@ n_start_pvmd() {
 		t_fail "pvmd did not start in the gang (see pvmd.err, dts.log)"
 	local uid
 	uid=$(awk '$1 == "Uid:" { print $2 }' "/proc/$N_PVMD/status")
-	N_GANG=$(n_job_cg "$(id -nu "$uid")" "${DTS_JOB:-${PVM_VMID:-pvm}}")
+	N_GANG=$(n_job_cg "$(id -nu "$uid")" "${DTS_JOB:-pvm}")
 	n_in_gang "$N_PVMD" || t_fail "pvmd $N_PVMD is not in the gang $N_GANG"
 }
 

@@ -97,6 +97,7 @@ LAUNCH=$!
 t_track "$LAUNCH"
 t_wait_for 10 grep -q pvmtmp "$T_LOG/pvmd.out" ||
 	t_fail "the user's pvmd did not start (see pvmd.err)"
+N_GANG=$(n_job_cg "$T_USER")	# the user's job, USER:pvm
 N_PVMD=$(n_gang_pids pvmd)
 [ -n "$N_PVMD" ] || t_fail "pvmd is not in the gang"
 upvm spawn -n 1 "$bin/spin" 0 > /dev/null || t_fail "spawn failed"
