@@ -82,11 +82,11 @@ out=$(run DTS_JOB= PVM_VMID=vm7 "$RUN" -- sh -c "$SHOW" 2>&1)
 out=$(run DTS_PVMJOIN=/nonexistent PVM_VMID=vm8 "$RUN" --job pv --pvmd -- -d0x1 hosts 2> "$T_LOG/pvmd.err")
 [ "$out" = "pvmd -d0x1 hosts DTS_JOB=pv" ] || t_fail "--pvmd: '$out' $(cat "$T_LOG/pvmd.err")"
 want='ADOPT run|STATE|JOB pvm
-ADOPT run|STATE|JOB vm7
+ADOPT run|STATE|JOB pvm
 ADOPT run|STATE|JOB mine
 ADOPT run|STATE|JOB opt.1
 ADOPT run|STATE|JOB o_2
-ADOPT run|STATE|JOB vm7
+ADOPT run|STATE|JOB pvm
 ADOPT pvmd|STATE|JOB pv'
 [ "$(cat "$REQS")" = "$want" ] || t_fail "requests: $(cat "$REQS")"
 t_log "labels: $(cut -d'|' -f3 "$REQS" | tr '\n' ' ')"
