@@ -40,6 +40,7 @@
 #define EDGES_MAX	(1 << 20)
 
 static struct gang	 g[GANGS_MAX];
+static struct gang	 tmpl[GANGS_MAX];	/* each gang's subtree */
 static pid_t		 kid[GANGS_MAX];
 static int		 ngangs;
 static volatile sig_atomic_t quit;
@@ -172,8 +173,10 @@ main(int argc, char **argv)
 	for (k = 0; k < n; k++) {
 		snprintf(where, sizeof(where), "/dts-slotcost.%d.%d",
 		    (int)getpid(), k);	/* under the mount */
-		if (gang_setup(&g[k], where, backend, 50, err,
-		    sizeof(err)) == -1) {
+		if (gang_setup(&tmpl[k], where, backend, 50, err,
+		    sizeof(err)) == -1 ||
+		    gang_open(&g[k], &tmpl[k], "gang", err, sizeof(err)) == -1) {
+			(void)rmdir(tmpl[k].base);
 			fprintf(stderr, "slotcost: %s\n", err);
 			cleanup();
 			return 1;
