@@ -311,21 +311,11 @@ jobs_fix_prios(struct jobs *J)
 static void
 state_job_hook(struct state *st, const struct sched *s, int i)
 {
-	uint64_t	 v[STATE_FIELDS], slot = 0, stopped = 0;
+	uint64_t	 slot = 0, stopped = 0;
 
 	sched_job_stats(s, i, s->st.acct_at, &slot, &stopped);
-	v[STATE_PHASE] = (uint64_t)(s->phase == PHASE_PS && s->cur != i &&
-	    s->cur != SEG_ALL ? PHASE_LS : s->phase);
-	v[STATE_LS_POLICY] = s->ls_idle ? LS_IDLE : LS_STOP;
-	v[STATE_MODE] = (uint64_t)(s->mode < 0 ? MODE_OFF : s->mode);
-	v[STATE_PS_US] = (uint64_t)((s->slicing ? s->sl.ps : s->ps) /
-	    NS_PER_US);
-	v[STATE_IP_US] = (uint64_t)(s->ip / NS_PER_US);
-	v[STATE_STOPPED_NS] = st->base_stopped + stopped;
-	v[STATE_PS_NS] = st->base_ps + slot;
-	v[STATE_LS_NS] = st->base_ls + s->st.ls_ns;
-	v[STATE_AT_NS] = (uint64_t)s->st.acct_at;
-	state_put(st, v);
+	state_put_sched(st, s, s->phase == PHASE_PS && s->cur != i &&
+	    s->cur != SEG_ALL ? PHASE_LS : s->phase, stopped, slot);
 }
 
 void

@@ -92,22 +92,28 @@ state_put(struct state *st, const uint64_t v[STATE_FIELDS])
 }
 
 void
-state_hook(void *arg, const struct sched *s)
+state_put_sched(struct state *st, const struct sched *s, int phase,
+    uint64_t stopped_ns, uint64_t ps_ns)
 {
-	struct state	*st = arg;
 	uint64_t	 v[STATE_FIELDS];
 
-	v[STATE_PHASE] = (uint64_t)s->phase;
+	v[STATE_PHASE] = (uint64_t)phase;
 	v[STATE_LS_POLICY] = s->ls_idle ? LS_IDLE : LS_STOP;
 	v[STATE_MODE] = (uint64_t)(s->mode < 0 ? MODE_OFF : s->mode);
 	v[STATE_PS_US] = (uint64_t)((s->slicing ? s->sl.ps : s->ps) /
 	    NS_PER_US);
 	v[STATE_IP_US] = (uint64_t)(s->ip / NS_PER_US);
-	v[STATE_STOPPED_NS] = st->base_stopped + s->st.stopped_ns;
-	v[STATE_PS_NS] = st->base_ps + s->st.ps_ns;
+	v[STATE_STOPPED_NS] = st->base_stopped + stopped_ns;
+	v[STATE_PS_NS] = st->base_ps + ps_ns;
 	v[STATE_LS_NS] = st->base_ls + s->st.ls_ns;
 	v[STATE_AT_NS] = (uint64_t)s->st.acct_at;
 	state_put(st, v);
+}
+
+void
+state_hook(void *arg, const struct sched *s)
+{
+	state_put_sched(arg, s, s->phase, s->st.stopped_ns, s->st.ps_ns);
 }
 
 /* Keys, spaces and newlines; the values come from state_put(). */
