@@ -1654,12 +1654,12 @@ c_cpu_split() {
 	local cpu=$1 secs=$2 hog=$3 b0 a0 b1 a1 t0 t1 g0 g1 i g=0 p
 	shift 3
 	local -a c0=() c1=()
-	_c_ticks "$cpu" b0 a0 || return 1
+	t_cpu_ticks "$cpu" b0 a0 || return 1
 	for p in "$@"; do c0+=("$(t_cpu_ns "$p")") || return 1; done
 	g0=$(t_cpu_ns "$hog") && t0=$(_t_now_us) || return 1
 	t_sleep "$secs"
 	for p in "$@"; do c1+=("$(t_cpu_ns "$p")") || return 1; done
-	g1=$(t_cpu_ns "$hog") && t1=$(_t_now_us) && _c_ticks "$cpu" b1 a1 || return 1
+	g1=$(t_cpu_ns "$hog") && t1=$(_t_now_us) && t_cpu_ticks "$cpu" b1 a1 || return 1
 	C_SH=()
 	for i in "${!c0[@]}"; do
 		C_SH[i]=$(awk -v a="${c0[$i]}" -v b="${c1[$i]}" -v w=$((t1 - t0)) \
@@ -1669,18 +1669,6 @@ c_cpu_split() {
 	C_SH_HOG=$(awk -v a="$g0" -v b="$g1" -v w=$((t1 - t0)) 'BEGIN { printf "%.1f", (b - a) / (w * 10) }')
 	C_SH_OTHER=$(awk -v g=$g -v h=$((g1 - g0)) -v w=$((t1 - t0)) -v b=$((b1 - b0)) -v a=$((a1 - a0)) \
 	    'BEGIN { f = 100 * b / a - (g + h) / (w * 10); printf "%.1f", (f > 0 ? f : 0) }')
-}
-
-# _c_ticks CPU BUSY ALL: CPU's ticks from /proc/stat (node.sh's _n_cpu_ticks)
-_c_ticks() {
-	local name u n s i io irq sirq st rest
-	while read -r name u n s i io irq sirq st rest; do
-		[ "$name" = "cpu$1" ] || continue
-		printf -v "$2" %d $((u + n + s + irq + sirq))
-		printf -v "$3" %d $((u + n + s + i + io + irq + sirq + st))
-		return 0
-	done < /proc/stat
-	return 1
 }
 
 # c_host_shares WANT TOL LS HOG: one host at a time, the CPU-bound tasks

@@ -429,6 +429,20 @@ t_wait_for() {
 	done
 }
 
+# t_cpu_ticks CPU BUSY ALL: CPU's ticks from /proc/stat into the
+# variables BUSY (user, nice, system, irq, softirq) and ALL (those, idle,
+# iowait and steal).
+t_cpu_ticks() {
+	local name u n s i io irq sirq st rest
+	while read -r name u n s i io irq sirq st rest; do
+		[ "$name" = "cpu$1" ] || continue
+		printf -v "$2" %d $((u + n + s + irq + sirq))
+		printf -v "$3" %d $((u + n + s + i + io + irq + sirq + st))
+		return 0
+	done < /proc/stat
+	return 1
+}
+
 # t_logged PATTERN [FILE]: FILE (dts's log by default) gets a line that
 # matches PATTERN within 3 s.  dts writes its log from a thread of its own
 # at normal priority (dts(8), Start-up), a little after the event; where

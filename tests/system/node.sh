@@ -333,20 +333,6 @@ n_now_us() {
 	printf -v "$1" %d "$((10#$t))"
 }
 
-# _n_cpu_ticks CPU BUSY ALL: CPU's ticks from /proc/stat into the
-# variables BUSY (user, nice, system, irq, softirq) and ALL (those, idle,
-# iowait and steal).
-_n_cpu_ticks() {
-	local name u n s i io irq sirq st rest
-	while read -r name u n s i io irq sirq st rest; do
-		[ "$name" = "cpu$1" ] || continue
-		printf -v "$2" %d $((u + n + s + irq + sirq))
-		printf -v "$3" %d $((u + n + s + i + io + irq + sirq + st))
-		return 0
-	done < /proc/stat
-	return 1
-}
-
 # n_split CPU SECONDS HOG GANG...: over SECONDS, the share (percent of
 # wall time, 1 decimal) of CPU that the gang (the PIDs GANG... together)
 # got, that HOG got, and that everything else got (foreign: CPU's busy
@@ -355,12 +341,12 @@ _n_cpu_ticks() {
 n_split() {
 	local cpu=$1 secs=$2 hog=$3 b0 a0 b1 a1 t0 t1 h0 h1 p g0=0 g1=0 c
 	shift 3
-	_n_cpu_ticks "$cpu" b0 a0 || return 1
+	t_cpu_ticks "$cpu" b0 a0 || return 1
 	for p in "$@"; do c=$(t_cpu_ns "$p") && g0=$((g0 + c)); done
 	h0=$(t_cpu_ns "$hog") && t0=$(_t_now_us) || return 1
 	t_sleep "$secs"
 	for p in "$@"; do c=$(t_cpu_ns "$p") && g1=$((g1 + c)); done
-	h1=$(t_cpu_ns "$hog") && t1=$(_t_now_us) && _n_cpu_ticks "$cpu" b1 a1 ||
+	h1=$(t_cpu_ns "$hog") && t1=$(_t_now_us) && t_cpu_ticks "$cpu" b1 a1 ||
 	    return 1
 	N_SPLIT=($(awk -v g=$((g1 - g0)) -v h=$((h1 - h0)) -v w=$((t1 - t0)) \
 	    -v b=$((b1 - b0)) -v a=$((a1 - a0)) 'BEGIN {
