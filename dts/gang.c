@@ -85,7 +85,7 @@ gang_open(struct gang *g, const struct gang *t, const char *name, char *err,
 	*g = *t;
 	g->cg[0] = g->rel[0] = '\0';
 	g->freeze_fd = g->procs_fd = g->thaw_fd = -1;
-	g->stopped = g->rt = g->idle = 0;
+	g->stopped = g->rt = g->idle = g->fill = 0;
 	g->unidle = 0;
 	g->pvmd_pid = 0;
 	if (strchr(name, '/') != NULL || name[0] == '.' ||
@@ -166,11 +166,19 @@ is_pvmd(const struct gang *g, pid_t pid)
 	    strcmp(comm, g->pvmd_comm) == 0;
 }
 
-/* The RT priority of a member: pvmd's, or one below for a task. */
+/* The RT priority of a member: pvmd's, or one below for a task; every
+ * member's while the gang fills another job's slot. */
+static int
+want_prio(const struct gang *g, int pvmd)
+{
+	return g->fill ? GANG_FILL_PRIO(g) : pvmd ? g->rt_prio :
+	    g->rt_prio - 1;
+}
+
 static int
 prio_of(const struct gang *g, pid_t pid)
 {
-	return is_pvmd(g, pid) ? g->rt_prio : g->rt_prio - 1;
+	return want_prio(g, is_pvmd(g, pid));
 }
 
 struct scan {
@@ -190,7 +198,7 @@ scan_one(pid_t pid, void *arg)
 
 	if (pvmd)
 		sc->pvmd = pid;
-	want = pvmd ? sc->g->rt_prio : sc->g->rt_prio - 1;
+	want = want_prio(sc->g, pvmd);
 	if (sc->n == sc->max || sched_getscheduler(pid) != SCHED_RR ||
 	    sched_getparam(pid, &sp) == -1 || sp.sched_priority == want)
 		return;
@@ -218,9 +226,9 @@ gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
 	g->pvmd_pid = pvmd;
 	if (!g->rt || g->idle)	/* the policy moved since the scan */
 		return 0;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)	/* (fill may have moved too) */
 		if (cg_set_policy_pid(g->cg, fix[i].pid, SCHED_RR,
-		    fix[i].prio) > 0)
+		    prio_of(g, fix[i].pid)) > 0)
 			changed++;
 	return changed;
 }
@@ -242,8 +250,8 @@ policy_all(struct gang *g, int policy)
 	if (policy != SCHED_RR)
 		return cg_set_policy_all(g->cg, policy, 0,
 		    g->stopped ? -1 : g->thaw_fd);
-	n = cg_set_policy_all(g->cg, SCHED_RR, g->rt_prio - 1, -1);
-	if (g->pvmd_pid > 0 && is_pvmd(g, g->pvmd_pid))
+	n = cg_set_policy_all(g->cg, SCHED_RR, want_prio(g, 0), -1);
+	if (!g->fill && g->pvmd_pid > 0 && is_pvmd(g, g->pvmd_pid))
 		(void)cg_set_policy_pid(g->cg, g->pvmd_pid, SCHED_RR,
 		    g->rt_prio);
 	return n;
@@ -374,6 +382,16 @@ gang_set_rt(struct gang *g, int rt)
 }
 
 void
+gang_set_fill(struct gang *g, int fill)
+{
+	if (g->fill == fill)
+		return;
+	g->fill = fill;
+	if (g->rt && !g->idle)
+		(void)policy_all(g, SCHED_RR);
+}
+
+void
 gang_set_idle(struct gang *g, int idle)
 {
 	if (idle && g->unidle) {	/* a member could leave SCHED_IDLE */
@@ -418,6 +436,7 @@ gang_release(struct gang *g)
 	g->stopped = 0;
 	g->rt = 0;
 	g->idle = 0;
+	g->fill = 0;
 	g->unidle = 0;
 }
 
@@ -427,6 +446,7 @@ gang_forget(struct gang *g)
 	g->stopped = 0;
 	g->rt = 0;
 	g->idle = 0;
+	g->fill = 0;
 }
 
 int

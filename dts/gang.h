@@ -38,6 +38,10 @@ struct gang {
 	int   stopped;
 	int   rt;                 /* members at SCHED_RR rt_prio */
 	int   idle;               /* members at SCHED_IDLE (an idle LS) */
+	int   fill;               /* at RR, all members one level below
+	                             every gang's tasks: another job's slot,
+	                             which they fill while its members sleep
+	                             (gang_set_fill) */
 	pid_t unidle;             /* a member adopted with RLIMIT_NICE > 0,
 	                             which could leave SCHED_IDLE: an idle
 	                             LS stops the gang; 0 */
@@ -122,6 +126,16 @@ int  gang_cont(struct gang *g);
 /* Every thread of the gang to SCHED_RR rt_prio or SCHED_OTHER; during
  * an idle LS only remembered, for when it ends. */
 void gang_set_rt(struct gang *g, int rt);
+/*
+ * Another job's slot (fill 1): every thread, pvmd too, to SCHED_RR one
+ * level below every gang's tasks (GANG_FILL_PRIO), so that the gang runs
+ * only while the slot's job has no runnable member, and is preempted the
+ * moment one wakes; or back to its own levels (0).  Remembered while the
+ * gang is stopped, idle or not at RR.  Hot path: one read of
+ * cgroup.threads and one sched_setscheduler a thread, as gang_set_idle.
+ */
+#define GANG_FILL_PRIO(g)	((g)->rt_prio > 2 ? (g)->rt_prio - 2 : 1)
+void gang_set_fill(struct gang *g, int fill);
 /*
  * An idle LS (ls_policy idle): every thread to SCHED_IDLE, so that any
  * other task preempts it, or back to the policy of gang_set_rt.  Hot

@@ -170,7 +170,8 @@ recount(struct sched *s)
 	}
 }
 
-/* Job j runs: continued, out of SCHED_IDLE (at the policy of gang_set_rt). */
+/* Job j runs: continued, out of SCHED_IDLE, at its own RT levels (at
+ * the policy of gang_set_rt). */
 static void
 job_run(struct sched *s, struct sched_job *j, int64_t now)
 {
@@ -178,10 +179,33 @@ job_run(struct sched *s, struct sched_job *j, int64_t now)
 	int		 was = !!g->stopped;
 
 	job_count(s, j, now);
+	gang_set_fill(g, 0);
 	if (g->stopped && gang_cont(g) == -1)
 		log_warn("continue gang of %s", j->name);
 	gang_set_idle(g, 0);
 	j->run = g->rt && !g->stopped;
+	s->nstopped += !!g->stopped - was;
+}
+
+/*
+ * Job j fills another job's slot: continued, one RT level below every
+ * gang's tasks (gang_set_fill), so it runs only while the slot's job has
+ * no runnable member here.  Lowered before it is continued: it never
+ * runs at its own levels in another job's slot.  Not its slot's time.
+ */
+static void
+job_fill(struct sched *s, struct sched_job *j, int64_t now)
+{
+	struct gang	*g = j->gang;
+	int		 was = !!g->stopped;
+
+	job_count(s, j, now);
+	j->run = 0;
+	gang_set_fill(g, 1);
+	if (g->stopped && gang_cont(g) == -1)
+		log_warn("continue gang of %s", j->name);
+	if (g->idle)
+		gang_set_idle(g, 0);
 	s->nstopped += !!g->stopped - was;
 }
 
@@ -220,28 +244,32 @@ notify(struct sched *s)
 
 /*
  * Who runs in a slot: from cur to who (a job's place, SEG_ALL or
- * SEG_NONE).  The jobs that no longer run wait first, then (tell) the
- * on_phase hook hears of it with the counters of those about to run up
- * to now, then they run.  A slot edge from one job to another is one
- * stop and one continue.  force: run who's jobs even if they do (a PS
- * start: whatever the fail-safe or a late wake-up left).
+ * SEG_NONE).  In a job's slot it runs and every other job fills
+ * (job_fill: work-conserving, below it); in SEG_ALL all run; in SEG_NONE
+ * (LS) all wait.  The jobs that no longer run wait or fill first, then
+ * (tell) the on_phase hook hears of it with the counters of those about
+ * to run up to now, then they run.  A slot edge from one job to another
+ * is two priority sweeps (one down, one up), no stop.  force: set every
+ * job even if it seems set (a PS start: whatever the fail-safe or a late
+ * wake-up left).
  */
 static void
 set_cur(struct sched *s, int who, int64_t now, int force, int tell)
 {
 	struct sched_job	*j;
-	int			 from = s->cur, i;
+	int			 i;
 
-	if (from == who && !force)
+	if (s->cur == who && !force)
 		return;
-	if (from == SEG_ALL) {
-		for (i = 0; i < PROTO_JOBS_MAX; i++)
-			if (s->job[i].gang != NULL && i != who &&
-			    who != SEG_ALL)
-				job_wait(s, &s->job[i], now);
-	} else if (from >= 0 && from != who && who != SEG_ALL &&
-	    s->job[from].gang != NULL)
-		job_wait(s, &s->job[from], now);
+	for (i = 0; i < PROTO_JOBS_MAX; i++) {
+		j = &s->job[i];
+		if (j->gang == NULL || who == SEG_ALL || i == who)
+			continue;
+		if (who == SEG_NONE)
+			job_wait(s, j, now);
+		else
+			job_fill(s, j, now);
+	}
 	s->cur = who;
 	if (tell) {
 		if (who >= 0 && s->job[who].gang != NULL)
@@ -255,7 +283,7 @@ set_cur(struct sched *s, int who, int64_t now, int force, int tell)
 	if (who == SEG_ALL) {
 		for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
 			if (j->gang != NULL && (force || !j->run ||
-			    j->gang->stopped))
+			    j->gang->stopped || j->gang->fill))
 				job_run(s, j, now);
 	} else if (who >= 0 && s->job[who].gang != NULL)
 		job_run(s, &s->job[who], now);
@@ -453,6 +481,7 @@ stop_slicing(struct sched *s, int rt)
 		if (j->gang->stopped && gang_cont(j->gang) == -1)
 			log_warn("continue gang of %s", j->name);
 		gang_set_rt(j->gang, rt);
+		gang_set_fill(j->gang, 0);
 		gang_set_idle(j->gang, 0);
 		j->run = rt;
 	}
@@ -870,6 +899,8 @@ sched_regain(struct sched *s)
 		if (s->phase == PHASE_PS && (s->cur == SEG_ALL ||
 		    s->cur == i))
 			j->run = 1;	/* its slot */
+		else if (s->phase == PHASE_PS && s->cur >= 0)
+			job_fill(s, j, now);	/* another's slot */
 		else
 			job_wait(s, j, now);
 	}
@@ -1072,8 +1103,10 @@ sched_job_add(struct sched *s, struct gang *g, const char *name)
 		gang_set_rt(g, 1);
 		if (s->phase == PHASE_PS && s->cur == SEG_ALL)
 			job_run(s, j, now);	/* a vacant slot: with all */
+		else if (s->phase == PHASE_PS && s->cur >= 0)
+			job_fill(s, j, now);	/* its slots from next PS */
 		else
-			job_wait(s, j, now);	/* its slots from next PS */
+			job_wait(s, j, now);
 	}
 	relayout(s, ps_now(s));
 	notify(s);

@@ -7,7 +7,8 @@
 #  2. B's b2 makes four, each spinning one process on CPU 1 beside a local
 #     hog: each job's CPU share (its cgroup's cpu.stat) is 20 % of the
 #     CPU, the four together at most the PS, and the hog keeps about the
-#     LS (20 %).
+#     LS (20 %).  Then b2 is replaced by a job whose member sleeps: its
+#     slot goes to the three others (work-conserving), not to the hog.
 #  3. A fifth job (A's a3) is refused in one line (max_jobs); so is a bad
 #     label (by dts-run, and by dts on a raw request); B's JOIN of A's
 #     spinner is refused; nothing of any job changed.
@@ -47,18 +48,21 @@ n_conf mode='"static"' ip='"100ms"' ps='"80%"' max_jobs=4 \
 n_split_cpus
 n_start_dts
 
-# job USER LABEL: a spinner of USER (A or B) in job LABEL, on CPU 1;
-# J_PID = its pid (one exec chain: setpriv, env, taskset, dts-run, sh)
+# job USER LABEL [COMMAND...]: a spinner (or COMMAND) of USER (A or B) in
+# job LABEL, on CPU 1; J_PID = its pid (one exec chain: setpriv, env,
+# taskset, dts-run, sh)
 declare -A J_PID J_CG
 job() {
 	local who=$1 label=$2 user
+	local cmd=("${@:3}")
+	[ ${#cmd[@]} -gt 0 ] || cmd=("${SPIN[@]}")
 	if [ "$who" = A ]; then
 		"${T_USER_ARGV[@]}" DTS_SOCKET="$N_SOCK" taskset -c 1 \
-		    "$T_DIR/bin/dts-run" --job "$label" -- "${SPIN[@]}" 2> "$T_LOG/job.$label.err" &
+		    "$T_DIR/bin/dts-run" --job "$label" -- "${cmd[@]}" 2> "$T_LOG/job.$label.err" &
 		user=$T_USER
 	else
 		"${B_ARGV[@]}" env DTS_SOCKET="$N_SOCK" taskset -c 1 \
-		    "$T_DIR/bin/dts-run" --job "$label" -- "${SPIN[@]}" 2> "$T_LOG/job.$label.err" &
+		    "$T_DIR/bin/dts-run" --job "$label" -- "${cmd[@]}" 2> "$T_LOG/job.$label.err" &
 		user=nobody
 	fi
 	J_PID[$label]=$!
@@ -88,18 +92,19 @@ job B b2
 t_wait_for 5 in_cg "${J_PID[b2]}" "${J_CG[b2]}" || t_fail "job b2 not in ${J_CG[b2]}"
 n_start_hog 1
 cpu_us() { awk '$1 == "usage_usec" { print $2 }' "$1/cpu.stat"; }
-# shares SECONDS: each job's share of CPU 1 (percent of wall time) into
-# SH[label], the hog's into SH_HOG
+# shares SECONDS [LABEL...]: each job's share of CPU 1 (percent of wall
+# time) into SH[label], the hog's into SH_HOG; jobs a1 a2 b1 b2 by default
 declare -A SH
 shares() {
-	local l t0 t1 h0 h1
+	local l t0 t1 h0 h1 labels=("${@:2}")
 	declare -A u0 u1
+	[ ${#labels[@]} -gt 0 ] || labels=(a1 a2 b1 b2)
 	t0=$(_t_now_us); h0=$(t_cpu_ns "$N_HOG")
-	for l in a1 a2 b1 b2; do u0[$l]=$(cpu_us "${J_CG[$l]}"); done
+	for l in "${labels[@]}"; do u0[$l]=$(cpu_us "${J_CG[$l]}"); done
 	t_sleep "$1"
 	t1=$(_t_now_us); h1=$(t_cpu_ns "$N_HOG")
-	for l in a1 a2 b1 b2; do u1[$l]=$(cpu_us "${J_CG[$l]}"); done
-	for l in a1 a2 b1 b2; do
+	for l in "${labels[@]}"; do u1[$l]=$(cpu_us "${J_CG[$l]}"); done
+	for l in "${labels[@]}"; do
 		SH[$l]=$(awk -v a="${u0[$l]}" -v b="${u1[$l]}" -v w="$((t1 - t0))" 'BEGIN { printf "%.1f", 100 * (b - a) / w }')
 	done
 	SH_HOG=$(awk -v a="$h0" -v b="$h1" -v w="$((t1 - t0))" 'BEGIN { printf "%.1f", (b - a) / (w * 10) }')
@@ -118,6 +123,30 @@ awk -v a="${SH[a1]}" -v b="${SH[a2]}" -v c="${SH[b1]}" -v d="${SH[b2]}" \
     'BEGIN { exit !(a + b + c + d <= 84) }' || t_fail "the jobs together got more than the PS: $line"
 awk -v h="$SH_HOG" 'BEGIN { exit !(h >= 5 && h <= 24) }' ||
 	t_fail "the hog got ${SH_HOG}% of CPU 1, not about the LS (20 %): $line"
+
+# ---- 2b. work-conserving: a slot whose job sleeps goes to the other jobs --------
+# b2 ends and B's job z, whose one member sleeps, takes its place: z's slot
+# (a quarter of the PS) runs the three spinning jobs (below z, which would
+# preempt them the moment it woke), not the hog, which keeps about the LS.
+kill "${J_PID[b2]}"; wait "${J_PID[b2]}" 2> /dev/null; t_untrack "${J_PID[b2]}"
+t_wait_for 3 test ! -d "${J_CG[b2]}" || t_fail "job b2's cgroup is still there 3 s after its end"
+job B z sleep 600
+t_wait_for 5 in_cg "${J_PID[z]}" "${J_CG[z]}" || t_fail "job z not in ${J_CG[z]}"
+t_sleep 1
+shares 5 a1 a2 b1
+sum=$(awk -v a="${SH[a1]}" -v b="${SH[a2]}" -v c="${SH[b1]}" 'BEGIN { printf "%.1f", a + b + c }')
+line="a1 ${SH[a1]}%, a2 ${SH[a2]}%, b1 ${SH[b1]}%: together $sum%, hog ${SH_HOG}%"
+t_log "z's member sleeps: $line (z alone in its slot would leave them 60 % and the hog 40 %)"
+awk -v s="$sum" 'BEGIN { exit !(s >= 70 && s <= 84) }' ||
+	t_fail "the spinning jobs got $sum% of CPU 1, not about the PS (80 %): z's slot went elsewhere: $line"
+awk -v h="$SH_HOG" 'BEGIN { exit !(h >= 5 && h <= 28) }' ||
+	t_fail "the hog got ${SH_HOG}% of CPU 1, not about the LS (20 %): $line"
+[ "$(t_policy "${J_PID[z]}")" = RR ] && [ "$(t_proc_state "${J_PID[z]}")" != T ] ||
+	t_fail "z's member: $(t_policy "${J_PID[z]}") $(t_proc_state "${J_PID[z]}"), not RR and running or asleep"
+kill "${J_PID[z]}"; wait "${J_PID[z]}" 2> /dev/null; t_untrack "${J_PID[z]}"
+t_wait_for 3 test ! -d "${J_CG[z]}" || t_fail "job z's cgroup is still there 3 s after its end"
+job B b2
+t_wait_for 5 in_cg "${J_PID[b2]}" "${J_CG[b2]}" || t_fail "job b2 not in ${J_CG[b2]} again"
 kill "$N_HOG"; wait "$N_HOG" 2> /dev/null; t_untrack "$N_HOG"
 
 # ---- 3. refusals: a fifth job, a bad label, another user's JOIN ------------------

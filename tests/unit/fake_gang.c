@@ -125,6 +125,15 @@ gang_set_rt(struct gang *g, int rt)
 }
 
 void
+gang_set_fill(struct gang *g, int fill)
+{
+	if (g->fill == fill)	/* as gang.c: nothing to do */
+		return;
+	op(fill ? "fill1" : "fill0");
+	g->fill = fill;
+}
+
+void
 gang_set_idle(struct gang *g, int idle)
 {
 	op(idle ? "idle1" : "idle0");
@@ -148,14 +157,14 @@ void
 gang_release(struct gang *g)
 {
 	op("release");
-	g->stopped = g->rt = g->idle = 0;
+	g->stopped = g->rt = g->idle = g->fill = 0;
 }
 
 void
 gang_forget(struct gang *g)
 {
 	op("forget");
-	g->stopped = g->rt = g->idle = 0;
+	g->stopped = g->rt = g->idle = g->fill = 0;
 }
 
 int

@@ -1004,7 +1004,26 @@ running(struct jfixture *f)
 	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
 		struct sched_job	*j = &f->s.job[k];
 
-		if (j->gang != NULL && !j->gang->stopped && !j->gang->idle)
+		if (j->gang != NULL && !j->gang->stopped && !j->gang->idle &&
+		    !j->gang->fill)
+			out[n++] = j->gang->base[0];
+	}
+	out[n] = '\0';
+	return out;
+}
+
+/* The jobs that fill another's slot: running, one level below it. */
+static const char *
+filling(struct jfixture *f)
+{
+	static char	 out[NJOBS + 1];
+	int		 n = 0;
+
+	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
+		struct sched_job	*j = &f->s.job[k];
+
+		if (j->gang != NULL && !j->gang->stopped && !j->gang->idle &&
+		    j->gang->fill)
 			out[n++] = j->gang->base[0];
 	}
 	out[n] = '\0';
@@ -1095,17 +1114,21 @@ test_jobs_equal2(void **state)
 
 	add_jobs(f, 2);
 	assert_int_equal(japply(f, static80(0)), 0);
-	assert_string_equal(fake_gang_ops(), "A:rt1 B:rt1 B:stop A:idle0");
+	assert_string_equal(fake_gang_ops(),
+	    "A:rt1 B:rt1 B:fill1 A:idle0");
 	assert_string_equal(running(f), "A");
+	assert_string_equal(filling(f), "B");
 	assert_string_equal(in_slot(f), "A");
 	assert_int_equal(f->s.wake_at, t0 + MS(40));	/* the slot edge */
 	slices = f->s.slices;
 
-	/* the slot edge: one stop, one continue; not a PS start */
+	/* the slot edge: A down below B, B up; no stop; not a PS start */
 	advance(MS(40) + US(3));
 	sched_timer(&f->s, mono_now);
-	assert_string_equal(fake_gang_ops(), "A:stop B:cont B:idle0");
+	assert_string_equal(fake_gang_ops(),
+	    "A:fill1 B:fill0 B:idle0");
 	assert_string_equal(running(f), "B");
+	assert_string_equal(filling(f), "A");
 	assert_string_equal(in_slot(f), "B");
 	assert_int_equal(f->s.slices, slices);
 	assert_int_equal(f->s.phase, PHASE_PS);
@@ -1113,25 +1136,29 @@ test_jobs_equal2(void **state)
 	assert_int_equal(f->shm.beat_ns, mono_now);
 
 	next_edge(f);					/* LS */
-	assert_string_equal(fake_gang_ops(), "B:stop");
+	assert_string_equal(fake_gang_ops(), "A:stop B:stop");
 	assert_string_equal(running(f), "");
+	assert_string_equal(filling(f), "");
 	assert_string_equal(in_slot(f), "");
 	assert_int_equal(f->s.wake_at, t0 + MS(100));
 	next_edge(f);					/* PS: A first */
-	assert_string_equal(fake_gang_ops(), "A:cont A:idle0");
+	assert_string_equal(fake_gang_ops(),
+	    "B:fill1 B:cont A:fill0 A:cont A:idle0");
 	assert_string_equal(running(f), "A");
+	assert_string_equal(filling(f), "B");
 	assert_int_equal(f->s.wake_at, t0 + MS(140));
 	assert_int_equal(f->s.slices, slices + 1);
 	assert_int_equal(f->s.sl.overruns, 0);
 
-	/* each had 40 ms of the first PS, stopped the rest */
+	/* each had 40 ms of the first PS as its slot, filled the other's,
+	 * and was stopped only in the LS */
 	advance(MS(10));
 	sched_job_stats(&f->s, 0, mono_now, &slot, &stopped);
 	assert_int_equal(slot, MS(40) + US(3) + MS(10));
-	assert_int_equal(stopped, MS(20) + MS(40) - US(3));
+	assert_int_equal(stopped, MS(20));
 	sched_job_stats(&f->s, 1, mono_now, &slot, &stopped);
 	assert_int_equal(slot, MS(40) - US(3));
-	assert_int_equal(stopped, MS(40) + US(3) + MS(20) + MS(10));
+	assert_int_equal(stopped, MS(20));
 }
 
 /*
@@ -1162,24 +1189,27 @@ test_jobs_equal4(void **state)
 			if (k < 3) {
 				char	 want[64];
 
-				snprintf(want, sizeof(want), "%c:stop %c:cont "
-				    "%c:idle0", 'A' + k, 'A' + k + 1,
-				    'A' + k + 1);
+				snprintf(want, sizeof(want), "%c:fill1 "
+				    "%c:fill0 %c:idle0", 'A' + k,
+				    'A' + k + 1, 'A' + k + 1);
 				assert_string_equal(fake_gang_ops(), want);
 			}
 		}
 		assert_int_equal(f->s.phase, PHASE_LS);
-		assert_string_equal(fake_gang_ops(), "D:stop");
+		assert_string_equal(fake_gang_ops(),
+		    "A:stop B:stop C:stop D:stop");
 		assert_string_equal(running(f), "");
 		next_edge(f);
-		assert_string_equal(fake_gang_ops(), "A:cont A:idle0");
+		assert_string_equal(fake_gang_ops(), "B:cont C:cont D:fill1 "
+		    "D:cont A:fill0 A:cont A:idle0");
+		assert_string_equal(filling(f), "BCD");
 	}
 	sched_stats(&f->s, mono_now, &st);
 	assert_int_equal(st.ps_ns, 3 * MS(80));
 	for (int k = 0; k < 4; k++) {
 		sched_job_stats(&f->s, k, mono_now, &slot, &stopped);
 		assert_int_equal(slot, 3 * MS(20));
-		assert_int_equal(stopped, 3 * MS(80));
+		assert_int_equal(stopped, 3 * MS(20));	/* the LSs */
 		sum += slot;
 	}
 	assert_int_equal(sum, st.ps_ns);
@@ -1201,8 +1231,10 @@ test_jobs_late(void **state)
 	mono_now = t0 + MS(45);
 	real_now = mono_now + REAL_OFF;
 	sched_timer(&f->s, mono_now);
-	assert_string_equal(fake_gang_ops(), "A:stop C:cont C:idle0");
+	assert_string_equal(fake_gang_ops(),
+	    "A:fill1 C:fill0 C:idle0");
 	assert_string_equal(running(f), "C");
+	assert_string_equal(filling(f), "ABD");
 	assert_int_equal(f->s.sl.overruns, 1);
 	assert_int_equal(f->s.wake_at, t0 + MS(60));	/* still absolute */
 
@@ -1212,7 +1244,7 @@ test_jobs_late(void **state)
 	real_now = mono_now + REAL_OFF;
 	sched_timer(&f->s, mono_now);
 	assert_string_equal(running(f), "B");
-	assert_string_equal(fake_gang_ops(), "C:stop B:cont B:idle0");
+	assert_string_equal(fake_gang_ops(), "C:fill1 B:fill0 B:idle0");
 	assert_int_equal(f->s.wake_at, t0 + MS(140));
 	assert_int_equal(f->s.phase, PHASE_PS);
 	assert_int_equal(f->s.sl.overruns, 1 + 1 + 1 + 1);
@@ -1366,10 +1398,11 @@ test_jobs_add_remove(void **state)
 	(void)fake_gang_ops();
 	advance(MS(10));
 
-	/* C arrives in A's slot: it waits for a slot of its own */
+	/* C arrives in A's slot: it fills until a slot of its own */
 	assert_int_equal(sched_job_add(&f->s, &f->g[2], job_name(2)), 2);
-	assert_string_equal(fake_gang_ops(), "C:rt1 C:stop");
+	assert_string_equal(fake_gang_ops(), "C:rt1 C:fill1");
 	assert_string_equal(running(f), "A");
+	assert_string_equal(filling(f), "BC");
 	assert_int_equal(f->s.wake_at, t0 + MS(40));	/* this PS as it was */
 	next_edge(f);
 	assert_string_equal(running(f), "B");
@@ -1384,8 +1417,9 @@ test_jobs_add_remove(void **state)
 	advance(MS(5));
 	sched_job_remove(&f->s, 0);
 	assert_string_equal(fake_gang_ops(),
-	    "B:cont B:idle0 C:cont C:idle0 A:release");
+	    "B:fill0 B:idle0 C:fill0 C:idle0 A:release");
 	assert_string_equal(running(f), "BC");
+	assert_string_equal(filling(f), "");
 	assert_int_equal(f->s.job[0].gang, NULL);
 	assert_int_equal(sched_jobs(&f->s), 2);
 	assert_int_equal(sched_job_find(&f->s, job_name(0)), -1);
@@ -1458,8 +1492,8 @@ test_jobs_hpdt_off(void **state)
 	(void)fake_gang_ops();
 	assert_int_equal(japply(f, sched_msg(MODE_HPDT, SYNC_CLOCK,
 	    SCHED_F_ACTIVE, 80000, 100000, 1000000, real_now)), 0);
-	assert_string_equal(fake_gang_ops(), "A:cont A:rt1 A:idle0 B:rt1 "
-	    "B:idle0 C:cont C:rt1 C:idle0");
+	assert_string_equal(fake_gang_ops(), "A:rt1 A:fill0 A:idle0 B:rt1 "
+	    "B:idle0 C:rt1 C:fill0 C:idle0");
 	assert_string_equal(running(f), "ABC");
 	assert_string_equal(in_slot(f), "ABC");
 	assert_int_equal(f->s.wake_at, 0);
@@ -1493,19 +1527,23 @@ test_jobs_idle(void **state)
 	assert_int_equal(f->s.ls_idle, 1);
 	assert_int_equal(f->s.idle_refused, 1);
 	assert_int_equal(f->s.job[1].no_idle, 1);
-	assert_string_equal(fake_gang_ops(), "A:rt1 B:rt1 B:stop A:idle0");
+	/* in a PS the other job fills, idle or not in the LS */
+	assert_string_equal(fake_gang_ops(), "A:rt1 B:rt1 B:fill1 A:idle0");
 	next_edge(f);				/* B's slot */
-	assert_string_equal(fake_gang_ops(), "A:idle1 B:cont B:idle0");
+	assert_string_equal(fake_gang_ops(), "A:fill1 B:fill0 B:idle0");
 	assert_int_equal(f->g[0].stopped, 0);
-	assert_int_equal(f->g[0].idle, 1);
+	assert_int_equal(f->g[0].idle, 0);
+	assert_string_equal(filling(f), "A");
 	next_edge(f);				/* LS */
-	assert_string_equal(fake_gang_ops(), "B:stop");
+	assert_string_equal(fake_gang_ops(), "A:idle1 B:stop");
+	assert_int_equal(f->g[0].idle, 1);
 	next_edge(f);				/* PS */
-	assert_string_equal(fake_gang_ops(), "A:idle0");
+	assert_string_equal(fake_gang_ops(),
+	    "B:fill1 B:cont A:fill0 A:idle0");
 
-	/* a third job that can idle; none can: stopped, not idle */
+	/* a third job in A's slot fills; none can idle: stopped, not idle */
 	assert_int_equal(sched_job_add(&f->s, &f->g[2], job_name(2)), 2);
-	assert_string_equal(fake_gang_ops(), "C:rt1 C:idle1");
+	assert_string_equal(fake_gang_ops(), "C:rt1 C:fill1");
 	fake_gang.can_idle = 0;
 	fake_gang_set_can_idle(&f->g[0], 0);
 	assert_int_equal(japply(f, p), 0);
@@ -1524,13 +1562,14 @@ test_jobs_regain(void **state)
 	(void)fake_gang_ops();
 	sched_regain(&f->s);
 	assert_string_equal(fake_gang_ops(),
-	    "A:forget A:rt1 A:stop B:forget B:rt1");
+	    "A:forget A:rt1 A:fill1 B:forget B:rt1");
 	assert_string_equal(running(f), "B");
-	assert_int_equal(f->s.nstopped, 1);
+	assert_string_equal(filling(f), "A");
+	assert_int_equal(f->s.nstopped, 0);
 	next_edge(f);					/* LS */
 	sched_regain(&f->s);
-	assert_string_equal(fake_gang_ops(), "B:stop A:forget A:rt1 A:stop "
-	    "B:forget B:rt1 B:stop");
+	assert_string_equal(fake_gang_ops(), "A:stop B:stop A:forget A:rt1 "
+	    "A:stop B:forget B:rt1 B:stop");
 	assert_int_equal(f->s.nstopped, 2);
 
 	/* suspended: every gang released; back: the slots again */
@@ -1603,7 +1642,7 @@ test_jobs_edge_thread(void **state)
 	/* a PS start, a slot edge and an LS edge an IP (a late wake-up on
 	 * this busy machine may skip one now and then) */
 	assert_true(edges + f->s.overruns + f->s.sl.overruns >= 3 * (n - 1));
-	assert_non_null(strstr(fake_gang.ops, "A:stop B:cont"));
+	assert_non_null(strstr(fake_gang.ops, "A:fill1 B:fill0"));
 	assert_int_equal(f->g[0].stopped, 0);
 	assert_int_equal(f->g[1].stopped, 0);
 }
