@@ -60,7 +60,8 @@
 enum proto_type {
 	PROTO_SCHEDULE    = 1, /* console -> node: full desired state */
 	PROTO_STATUS_REQ  = 2, /* console -> node: send me your status */
-	PROTO_STATUS      = 3, /* node -> console: reply to 1 and 2 */
+	PROTO_STATUS      = 3, /* node -> console: reply to 1 and 2; to the
+				  master unasked when a job starts or ends */
 	PROTO_LOAD        = 4, /* node -> console: Q crossed the threshold */
 	PROTO_TRACE_REQ   = 5, /* console -> node: your slice edges after T */
 	PROTO_TRACE       = 6, /* node -> console: <= PROTO_TRACE_MAX edges */

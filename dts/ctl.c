@@ -336,6 +336,24 @@ ctl_deadman(struct ctl *c, struct sched *s)
 	s->own = 1;
 }
 
+int
+ctl_push_status(struct ctl *c, struct sched *s)
+{
+	struct intake_cmd	 to;
+	int64_t			 now = now_mono_ns();
+
+	if (!c->have_console)
+		return 0;
+	if (now - c->pushed < CTL_PUSH_GAP_NS)
+		return -1;
+	c->pushed = now;
+	memset(&to, 0, sizeof(to));
+	to.from = c->console;		/* as if the master had asked */
+	to.m.hdr.key_id = c->console_key;
+	send_status(c, s, &to);
+	return 0;
+}
+
 void
 ctl_send_load(struct ctl *c, uint32_t load_milli, uint32_t ncpu)
 {

@@ -35,6 +35,7 @@ struct ctl {
 	uint64_t		 foreign;	/* others' schedules refused */
 	uint32_t		 master_changes; /* a console became master */
 	int64_t			 started;	/* mono ns, at ctl_open */
+	int64_t			 pushed;	/* mono ns, last ctl_push_status */
 	int			 deadman_tfd;	/* fires after `silence` */
 	int64_t			 silence_conf;	/* 0: 3 SI */
 	struct proto_schedule	 own;		/* the configured schedule */
@@ -61,6 +62,17 @@ void ctl_input(struct ctl *c, struct sched *s);
 
 /* The dead-man timer fired: back to the configured schedule. */
 void ctl_deadman(struct ctl *c, struct sched *s);
+
+/*
+ * Tell the master this node's STATUS now, unasked (its jobs changed), so
+ * that its matrix has a new or ended job within the round trip, not at
+ * the next SI's reply.  At most one in CTL_PUSH_GAP_NS: a user who starts
+ * jobs in a loop costs the master one STATUS that often.  0 (sent, or no
+ * master to tell), or -1: too soon, ask again later (the next event of
+ * the main loop; it has one every second).
+ */
+#define CTL_PUSH_GAP_NS	(100 * 1000 * 1000)
+int  ctl_push_status(struct ctl *c, struct sched *s);
 
 /* Tell the console about a new load index (threshold crossed). */
 void ctl_send_load(struct ctl *c, uint32_t load_milli, uint32_t ncpu);

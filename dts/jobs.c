@@ -226,6 +226,7 @@ jobs_start(struct jobs *J, const char *name, uid_t uid, pid_t pid, char *err,
 		job_free(j, 1);
 		return NULL;
 	}
+	J->changes++;
 	log_info("job %s started: uid %d, cgroup %s%s%s (%d job(s) on this "
 	    "node)", name, (int)uid, j->gang.cg, j->state.map ? ", state "
 	    "file " : "", j->state.map ? j->state_path : "", jobs_count(J));
@@ -259,6 +260,7 @@ job_end(struct jobs *J, struct job *j, const char *why)
 	j->used = 0;		/* the state hook no longer looks at it */
 	sched_unlock(J->sched);
 	job_free(j, 1);
+	J->changes++;
 	log_info("job %s ended (%s) after %.1f s: cgroup %s removed (%d "
 	    "job(s) on this node)", j->name, why, (double)(now_mono_ns() -
 	    j->started) / 1e9, rel, jobs_count(J));

@@ -44,6 +44,7 @@ struct jobs {
 	const struct dts_conf *conf;
 	struct sched	*sched;
 	struct job	 job[PROTO_JOBS_MAX];
+	unsigned	 changes;	/* jobs started or ended, ever */
 };
 
 /* The subtree (gang_setup) and pvmd's name.  0, or -1 with err. */

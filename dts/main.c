@@ -94,6 +94,7 @@ struct dts {
 	int			 restart_tfd;	/* dts-load after a back-off */
 	int			 fix_tfd;	/* every GANG_FIX_NS */
 	int			 rt_prio;
+	unsigned		 jobs_told;	/* jobs.changes the master heard of */
 	int			 done;
 };
 
@@ -374,6 +375,10 @@ loop(struct dts *d)
 			else if (fd != d->agent.sock)	/* read above */
 				locked_event(d, fd);
 		}
+		/* a job came or went: the master hears of it now */
+		if (d->jobs.changes != d->jobs_told &&
+		    ctl_push_status(&d->ctl, &d->sched) == 0)
+			d->jobs_told = d->jobs.changes;
 	}
 }
 

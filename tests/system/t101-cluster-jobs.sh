@@ -232,13 +232,13 @@ t_log "A alone: within $C_MAXDEV pt of the whole PS (80 %) of CPU 1 on every hos
 
 # ---- 5. a third user's job mid-run --------------------------------------------------
 declare -a CP
+t_in=$(_t_now_us)	# before C's dts-run: its node tells the master at once
 for k in 0 1; do
 	c_bg h$k c1-h$k "${UC_ARGV[@]}" taskset -c 1 "$T_DIR/bin/dts-run" --job c1 -- sh -c 'while :; do :; done'
 	CP[k]=$C_BG_PID
 done
 in_c() { local k; for k in 0 1; do c_job_pids h$k "$C" c1 | grep -qx "${CP[k]}" || return 1; done; }
 t_wait_for 5 in_c || t_fail "C's dts-run on h0/h1 not in job $jc: $(cat "$T_LOG/c1-h0.log" "$T_LOG/c1-h1.log")"
-t_in=$(_t_now_us)
 declare -a TC
 c_table() {	# h0 and h1 got a table with C and A, h2 one with A only
 	local k l
@@ -251,7 +251,7 @@ c_table() {	# h0 and h1 got a table with C and A, h2 one with A only
 	return 0
 }
 t_wait_for 10 c_table || t_fail "no table with $jc on h0 and h1 within 10 s: $(for k in 0 1 2; do tail -n 1 "$T_LOG/sched-h$k.log"; done)"
-t_log "C's job $jc on h0 h1: in their tables after ${TC[*]} s; h2's: $(tail -n 1 "$T_LOG/sched-h2.log" | cut -d' ' -f2-)"
+t_log "C's job $jc on h0 h1: in their tables ${TC[*]} s after its dts-run started; h2's: $(tail -n 1 "$T_LOG/sched-h2.log" | cut -d' ' -f2-)"
 for v in "${TC[@]}"; do
 	awk -v v="$v" -v si="$SI_S" 'BEGIN { exit !(v <= si + 0.5) }' ||
 	    t_fail "C's job came into a table ${v} s after it started: more than one SI"
