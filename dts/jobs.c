@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/inotify.h>
+
 #include "cgroup.h"
 #include "job.h"
 #include "jobs.h"
@@ -47,6 +49,8 @@ jobs_setup(struct jobs *J, const struct dts_conf *c, int rt_prio, char *err,
 {
 	memset(J, 0, sizeof(*J));
 	J->conf = c;
+	if ((J->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
+		log_warn("inotify: a job's end is seen by the 1 s scan only");
 	if (gang_setup(&J->tmpl, c->cgroup, c->backend, rt_prio, err,
 	    errlen) == -1)
 		return -1;
@@ -142,6 +146,20 @@ job_free(struct job *j, int unlink_state)
 	j->used = 0;
 }
 
+/* j's cgroup.events to the inotify watch (gone with the cgroup). */
+static void
+watch(struct jobs *J, const struct job *j)
+{
+	char	 path[CG_PATH_MAX + 16];
+
+	if (J->ino_fd == -1)
+		return;
+	snprintf(path, sizeof(path), "%s/cgroup.events", j->gang.cg);
+	if (inotify_add_watch(J->ino_fd, path, IN_MODIFY) == -1)
+		log_warn("inotify %s: the job's end is seen by the 1 s scan "
+		    "only", path);
+}
+
 /*
  * The part of a start that needs no lock: a free place, the cgroup and
  * the state file.  0, or -1 with err.
@@ -162,6 +180,7 @@ job_make(struct jobs *J, struct job *j, const char *name, uid_t uid,
 	}
 	if (gang_open(&j->gang, &J->tmpl, cgname, err, errlen) == -1)
 		return -1;
+	watch(J, j);
 	if (J->conf->state_file[0] != '\0') {
 		snprintf(j->state_path, sizeof(j->state_path), "%s.%s",
 		    J->conf->state_file, cgname + strlen(CG_JOB_PREFIX));
@@ -276,6 +295,27 @@ jobs_reap(struct jobs *J)
 		    cg_count(j->gang.cg, NULL) == 0)
 			job_end(J, j, "its gang is empty");
 	}
+}
+
+int
+jobs_fd(const struct jobs *J)
+{
+	return J->ino_fd;
+}
+
+void
+jobs_event(struct jobs *J)
+{
+	char	 buf[4096] __attribute__((aligned(__alignof__(struct
+		    inotify_event))));
+	int64_t	 now = now_mono_ns();
+
+	while (read(J->ino_fd, buf, sizeof(buf)) > 0)
+		;
+	if (now - J->reaped < JOBS_REAP_GAP_NS)
+		return;
+	J->reaped = now;
+	jobs_reap(J);
 }
 
 void
@@ -430,4 +470,7 @@ jobs_close(struct jobs *J)
 	for (int k = 0; k < PROTO_JOBS_MAX; k++)
 		if (J->job[k].state.map != NULL)
 			state_close(&J->job[k].state);
+	if (J->ino_fd != -1)
+		close(J->ino_fd);
+	J->ino_fd = -1;
 }

@@ -45,6 +45,8 @@ struct jobs {
 	struct sched	*sched;
 	struct job	 job[PROTO_JOBS_MAX];
 	unsigned	 changes;	/* jobs started or ended, ever */
+	int		 ino_fd;	/* inotify on the jobs' cgroup.events; -1 */
+	int64_t		 reaped;	/* mono ns, the last jobs_event reap */
 };
 
 /* The subtree (gang_setup) and pvmd's name.  0, or -1 with err. */
@@ -91,6 +93,20 @@ int  jobs_adopt(struct jobs *J, struct job *j, pid_t pid);
  * cgroup and state file removed, one log line.  Called every second.
  */
 void jobs_reap(struct jobs *J);
+
+/*
+ * A job's end within milliseconds, not at the next second's scan: each
+ * job's cgroup.events is watched (inotify; the kernel marks it modified
+ * when the cgroup empties, and at every freeze and thaw), and the main
+ * loop calls jobs_event when jobs_fd is readable: it reaps (jobs_reap) at
+ * most every JOBS_REAP_GAP_NS, so the edges' freezes cost a read of the
+ * events, not a scan each.  A change left by the gap is seen at the next
+ * event or the second's scan.  jobs_fd is -1 without inotify (then the
+ * scan alone).
+ */
+#define JOBS_REAP_GAP_NS	(50 * 1000 * 1000)
+int  jobs_fd(const struct jobs *J);
+void jobs_event(struct jobs *J);
 
 /* The pvmd priority fix (gang_prio_scan/apply) of every job. */
 void jobs_fix_prios(struct jobs *J);

@@ -372,6 +372,8 @@ loop(struct dts *d)
 				agent_restart(d);
 			else if (fd == d->fix_tfd)
 				every_second(d);
+			else if (fd == jobs_fd(&d->jobs))
+				jobs_event(&d->jobs);
 			else if (fd != d->agent.sock)	/* read above */
 				locked_event(d, fd);
 		}
@@ -786,6 +788,8 @@ main(int argc, char **argv)
 	epoll_add(&d, d.sigfd, EPOLLIN);
 	epoll_add(&d, d.restart_tfd, EPOLLIN);
 	epoll_add(&d, d.fix_tfd, EPOLLIN);
+	if (jobs_fd(&d.jobs) != -1)
+		epoll_add(&d, jobs_fd(&d.jobs), EPOLLIN);
 	if (evfd_timer_set(d.fix_tfd, GANG_FIX_NS, 0) == -1)
 		log_warn("fix timer");
 	if (adopt_start(&d.adopt, d.epfd, &d.sched) == -1)

@@ -240,18 +240,27 @@ done
 in_c() { local k; for k in 0 1; do c_job_pids h$k "$C" c1 | grep -qx "${CP[k]}" || return 1; done; }
 t_wait_for 5 in_c || t_fail "C's dts-run on h0/h1 not in job $jc: $(cat "$T_LOG/c1-h0.log" "$T_LOG/c1-h1.log")"
 declare -a TC
+# started_us HOST: when HOST's dts logged C's job's start (its log's stamp,
+# ms), in us since the epoch: the table is measured from there, not from
+# the dts-run's launch, which a loaded machine may delay by seconds
+started_us() {
+	local w
+	w=$(grep -m1 "job $jc started" "$T_LOG/dts-$1.log" | cut -d' ' -f1)
+	[ -n "$w" ] && date -d "$w" +%s%6N
+}
 c_table() {	# h0 and h1 got a table with C and A, h2 one with A only
-	local k l
+	local k l t0
 	for k in 0 1; do
+		t0=$(started_us h$k) || return 1
 		l=$(awk -v t="$t_in" '$1 * 1e6 >= t && / '"$C"':c1@/ && / '"$A"':pvm@/ { print $1; exit }' "$T_LOG/sched-h$k.log")
 		[ -n "$l" ] || return 1
-		TC[k]=$(awk -v a="$t_in" -v b="$l" 'BEGIN { printf "%.2f", (b * 1e6 - a) / 1e6 }')
+		TC[k]=$(awk -v a="$t0" -v b="$l" 'BEGIN { printf "%.2f", (b * 1e6 - a) / 1e6 }')
 	done
 	tail -n 1 "$T_LOG/sched-h2.log" | grep -q " $C:" && return 1
 	return 0
 }
 t_wait_for 10 c_table || t_fail "no table with $jc on h0 and h1 within 10 s: $(for k in 0 1 2; do tail -n 1 "$T_LOG/sched-h$k.log"; done)"
-t_log "C's job $jc on h0 h1: in their tables ${TC[*]} s after its dts-run started; h2's: $(tail -n 1 "$T_LOG/sched-h2.log" | cut -d' ' -f2-)"
+t_log "C's job $jc on h0 h1: in their tables ${TC[*]} s after their dts logged its start; h2's: $(tail -n 1 "$T_LOG/sched-h2.log" | cut -d' ' -f2-)"
 for v in "${TC[@]}"; do
 	awk -v v="$v" -v si="$SI_S" 'BEGIN { exit !(v <= si + 0.5) }' ||
 	    t_fail "C's job came into a table ${v} s after it started: more than one SI"
