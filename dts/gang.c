@@ -85,6 +85,7 @@ gang_open(struct gang *g, const struct gang *t, const char *name, char *err,
 	*g = *t;
 	g->cg[0] = g->rel[0] = '\0';
 	g->freeze_fd = g->procs_fd = g->thaw_fd = -1;
+	g->sig_stopped = (struct pidset){ NULL, 0, 0 };
 	g->stopped = g->rt = g->idle = g->fill = 0;
 	g->unidle = 0;
 	g->pvmd_pid = 0;

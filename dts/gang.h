@@ -51,6 +51,9 @@ struct gang {
 	                             "" if unknown: all at rt_prio - 1 */
 	int   freeze_fd;          /* freezer: open cgroup.freeze */
 	int   procs_fd;           /* signal: open cgroup.procs */
+	struct pidset sig_stopped; /* signal: the members its last stop
+	                             found (each gang its own: a node has
+	                             several jobs) */
 	int   thaw_fd;            /* open cgroup.freeze: a switch away from
 	                             SCHED_RR freezes a gang that clones
 	                             faster than it is swept */

@@ -12,7 +12,9 @@
  * found, without a read: they were stopped, so none of them can have
  * exited and given its pid away unless its parent lives outside the gang.
  * A process adopted or joined during LS is stopped at once and counted
- * with them (sig_join).
+ * with them (sig_join).  The members a stop found are the gang's own
+ * (struct gang's sig_stopped): with several jobs, a stop of one must not
+ * forget the members of another that it continues later.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,9 +28,8 @@
 #define SWEEPS 64	/* stop: passes before we give up on a fork storm */
 
 static struct {
-	char		*text;	/* cgroup.procs as read */
+	char		*text;	/* cgroup.procs as read (by one gang at a time) */
 	size_t		 cap;
-	struct pidset	 stopped;	/* members found by the last stop */
 } m;
 
 static int
@@ -79,7 +80,7 @@ stop_pass(struct gang *g)
 		while (*p >= '0' && *p <= '9')
 			pid = pid * 10 + (*p++ - '0');
 		if (pid > 0) {
-			int added = pidset_add(&m.stopped, pid);
+			int added = pidset_add(&g->sig_stopped, pid);
 			if (added != 0)
 				(void)kill(pid, SIGSTOP);
 			if (added > 0)
@@ -96,7 +97,7 @@ sig_stop(struct gang *g)
 {
 	int	 fresh;
 
-	m.stopped.n = 0;
+	g->sig_stopped.n = 0;
 	for (int pass = 0; pass < SWEEPS; pass++)
 		if ((fresh = stop_pass(g)) <= 0)
 			return fresh;
@@ -107,9 +108,9 @@ sig_stop(struct gang *g)
 static int
 sig_cont(struct gang *g)
 {
-	for (int i = 0; i < m.stopped.n; i++)
-		(void)kill(m.stopped.pid[i], SIGCONT);
-	m.stopped.n = 0;
+	for (int i = 0; i < g->sig_stopped.n; i++)
+		(void)kill(g->sig_stopped.pid[i], SIGCONT);
+	g->sig_stopped.n = 0;
 	return 0;
 }
 
@@ -117,15 +118,15 @@ sig_cont(struct gang *g)
 static void
 sig_join(struct gang *g, pid_t pid)
 {
-	(void)g;
-	if (pidset_add(&m.stopped, pid) >= 0)	/* else never continued */
+	if (pidset_add(&g->sig_stopped, pid) >= 0)	/* else never continued */
 		(void)kill(pid, SIGSTOP);
 }
 
 static void
 sig_close(struct gang *g)
 {
-	m.stopped.n = 0;
+	free(g->sig_stopped.pid);
+	g->sig_stopped = (struct pidset){ NULL, 0, 0 };
 	(void)cg_signal_all(g->cg, SIGCONT);
 }
 

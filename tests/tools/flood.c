@@ -3,7 +3,7 @@
  * flood benchmark (tests/bench/bench-flood.sh).
  *
  *   flood [-a ADDR] -p PORT [-t SECONDS] [-r RATE] [-b BATCH]
- *         [-T schedule|status|trace] [-i KEY_ID]
+ *         [-T schedule|slots|status|trace|job] [-i KEY_ID] [-J JOB]
  *
  *   -a ADDR     destination address (default 127.0.0.1)
  *   -p PORT     destination UDP port (required)
@@ -11,7 +11,10 @@
  *   -r RATE     datagrams per second; 0 (the default) = as fast as possible
  *   -b BATCH    datagrams per sendmmsg() call, 1..1024 (default 64)
  *   -T TYPE     message type, one the node accepts: schedule (default),
- *               status (STATUS_REQ) or trace (TRACE_REQ)
+ *               slots (a SCHEDULE whose slot table gives the whole PS to
+ *               the job -J names), status (STATUS_REQ), trace (TRACE_REQ)
+ *               or job (JOB_REQ, index 0)
+ *   -J JOB      the job of -T slots, USER:LABEL (default "root:pvm")
  *   -i KEY_ID   the key_id to claim, 8 hexadecimal digits: the real
  *               console key's (its public key's first 8 digits), so that
  *               every forgery costs the node a signature check
@@ -62,7 +65,7 @@ die_usage(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, " (usage: flood [-a ADDR] -p PORT [-t SECONDS] [-r RATE]"
-		" [-b BATCH] [-T schedule|status|trace])\n");
+		" [-b BATCH] [-T schedule|slots|status|trace|job] [-J JOB])\n");
 	exit(2);
 }
 
@@ -109,11 +112,18 @@ rnd(void)
 	return rng * 2685821657736338717ULL;
 }
 
+/* -T slots: a SCHEDULE with a slot table (type_parse's own code). */
+#define T_SLOTS 1000
+
 static int
 type_parse(const char *s)
 {
 	if (strcmp(s, "schedule") == 0)
 		return PROTO_SCHEDULE;
+	if (strcmp(s, "slots") == 0)
+		return T_SLOTS;
+	if (strcmp(s, "job") == 0)
+		return PROTO_JOB_REQ;
 	if (strcmp(s, "status") == 0)
 		return PROTO_STATUS_REQ;
 	if (strcmp(s, "trace") == 0)
@@ -123,11 +133,14 @@ type_parse(const char *s)
 
 /* The template message: a valid payload of the type. */
 static void
-template_msg(struct proto_msg *m, int type)
+template_msg(struct proto_msg *m, int type, const char *job)
 {
 	const char *err;
+	int slots = type == T_SLOTS;
 
 	memset(m, 0, sizeof(*m));
+	if (slots)
+		type = PROTO_SCHEDULE;
 	m->hdr.type = (uint8_t)type;
 	if (type == PROTO_SCHEDULE) {
 		m->u.schedule.mode = MODE_STATIC;
@@ -137,6 +150,15 @@ template_msg(struct proto_msg *m, int type)
 		m->u.schedule.ip_us = 100000;
 		m->u.schedule.si_us = 1000000;
 		m->u.schedule.origin_ns = (uint64_t)now_real_ns();
+		if (slots) {	/* the whole PS to one job */
+			if (strlen(job) >= PROTO_JOB_LEN)
+				die("-J %s: a job name is at most %d bytes", job,
+				    PROTO_JOB_LEN - 1);
+			m->u.schedule.nslots = 1;
+			memcpy(m->u.schedule.slot[0].job, job, strlen(job));
+			m->u.schedule.slot[0].start_us = 0;
+			m->u.schedule.slot[0].len_us = m->u.schedule.ps_us;
+		}
 		if (proto_check_schedule(&m->u.schedule, &err) < 0)
 			die("the forged SCHEDULE is out of range: %s", err);
 	} else if (type == PROTO_TRACE_REQ) {
@@ -200,7 +222,7 @@ main(int argc, char **argv)
 	static uint8_t bufs[BATCH_MAX][PROTO_MAX_DGRAM];
 	static struct mmsghdr mm[BATCH_MAX];
 	static struct iovec iov[BATCH_MAX];
-	const char *addr = "127.0.0.1", *port = NULL;
+	const char *addr = "127.0.0.1", *port = NULL, *job = "root:pvm";
 	double secs = 1, rate = 0, v;
 	unsigned batch = 64;
 	int opt, fd, type = PROTO_SCHEDULE;
@@ -212,7 +234,7 @@ main(int argc, char **argv)
 	struct proto_msg m;
 
 	opterr = 0;
-	while ((opt = getopt(argc, argv, ":a:p:t:r:b:T:i:")) != -1) {
+	while ((opt = getopt(argc, argv, ":a:p:t:r:b:T:i:J:")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p':
@@ -240,6 +262,7 @@ main(int argc, char **argv)
 			if ((type = type_parse(optarg)) < 0)
 				die_usage("-T: bad type '%s'", optarg);
 			break;
+		case 'J': job = optarg; break;
 		case 'i':
 			errno = 0;
 			key_id = (uint32_t)strtoul(optarg, &end_id, 16);
@@ -262,7 +285,7 @@ main(int argc, char **argv)
 		die("getrandom: %s", strerror(errno));
 	rng |= 1;
 	fd = open_socket(addr, port);
-	template_msg(&m, type);
+	template_msg(&m, type, job);
 	m.hdr.key_id = key_id;
 	for (unsigned i = 0; i < batch; i++) {
 		iov[i].iov_base = bufs[i];
