@@ -25,6 +25,8 @@
  *   5  several jobs a node (the gang matrix): SCHEDULE carries the
  *      node's slot table, STATUS lists the node's jobs, JOB_REQ and JOB
  *      carry one job's counters.  Not compatible with 4.
+ *      Read requests (auth.h): a STATUS_REQ or JOB_REQ with key_id
+ *      AUTH_READ_ID, tagged under a read key, answered under it.
  */
 #ifndef DTS_PROTO_H
 #define DTS_PROTO_H
