@@ -146,6 +146,13 @@ auth_signer_load(struct auth_key *k, const char *path, char *err,
 		return -1;
 	crypto_sign_seed_keypair(pk, k->sk, seed);
 	sodium_memzero(seed, sizeof(seed));
+	if (auth_key_id(pk) == AUTH_READ_ID) {
+		sodium_memzero(k->sk, sizeof(k->sk));
+		snprintf(err, errlen, "%s: this key's id is %08x, reserved "
+		    "for read requests: make a new key (dts-console -k)", path,
+		    AUTH_READ_ID);
+		return -1;
+	}
 	k->sign_id = auth_key_id(pk);
 	k->can_sign = 1;
 	return 0;
@@ -172,8 +179,10 @@ auth_signer_generate(const char *path, char pub_hex[2 * AUTH_PUB_LEN + 1],
 
 	if (sodium_ready(err, errlen) == -1)
 		return -1;
-	randombytes_buf(seed, sizeof(seed));
-	crypto_sign_seed_keypair(pk, k.sk, seed);
+	do {	/* AUTH_READ_ID is no key's id */
+		randombytes_buf(seed, sizeof(seed));
+		crypto_sign_seed_keypair(pk, k.sk, seed);
+	} while (auth_key_id(pk) == AUTH_READ_ID);
 	rc = hex_file_write(path, seed, err, errlen);
 	sodium_memzero(seed, sizeof(seed));
 	if (rc == 0)
@@ -202,6 +211,12 @@ auth_pub_add(struct auth_key *k, const char *hex, char *err, size_t errlen)
 
 	if (auth_pub_parse(hex, pk, err, errlen) == -1)
 		return -1;
+	if (auth_key_id(pk) == AUTH_READ_ID) {
+		snprintf(err, errlen, "the console key %.16s... has the id "
+		    "%08x, reserved for read requests: make a new key", hex,
+		    AUTH_READ_ID);
+		return -1;
+	}
 	if (k->npub == AUTH_PUBS_MAX) {
 		snprintf(err, errlen, "at most %d console keys (the old and "
 		    "the new one while they change)", AUTH_PUBS_MAX);
@@ -214,8 +229,42 @@ auth_pub_add(struct auth_key *k, const char *hex, char *err, size_t errlen)
 			return -1;
 		}
 	memcpy(k->pub[k->npub], pk, sizeof(pk));
+	auth_read_key(pk, k->read[k->npub]);
 	k->pub_id[k->npub++] = auth_key_id(pk);
 	return 0;
+}
+
+void
+auth_read_key(const uint8_t pub[AUTH_PUB_LEN], uint8_t out[AUTH_KEY_LEN])
+{
+	static const char	 ctx[] = AUTH_READ_CONTEXT;
+
+	crypto_generichash(out, AUTH_KEY_LEN, (const uint8_t *)ctx,
+	    sizeof(ctx) - 1, pub, AUTH_PUB_LEN);
+}
+
+void
+auth_read_tag(const uint8_t rk[AUTH_KEY_LEN], const uint8_t *buf, size_t len,
+    uint8_t tag[PROTO_SIG_LEN])
+{
+	crypto_auth_hmacsha256(tag, buf, len, rk);
+	memset(tag + PROTO_MAC_LEN, 0, PROTO_SIG_LEN - PROTO_MAC_LEN);
+}
+
+int
+auth_read_check(const struct auth_key *k, const uint8_t *buf, size_t len,
+    const uint8_t *tag)
+{
+	static const uint8_t	 zero[PROTO_SIG_LEN - PROTO_MAC_LEN];
+	int			 i;
+
+	if (sodium_memcmp(tag + PROTO_MAC_LEN, zero, sizeof(zero)) != 0)
+		return -1;
+	for (i = 0; i < k->npub; i++)
+		if (crypto_auth_hmacsha256_verify(tag, buf, len,
+		    k->read[i]) == 0)
+			return i;
+	return -1;
 }
 
 void
@@ -398,6 +447,12 @@ replay_check(struct replay *r, uint32_t sender, uint64_t seq)
 	e->pace_us = (int64_t)seq - (int64_t)r->mono_us;
 	e->seen_us = r->mono_us;
 	return 0;
+}
+
+int
+replay_fresh(const struct replay *r, uint64_t seq)
+{
+	return fresh(r, seq, 0);
 }
 
 void

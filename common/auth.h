@@ -76,7 +76,50 @@ struct auth_key {
 	int      npub;
 	uint8_t  pub[AUTH_PUBS_MAX][AUTH_PUB_LEN];
 	uint32_t pub_id[AUTH_PUBS_MAX];
+	/* the read key of each (auth_read_key), set by auth_pub_add */
+	uint8_t  read[AUTH_PUBS_MAX][AUTH_KEY_LEN];
+	/* a node: read requests are taken (dts.conf read_requests) */
+	int      reads;
 };
+
+/*
+ * Read requests.  A STATUS_REQ or a JOB_REQ whose hdr.key_id is
+ * AUTH_READ_ID carries, in the 64 bytes of a command's signature, the
+ * HMAC-SHA256 of header and payload under the read key of one of the
+ * node's console keys, then 32 zero bytes.  The read key is public to
+ * anyone who can read a node's dts.conf (console_keys is mode 0644):
+ * every local user of a cluster host can ask for STATUS and JOB, and
+ * nothing else; a LAN host that never read a dts.conf cannot.  The node
+ * answers under the same read key, not its own.  A read request never
+ * enters the replay table (struct replay): a local user could forge any
+ * number of senders and evict the master's entry.  It must only be fresh
+ * (replay_fresh); a replay within the window gets the same answer sent
+ * to the same address.
+ *
+ * AUTH_READ_ID is no real key's id: auth_pub_add and auth_signer_load
+ * refuse a key pair whose auth_key_id() is AUTH_READ_ID (one in 2^32;
+ * auth_signer_generate draws again), and it is not 0, the key_id of an
+ * insecure console's commands.
+ */
+#define AUTH_READ_ID      0xffffffffu
+#define AUTH_READ_CONTEXT "dts read v5"  /* the message, without its NUL */
+
+/* read := BLAKE2b-256 keyed with the console public key pub, of
+ * AUTH_READ_CONTEXT. */
+void auth_read_key(const uint8_t pub[AUTH_PUB_LEN], uint8_t out[AUTH_KEY_LEN]);
+
+/* The PROTO_SIG_LEN-byte tag of a read request buf[0..len) under the
+ * read key rk: its HMAC, then zeros. */
+void auth_read_tag(const uint8_t rk[AUTH_KEY_LEN], const uint8_t *buf,
+    size_t len, uint8_t tag[PROTO_SIG_LEN]);
+
+/*
+ * Which of k's read keys made tag (PROTO_SIG_LEN bytes) for buf[0..len):
+ * its index, or -1 (also if the 32 trailing bytes are not zero, checked
+ * first, or if k has no console key).
+ */
+int auth_read_check(const struct auth_key *k, const uint8_t *buf, size_t len,
+    const uint8_t *tag);
 
 /*
  * Read a key file: 64 hexadecimal digits (32 bytes), optional trailing
@@ -186,6 +229,12 @@ int64_t replay_clock(struct replay *r, uint64_t real_us, uint64_t mono_us);
 /* 0 and remember seq if acceptable at the last replay_clock(), -1 if it
  * is a replay (or too far from the clocks). */
 int replay_check(struct replay *r, uint32_t sender, uint64_t seq);
+
+/*
+ * Would seq be taken as a new sender's first datagram at the last
+ * replay_clock()?  1 or 0.  Nothing is remembered: for read requests.
+ */
+int replay_fresh(const struct replay *r, uint64_t seq);
 
 /* Sender side: a fresh random id and strictly increasing sequences. */
 struct seqgen {

@@ -79,6 +79,8 @@ struct dts_conf {
 	char    key_file[CONF_STR_MAX];
 	int     insecure;
 	int64_t replay_window_ns;
+	int     read_requests;        /* take read requests (STATUS, JOB)
+					 under the consoles' read keys */
 
 	/* processes */
 	char    pvmd[CONF_STR_MAX];

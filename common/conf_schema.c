@@ -100,6 +100,10 @@ const struct conf_key confkey_schema[] = {
 	  .off = OFF(console_keys), .valid = valid_public_key,
 	  .help = "public keys of the consoles whose signed commands this "
 	  "node obeys (dts-console -k); two while they change" },
+	{ .path = "read_requests", .type = CT_BOOL, .def = "true",
+	  .off = OFF(read_requests),
+	  .help = "answer status and jobs read requests, which any local "
+	  "user of a cluster host can make (dts(8) SECURITY)" },
 	{ .path = "insecure", .type = CT_BOOL, .def = "false",
 	  .off = OFF(insecure),
 	  .help = "run without a key (datagrams unauthenticated)" },

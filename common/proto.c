@@ -796,6 +796,9 @@ proto_verify(const struct auth_key *k, struct replay *r, const uint8_t *buf,
 	size_t		 tag = proto_tag_len(msg->hdr.type);
 	const char	*err;
 
+	/* read requests: proto_verify_read's only */
+	if (proto_is_command(msg->hdr.type) && msg->hdr.key_id == AUTH_READ_ID)
+		return reject(why, REJ_MAC);
 	if (auth_tag_check(k, proto_is_command(msg->hdr.type),
 	    msg->hdr.key_id, buf, len - tag, buf + len - tag) == -1)
 		return reject(why, REJ_MAC);
@@ -808,6 +811,53 @@ proto_verify(const struct auth_key *k, struct replay *r, const uint8_t *buf,
 		return reject(why, REJ_RANGE);
 	if (msg->hdr.type == PROTO_JOB && check_job(&msg->u.job) == -1)
 		return reject(why, REJ_RANGE);
+	return 0;
+}
+
+/* The two types a read request may have. */
+static int
+readable(unsigned type)
+{
+	return type == PROTO_STATUS_REQ || type == PROTO_JOB_REQ;
+}
+
+int
+proto_seal_read(const uint8_t rk[AUTH_KEY_LEN], struct seqgen *g,
+    uint64_t mono_us, struct proto_msg *msg, uint8_t *buf, size_t cap)
+{
+	int	 n;
+
+	if (!readable(msg->hdr.type))
+		return -1;
+	msg->hdr.sender = g->sender;
+	msg->hdr.seq = seqgen_next(g, mono_us);
+	msg->hdr.key_id = AUTH_READ_ID;
+	n = proto_encode(msg, buf, cap);
+	if (n == -1 || (size_t)n + PROTO_SIG_LEN > cap)
+		return -1;
+	auth_read_tag(rk, buf, (size_t)n, buf + n);
+	return n + PROTO_SIG_LEN;
+}
+
+/*
+ * A read request, framed: its type, the node takes them, the tag under
+ * one of k's read keys (*which), fresh.  Nothing is remembered: the
+ * replay table is not touched.
+ */
+int
+proto_verify_read(const struct auth_key *k, const struct replay *r,
+    const uint8_t *buf, size_t len, const struct proto_msg *msg, int *which,
+    enum proto_reject *why)
+{
+	*which = -1;
+	if (!readable(msg->hdr.type) || msg->hdr.key_id != AUTH_READ_ID ||
+	    !k->reads || k->insecure || len < PROTO_SIG_LEN)
+		return reject(why, REJ_MAC);
+	if ((*which = auth_read_check(k, buf, len - PROTO_SIG_LEN,
+	    buf + len - PROTO_SIG_LEN)) == -1)
+		return reject(why, REJ_MAC);
+	if (!replay_fresh(r, msg->hdr.seq))
+		return reject(why, REJ_REPLAY);
 	return 0;
 }
 

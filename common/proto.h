@@ -25,6 +25,8 @@
  *   5  several jobs a node (the gang matrix): SCHEDULE carries the
  *      node's slot table, STATUS lists the node's jobs, JOB_REQ and JOB
  *      carry one job's counters.  Not compatible with 4.
+ *      Read requests (auth.h): a STATUS_REQ or JOB_REQ with key_id
+ *      AUTH_READ_ID, tagged under a read key, answered under it.
  */
 #ifndef DTS_PROTO_H
 #define DTS_PROTO_H
@@ -435,6 +437,21 @@ int proto_verify(const struct auth_key *k, struct replay *r,
     enum proto_reject *why);
 int proto_open(const struct auth_key *k, struct replay *r, unsigned accept,
     const uint8_t *buf, size_t len, struct proto_msg *msg,
+    enum proto_reject *why);
+
+/*
+ * Read requests (auth.h): proto_seal_read() seals a STATUS_REQ or a
+ * JOB_REQ (-1 for any other type) with key_id AUTH_READ_ID and the tag
+ * of the read key rk.  proto_verify_read() is proto_verify()'s for them
+ * (proto_verify() refuses them as REJ_MAC): the type, k->reads, the tag
+ * under one of k's read keys (its index in *which), freshness at the
+ * last replay_clock() without touching r.  0, or -1 with *why (REJ_MAC
+ * for all but a stale one, REJ_REPLAY).
+ */
+int proto_seal_read(const uint8_t rk[32], struct seqgen *g, uint64_t mono_us,
+    struct proto_msg *msg, uint8_t *buf, size_t cap);
+int proto_verify_read(const struct auth_key *k, const struct replay *r,
+    const uint8_t *buf, size_t len, const struct proto_msg *msg, int *which,
     enum proto_reject *why);
 
 /*

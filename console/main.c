@@ -359,7 +359,8 @@ main(int argc, char **argv)
 	/* a PVM user's console: PVM, and nothing that talks to dts */
 	if (c->net.keyless)
 		fprintf(stderr, "dts-console: no console key (%s): the PVM "
-		    "commands only\n", c->net.keyless_why);
+		    "commands%s\n", c->net.keyless_why, c->net.rkey.npub > 0 ?
+		    ", and status and jobs read-only" : " only");
 	if (o.daemon)
 		daemon_fork();
 	setup_fds();

@@ -284,11 +284,17 @@ master_status(struct console *c, int what, int how, int64_t now)
 {
 	struct proto_msg	 m = { .hdr.type = what == MASTER_METRICS ?
 	    PROTO_METRICS_REQ : PROTO_STATUS_REQ };
+	int			 reader = 0;
 
-	if (net_keyless(&c->net, round_name[what], c->out.err,
+	/* keyless: status and jobs as read requests (auth.h), nothing else */
+	if ((what == MASTER_STATUS || what == MASTER_JOBS) &&
+	    (reader = net_reader(&c->net, round_name[what], c->out.err,
+	    sizeof(c->out.err))) == -1)
+		return -1;
+	if (!reader && net_keyless(&c->net, round_name[what], c->out.err,
 	    sizeof(c->out.err)) == -1)
 		return -1;
-	if (net_send(&c->net, &m) < 0)
+	if ((reader ? net_send_read(&c->net, &m) : net_send(&c->net, &m)) < 0)
 		return out_err(&c->out, "%s: no destination to ask (see "
 		    "console.nodes, console.unicast)", round_name[what]);
 	c->m.status_what = what;
@@ -565,6 +571,26 @@ nodes_answered(const struct console *c, int64_t since)
 	return n;
 }
 
+/*
+ * A keyless console's answers came under a read key, which every local
+ * user of a cluster host can derive (auth.h): say so beside them, on the
+ * output before a table, as a notice beside a JSON document.
+ */
+static void
+read_only(struct console *c)
+{
+	static const char	 line[] = "read-only: a keyless console's "
+	    "answers are authenticated only by the read key, which any local "
+	    "user of a cluster host can derive (and so could forge them)";
+
+	if (!c->net.keyless)
+		return;
+	if (c->m.status_how & MASTER_JSON)
+		out_notice(&c->out, "%s", line);
+	else
+		fprintf(c->out.f, "%s\n", line);
+}
+
 /* The status round is over: the status, load or jobs table. */
 static int
 status_report(struct console *c, int64_t now)
@@ -575,6 +601,7 @@ status_report(struct console *c, int64_t now)
 
 	if (c->m.status_what == MASTER_METRICS)
 		return metrics_report(c);
+	read_only(c);
 	master_report_src(c, &src);
 	if (c->m.status_what == MASTER_LOAD) {
 		bal_rla(&c->nodes, &c->weights, &c->hosts, now,

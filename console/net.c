@@ -17,6 +17,30 @@
 #include "net.h"
 #include "timeutil.h"
 
+/*
+ * A keyless console: the read keys of the console keys the nodes obey
+ * (console_keys: the same dts.conf, mode 0644), for status and jobs.
+ */
+static void
+read_keys(struct net *n, const struct dts_conf *c)
+{
+	char	 err[200];
+	int	 i;
+
+	if (c->console_keys.n == 0)
+		snprintf(n->read_why, sizeof(n->read_why), "console_keys is "
+		    "empty in %.180s too, so there is no read key either",
+		    c->file[0] != '\0' ? c->file : "the configuration");
+	for (i = 0; i < c->console_keys.n; i++)
+		if (auth_pub_add(&n->rkey, c->console_keys.s[i], err,
+		    sizeof(err)) == -1) {
+			snprintf(n->read_why, sizeof(n->read_why),
+			    "console_keys: %s", err);
+			sodium_memzero(&n->rkey, sizeof(n->rkey));
+			return;
+		}
+}
+
 int
 net_init(struct net *n, const struct dts_conf *c, int open_socket,
     char *err, size_t errlen)
@@ -41,6 +65,8 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
 	}
 	if (n->keyless)
 		sodium_memzero(&n->key, sizeof(n->key));
+	if (n->keyless)
+		read_keys(n, c);
 	n->key.derive = 1;	/* each node's replies under its own key */
 	seqgen_init(&n->seq);
 	replay_init(&n->replay, now_real_us(), now_mono_us(),
@@ -223,6 +249,39 @@ net_send_each(struct net *n, const struct in_addr *dst,
 	return ok > 0 ? ok : -1;
 }
 
+/*
+ * A keyless console takes the answers to its read requests: a STATUS or
+ * a JOB under one of its read keys (a MAC failure is tried with the next
+ * key and touches no state).  Anyone who knows the read key could have
+ * made it (master.c says so beside what it prints).
+ */
+static int
+read_accept(struct net *n, const uint8_t *buf, size_t len,
+    struct proto_msg *msg)
+{
+	enum proto_reject	 why = REJ_MAC;
+	struct auth_key		 k = { 0 };
+	int			 i, rc = -1;
+
+	if (msg->hdr.type != PROTO_STATUS && msg->hdr.type != PROTO_JOB) {
+		n->dropped[REJ_TYPE]++;
+		return -1;
+	}
+	for (i = 0; i < n->rkey.npub && rc == -1; i++) {
+		memcpy(k.key, n->rkey.read[i], sizeof(k.key));
+		rc = proto_verify(&k, &n->replay, buf, len, msg, &why);
+		if (rc == -1 && why != REJ_MAC)
+			break;
+	}
+	sodium_memzero(&k, sizeof(k));
+	if (rc == -1) {
+		n->dropped[why]++;
+		return -1;
+	}
+	n->received++;
+	return 0;
+}
+
 int
 net_accept(struct net *n, const uint8_t *buf, size_t len,
     struct in_addr from, struct proto_msg *msg)
@@ -239,6 +298,8 @@ net_accept(struct net *n, const uint8_t *buf, size_t len,
 		return -1;
 	}
 	n->stepped_us += replay_clock(&n->replay, now_real_us(), now_mono_us());
+	if (n->keyless)
+		return read_accept(n, buf, len, msg);
 	/* the key of the node at that address: no node speaks for another */
 	auth_for_node(&n->key, from.s_addr, &k);
 	if (proto_verify(&k, &n->replay, buf, len, msg, &why) == -1) {
@@ -309,10 +370,47 @@ net_keyless(const struct net *n, const char *what, char *err, size_t errlen)
 	if (!n->keyless)
 		return 0;
 	snprintf(err, errlen, "%s%sno console key (%s): this console runs "
-	    "the PVM commands only (see KEYS in dts-console(1))",
+	    "the PVM commands, and status and jobs read-only (see KEYS in "
+	    "dts-console(1))",
 	    what != NULL ? what : "", what != NULL ? ": " : "",
 	    n->keyless_why);
 	return -1;
+}
+
+int
+net_reader(const struct net *n, const char *what, char *err, size_t errlen)
+{
+	if (!n->keyless)
+		return 0;
+	if (n->rkey.npub > 0)
+		return 1;
+	snprintf(err, errlen, "%s: no console key (%.100s), and %s", what,
+	    n->keyless_why, n->read_why[0] != '\0' ? n->read_why :
+	    "no console_keys, so no read key either");
+	return -1;
+}
+
+int
+net_send_read(struct net *n, struct proto_msg *msg)
+{
+	struct in_addr		 dst[NET_DST_MAX];
+	uint8_t			 buf[PROTO_MAX_DGRAM];
+	int			 i, len, nd, ok = 0;
+
+	if (!n->keyless || n->rkey.npub == 0)
+		return -1;
+	len = proto_seal_read(n->rkey.read[0], &n->seq, now_mono_us(), msg,
+	    buf, sizeof(buf));
+	nd = net_destinations(n, dst, NET_DST_MAX);
+	if (len < 0 || nd == 0)
+		return -1;
+	for (i = 0; i < nd; i++) {
+		if (n->tap != NULL)
+			n->tap(n->tap_arg, dst[i], msg);
+		if (send_sealed(n, dst[i], buf, len) == 0)
+			ok++;
+	}
+	return ok > 0 ? ok : -1;
 }
 
 uint64_t

@@ -45,6 +45,10 @@ struct net {
 	int64_t		 stepped_us;	/* CLOCK_REALTIME step seen, not told */
 	int		 keyless;	/* no key pair or no node secret */
 	char		 keyless_why[256];	/* ... why, in a line */
+	/* keyless: the read keys of console_keys (auth.h), for status and
+	 * jobs; rkey.npub 0: none, read_why says why */
+	struct auth_key	 rkey;
+	char		 read_why[256];
 	/* tests: every message sent, before it is sealed */
 	void		(*tap)(void *, struct in_addr, const struct proto_msg *);
 	void		*tap_arg;
@@ -55,7 +59,9 @@ struct net {
  * socket.  0, or -1 with err.  open_socket = 0 (tests) leaves fd = -1.
  * A console without its key pair (console.sign_key) or the nodes' secret
  * (console.node_secret) starts all the same, keyless: it can neither
- * sign a command nor check a reply, so it sends nothing (net_keyless).
+ * sign a command nor check a reply, so it sends no command (net_keyless);
+ * with the read keys of console_keys it makes read requests
+ * (net_send_read: status and jobs, read-only).
  */
 int net_init(struct net *n, const struct dts_conf *c, int open_socket,
     char *err, size_t errlen);
@@ -107,6 +113,22 @@ const char *net_describe(const struct net *n, char *buf, size_t len);
  */
 int net_keyless(const struct net *n, const char *what, char *err,
     size_t errlen);
+
+/*
+ * A keyless console that can make read requests (auth.h): 1 if it is
+ * keyless and has a read key, 0 if it has its keys, -1 with a line in
+ * err (prefixed with what) if it is keyless and console_keys is empty.
+ */
+int net_reader(const struct net *n, const char *what, char *err,
+    size_t errlen);
+
+/*
+ * A read request (a STATUS_REQ or a JOB_REQ) to every destination, under
+ * the read key of the first of console_keys.  Destinations reached, or -1.
+ * Its replies pass net_accept under the same read keys, and only STATUS
+ * and JOB do.
+ */
+int net_send_read(struct net *n, struct proto_msg *msg);
 
 uint64_t net_dropped_total(const struct net *n);
 

@@ -84,7 +84,7 @@ send_status(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 	struct proto_msg	 m = { .hdr.type = PROTO_STATUS };
 
 	status_of(c, s, cmd, &m.u.status, now_mono_ns());
-	(void)intake_send(&c->in, &m, &cmd->from);
+	(void)intake_reply(&c->in, &m, cmd);	/* a read request's: its key */
 }
 
 /*
@@ -164,7 +164,7 @@ send_job(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 		p->running = s->job[i].run ? 1 : 0;
 	}
 	p->count = n;
-	(void)intake_send(&c->in, &m, &cmd->from);
+	(void)intake_reply(&c->in, &m, cmd);	/* a read request's: its key */
 }
 
 static uint32_t
@@ -281,6 +281,11 @@ schedule(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 static void
 handle(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 {
+	/* a read request (auth.h) is a STATUS_REQ or a JOB_REQ, answered
+	 * under its read key; intake passed no other */
+	if (cmd->read && cmd->m.hdr.type != PROTO_STATUS_REQ &&
+	    cmd->m.hdr.type != PROTO_JOB_REQ)
+		return;
 	switch (cmd->m.hdr.type) {
 	case PROTO_SCHEDULE:
 		if (!schedule(c, s, cmd))

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "intake.h"
 #include "log.h"
 #include "priv.h"
@@ -178,6 +180,7 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 	struct intake_cmd	 c;
 	enum proto_reject	 why;
 	int64_t			 now_real, now_mono, rx_real, step;
+	int			 rc, which = -1;
 
 	if (truncated) {
 		count(in, REJ_LONG);
@@ -203,7 +206,17 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 	if (step != 0)
 		log_info("CLOCK_REALTIME was stepped by %+.6f s: the replay "
 		    "floor for new senders moves with it", (double)step / 1e6);
-	if (proto_verify(&in->key, &in->replay, buf, len, &c.m, &why) == -1) {
+	/* a read request (auth.h) never enters the replay table: proto_
+	 * verify_read checks its freshness only */
+	c.read = 0;
+	if (proto_is_command(c.m.hdr.type) && c.m.hdr.key_id == AUTH_READ_ID)
+		rc = proto_verify_read(&in->key, &in->replay, buf, len, &c.m,
+		    &which, &why);
+	else
+		rc = proto_verify(&in->key, &in->replay, buf, len, &c.m, &why);
+	if (rc == 0 && which >= 0)
+		c.read = 1 + which;
+	if (rc == -1) {
 		static struct log_limit forged = LOG_LIMIT_INIT; /* this thread */
 
 		count(in, why);
@@ -297,6 +310,29 @@ stamp(struct intake *in, struct proto_msg *m, const uint32_t *rej,
 	snprintf(name, PROTO_NAME_LEN, "%s", in->name);
 }
 
+/*
+ * A reply under the node's key, or, to a read request, under the read key
+ * that tagged it: the keyless console that asked can check that, and
+ * only that (auth.h).
+ */
+static int
+seal(struct intake *in, struct intake_out *o, uint8_t *buf, size_t cap)
+{
+	struct auth_key	 rk = { 0 };
+	int		 n;
+
+	if (o->read == 0)
+		return proto_seal(&in->key, &in->seq, now_mono_us(), &o->m,
+		    buf, cap);
+	if (o->read > in->key.npub || (o->m.hdr.type != PROTO_STATUS &&
+	    o->m.hdr.type != PROTO_JOB))
+		return -1;	/* nothing else answers a read request */
+	memcpy(rk.key, in->key.read[o->read - 1], sizeof(rk.key));
+	n = proto_seal(&rk, &in->seq, now_mono_us(), &o->m, buf, cap);
+	sodium_memzero(&rk, sizeof(rk));
+	return n;
+}
+
 /* Seal and send what the main thread queued. */
 static void
 transmit(struct intake *in)
@@ -321,8 +357,7 @@ transmit(struct intake *in)
 		qfull = (uint32_t)in->overflow;
 		pthread_mutex_unlock(&in->mu);
 		stamp(in, &o.m, rej, qfull);
-		n = proto_seal(&in->key, &in->seq, now_mono_us(), &o.m, buf,
-		    sizeof(buf));
+		n = seal(in, &o, buf, sizeof(buf));
 		if (n > 0 && sendto(in->fd, buf, (size_t)n, 0,
 		    (const struct sockaddr *)&o.to, sizeof(o.to)) == -1)
 			log_debug("reply to %s: %s", inet_ntoa(o.to.sin_addr),
@@ -514,9 +549,9 @@ intake_next(struct intake *in, struct intake_cmd *c)
 	return got;
 }
 
-int
-intake_send(struct intake *in, const struct proto_msg *m,
-    const struct sockaddr_in *to)
+static int
+send_as(struct intake *in, const struct proto_msg *m,
+    const struct sockaddr_in *to, int read)
 {
 	pthread_mutex_lock(&in->mu);
 	if (in->out_n == INTAKE_RING) {
@@ -525,11 +560,25 @@ intake_send(struct intake *in, const struct proto_msg *m,
 		return -1;
 	}
 	in->out[(in->out_head + in->out_n) % INTAKE_RING] =
-	    (struct intake_out){ .m = *m, .to = *to };
+	    (struct intake_out){ .m = *m, .to = *to, .read = read };
 	in->out_n++;
 	pthread_mutex_unlock(&in->mu);
 	efd_post(in->out_efd);
 	return 0;
+}
+
+int
+intake_send(struct intake *in, const struct proto_msg *m,
+    const struct sockaddr_in *to)
+{
+	return send_as(in, m, to, 0);
+}
+
+int
+intake_reply(struct intake *in, const struct proto_msg *m,
+    const struct intake_cmd *c)
+{
+	return send_as(in, m, &c->from, c->read);
 }
 
 void

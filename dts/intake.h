@@ -32,12 +32,17 @@ struct intake_cmd {
 	struct sockaddr_in from;
 	int64_t            rx_real;   /* kernel receive time, CLOCK_REALTIME */
 	int64_t            rx_mono;   /* the same instant, CLOCK_MONOTONIC */
+	int                read;      /* a read request (auth.h): 1 + the
+					 index of the console key whose read
+					 key tagged it; 0: a signed command */
 };
 
 /* A reply to seal and send. */
 struct intake_out {
 	struct proto_msg   m;
 	struct sockaddr_in to;
+	int                read;      /* the request's: 1 + i, sealed under
+					 read key i; 0: under the node's key */
 };
 
 struct intake {
@@ -100,6 +105,11 @@ int  intake_next(struct intake *in, struct intake_cmd *c);
  */
 int  intake_send(struct intake *in, const struct proto_msg *m,
 		 const struct sockaddr_in *to);
+
+/* intake_send() of the reply to a command c: under the read key that
+ * tagged c if it is a read request (c->read), else the node's key. */
+int  intake_reply(struct intake *in, const struct proto_msg *m,
+		  const struct intake_cmd *c);
 
 /* Main thread: the master console's address is exempt from the global
  * cap, and its datagrams get a socket of their own (intake.c). */

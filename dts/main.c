@@ -733,6 +733,7 @@ main(int argc, char **argv)
 	    sizeof(err)) == -1)
 		die_early("%s", err);
 	key.insecure = d.conf.insecure;
+	key.reads = d.conf.read_requests;	/* auth.h: STATUS/JOB only */
 	if (conf_file_trusted(d.conf.load_agent, "load_agent", 0, err,
 	    sizeof(err)) == -1)
 		die_early("%s", err);

@@ -94,6 +94,7 @@ bcons() {
 bcons h0 "add h1 h2" || t_fail "B's console: add: $(cat "$T_LOG/bcons.out" "$T_LOG/bcons.err")"
 grep -q "^h1: added" "$T_LOG/bcons.out" && grep -q "^h2: added" "$T_LOG/bcons.out" ||
     t_fail "B's add: $(cat "$T_LOG/bcons.out")"
+# its dts.conf has no console_keys: no read key either (t104 has one)
 grep -q "^dts-console: no console key (.*): the PVM commands only$" "$T_LOG/bcons.err" ||
     t_fail "B's console does not say it has no key: $(cat "$T_LOG/bcons.err")"
 for ((k = 0; k < N; k++)); do
@@ -106,8 +107,12 @@ for cmd in start stop status "mode off"; do
 	case $cmd in
 	mode*)	# its own setting: fine, and nothing is sent
 		[ "$BRC" = 0 ] || t_fail "B's console: $cmd: $err" ;;
+	status)	# a read request needs a read key: none without console_keys
+		[ "$BRC" != 0 ] && [ "$(wc -l <<< "$err")" = 1 ] &&
+		    grep -q "^\(dts-console: \)\?$cmd: no console key (.*), and console_keys is empty in .* too, so there is no read key either" <<< "$err" ||
+		    t_fail "B's console: $cmd: exit $BRC, '$err'" ;;
 	*)	[ "$BRC" != 0 ] && [ "$(wc -l <<< "$err")" = 1 ] &&
-		    grep -q "^\(dts-console: \)\?$cmd: no console key (.*): this console runs the PVM commands only" <<< "$err" ||
+		    grep -q "^\(dts-console: \)\?$cmd: no console key (.*): this console runs the PVM commands, and status and jobs read-only" <<< "$err" ||
 		    t_fail "B's console: $cmd: exit $BRC, '$err'" ;;
 	esac
 done

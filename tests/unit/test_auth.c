@@ -560,6 +560,184 @@ test_signer_generate(void **state)
 	assert_int_equal(node.pub_id[0], a.sign_id);
 }
 
+/* proto_frame() and proto_verify_read() at NOW + t, t: a node's intake. */
+static int
+read_at(const struct auth_key *k, struct replay *r, uint64_t t,
+    const uint8_t *buf, int n, struct proto_msg *out, int *which,
+    enum proto_reject *why)
+{
+	(void)replay_clock(r, NOW + t, t);
+	if (proto_frame(buf, (size_t)n, PROTO_ACCEPT_NODE, out, why) == -1)
+		return -1;
+	return proto_verify_read(k, r, buf, (size_t)n, out, which, why);
+}
+
+/*
+ * Read requests (auth.h): the read key, a STATUS_REQ and a JOB_REQ under
+ * it accepted by the node without touching its replay table, anything
+ * else refused as forged; the reply under the same read key.
+ */
+static void
+test_read_requests(void **state)
+{
+	struct auth_key con, con2, node = { 0 }, rk = { 0 };
+	static struct replay r, before;
+	struct seqgen g;
+	struct proto_msg m = { .hdr.type = PROTO_STATUS_REQ }, out;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM], pk[AUTH_PUB_LEN], k1[AUTH_KEY_LEN];
+	uint8_t k2[AUTH_KEY_LEN], want[AUTH_KEY_LEN];
+	static const char ctx[] = "dts read v5";
+	char pub[65], pub2[65], err[256];
+	int n, which;
+
+	(void)state;
+	console_keys(7, &con, pub);
+	console_keys(8, &con2, pub2);
+	/* the derivation: BLAKE2b-256 keyed with the public key */
+	assert_int_equal(auth_pub_parse(pub, pk, err, sizeof(err)), 0);
+	auth_read_key(pk, k1);
+	crypto_generichash(want, sizeof(want), (const uint8_t *)ctx,
+	    strlen(ctx), pk, sizeof(pk));
+	assert_memory_equal(k1, want, sizeof(want));
+	auth_read_key(pk, k2);
+	assert_memory_equal(k1, k2, sizeof(k2));	/* anyone gets the same */
+	assert_int_equal(auth_pub_parse(pub2, pk, err, sizeof(err)), 0);
+	auth_read_key(pk, k2);
+	assert_memory_not_equal(k1, k2, sizeof(k2));
+	/* the node keeps each console key's read key */
+	assert_int_equal(auth_pub_add(&node, pub2, err, sizeof(err)), 0);
+	assert_int_equal(auth_pub_add(&node, pub, err, sizeof(err)), 0);
+	assert_memory_equal(node.read[1], k1, sizeof(k1));
+	memset(node.key, 3, sizeof(node.key));
+	node.reads = 1;
+	assert_true(AUTH_READ_ID != con.sign_id && AUTH_READ_ID != 0);
+	replay_init(&r, NOW, 0, WIN);
+	seqgen_init(&g);
+	g.base_us = 0;
+
+	/* a STATUS_REQ under the second key's read key: accepted, as 1 */
+	n = proto_seal_read(k1, &g, NOW + 1, &m, buf, sizeof(buf));
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_STATUS_REQ_LEN +
+	    PROTO_SIG_LEN);
+	assert_int_equal(m.hdr.key_id, AUTH_READ_ID);
+	before = r;
+	assert_int_equal(read_at(&node, &r, 2, buf, n, &out, &which, &why), 0);
+	assert_int_equal(which, 1);
+	/* the replay table is untouched: no sender remembered */
+	assert_int_equal(r.n, 0);
+	assert_int_equal(r.floor_us, before.floor_us);
+	assert_int_equal(r.start_us, before.start_us);
+	/* so the same bytes pass again (same answer, same address) */
+	assert_int_equal(read_at(&node, &r, 3, buf, n, &out, &which, &why), 0);
+	assert_int_equal(r.n, 0);
+	/* ... but not from outside the window */
+	assert_int_equal(read_at(&node, &r, 2 * WIN, buf, n, &out, &which,
+	    &why), -1);
+	assert_int_equal(why, REJ_REPLAY);
+	/* proto_verify refuses it: a read request is no signed command */
+	(void)replay_clock(&r, NOW + 4, 4);
+	assert_int_equal(proto_verify(&node, &r, buf, (size_t)n, &out, &why),
+	    -1);
+	assert_int_equal(why, REJ_MAC);
+	assert_int_equal(r.n, 0);
+	/* a JOB_REQ too */
+	m = (struct proto_msg){ .hdr.type = PROTO_JOB_REQ };
+	m.u.job_req.index = 2;
+	n = proto_seal_read(k1, &g, NOW + 5, &m, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(read_at(&node, &r, 6, buf, n, &out, &which, &why), 0);
+	assert_int_equal(out.u.job_req.index, 2);
+	/* a wrong read key (a key the node does not hold) */
+	k2[0] ^= 1;
+	m = (struct proto_msg){ .hdr.type = PROTO_STATUS_REQ };
+	n = proto_seal_read(k2, &g, NOW + 7, &m, buf, sizeof(buf));
+	assert_int_equal(read_at(&node, &r, 8, buf, n, &out, &which, &why),
+	    -1);
+	assert_int_equal(why, REJ_MAC);
+	assert_int_equal(which, -1);
+	/* the trailing 32 bytes must be zero */
+	n = proto_seal_read(k1, &g, NOW + 9, &m, buf, sizeof(buf));
+	buf[n - 1] = 1;
+	assert_int_equal(read_at(&node, &r, 10, buf, n, &out, &which, &why),
+	    -1);
+	assert_int_equal(why, REJ_MAC);
+	/* tampered */
+	buf[n - 1] = 0;
+	buf[PROTO_HDR_LEN + 3] ^= 1;
+	assert_int_equal(read_at(&node, &r, 11, buf, n, &out, &which, &why),
+	    -1);
+	assert_int_equal(why, REJ_MAC);
+	/* only STATUS_REQ and JOB_REQ: proto_seal_read refuses the others,
+	 * and a node refuses any other type with that key_id */
+	m = schedule();
+	assert_int_equal(proto_seal_read(k1, &g, NOW + 12, &m, buf,
+	    sizeof(buf)), -1);
+	{
+		static const unsigned types[] = { PROTO_SCHEDULE,
+		    PROTO_TRACE_REQ, PROTO_METRICS_REQ };
+		for (unsigned i = 0; i < 3; i++) {
+			struct proto_msg q = { .hdr.type = (uint8_t)types[i] };
+
+			if (types[i] == PROTO_SCHEDULE)
+				q = schedule();
+			q.hdr.sender = g.sender;
+			q.hdr.seq = seqgen_next(&g, NOW + 13 + i);
+			q.hdr.key_id = AUTH_READ_ID;
+			n = proto_encode(&q, buf, sizeof(buf));
+			assert_true(n > 0);
+			auth_read_tag(k1, buf, (size_t)n, buf + n);
+			n += PROTO_SIG_LEN;
+			assert_int_equal(read_at(&node, &r, 14 + i, buf, n,
+			    &out, &which, &why), -1);
+			assert_int_equal(why, REJ_MAC);
+			(void)replay_clock(&r, NOW + 20, 20);
+			assert_int_equal(proto_verify(&node, &r, buf,
+			    (size_t)n, &out, &why), -1);
+			assert_int_equal(why, REJ_MAC);
+		}
+	}
+	assert_int_equal(r.n, 0);
+	/* read_requests = false: refused as forged */
+	m = (struct proto_msg){ .hdr.type = PROTO_STATUS_REQ };
+	n = proto_seal_read(k1, &g, NOW + 21, &m, buf, sizeof(buf));
+	node.reads = 0;
+	assert_int_equal(read_at(&node, &r, 22, buf, n, &out, &which, &why),
+	    -1);
+	assert_int_equal(why, REJ_MAC);
+	node.reads = 1;
+	assert_int_equal(read_at(&node, &r, 23, buf, n, &out, &which, &why),
+	    0);
+	/* the reply, under the read key: the keyless console checks it
+	 * with the read key, and the node's own key does not pass it */
+	memcpy(rk.key, node.read[which], sizeof(rk.key));
+	m = (struct proto_msg){ .hdr.type = PROTO_STATUS };
+	n = proto_seal(&rk, &g, NOW + 24, &m, buf, sizeof(buf));
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_STATUS_LEN + PROTO_MAC_LEN);
+	memset(rk.key, 0, sizeof(rk.key));
+	memcpy(rk.key, k1, sizeof(k1));
+	assert_int_equal(open_at(&rk, &r, 25, buf, n, &out, &why), 0);
+	assert_int_equal(open_at(&node, &r, 26, buf, n, &out, &why), -1);
+}
+
+/* A key pair whose id is AUTH_READ_ID is refused: no real key has it. */
+static void
+test_read_id_reserved(void **state)
+{
+	struct auth_key node = { 0 };
+	char pub[65], err[256];
+
+	(void)state;
+	memset(pub, 'f', 8);
+	memset(pub + 8, '1', 56);
+	pub[64] = '\0';
+	assert_int_equal(auth_pub_add(&node, pub, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "reserved for read requests"));
+	assert_int_equal(node.npub, 0);
+	pub[0] = 'e';
+	assert_int_equal(auth_pub_add(&node, pub, err, sizeof(err)), 0);
+}
+
 int
 main(void)
 {
@@ -577,6 +755,8 @@ main(void)
 		cmocka_unit_test(test_tags),
 		cmocka_unit_test(test_seal_open),
 		cmocka_unit_test(test_v5_ranges),
+		cmocka_unit_test(test_read_requests),
+		cmocka_unit_test(test_read_id_reserved),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

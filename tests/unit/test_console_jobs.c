@@ -13,6 +13,7 @@
 
 #include <arpa/inet.h>
 #include <jansson.h>
+#include <sodium.h>
 #include <stdlib.h>
 
 #include "cmds.h"
@@ -526,9 +527,16 @@ test_keyless(void **state)
 		snprintf(cmd, sizeof(cmd), "%.*s", (int)strcspn(refused[i],
 		    " "), refused[i]);
 		assert_int_equal(cmds_exec(&f->c, refused[i]), -1);
-		snprintf(want, sizeof(want), "%s: no console key (console.key: "
-		    "No such file or directory): this console runs the PVM "
-		    "commands only (see KEYS in dts-console(1))", cmd);
+		if (strcmp(cmd, "status") == 0 || strcmp(cmd, "jobs") == 0)
+			/* no console_keys: no read key either */
+			snprintf(want, sizeof(want), "%s: no console key "
+			    "(console.key: No such file or directory), and no "
+			    "console_keys, so no read key either", cmd);
+		else
+			snprintf(want, sizeof(want), "%s: no console key "
+			    "(console.key: No such file or directory): this "
+			    "console runs the PVM commands, and status and "
+			    "jobs read-only (see KEYS in dts-console(1))", cmd);
 		assert_string_equal(f->c.out.err, want);
 	}
 	assert_false(f->c.sch.started);
@@ -541,6 +549,81 @@ test_keyless(void **state)
 	(void)cmds_exec(&f->c, "conf");
 	(void)cmds_exec(&f->c, "spawn -n 2 prog");
 	assert_int_equal(stub_pvm_calls, 2);
+}
+
+/*
+ * A keyless console with console_keys: status and jobs go out as read
+ * requests (STATUS_REQ, key_id AUTH_READ_ID, the read key's tag), and
+ * nothing else does; what comes back is taken only as a STATUS or a JOB
+ * under a read key.
+ */
+static void
+test_keyless_reader(void **state)
+{
+	static const char *const refused[] = {
+		"start", "takeover", "stop", "load", "metrics",
+		"trace /dev/null",
+	};
+	struct fixture	*f = *state;
+	struct auth_key	 con = { 0 }, node = { 0 }, other = { 0 };
+	struct seqgen	 g;
+	struct proto_msg m, got;
+	struct in_addr	 from = { .s_addr = htonl(0x7f000001) };
+	uint8_t		 buf[PROTO_MAX_DGRAM], seed[32] = { 1 };
+	char		 pub[2 * AUTH_PUB_LEN + 1], err[256];
+	int		 n;
+	size_t		 i;
+
+	/* a console key pair, and its public key as console_keys has it */
+	crypto_sign_seed_keypair(buf, con.sk, seed);
+	auth_signer_public(&con, pub);
+	f->c.net.keyless = 1;
+	snprintf(f->c.net.keyless_why, sizeof(f->c.net.keyless_why),
+	    "console.key: No such file or directory");
+	assert_int_equal(auth_pub_add(&f->c.net.rkey, pub, err, sizeof(err)),
+	    0);
+	f->c.net.tap = tap_fn;
+	tap_reset();
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(cmds_exec(&f->c, i == 0 ? "status" : "jobs"),
+		    0);
+		assert_true(tap.n >= 1);
+		assert_int_equal(tap.m[tap.n - 1].hdr.type, PROTO_STATUS_REQ);
+		assert_int_equal(tap.m[tap.n - 1].hdr.key_id, AUTH_READ_ID);
+		assert_int_equal(master_cancel(&f->c), 1);
+	}
+	n = tap.n;
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		assert_int_equal(cmds_exec(&f->c, refused[i]), -1);
+	/* the console's own settings: taken, and nothing is sent */
+	assert_int_equal(cmds_exec(&f->c, "set weight a:b 2"), 0);
+	assert_int_equal(cmds_exec(&f->c, "mode static"), 0);
+	assert_int_equal(tap.n, n);
+	assert_false(f->c.sch.started);
+
+	/* a STATUS under the read key passes, under the node's key not */
+	assert_int_equal(auth_pub_add(&node, pub, err, sizeof(err)), 0);
+	memcpy(other.key, node.read[0], sizeof(other.key));
+	seqgen_init(&g);
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_STATUS;
+	snprintf(m.u.status.name, sizeof(m.u.status.name), "n1");
+	n = proto_seal(&other, &g, now_mono_us(), &m, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, from, &got),
+	    0);
+	assert_string_equal(got.u.status.name, "n1");
+	other.key[0] ^= 1;
+	n = proto_seal(&other, &g, now_mono_us(), &m, buf, sizeof(buf));
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, from, &got),
+	    -1);
+	/* a LOAD under the read key: not an answer to a read request */
+	other.key[0] ^= 1;
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_LOAD;
+	n = proto_seal(&other, &g, now_mono_us(), &m, buf, sizeof(buf));
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, from, &got),
+	    -1);
 }
 
 int
@@ -557,6 +640,7 @@ main(void)
 		T(test_jobs_command),
 		T(test_status_shows_jobs),
 		T(test_keyless),
+		T(test_keyless_reader),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

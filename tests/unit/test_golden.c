@@ -320,6 +320,90 @@ test_job(void **state)
 	assert_int_equal(j->running, 0);
 }
 
+/*
+ * The read request and its answer: the read key of the document's
+ * console key (BLAKE2b keyed with it), the request taken by the node
+ * through proto_verify_read only, the answer under the read key only.
+ */
+static void
+test_read(void **state)
+{
+	static const char rk_hex[] =
+	    "f832944ee4b81b184d188d32a4dae8024d6ab7205cc8d2419720e81039916f33";
+	struct auth_key	 con, node, console, rk = { 0 };
+	struct vector	 v;
+	struct proto_msg m, again;
+	struct replay	 r;
+	struct seqgen	 g;
+	enum proto_reject why;
+	uint8_t		 want[32], buf[PROTO_MAX_DGRAM];
+	int		 which, n;
+
+	keys(&con, &node, &console);
+	auth_read_key(node.pub[0], rk.key);
+	assert_int_equal(sodium_hex2bin(want, sizeof(want), rk_hex,
+	    strlen(rk_hex), NULL, NULL, NULL), 0);
+	assert_memory_equal(rk.key, want, sizeof(want));
+	memcpy(node.read[0], rk.key, sizeof(rk.key));
+	node.reads = 1;
+
+	load("READ_JOB_REQ", &v);
+	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_JOB_REQ_LEN +
+	    PROTO_SIG_LEN);
+	assert_int_equal(proto_frame(v.b, v.len, PROTO_ACCEPT_NODE, &m,
+	    &why), 0);
+	assert_int_equal(m.hdr.type, PROTO_JOB_REQ);
+	assert_int_equal(m.hdr.sender, 0x11223344);
+	assert_int_equal(m.hdr.key_id, AUTH_READ_ID);
+	assert_true(m.hdr.seq == 1763770000000006ull);
+	assert_int_equal(m.u.job_req.index, 0);
+	for (size_t i = v.len - 32; i < v.len; i++)
+		assert_int_equal(v.b[i], 0);
+	replay_init(&r, m.hdr.seq - 1, 0, 60000000);
+	assert_int_equal(proto_verify_read(&node, &r, v.b, v.len, &m, &which,
+	    &why), 0);
+	assert_int_equal(which, 0);
+	assert_int_equal(r.n, 0);
+	/* not a signed command */
+	assert_int_equal(proto_verify(&node, &r, v.b, v.len, &m, &why), -1);
+	assert_int_equal(why, REJ_MAC);
+	g.sender = m.hdr.sender;
+	g.base_us = 0;
+	g.last = m.hdr.seq - 1;
+	again = m;
+	n = proto_seal_read(rk.key, &g, m.hdr.seq, &again, buf, sizeof(buf));
+	assert_int_equal(n, v.len);
+	assert_memory_equal(buf, v.b, v.len);
+
+	load("READ_JOB", &v);
+	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_JOB_LEN_WIRE +
+	    PROTO_MAC_LEN);
+	replay_init(&r, 1763770000100005ull, 0, 60000000);
+	assert_int_equal(proto_open(&rk, &r, PROTO_ACCEPT_CONSOLE, v.b, v.len,
+	    &m, &why), 0);
+	assert_int_equal(m.hdr.sender, 0x55667788);
+	assert_true(m.hdr.seq == 1763770000100006ull);
+	assert_int_equal(m.u.job.index, 0);
+	assert_int_equal(m.u.job.count, 1);
+	assert_string_equal(m.u.job.job, "alice:vm1");
+	assert_true(m.u.job.slot_ns == 60000000000ull);
+	assert_true(m.u.job.stopped_ns == 40000000000ull);
+	assert_true(m.u.job.cpu_ns == 59000000000ull);
+	assert_int_equal(m.u.job.members, 2);
+	assert_int_equal(m.u.job.running, 1);
+	/* the node's own key does not pass it */
+	replay_init(&r, 1763770000100005ull, 0, 60000000);
+	assert_int_equal(proto_open(&node, &r, PROTO_ACCEPT_CONSOLE, v.b,
+	    v.len, &again, &why), -1);
+	assert_int_equal(why, REJ_MAC);
+	g.sender = m.hdr.sender;
+	g.last = m.hdr.seq - 1;
+	again = m;
+	n = proto_seal(&rk, &g, m.hdr.seq, &again, buf, sizeof(buf));
+	assert_int_equal(n, v.len);
+	assert_memory_equal(buf, v.b, v.len);
+}
+
 static void
 test_load_trace(void **state)
 {
@@ -400,6 +484,7 @@ main(void)
 		cmocka_unit_test(test_schedule_slots),
 		cmocka_unit_test(test_status_jobs),
 		cmocka_unit_test(test_job),
+		cmocka_unit_test(test_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
