@@ -994,9 +994,10 @@ add_jobs(struct jfixture *f, int n)
 	(void)fake_gang_ops();
 }
 
-/* The jobs whose gangs are not stopped, as their tags: "A", "BC". */
+/* The jobs whose gangs are not stopped nor idle, as their tags ("A",
+ * "BC"): those at their own levels (fill 0) or filling another's slot. */
 static const char *
-running(struct jfixture *f)
+tags(struct jfixture *f, int fill)
 {
 	static char	 out[NJOBS + 1];
 	int		 n = 0;
@@ -1005,29 +1006,24 @@ running(struct jfixture *f)
 		struct sched_job	*j = &f->s.job[k];
 
 		if (j->gang != NULL && !j->gang->stopped && !j->gang->idle &&
-		    !j->gang->fill)
+		    j->gang->fill == fill)
 			out[n++] = j->gang->base[0];
 	}
 	out[n] = '\0';
 	return out;
 }
 
+static const char *
+running(struct jfixture *f)
+{
+	return tags(f, 0);
+}
+
 /* The jobs that fill another's slot: running, one level below it. */
 static const char *
 filling(struct jfixture *f)
 {
-	static char	 out[NJOBS + 1];
-	int		 n = 0;
-
-	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
-		struct sched_job	*j = &f->s.job[k];
-
-		if (j->gang != NULL && !j->gang->stopped && !j->gang->idle &&
-		    j->gang->fill)
-			out[n++] = j->gang->base[0];
-	}
-	out[n] = '\0';
-	return out;
+	return tags(f, 1);
 }
 
 /* The jobs that run at RT in their slot (sched_job.run). */
