@@ -1754,3 +1754,26 @@ c_op_start() {
 c_op() { c_ft_con -n -c "hosts $T_DIR/op-hosts; $1"; }
 c_op_status() { c_op "status --json" > /dev/null; python3 "$T_DIR/bin/opsum.py" status <<< "$C_FT_OUT"; }
 c_op_jobs() { c_op "jobs --json" > /dev/null; python3 "$T_DIR/bin/opsum.py" jobs <<< "$C_FT_OUT"; }
+
+# c_two_rows JOB1 JOB2: both jobs in every host's STATUS (c_op_status), in
+# two rows of 40 ms each in the operator's matrix (c_op_jobs), and in the
+# last table every host got (c_sched_watch).  C_S and C_J: the last status
+# and jobs that listed both, for the caller's messages.  For t_wait_for.
+C_S='' C_J=''
+c_two_rows() {
+	local s j k t
+	s=$(c_op_status) && j=$(c_op_jobs) || return 1
+	for ((k = 0; k < C_N; k++)); do
+		grep -qx "h$k $(printf '%s\n' "$1" "$2" | sort | paste -sd,)" <<< "$s" || return 1
+	done
+	C_J=$j C_S=$s
+	grep -qx "rows 2" <<< "$j" || return 1
+	grep -qE "^row [01] (0|40000) 40000 $1$" <<< "$j" &&
+	    grep -qE "^row [01] (0|40000) 40000 $2$" <<< "$j" || return 1
+	for ((k = 0; k < C_N; k++)); do
+		t=$(tail -n 1 "$T_LOG/sched-h$k.log")
+		grep -q "nslots=2 " <<< "$t" || return 1
+		grep -qE "(^| )$1@(0|40000)\+40000( |$)" <<< "$t" || return 1
+		grep -qE "(^| )$2@(0|40000)\+40000( |$)" <<< "$t" || return 1
+	done
+}

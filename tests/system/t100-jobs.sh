@@ -27,16 +27,7 @@ t_make_user
 t_pub_bin "$BUILD/dts/dts-run" || t_fail "cannot copy dts-run"
 OUT=$T_DIR/out	# user B's raw client writes there
 mkdir -p "$OUT" && chmod 1777 "$OUT" || t_fail "cannot make $OUT"
-cat > "$T_DIR/bin/ask.py" <<-'EOF'
-	# ask.py SOCK OUT REQ: one request, "REPLY" into OUT
-	import socket, sys
-	s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-	s.settimeout(5)
-	s.connect(sys.argv[1])
-	s.send(sys.argv[3].encode())
-	open(sys.argv[2], "w").write(s.recv(512).decode())
-EOF
-chmod 755 "$T_DIR/bin/ask.py"
+t_pub_bin "$SRC/tests/tools/ask.py" || t_fail "cannot publish ask.py"
 B_UID=$(id -u nobody)
 B_ARGV=(setpriv --reuid="$B_UID" --regid="$(id -g nobody)" --clear-groups
     --inh-caps=-all --bounding-set=-all --)

@@ -118,26 +118,8 @@ for cmd in start stop status "mode off"; do
 done
 t_log "B's console (no key): add h1 h2 done; start, stop, status refused in one line each: $refusal"
 
-S='' J=''
-# both jobs in every node's STATUS, 2 rows in the matrix, every node's table
-two_rows() {
-	local s j
-	s=$(c_op_status) && j=$(c_op_jobs) || return 1
-	for ((k = 0; k < N; k++)); do
-		grep -qx "h$k $(printf '%s\n' "$ja" "$jb" | sort | paste -sd,)" <<< "$s" || return 1
-	done
-	J=$j S=$s
-	grep -qx "rows 2" <<< "$j" || return 1
-	grep -qE "^row [01] (0|40000) 40000 $ja$" <<< "$j" &&
-	    grep -qE "^row [01] (0|40000) 40000 $jb$" <<< "$j" || return 1
-	for ((k = 0; k < N; k++)); do
-		tail -n 1 "$T_LOG/sched-h$k.log" | grep -q "nslots=2 " || return 1
-		tail -n 1 "$T_LOG/sched-h$k.log" | grep -qE "(^| )$ja@(0|40000)\+40000( |$)" || return 1
-		tail -n 1 "$T_LOG/sched-h$k.log" | grep -qE "(^| )$jb@(0|40000)\+40000( |$)" || return 1
-	done
-}
-t_wait_for 10 two_rows || t_fail "not 2 rows of 40 ms, both jobs on every node: status: $S; jobs: $J; tables: $(for k in 0 1 2; do tail -n 1 "$T_LOG/sched-h$k.log"; done)"
-t_log "operator's jobs: $(paste -sd';' <<< "$J")"
+t_wait_for 10 c_two_rows "$ja" "$jb" || t_fail "not 2 rows of 40 ms, both jobs on every node: status: $C_S; jobs: $C_J; tables: $(for k in 0 1 2; do tail -n 1 "$T_LOG/sched-h$k.log"; done)"
+t_log "operator's jobs: $(paste -sd';' <<< "$C_J")"
 t_log "every node's STATUS lists both jobs; tables: $(for k in 0 1 2; do echo -n "h$k: $(tail -n 1 "$T_LOG/sched-h$k.log" | cut -d' ' -f2-); "; done)"
 c_op jobs > /dev/null
 t_log "$(printf '%s\n' "$C_FT_OUT" | grep -v '^ *h[0-9] \|hosts from\|HOST  *ADDRESS' | sed 's/^/  /')"

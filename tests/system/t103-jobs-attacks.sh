@@ -42,16 +42,7 @@ t_pub_bin "$BUILD/dts/dts-run" "$BUILD/tests/pvm/dts-pvmctl" \
 bin=$T_DIR/bin
 OUT=$T_DIR/out	# A's clients write there
 mkdir -p "$OUT" && chmod 1777 "$OUT" || t_fail "cannot make $OUT"
-cat > "$bin/ask.py" <<-'EOF'
-	# ask.py SOCK OUT REQ: one request, "REPLY" into OUT
-	import socket, sys
-	s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-	s.settimeout(5)
-	s.connect(sys.argv[1])
-	s.send(sys.argv[3].encode())
-	open(sys.argv[2], "w").write(s.recv(512).decode())
-EOF
-chmod 755 "$bin/ask.py"
+t_pub_bin "$SRC/tests/tools/ask.py" || t_fail "cannot publish ask.py"
 A_USER=nobody
 A_UID=$(id -u nobody)
 MARK=T103_RUN=$$	# in the environment of every process of A's we start

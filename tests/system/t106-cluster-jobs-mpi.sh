@@ -114,25 +114,8 @@ done
 t_wait_for 10 a_spinners || t_fail "A's spin not in A's job on every host"
 t_log "A's spin in job $ja on h0 h1 h2: ${SP[A,0]} ${SP[A,1]} ${SP[A,2]}"
 
-S='' J=''
-two_rows() {
-	local s j k
-	s=$(c_op_status) && j=$(c_op_jobs) || return 1
-	for ((k = 0; k < N; k++)); do
-		grep -qx "h$k $(printf '%s\n' "$ja" "$jm" | sort | paste -sd,)" <<< "$s" || return 1
-	done
-	J=$j S=$s
-	grep -qx "rows 2" <<< "$j" || return 1
-	grep -qE "^row [01] (0|40000) 40000 $ja$" <<< "$j" &&
-	    grep -qE "^row [01] (0|40000) 40000 $jm$" <<< "$j" || return 1
-	for ((k = 0; k < N; k++)); do
-		tail -n 1 "$T_LOG/sched-h$k.log" | grep -q "nslots=2 " || return 1
-		tail -n 1 "$T_LOG/sched-h$k.log" | grep -qE "(^| )$ja@(0|40000)\+40000( |$)" || return 1
-		tail -n 1 "$T_LOG/sched-h$k.log" | grep -qE "(^| )$jm@(0|40000)\+40000( |$)" || return 1
-	done
-}
-t_wait_for 10 two_rows || t_fail "not 2 rows of 40 ms, both jobs on every node: status: $S; jobs: $J; tables: $(for k in 0 1 2; do tail -n 1 "$T_LOG/sched-h$k.log"; done)"
-t_log "operator's jobs: $(paste -sd';' <<< "$J")"
+t_wait_for 10 c_two_rows "$ja" "$jm" || t_fail "not 2 rows of 40 ms, both jobs on every node: status: $C_S; jobs: $C_J; tables: $(for k in 0 1 2; do tail -n 1 "$T_LOG/sched-h$k.log"; done)"
+t_log "operator's jobs: $(paste -sd';' <<< "$C_J")"
 t_log "tables: $(for k in 0 1 2; do echo -n "h$k: $(tail -n 1 "$T_LOG/sched-h$k.log" | cut -d' ' -f2-); "; done)"
 
 # ---- 3. each job's share of CPU 1, one host at a time --------------------------------
