@@ -13,6 +13,7 @@
 
 #include <sodium.h>
 
+#include "conf_nodes.h"
 #include "log.h"
 #include "net.h"
 #include "timeutil.h"
@@ -22,6 +23,7 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
     char *err, size_t errlen)
 {
 	struct sockaddr_in	 sin = { .sin_family = AF_INET };
+	char			 why[300];
 	int			 i, on = 1;
 
 	memset(n, 0, sizeof(*n));
@@ -45,11 +47,19 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
 	seqgen_init(&n->seq);
 	replay_init(&n->replay, now_real_us(), now_mono_us(),
 	    (uint64_t)(c->replay_window_ns / NS_PER_US));
+	if ((n->list = calloc(NET_DST_MAX, sizeof(*n->list))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	if (c->console.nodes.n > 0) {
 		n->how = NET_LIST;
-		for (i = 0; i < c->console.nodes.n && i < NET_DST_MAX; i++)
-			inet_pton(AF_INET, c->console.nodes.s[i],
-			    &n->list[n->nlist++]);
+		if ((i = confnodes_expand(&c->console.nodes, n->list,
+		    NET_DST_MAX, why, sizeof(why))) == -1) {
+			snprintf(err, errlen, "console.nodes: %s", why);
+			net_close(n);
+			return -1;
+		}
+		n->nlist = i;
 	} else
 		n->how = c->console.unicast ? NET_UNICAST : NET_BROADCAST;
 	if (!open_socket)
@@ -293,6 +303,16 @@ net_describe(const struct net *n, char *buf, size_t len)
 		off = len - 1;
 	if (nd == 0)
 		snprintf(buf + off, len - off, " (no destination yet)");
+	if (nd > 8) {		/* a cluster: how many, the first, the last */
+		inet_ntop(AF_INET, &dst[0], a, sizeof(a));
+		off += (size_t)snprintf(buf + off, len - off, ": %d addresses, "
+		    "%s", nd, a);
+		inet_ntop(AF_INET, &dst[nd - 1], a, sizeof(a));
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, " ... %s",
+			    a);
+		nd = 0;
+	}
 	for (i = 0; i < nd && off < len; i++) {
 		inet_ntop(AF_INET, &dst[i], a, sizeof(a));
 		off += (size_t)snprintf(buf + off, len - off, "%s%s",
@@ -326,10 +346,15 @@ net_dropped_total(const struct net *n)
 	return t;
 }
 
+_Static_assert(NET_DST_MAX == CONF_NODES_MAX, "console.nodes fits");
+
 void
 net_close(struct net *n)
 {
 	if (n->fd != -1)
 		close(n->fd);
 	n->fd = -1;
+	free(n->list);
+	n->list = NULL;
+	n->nlist = 0;
 }

@@ -25,7 +25,9 @@
 #include "conf.h"
 #include "nodes.h"
 
-#define NET_DST_MAX NODES_MAX
+/* Destinations at most: console.nodes may name a cluster (a range, a
+ * node file); the node table holds as many. */
+#define NET_DST_MAX NODES_TABLE_MAX
 
 enum net_how { NET_BROADCAST = 0, NET_UNICAST, NET_LIST, NET_HOSTFILE };
 
@@ -36,7 +38,8 @@ struct net {
 	struct auth_key	 key;
 	struct seqgen	 seq;
 	struct replay	 replay;
-	struct in_addr	 list[NET_DST_MAX];	/* all but NET_BROADCAST */
+	struct in_addr	*list;		/* all but NET_BROADCAST: room for
+					   NET_DST_MAX (net_init) */
 	int		 nlist;
 	char		 list_from[128];	/* NET_HOSTFILE: the file */
 	uint64_t	 sent, send_errors, received;
@@ -51,7 +54,8 @@ struct net {
 };
 
 /*
- * Set up from the configuration: key (unless insecure), destinations,
+ * Set up from the configuration: key (unless insecure), destinations
+ * (console.nodes: addresses, ranges and node files, common/nodelist.h),
  * socket.  0, or -1 with err.  open_socket = 0 (tests) leaves fd = -1.
  * A console without its key pair (console.sign_key) or the nodes' secret
  * (console.node_secret) starts all the same, keyless: it can neither
