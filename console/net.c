@@ -18,6 +18,8 @@
 #include "net.h"
 #include "timeutil.h"
 
+static void size_rcvbuf(struct net *);
+
 int
 net_init(struct net *n, const struct dts_conf *c, int open_socket,
     char *err, size_t errlen)
@@ -72,7 +74,35 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
 		net_close(n);
 		return -1;
 	}
+	size_rcvbuf(n);
 	return 0;
+}
+
+/*
+ * The receive buffer holds a whole round: every destination answers a
+ * SCHEDULE or a request at once, and a reply is about NET_RCV_PER_NODE
+ * bytes of kernel memory (a 488-byte datagram in its buffer).  The
+ * kernel's default (212992 bytes) holds about 160: at 1,000 nodes most
+ * of each SI's replies were dropped.  SO_RCVBUFFORCE (root) passes
+ * net.core.rmem_max; else SO_RCVBUF, up to it.
+ */
+static void
+size_rcvbuf(struct net *n)
+{
+	int	 want, have = 0;
+	socklen_t len = sizeof(have);
+
+	if (n->fd == -1)
+		return;
+	want = (n->nlist > NODES_MAX ? n->nlist : NODES_MAX) *
+	    NET_RCV_PER_NODE;
+	if (getsockopt(n->fd, SOL_SOCKET, SO_RCVBUF, &have, &len) == 0 &&
+	    have / 2 >= want)	/* the kernel doubles what it is given */
+		return;
+	if (setsockopt(n->fd, SOL_SOCKET, SO_RCVBUFFORCE, &want,
+	    sizeof(want)) == -1 && setsockopt(n->fd, SOL_SOCKET, SO_RCVBUF,
+	    &want, sizeof(want)) == -1)
+		log_debug("SO_RCVBUF %d: %s", want, strerror(errno));
 }
 
 void
@@ -86,6 +116,7 @@ net_set_hosts(struct net *n, const struct vm_hosts *h)
 	for (i = 0; i < h->n && n->nlist < NET_DST_MAX; i++)
 		if (h->v[i].have_addr)
 			n->list[n->nlist++] = h->v[i].addr;
+	size_rcvbuf(n);
 }
 
 void
@@ -98,6 +129,7 @@ net_set_list(struct net *n, const struct in_addr *a, int k, const char *from)
 	for (i = 0; i < k && n->nlist < NET_DST_MAX; i++)
 		n->list[n->nlist++] = a[i];
 	snprintf(n->list_from, sizeof(n->list_from), "%s", from);
+	size_rcvbuf(n);
 }
 
 static int
