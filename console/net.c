@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,26 +213,92 @@ net_send_to(struct net *n, struct in_addr dst, struct proto_msg *msg)
 	return send_sealed(n, dst, buf, len);
 }
 
+/*
+ * Send buf[i] (len[i] bytes) to dst[i], k of them, NET_BATCH a system
+ * call (sendmmsg): one SI's datagrams leave back to back, not one
+ * sendto() and its wake-ups apart.  Returns the datagrams sent.
+ */
+static int
+send_many(struct net *n, const struct in_addr *dst,
+    const uint8_t *const *buf, const int *len, int k)
+{
+	struct mmsghdr		 mm[NET_BATCH];
+	struct iovec		 iov[NET_BATCH];
+	struct sockaddr_in	 to[NET_BATCH];
+	int			 i = 0, b, done, r, ok = 0;
+
+	while (i < k) {
+		for (b = 0; b < NET_BATCH && i < k; i++) {
+			if (len[i] <= 0)
+				continue;
+			to[b] = (struct sockaddr_in){ .sin_family = AF_INET,
+			    .sin_addr = dst[i],
+			    .sin_port = htons((uint16_t)n->port) };
+			iov[b].iov_base = (void *)(uintptr_t)buf[i];
+			iov[b].iov_len = (size_t)len[i];
+			memset(&mm[b], 0, sizeof(mm[b]));
+			mm[b].msg_hdr.msg_name = &to[b];
+			mm[b].msg_hdr.msg_namelen = sizeof(to[b]);
+			mm[b].msg_hdr.msg_iov = &iov[b];
+			mm[b].msg_hdr.msg_iovlen = 1;
+			b++;
+		}
+		n->sent += (uint64_t)b;
+		if (n->fd == -1) {
+			ok += b;
+			continue;
+		}
+		for (done = 0; done < b; ) {
+			r = sendmmsg(n->fd, mm + done, (unsigned)(b - done), 0);
+			if (r > 0) {
+				ok += r;
+				done += r;
+			} else if (r == -1 && errno == EINTR)
+				continue;
+			else {	/* this one failed: count it, go on */
+				n->send_errors++;
+				log_debug("sendto %s: %s", inet_ntoa(to[done].
+				    sin_addr), strerror(errno));
+				done++;
+			}
+		}
+	}
+	return ok;
+}
+
 int
 net_send(struct net *n, struct proto_msg *msg)
 {
-	struct in_addr		 dst[NET_DST_MAX];
+	struct in_addr		*dst;
+	const uint8_t		**bufs;
 	uint8_t			 buf[PROTO_MAX_DGRAM];
-	int			 i, len, nd, ok = 0;
+	int			*lens, i, len, nd, ok;
 
 	if (n->keyless)
 		return -1;
 	len = proto_seal(&n->key, &n->seq, now_mono_us(), msg, buf,
 	    sizeof(buf));
-	nd = net_destinations(n, dst, NET_DST_MAX);
+	dst = calloc(NET_DST_MAX, sizeof(*dst));
+	bufs = calloc(NET_DST_MAX, sizeof(*bufs));
+	lens = calloc(NET_DST_MAX, sizeof(*lens));
+	nd = dst == NULL || bufs == NULL || lens == NULL ? 0 :
+	    net_destinations(n, dst, NET_DST_MAX);
+	ok = 0;
+	if (len >= 0 && nd > 0) {
+		/* one signature for every destination */
+		for (i = 0; i < nd; i++) {
+			if (n->tap != NULL)
+				n->tap(n->tap_arg, dst[i], msg);
+			bufs[i] = buf;
+			lens[i] = len;
+		}
+		ok = send_many(n, dst, bufs, lens, nd);
+	}
+	free(dst);
+	free(bufs);
+	free(lens);
 	if (len < 0 || nd == 0)
 		return -1;
-	for (i = 0; i < nd; i++) {
-		if (n->tap != NULL)
-			n->tap(n->tap_arg, dst[i], msg);
-		if (send_sealed(n, dst[i], buf, len) == 0)
-			ok++;
-	}
 	return ok > 0 ? ok : -1;
 }
 
@@ -240,14 +307,17 @@ net_send_each(struct net *n, const struct in_addr *dst,
     struct proto_msg *msg, int k)
 {
 	uint8_t		(*buf)[PROTO_MAX_DGRAM];
+	const uint8_t	**bufs;
 	int		*len, i, ok = 0;
 
 	if (k <= 0 || n->keyless)
 		return -1;
 	buf = calloc((size_t)k, sizeof(*buf));
+	bufs = calloc((size_t)k, sizeof(*bufs));
 	len = calloc((size_t)k, sizeof(*len));
-	if (buf == NULL || len == NULL) {
+	if (buf == NULL || bufs == NULL || len == NULL) {
 		free(buf);
+		free(bufs);
 		free(len);
 		return -1;
 	}
@@ -256,11 +326,11 @@ net_send_each(struct net *n, const struct in_addr *dst,
 			n->tap(n->tap_arg, dst[i], &msg[i]);
 		len[i] = proto_seal(&n->key, &n->seq, now_mono_us(), &msg[i],
 		    buf[i], sizeof(buf[i]));
+		bufs[i] = buf[i];
 	}
-	for (i = 0; i < k; i++)
-		if (len[i] > 0 && send_sealed(n, dst[i], buf[i], len[i]) == 0)
-			ok++;
+	ok = send_many(n, dst, bufs, len, k);
 	free(buf);
+	free(bufs);
 	free(len);
 	return ok > 0 ? ok : -1;
 }

@@ -28,6 +28,7 @@
 /* Destinations at most: console.nodes may name a cluster (a range, a
  * node file); the node table holds as many. */
 #define NET_DST_MAX NODES_TABLE_MAX
+#define NET_BATCH   256		/* datagrams a sendmmsg() */
 #define NET_RCV_PER_NODE 2048	/* receive buffer a destination (bytes) */
 
 enum net_how { NET_BROADCAST = 0, NET_UNICAST, NET_LIST, NET_HOSTFILE };
