@@ -23,7 +23,7 @@
 . "$(dirname "$0")/common.sh"
 b_init scale "$@"
 SIM=$B_BUILD/tests/tools/simnodes
-CON=$B_BUILD/console/dts-console
+CON=${SCALE_CONSOLE:-$B_BUILD/console/dts-console}	# another build's, to compare
 [ -x "$SIM" ] || t_skip "no tests/tools/simnodes in $B_BUILD"
 ip addr show lo | grep -q 'inet 127.0.0.1/8' || t_skip "lo has no 127.0.0.1/8"
 WIN=60

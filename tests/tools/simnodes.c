@@ -17,8 +17,8 @@
  * dts/ctl.c (a SCHEDULE from another console is refused, unless it takes
  * over or the node has no master).  Nothing is skipped: N nodes cost N
  * signature checks a SCHEDULE.  With -V, a datagram whose very bytes
- * passed the signature check at another node (the last one that did) is
- * not checked again: every node holds the same console keys, so the
+ * passed the signature check at another node (one of the last 8 that
+ * did) is not checked again: every node holds the same console keys, so the
  * answer is the same; its replay and range checks are still the node's
  * own.  N nodes then cost one check a SCHEDULE, and one process keeps
  * up with 10,000 nodes on a small machine (counted: verify_full,
@@ -113,8 +113,12 @@ static struct dts_conf	 conf;
 static struct proto_schedule own;	/* the configured schedule */
 static int		 njobs;
 static int		 share_verify;	/* -V */
-static uint8_t		 checked[PROTO_MAX_DGRAM];	/* -V: the last */
-static size_t		 checked_len;	/* datagram whose tag held */
+#define CHECKED_MAX 8	/* -V: the last datagrams whose tag held */
+static struct {
+	uint8_t		 b[PROTO_MAX_DGRAM];
+	size_t		 len;
+} checked[CHECKED_MAX];
+static unsigned		 checked_next;
 static uint64_t		 verify_full, verify_shared;
 static uint64_t		 refused_total[REJ_COUNT];
 
@@ -298,6 +302,17 @@ schedule(struct sim *s, const struct proto_msg *m,
 	return 1;
 }
 
+/* -V: these bytes passed a full check lately. */
+static int
+was_checked(const uint8_t *buf, size_t len)
+{
+	for (int i = 0; i < CHECKED_MAX; i++)
+		if (checked[i].len == len && memcmp(checked[i].b, buf, len) ==
+		    0)
+			return 1;
+	return 0;
+}
+
 /* One datagram to node s, in the order of dts/intake.c's check(). */
 static void
 intake(struct sim *s, const uint8_t *buf, size_t len, int truncated,
@@ -323,8 +338,7 @@ intake(struct sim *s, const uint8_t *buf, size_t len, int truncated,
 		goto refused;
 	}
 	(void)replay_clock(&s->replay, now_real_us(), now_mono_us());
-	if (share_verify && len == checked_len &&
-	    memcmp(buf, checked, len) == 0) {
+	if (share_verify && was_checked(buf, len)) {
 		/* -V: these very bytes passed the signature check at another
 		 * node (every node holds the same console keys); the replay
 		 * state and the ranges are still this node's own */
@@ -339,9 +353,11 @@ intake(struct sim *s, const uint8_t *buf, size_t len, int truncated,
 		if (proto_verify(&s->key, &s->replay, buf, len, &m, &why) ==
 		    -1)
 			goto refused;
-		if (share_verify) {
-			memcpy(checked, buf, len);
-			checked_len = len;
+		if (share_verify) {	/* a node's socket holds an SI's
+					   SCHEDULE and a round's request */
+			memcpy(checked[checked_next].b, buf, len);
+			checked[checked_next].len = len;
+			checked_next = (checked_next + 1) % CHECKED_MAX;
 		}
 	}
 	s->accepted++;
