@@ -108,12 +108,7 @@ master_table(const struct console *c, int i,
 static int
 node_index(const struct console *c, struct in_addr a)
 {
-	int	 i;
-
-	for (i = 0; i < c->nodes.n; i++)
-		if (c->nodes.v[i].addr.s_addr == a.s_addr)
-			return i;
-	return -1;
+	return nodes_index(&c->nodes, a);
 }
 
 /*
@@ -383,17 +378,43 @@ job_ask(struct console *c, struct in_addr to, int index)
 	(void)net_send_to(&c->net, to, &q);
 }
 
+/*
+ * Does a STATUS from a live node list the jobs (with members or not) of
+ * its last one?  Then the matrix cannot have changed by it, and the
+ * reply costs no new matrix: at N nodes, rebuilding it at every reply
+ * made each SI cost N x the matrix (bench-scale).
+ */
+static int
+same_jobs(const struct console *c, struct in_addr from,
+    const struct proto_status *st, int64_t now)
+{
+	const struct node	*n = nodes_find(&c->nodes, from);
+	int			 k;
+
+	if (n == NULL || !n->have_status || !nodes_live(n, now,
+	    con_node_timeout(c)) || n->st.njobs != st->njobs ||
+	    st->njobs > PROTO_JOBS_MAX)
+		return 0;
+	for (k = 0; k < st->njobs; k++)
+		if ((n->st.job[k].members > 0) != (st->job[k].members > 0) ||
+		    strncmp(n->st.job[k].job, st->job[k].job, PROTO_JOB_LEN)
+		    != 0)
+			return 0;
+	return 1;
+}
+
 void
 master_datagram(struct console *c, const struct proto_msg *m,
     struct in_addr from, int64_t now)
 {
-	int	 i;
+	int	 i, same;
 
 	switch (m->hdr.type) {
 	case PROTO_STATUS:
 		master_lost(c, from, &m->u.status);
+		same = same_jobs(c, from, &m->u.status, now);
 		nodes_status(&c->nodes, from, &m->u.status, now);
-		if (c->sch.started && !c->m.mx_pending &&
+		if (c->sch.started && !c->m.mx_pending && !same &&
 		    tables_changed(c, now))
 			c->m.mx_pending = 1;
 		tables_due(c, now);
