@@ -302,13 +302,61 @@ net_send(struct net *n, struct proto_msg *msg)
 	return ok > 0 ? ok : -1;
 }
 
+/*
+ * The messages of one net_send_each sealed last, by content (header
+ * fields the seal sets left out): nodes with the same slot table get the
+ * same datagram, signed once.  At 10,000 nodes an Ed25519 signature per
+ * destination cost about 20 us x 10,000 an SI.
+ */
+#define SEALED_MAX 8
+struct sealed {
+	int	 n, next;
+	int	 idx[SEALED_MAX];	/* its index in the batch */
+	int	 len[SEALED_MAX];
+	uint8_t	 enc[SEALED_MAX][PROTO_MAX_DGRAM];
+	int	 last_len;		/* sealed_before's encoding, */
+	uint8_t	 last[PROTO_MAX_DGRAM];	/* for sealed_note */
+};
+
+/* The index of an earlier message with the same content, or -1. */
+static int
+sealed_before(struct sealed *s, const struct proto_msg *m)
+{
+	struct proto_msg	 t = *m;
+
+	t.hdr.sender = 0;
+	t.hdr.seq = 0;
+	t.hdr.key_id = 0;
+	s->last_len = proto_encode(&t, s->last, sizeof(s->last));
+	for (int j = 0; s->last_len > 0 && j < s->n; j++)
+		if (s->len[j] == s->last_len && memcmp(s->enc[j], s->last,
+		    (size_t)s->last_len) == 0)
+			return s->idx[j];
+	return -1;
+}
+
+/* Message i was sealed: remember its content. */
+static void
+sealed_note(struct sealed *s, int i)
+{
+	if (s->last_len <= 0)
+		return;
+	memcpy(s->enc[s->next], s->last, (size_t)s->last_len);
+	s->len[s->next] = s->last_len;
+	s->idx[s->next] = i;
+	s->next = (s->next + 1) % SEALED_MAX;
+	if (s->n < SEALED_MAX)
+		s->n++;
+}
+
 int
 net_send_each(struct net *n, const struct in_addr *dst,
     struct proto_msg *msg, int k)
 {
 	uint8_t		(*buf)[PROTO_MAX_DGRAM];
 	const uint8_t	**bufs;
-	int		*len, i, ok = 0;
+	struct sealed	 seen = { .n = 0 };
+	int		*len, i, j, ok = 0;
 
 	if (k <= 0 || n->keyless)
 		return -1;
@@ -324,9 +372,16 @@ net_send_each(struct net *n, const struct in_addr *dst,
 	for (i = 0; i < k; i++) {
 		if (n->tap != NULL)
 			n->tap(n->tap_arg, dst[i], &msg[i]);
+		if ((j = sealed_before(&seen, &msg[i])) >= 0) {
+			bufs[i] = bufs[j];	/* the same bytes, signed once */
+			len[i] = len[j];
+			continue;
+		}
 		len[i] = proto_seal(&n->key, &n->seq, now_mono_us(), &msg[i],
 		    buf[i], sizeof(buf[i]));
 		bufs[i] = buf[i];
+		if (len[i] > 0)
+			sealed_note(&seen, i);
 	}
 	ok = send_many(n, dst, bufs, len, k);
 	free(buf);

@@ -86,7 +86,9 @@ int net_send(struct net *n, struct proto_msg *msg);
 /*
  * Seal msg[i] for dst[i], every one of the k first, then send them one
  * after the other: the signatures do not come between the nodes'
- * arrivals.  Returns the destinations reached, -1 if none.
+ * arrivals.  Messages with the same content (nodes with the same slot
+ * table) share one sealed datagram: one signature, not one a node.
+ * Returns the destinations reached, -1 if none.
  */
 int net_send_each(struct net *n, const struct in_addr *dst,
     struct proto_msg *msg, int k);
