@@ -18,6 +18,9 @@
 #   rss      the daemon's VmRSS at the end;
 #   drops    datagrams the daemon's socket dropped (its receive buffer
 #            was full: /proc/net/udp).
+# Row 5 (N = 1000, 10000; --quick 100): BALANCED, IP 100 ms, SI 1 s; at
+# 8 s 10 % of the nodes send a LOAD with Q = 10: how long until every node
+# had a SCHEDULE with the new PS (OUTDIR/scale-balanced.csv).
 # Writes OUTDIR/scale.csv and OUTDIR/scale.md.  Full: WIN = 60 SIs; --quick
 # 10 SIs (about 90 s in all).
 . "$(dirname "$0")/common.sh"
@@ -122,6 +125,45 @@ for N in $NS; do
 	tail -n 1 "$CSV"
 done
 
+# Row 5, BALANCED: at 5 s, 10 % of the nodes report Q = 10 (a LOAD each);
+# every node must get the new PS within one SI.
+BAL_NS="1000 10000"
+[ "$B_QUICK" = 1 ] && BAL_NS=100
+[ -n "${SCALE_BAL_NS+x}" ] && BAL_NS=$SCALE_BAL_NS
+BCSV=$B_OUT/scale-balanced.csv
+echo "nodes,changed,all_ms,cpu_pct" > "$BCSV"
+for N in $BAL_NS; do
+	CONF=$T_DIR/scale.$N.conf
+	[ -f "$CONF" ] || continue
+	"$SIM" $SIM_OPTS -f "$CONF" -n "$N" -b 127.1.0.1 -l 8:0.1:10 \
+	    > "$T_DIR/bal.$N.out" 2> "$T_DIR/bal.$N.err" &
+	sim=$!
+	t_track "$sim"
+	t_wait_for 60 grep -q '^ready=' "$T_DIR/bal.$N.out" ||
+	    t_fail "simnodes -n $N did not start: $(cat "$T_DIR/bal.$N.err")"
+	out=$("$CON" --daemon -n -f "$CONF" -c "mode balanced; ip 100ms; si 1s; start" 2>&1) ||
+	    t_fail "dts-console --daemon: $out"
+	con=$(printf '%s\n' "$out" | sed -n 's/.*running in the background, pid \([0-9]*\).*/\1/p')
+	[ -n "$con" ] || t_fail "no daemon pid in: $out"
+	t_track "$con"
+	t_sleep 3
+	c0=$(cpu_ns "$con")
+	w0=$(_t_now_us)
+	t_sleep 8
+	c1=$(cpu_ns "$con")
+	w1=$(_t_now_us)
+	kill "$con" 2> /dev/null
+	t_wait_for 10 eval '! kill -0 '"$con"' 2>/dev/null'
+	t_untrack "$con"
+	kill "$sim" 2> /dev/null
+	wait "$sim"
+	t_untrack "$sim"
+	S=$T_DIR/bal.$N.out
+	cpu=$(awk -v c=$((c1 - c0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.3f", c / 1e3 / w * 100 }')
+	echo "$N,$(sed -n 's/^load_step_0_changed=//p' "$S"),$(sed -n 's/^load_step_0_all_ms=//p' "$S"),$cpu" >> "$BCSV"
+	tail -n 1 "$BCSV"
+done
+
 # the goals of issue 23 (at N = 10000; the largest N run stands in)
 read -r NMAX CPU10 < <(awk -F, 'NR == 2 { c = $3 } NR > 1 { n = $1; cm = $3 }
     END { print n, c }' "$CSV")
@@ -150,6 +192,10 @@ read -r NMAX CPU10 < <(awk -F, 'NR == 2 { c = $3 } NR > 1 { n = $1; cm = $3 }
 	    printf "| 4 | status within 2 s with every node; metrics within 10 s | a 2 s status round (%s ms in all) had %s nodes; metrics %s ms, %s nodes | %s |\n", f[9], f[10], f[11], f[12], (f[10] == n && f[11] <= 10000 && f[12] == n) ? "met" : "not met"
 	    printf "| 6 | RSS <= 64 MiB | %.1f MiB | %s |\n", f[13] / 1024, f[13] <= 65536 ? "met" : "not met"
 	}' "$CSV"
+	awk -F, 'NR > 1 { r = $0 } END { if (r == "") exit
+	    split(r, f, ",")
+	    printf "| 5 | BALANCED: a load change on 10 %% of the nodes in every node'"'"'s schedule within one SI | N = %s: %s nodes had the new PS %s ms after the LOADs (daemon CPU %s %%) | %s |\n", f[1], f[2], f[3], f[4], (f[2] == f[1] && f[3] >= 0 && f[3] <= 1000) ? "met" : "not met"
+	}' "$BCSV"
 	echo
 	b_env_note
 } > "$B_OUT/scale.md"

@@ -97,11 +97,13 @@ struct event {		/* an accepted SCHEDULE */
 	int64_t		 rx_real;	/* kernel receive time, ns */
 	int32_t		 node;
 	uint32_t	 si_us;
+	uint32_t	 ps_us;		/* the PS it set */
 };
 
 struct load_step {
 	double		 t, frac, q;
 	int		 done;
+	int64_t		 real;		/* REALTIME ns its LOADs went out */
 };
 
 static volatile sig_atomic_t stop;
@@ -143,7 +145,8 @@ die(const char *fmt, ...)
 }
 
 static void
-record(int node, uint64_t seq, int64_t rx_real, uint32_t si_us)
+record(int node, uint64_t seq, int64_t rx_real, uint32_t si_us,
+    uint32_t ps_us)
 {
 	if (nev == capev) {
 		capev = capev ? 2 * capev : 65536;
@@ -151,7 +154,7 @@ record(int node, uint64_t seq, int64_t rx_real, uint32_t si_us)
 			die("%s", "out of memory");
 	}
 	ev[nev++] = (struct event){ .seq = seq, .rx_real = rx_real,
-	    .node = node, .si_us = si_us };
+	    .node = node, .si_us = si_us, .ps_us = ps_us };
 }
 
 /* As dts/ctl.c's deadman_arm: silence, at least 2 SI. */
@@ -298,7 +301,7 @@ schedule(struct sim *s, const struct proto_msg *m,
 	s->master_key = m->hdr.key_id;
 	s->have_master = 1;
 	s->schedules++;
-	record((int)(s - sims), m->hdr.seq, rx_real, p.si_us);
+	record((int)(s - sims), m->hdr.seq, rx_real, p.si_us, p.ps_us);
 	return 1;
 }
 
@@ -457,6 +460,7 @@ tick(struct load_step *ls, int nls, int64_t t0)
 		if (ls[k].done || t < ls[k].t)
 			continue;
 		ls[k].done = 1;
+		ls[k].real = now_real_ns();
 		n = (int)(ls[k].frac * nsim + 0.5);
 		for (int i = 0; i < n && i < nsim; i++) {
 			struct sim *s = &sims[i];
@@ -497,6 +501,48 @@ pct(const int64_t *v, size_t n, double p)
 	size_t	 i = (size_t)(p * (double)(n - 1) + 0.5);
 
 	return n == 0 ? 0 : v[i < n ? i : n - 1];
+}
+
+static struct load_step	 steps[LOADS_MAX];
+static int		 nsteps;
+
+/*
+ * For each load step: the PS the nodes had before it (the last SCHEDULE
+ * a node got before its LOADs went out), and how long after them every
+ * node had got a SCHEDULE with another PS (BALANCED's answer), or -1.
+ * Events are sorted by sequence (the console's clock at sealing).
+ */
+static void
+load_report(void)
+{
+	for (int k = 0; k < nsteps; k++) {
+		int64_t	 t = steps[k].real, last = -1, delay;
+		uint32_t before = 0;
+		int	 changed = 0;
+		uint8_t	*got;
+
+		if (!steps[k].done)
+			continue;
+		if ((got = calloc((size_t)nsim, 1)) == NULL)
+			die("%s", "out of memory");
+		for (size_t i = 0; i < nev; i++) {
+			if ((int64_t)ev[i].seq * 1000 < t) {
+				before = ev[i].ps_us;
+				continue;
+			}
+			if (ev[i].ps_us == before || got[ev[i].node])
+				continue;
+			got[ev[i].node] = 1;
+			changed++;
+			if (ev[i].rx_real > last)
+				last = ev[i].rx_real;
+		}
+		delay = changed == nsim ? last - t : -1;
+		printf("load_step_%d_ps_before_us=%u\nload_step_%d_changed=%d\n"
+		    "load_step_%d_all_ms=%.1f\n", k, before, k, changed, k,
+		    delay < 0 ? -1.0 : delay / 1e6);
+		free(got);
+	}
 }
 
 /* The SIs: PREFIX.si.csv and the summary. */
@@ -575,6 +621,7 @@ report(const char *prefix, double secs)
 	}
 	if (f != NULL)
 		fclose(f);
+	load_report();
 	printf("nodes=%d\nseconds=%.1f\nsis=%zu\nsis_inner=%zu\n"
 	    "missed_inner=%" PRIu64 "\nmissed_all=%" PRIu64 "\n"
 	    "spread_p99_max_us=%.1f\nspread_p99_mean_us=%.1f\n"
@@ -641,7 +688,6 @@ int
 main(int argc, char **argv)
 {
 	const char		*cf = NULL, *prefix = NULL, *base = "127.1.0.1";
-	struct load_step	 ls[LOADS_MAX];
 	struct auth_key		 secret = { 0 };
 	struct epoll_event	 ee, evs[256];
 	struct rlimit		 rl;
@@ -649,7 +695,7 @@ main(int argc, char **argv)
 	char			 err[512];
 	double			 dur = 0;
 	int64_t			 t0, end = 0, last_tick = 0;
-	int			 c, ep, nls = 0, on = 1;
+	int			 c, ep, on = 1;
 
 	while ((c = getopt(argc, argv, "Vb:d:f:j:l:n:o:")) != -1) {
 		switch (c) {
@@ -658,10 +704,11 @@ main(int argc, char **argv)
 		case 'f': cf = optarg; break;
 		case 'j': njobs = atoi(optarg); break;
 		case 'l':
-			if (nls == LOADS_MAX || sscanf(optarg, "%lf:%lf:%lf",
-			    &ls[nls].t, &ls[nls].frac, &ls[nls].q) != 3)
+			if (nsteps == LOADS_MAX || sscanf(optarg,
+			    "%lf:%lf:%lf", &steps[nsteps].t,
+			    &steps[nsteps].frac, &steps[nsteps].q) != 3)
 				usage();
-			ls[nls++].done = 0;
+			steps[nsteps++].done = 0;
 			break;
 		case 'n': nsim = atoi(optarg); break;
 		case 'o': prefix = optarg; break;
@@ -742,7 +789,7 @@ main(int argc, char **argv)
 			drain(&sims[evs[i].data.u32]);
 		now = now_mono_ns();
 		if (now - last_tick >= 10 * NS_PER_MS) {
-			tick(ls, nls, t0);
+			tick(steps, nsteps, t0);
 			last_tick = now;
 		}
 		if (end != 0 && now >= end)
