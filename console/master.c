@@ -403,11 +403,30 @@ same_jobs(const struct console *c, struct in_addr from,
 	return 1;
 }
 
+/*
+ * Can a reply from the node at a have moved the RLA?  Only if the node
+ * was not live, or has no Q, or its Q changed (was_q, was_live: before
+ * the reply).  While a balanced round is held, every reply counts.
+ */
+static int
+rla_moved(const struct console *c, struct in_addr a, double was_q,
+    int was_live)
+{
+	const struct node	*n = nodes_find(&c->nodes, a);
+
+	return c->m.bal_until != 0 || n == NULL || !was_live || !n->have_q ||
+	    n->q != was_q;
+}
+
 void
 master_datagram(struct console *c, const struct proto_msg *m,
     struct in_addr from, int64_t now)
 {
-	int	 i, same;
+	const struct node	*was = nodes_find(&c->nodes, from);
+	double			 was_q = was != NULL && was->have_q ? was->q :
+	    -1;
+	int			 i, same, was_live = was != NULL &&
+	    nodes_live(was, now, con_node_timeout(c));
 
 	switch (m->hdr.type) {
 	case PROTO_STATUS:
@@ -437,7 +456,11 @@ master_datagram(struct console *c, const struct proto_msg *m,
 	default:
 		return;
 	}
-	if (c->sch.mode == MODE_BALANCED)
+	/* master_balance scans the node table: at every one of N replies an
+	 * SI it cost O(N^2) (bench-scale, row 5); a reply that cannot move
+	 * the RLA skips it (expiry and held rounds have their timers) */
+	if (c->sch.mode == MODE_BALANCED && rla_moved(c, from, was_q,
+	    was_live))
 		master_balance(c, now);
 }
 
