@@ -14,6 +14,7 @@
 
 #include "adopt_msg.h"
 #include "auth.h"
+#include "conf_nodes.h"
 #include "conf_schema.h"
 #include "log.h"
 #include "names.h"
@@ -51,6 +52,7 @@ const char *const conf_no_service_names[] = {
 };
 
 static int valid_ipv4(const void *, char *, size_t);
+static int valid_node_entry(const void *, char *, size_t);
 static int valid_path(const void *, char *, size_t);
 static int valid_path_or_empty(const void *, char *, size_t);
 static int valid_rt_priority(const void *, char *, size_t);
@@ -218,8 +220,8 @@ const struct conf_key confkey_schema[] = {
 	  .off = OFF(console.unicast),
 	  .help = "send to each PVM host instead of subnet broadcast" },
 	{ .path = "console.nodes", .type = CT_STRLIST, .def = "",
-	  .off = OFF(console.nodes), .valid = valid_ipv4,
-	  .help = "send to these IPv4 addresses only" },
+	  .off = OFF(console.nodes), .valid = valid_node_entry,
+	  .help = "send to these addresses, ranges (a.b.c.0/24), @files" },
 	{ .path = "console.rla", .type = CT_ENUM, .def = "mean",
 	  .off = OFF(console.rla), .names = conf_rla_names,
 	  .help = "balanced: RLA is the mean or the max of Q/W" },
@@ -243,6 +245,13 @@ valid_ipv4(const void *p, char *why, size_t len)
 	snprintf(why, len, "\"%s\" is not an IPv4 address (e.g. 0.0.0.0)",
 	    (const char *)p);
 	return -1;
+}
+
+/* console.nodes: an address, a range or a node file (conf_nodes.h) */
+static int
+valid_node_entry(const void *p, char *why, size_t len)
+{
+	return confnodes_entry_valid(p, why, len);
 }
 
 static int

@@ -41,6 +41,8 @@ bal_weight_configured(const struct weights *ws, const struct node *n)
 	char	 a[INET_ADDRSTRLEN];
 	int	 i;
 
+	if (ws->n == 0)		/* no weight set: no address to format */
+		return 0;
 	inet_ntop(AF_INET, &n->addr, a, sizeof(a));
 	for (i = 0; i < ws->n; i++)
 		if (strcmp(ws->v[i].host, a) == 0 ||

@@ -108,12 +108,7 @@ master_table(const struct console *c, int i,
 static int
 node_index(const struct console *c, struct in_addr a)
 {
-	int	 i;
-
-	for (i = 0; i < c->nodes.n; i++)
-		if (c->nodes.v[i].addr.s_addr == a.s_addr)
-			return i;
-	return -1;
+	return nodes_index(&c->nodes, a);
 }
 
 /*
@@ -389,17 +384,62 @@ job_ask(struct console *c, struct in_addr to, int index)
 	(void)net_send_to(&c->net, to, &q);
 }
 
+/*
+ * Does a STATUS from a live node list the jobs (with members or not) of
+ * its last one?  Then the matrix cannot have changed by it, and the
+ * reply costs no new matrix: at N nodes, rebuilding it at every reply
+ * made each SI cost N x the matrix (bench-scale).
+ */
+static int
+same_jobs(const struct console *c, struct in_addr from,
+    const struct proto_status *st, int64_t now)
+{
+	const struct node	*n = nodes_find(&c->nodes, from);
+	int			 k;
+
+	if (n == NULL || !n->have_status || !nodes_live(n, now,
+	    con_node_timeout(c)) || n->st.njobs != st->njobs ||
+	    st->njobs > PROTO_JOBS_MAX)
+		return 0;
+	for (k = 0; k < st->njobs; k++)
+		if ((n->st.job[k].members > 0) != (st->job[k].members > 0) ||
+		    strncmp(n->st.job[k].job, st->job[k].job, PROTO_JOB_LEN)
+		    != 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * Can a reply from the node at a have moved the RLA?  Only if the node
+ * was not live, or has no Q, or its Q changed (was_q, was_live: before
+ * the reply).  While a balanced round is held, every reply counts.
+ */
+static int
+rla_moved(const struct console *c, struct in_addr a, double was_q,
+    int was_live)
+{
+	const struct node	*n = nodes_find(&c->nodes, a);
+
+	return c->m.bal_until != 0 || n == NULL || !was_live || !n->have_q ||
+	    n->q != was_q;
+}
+
 void
 master_datagram(struct console *c, const struct proto_msg *m,
     struct in_addr from, int64_t now)
 {
-	int	 i;
+	const struct node	*was = nodes_find(&c->nodes, from);
+	double			 was_q = was != NULL && was->have_q ? was->q :
+	    -1;
+	int			 i, same, was_live = was != NULL &&
+	    nodes_live(was, now, con_node_timeout(c));
 
 	switch (m->hdr.type) {
 	case PROTO_STATUS:
 		master_lost(c, from, &m->u.status);
+		same = same_jobs(c, from, &m->u.status, now);
 		nodes_status(&c->nodes, from, &m->u.status, now);
-		if (c->sch.started && !c->m.mx_pending &&
+		if (c->sch.started && !c->m.mx_pending && !same &&
 		    tables_changed(c, now))
 			c->m.mx_pending = 1;
 		tables_due(c, now);
@@ -422,7 +462,11 @@ master_datagram(struct console *c, const struct proto_msg *m,
 	default:
 		return;
 	}
-	if (c->sch.mode == MODE_BALANCED)
+	/* master_balance scans the node table: at every one of N replies an
+	 * SI it cost O(N^2) (bench-scale, row 5); a reply that cannot move
+	 * the RLA skips it (expiry and held rounds have their timers) */
+	if (c->sch.mode == MODE_BALANCED && rla_moved(c, from, was_q,
+	    was_live))
 		master_balance(c, now);
 }
 

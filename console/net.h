@@ -25,7 +25,11 @@
 #include "conf.h"
 #include "nodes.h"
 
-#define NET_DST_MAX NODES_MAX
+/* Destinations at most: console.nodes may name a cluster (a range, a
+ * node file); the node table holds as many. */
+#define NET_DST_MAX NODES_TABLE_MAX
+#define NET_BATCH   256		/* datagrams a sendmmsg() */
+#define NET_RCV_PER_NODE 2048	/* receive buffer a destination (bytes) */
 
 enum net_how { NET_BROADCAST = 0, NET_UNICAST, NET_LIST, NET_HOSTFILE };
 
@@ -36,7 +40,8 @@ struct net {
 	struct auth_key	 key;
 	struct seqgen	 seq;
 	struct replay	 replay;
-	struct in_addr	 list[NET_DST_MAX];	/* all but NET_BROADCAST */
+	struct in_addr	*list;		/* all but NET_BROADCAST: room for
+					   NET_DST_MAX (net_init) */
 	int		 nlist;
 	char		 list_from[128];	/* NET_HOSTFILE: the file */
 	uint64_t	 sent, send_errors, received;
@@ -55,7 +60,8 @@ struct net {
 };
 
 /*
- * Set up from the configuration: key (unless insecure), destinations,
+ * Set up from the configuration: key (unless insecure), destinations
+ * (console.nodes: addresses, ranges and node files, common/nodelist.h),
  * socket.  0, or -1 with err.  open_socket = 0 (tests) leaves fd = -1.
  * A console without its key pair (console.sign_key) or the nodes' secret
  * (console.node_secret) starts all the same, keyless: it can neither
@@ -86,7 +92,9 @@ int net_send(struct net *n, struct proto_msg *msg);
 /*
  * Seal msg[i] for dst[i], every one of the k first, then send them one
  * after the other: the signatures do not come between the nodes'
- * arrivals.  Returns the destinations reached, -1 if none.
+ * arrivals.  Messages with the same content (nodes with the same slot
+ * table) share one sealed datagram: one signature, not one a node.
+ * Returns the destinations reached, -1 if none.
  */
 int net_send_each(struct net *n, const struct in_addr *dst,
     struct proto_msg *msg, int k);

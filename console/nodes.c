@@ -2,32 +2,80 @@
  * nodes.c - the console's node table.  See nodes.h.
  */
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nodes.h"
 
+/* The index of addr in ns->v, or where it would go (-1 - that). */
+static int
+search(const struct nodes *ns, uint32_t a)
+{
+	int	 lo = 0, hi = ns->n;
+
+	while (lo < hi) {
+		int	 mid = lo + (hi - lo) / 2;
+		uint32_t b = ntohl(ns->v[mid].addr.s_addr);
+
+		if (b == a)
+			return mid;
+		if (b < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1 - lo;
+}
+
+int
+nodes_index(const struct nodes *ns, struct in_addr addr)
+{
+	int	 i = search(ns, ntohl(addr.s_addr));
+
+	return i >= 0 ? i : -1;
+}
+
+struct node *
+nodes_find(const struct nodes *ns, struct in_addr addr)
+{
+	int	 i = nodes_index(ns, addr);
+
+	return i >= 0 ? &ns->v[i] : NULL;
+}
+
 struct node *
 nodes_get(struct nodes *ns, struct in_addr addr)
 {
-	uint32_t	 a = ntohl(addr.s_addr);
-	int		 i;
+	struct node	*v;
+	int		 i = search(ns, ntohl(addr.s_addr)), cap;
 
-	for (i = 0; i < ns->n; i++) {
-		uint32_t b = ntohl(ns->v[i].addr.s_addr);
-
-		if (b == a)
-			return &ns->v[i];
-		if (b > a)
-			break;
-	}
-	if (ns->n == NODES_MAX)
+	if (i >= 0)
+		return &ns->v[i];
+	i = -1 - i;
+	if (ns->n == NODES_TABLE_MAX)
 		return NULL;
+	if (ns->n == ns->cap) {
+		cap = ns->cap == 0 ? 16 : 2 * ns->cap;
+		if (cap > NODES_TABLE_MAX)
+			cap = NODES_TABLE_MAX;
+		if ((v = realloc(ns->v, (size_t)cap * sizeof(*v))) == NULL)
+			return NULL;
+		ns->v = v;
+		ns->cap = cap;
+	}
 	memmove(&ns->v[i + 1], &ns->v[i], (size_t)(ns->n - i) *
 	    sizeof(ns->v[0]));
 	ns->n++;
 	memset(&ns->v[i], 0, sizeof(ns->v[i]));
 	ns->v[i].addr = addr;
 	return &ns->v[i];
+}
+
+void
+nodes_free(struct nodes *ns)
+{
+	free(ns->v);
+	memset(ns, 0, sizeof(*ns));
 }
 
 /* What every reply says: the node's name (NULL: none), its Q, now. */

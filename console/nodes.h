@@ -15,8 +15,14 @@
 
 #include "proto.h"
 
-#define NODES_MAX      256
-#define HOST_NAME_MAX_ 64
+/*
+ * NODES_MAX bounds the small tables: PVM's hosts, a host file, a trace
+ * round.  The node table itself grows as nodes answer, up to
+ * NODES_TABLE_MAX (console.nodes can name that many; see net.h).
+ */
+#define NODES_MAX       256
+#define NODES_TABLE_MAX 16384
+#define HOST_NAME_MAX_  64
 
 struct node {
 	struct in_addr	 addr;
@@ -36,9 +42,10 @@ struct node {
 	struct proto_slot sent[PROTO_JOBS_MAX];	/* ... to it (master.c) */
 };
 
+/* Zeroed: empty.  v is allocated by nodes_get, freed by nodes_free. */
 struct nodes {
-	int		 n;
-	struct node	 v[NODES_MAX];		/* sorted by address */
+	int		 n, cap;
+	struct node	*v;			/* sorted by address */
 };
 
 /* A host of the PVM virtual machine, as pvm_config gave it. */
@@ -56,8 +63,21 @@ struct vm_hosts {
 	struct vm_host	 v[NODES_MAX];
 };
 
-/* The node at addr, added if new (NULL if the table is full). */
+/*
+ * The node at addr, added if new (NULL if the table is full or out of
+ * memory).  A binary search: a round of N replies costs N log N, not N².
+ * Adding a node may move the table: a node pointer is good until the
+ * next nodes_get (and nodes_status, _load, _metrics, _job).
+ */
 struct node *nodes_get(struct nodes *ns, struct in_addr addr);
+
+/* The node at addr or NULL, never added. */
+struct node *nodes_find(const struct nodes *ns, struct in_addr addr);
+
+/* Its index in ns->v, or -1. */
+int nodes_index(const struct nodes *ns, struct in_addr addr);
+
+void nodes_free(struct nodes *ns);
 
 /* Record a STATUS or a LOAD from addr at now. */
 struct node *nodes_status(struct nodes *ns, struct in_addr addr,

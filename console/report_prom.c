@@ -360,9 +360,14 @@ rows(const struct report_src *s, int64_t since, struct row *v)
 int
 report_metrics(FILE *fp, const struct report_src *s, int64_t since)
 {
-	struct row	 v[NODES_MAX + NET_DST_MAX];
+	struct row	*v;
 	int		 i, k, n, answered = 0;
 
+	/* every node known and every destination: allocated, thousands */
+	v = calloc((size_t)s->nodes->n + (size_t)s->net->nlist + 1,
+	    sizeof(*v));
+	if (v == NULL)
+		return -1;
 	n = rows(s, since, v);
 	for (k = 0; k < NFAMILIES; k++) {
 		const struct family *f = &families[k];
@@ -375,5 +380,6 @@ report_metrics(FILE *fp, const struct report_src *s, int64_t since)
 	}
 	for (i = 0; i < n; i++)
 		answered += v[i].m != NULL;
+	free(v);
 	return answered;
 }

@@ -13,7 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+
 #include "conf.h"
+#include "conf_nodes.h"
 #include "timeutil.h"
 
 static char path[64];
@@ -97,13 +100,84 @@ test_group(void **state)
 	assert_int_equal(c.console.nodes.n, 1);
 }
 
+/* Ranges and node files expand; bad lines and repeats are refused. */
+static void
+test_nodes_expand(void **state)
+{
+	struct conf_strlist	 l = { 0 };
+	struct in_addr		*a = calloc(CONF_NODES_MAX, sizeof(*a));
+	char			 nfile[] = "/tmp/dts-nodes-XXXXXX", why[400];
+	char			 s[INET_ADDRSTRLEN];
+	FILE			*f;
+	int			 fd;
+
+	(void)state;
+	assert_non_null(a);
+	assert_true((fd = mkstemp(nfile)) != -1);
+	assert_non_null(f = fdopen(fd, "w"));
+	fprintf(f, "# rack 1\n10.1.0.7\n\n  10.2.0.0/30  # two hosts\n");
+	fclose(f);
+	l.n = 3;
+	snprintf(l.s[0], sizeof(l.s[0]), "127.1.0.0/19");
+	snprintf(l.s[1], sizeof(l.s[1]), "@%s", nfile);
+	snprintf(l.s[2], sizeof(l.s[2]), "10.3.0.0/31");
+	assert_int_equal(confnodes_expand(&l, a, CONF_NODES_MAX, why,
+	    sizeof(why)), 8190 + 1 + 2 + 2);
+	assert_string_equal(inet_ntop(AF_INET, &a[0], s, sizeof(s)),
+	    "127.1.0.1");
+	assert_string_equal(inet_ntop(AF_INET, &a[8189], s, sizeof(s)),
+	    "127.1.31.254");
+	assert_string_equal(inet_ntop(AF_INET, &a[8190], s, sizeof(s)),
+	    "10.1.0.7");
+	assert_string_equal(inet_ntop(AF_INET, &a[8192], s, sizeof(s)),
+	    "10.2.0.2");
+	assert_string_equal(inet_ntop(AF_INET, &a[8193], s, sizeof(s)),
+	    "10.3.0.0");
+	/* too many */
+	assert_int_equal(confnodes_expand(&l, a, 8194, why, sizeof(why)), -1);
+	assert_string_equal(why, "entry 3: more than 8194 addresses");
+	/* twice */
+	snprintf(l.s[2], sizeof(l.s[2]), "10.1.0.7");
+	assert_int_equal(confnodes_expand(&l, a, CONF_NODES_MAX, why,
+	    sizeof(why)), -1);
+	assert_string_equal(why, "10.1.0.7 is named twice");
+	/* a bad line names its file and line */
+	assert_non_null(f = fopen(nfile, "a"));
+	fprintf(f, "node9\n");
+	fclose(f);
+	l.n = 2;
+	assert_int_equal(confnodes_expand(&l, a, CONF_NODES_MAX, why,
+	    sizeof(why)), -1);
+	assert_true(strstr(why, " line 5: \"node9\" is not an IPv4 address")
+	    != NULL);
+	unlink(nfile);
+	snprintf(l.s[1], sizeof(l.s[1]), "@%s", nfile);
+	assert_int_equal(confnodes_expand(&l, a, CONF_NODES_MAX, why,
+	    sizeof(why)), -1);
+	assert_true(strstr(why, "No such file") != NULL);
+	free(a);
+}
+
 static void
 test_errors(void **state)
 {
 	(void)state;
 	assert_string_equal(why("console = {\n nodes = [\"10.0.0.1\", "
 	    "\"nohost\"];\n};\n"), "2: console.nodes: entry 2: \"nohost\" is "
-	    "not an IPv4 address (e.g. 0.0.0.0)");
+	    "not an IPv4 address, a range (10.0.0.0/24) or a node file "
+	    "(@/path)");
+	assert_string_equal(why("console = { nodes = [\"10.0.0.1/24\"]; };\n"),
+	    "1: console.nodes: entry 1: \"10.0.0.1/24\" has host bits set (the "
+	    "range is 10.0.0.0/24)");
+	assert_string_equal(why("console = { nodes = [\"10.0.0.0/16\"]; };\n"),
+	    "1: console.nodes: entry 1: \"10.0.0.0/16\" has more than 16384 "
+	    "addresses");
+	assert_string_equal(why("console = { nodes = [\"10.0.0.0/33\"]; };\n"),
+	    "1: console.nodes: entry 1: \"10.0.0.0/33\" is not an IPv4 range "
+	    "(e.g. 10.0.0.0/24)");
+	assert_string_equal(why("console = { nodes = [\"@nodes\"]; };\n"),
+	    "1: console.nodes: entry 1: node file \"nodes\": the path must be "
+	    "absolute (@/etc/dts/nodes)");
 	assert_string_equal(why("console = { nodes = \"10.0.0.1\"; };\n"),
 	    "1: console.nodes: expected a list of strings ([\"10.0.0.1\", "
 	    "...]), not a string");
@@ -159,6 +233,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_nodes_expand),
 		cmocka_unit_test(test_print_roundtrip),
 	};
 

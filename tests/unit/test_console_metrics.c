@@ -65,6 +65,7 @@ sample_metrics(const char *name, int k)
 struct data {
 	struct nodes	 nodes;
 	struct net	 net;
+	struct in_addr	 list[4];	/* net.list */
 	struct proto_metrics a, b;
 };
 
@@ -85,6 +86,7 @@ data_new(int64_t since)
 	nodes_metrics(&d->nodes, ip4("10.0.0.1"), &d->a, since + 1);
 	nodes_metrics(&d->nodes, ip4("10.0.0.2"), &d->a, since - 1);
 	d->net.how = NET_LIST;
+	d->net.list = d->list;
 	d->net.list[d->net.nlist++] = ip4("10.0.0.9");
 	d->net.list[d->net.nlist++] = ip4("10.0.0.2");
 	d->net.list[d->net.nlist++] = ip4("10.0.0.1");

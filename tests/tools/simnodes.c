@@ -1,0 +1,804 @@
+/*
+ * simnodes - one process that plays N DTS nodes, for the master's scale
+ * benchmark (tests/bench/bench-scale.sh).
+ *
+ *   simnodes -f CONF -n N [-b 127.1.0.1] [-d SECONDS] [-o PREFIX]
+ *            [-l T:FRACTION:Q]... [-j JOBS] [-V]
+ *
+ * Node i has the address base + i (every 127.0.0.0/8 address can be
+ * bound on loopback) and its own UDP socket bound to CONF's port there.
+ * Its key is the one a real node keeps in its key_file: auth_node_key()
+ * of console.node_secret and its address, as `dts-console -N ADDRESS`
+ * prints it; it obeys the consoles of console_keys.  Every datagram goes
+ * through the intake of a real node (dts/intake.c): proto_frame(), the
+ * node's token buckets (the master exempt), replay_clock() and
+ * proto_verify() (the console's signature, the node's replay state, the
+ * schedule's ranges: proto_check_schedule), then the one-master rule of
+ * dts/ctl.c (a SCHEDULE from another console is refused, unless it takes
+ * over or the node has no master).  Nothing is skipped: N nodes cost N
+ * signature checks a SCHEDULE.  With -V, a datagram whose very bytes
+ * passed the signature check at another node (one of the last 8 that
+ * did) is not checked again: every node holds the same console keys, so the
+ * answer is the same; its replay and range checks are still the node's
+ * own.  N nodes then cost one check a SCHEDULE, and one process keeps
+ * up with 10,000 nodes on a small machine (counted: verify_full,
+ * verify_shared).
+ *
+ * Answers as a node does: STATUS to SCHEDULE and STATUS_REQ (mode,
+ * PS/IP/SI, phase, master, the scripted jobs), METRICS, JOB, TRACE (no
+ * edges).  A node without a SCHEDULE for `silence` (0: 3 SI, at least 2
+ * SI) falls back to its own schedule and forgets its master (counted).
+ * Load: every node's Q is 0 until a -l T:FRACTION:Q, which at T seconds
+ * gives the first FRACTION of the nodes load Q and sends a LOAD to their
+ * master, as dts does when dts-load reports a change.
+ *
+ * Counted: datagrams received, accepted, refused by reason, and the
+ * kernel's receive time (SO_TIMESTAMPNS) of every accepted SCHEDULE.  At
+ * the end (-d, SIGTERM or SIGINT) the SCHEDULEs are grouped by SI (their
+ * sequence, the console's clock when it sealed them, more than SI/4
+ * apart: a new SI) and written:
+ *   PREFIX.si.csv     si,seq_us,nodes,missed,spread_p50_us,spread_p99_us,
+ *                     spread_max_us,owd_min_us,owd_p50_us
+ *   PREFIX.nodes.csv  addr,received,accepted,refused,schedules,status_req,
+ *                     metrics_req,fallbacks
+ *   stdout            key=value lines (the summary; the first and the
+ *                     last SI, cut by the run's start and end, left out)
+ * spread: a node's arrival after the SI's first; owd: arrival less the
+ * console's sealing time (the same host's CLOCK_REALTIME).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "auth.h"
+#include "bucket.h"
+#include "conf.h"
+#include "proto.h"
+#include "timeutil.h"
+
+#define LOADS_MAX 16
+
+struct sim {
+	int		 fd;
+	struct in_addr	 addr;
+	struct auth_key	 key;		/* own key, the consoles' public keys */
+	struct replay	 replay;
+	struct buckets	 buckets;
+	struct seqgen	 seq;
+	/* the state a node reports */
+	struct proto_schedule sch;	/* in force */
+	int		 have_master;
+	struct sockaddr_in master;
+	uint32_t	 master_key;
+	int64_t		 last_console;	/* MONOTONIC ns of the last SCHEDULE */
+	int64_t		 active_real;	/* REALTIME ns its slicing began */
+	uint32_t	 load_milli;
+	uint32_t	 master_changes;
+	/* counters */
+	uint64_t	 received, accepted, refused, schedules, status_req,
+			 metrics_req, fallbacks;
+	uint32_t	 rejected[REJ_COUNT];
+};
+
+struct event {		/* an accepted SCHEDULE */
+	uint64_t	 seq;		/* the console's, µs */
+	int64_t		 rx_real;	/* kernel receive time, ns */
+	int32_t		 node;
+	uint32_t	 si_us;
+	uint32_t	 ps_us;		/* the PS it set */
+};
+
+struct load_step {
+	double		 t, frac, q;
+	int		 done;
+	int64_t		 real;		/* REALTIME ns its LOADs went out */
+};
+
+static volatile sig_atomic_t stop;
+static struct sim	*sims;
+static int		 nsim;
+static struct event	*ev;
+static size_t		 nev, capev;
+static struct dts_conf	 conf;
+static struct proto_schedule own;	/* the configured schedule */
+static int		 njobs;
+static int		 share_verify;	/* -V */
+#define CHECKED_MAX 8	/* -V: the last datagrams whose tag held */
+static struct {
+	uint8_t		 b[PROTO_MAX_DGRAM];
+	size_t		 len;
+} checked[CHECKED_MAX];
+static unsigned		 checked_next;
+static uint64_t		 verify_full, verify_shared;
+static uint64_t		 refused_total[REJ_COUNT];
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void __attribute__((format(printf, 1, 2), noreturn))
+die(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	fprintf(stderr, "simnodes: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void
+record(int node, uint64_t seq, int64_t rx_real, uint32_t si_us,
+    uint32_t ps_us)
+{
+	if (nev == capev) {
+		capev = capev ? 2 * capev : 65536;
+		if ((ev = realloc(ev, capev * sizeof(*ev))) == NULL)
+			die("%s", "out of memory");
+	}
+	ev[nev++] = (struct event){ .seq = seq, .rx_real = rx_real,
+	    .node = node, .si_us = si_us, .ps_us = ps_us };
+}
+
+/* As dts/ctl.c's deadman_arm: silence, at least 2 SI. */
+static int64_t
+silence_of(const struct sim *s)
+{
+	int64_t	 si = (int64_t)s->sch.si_us * NS_PER_US;
+	int64_t	 q = conf.silence_ns != 0 ? conf.silence_ns : 3 * si;
+
+	return q < 2 * si ? 2 * si : q;
+}
+
+static void
+seal_send(struct sim *s, struct proto_msg *m, const struct sockaddr_in *to)
+{
+	uint8_t	 buf[PROTO_MAX_DGRAM];
+	int	 n;
+
+	n = proto_seal(&s->key, &s->seq, now_mono_us(), m, buf, sizeof(buf));
+	if (n > 0)
+		(void)sendto(s->fd, buf, (size_t)n, 0,
+		    (const struct sockaddr *)to, sizeof(*to));
+}
+
+/* STATUS as sched_status and ctl.c's status_of fill it. */
+static void
+fill_status(const struct sim *s, const struct sockaddr_in *to,
+    uint32_t key_id, struct proto_status *st, int64_t now_mono)
+{
+	int64_t	 now_real = now_real_ns(), ip = (int64_t)s->sch.ip_us *
+	    NS_PER_US, k;
+	int	 slicing = (s->sch.flags & SCHED_F_ACTIVE) &&
+	    (s->sch.mode == MODE_STATIC || s->sch.mode == MODE_BALANCED);
+
+	memset(st, 0, sizeof(*st));
+	st->mode = s->sch.mode;
+	st->sync = s->sch.sync;
+	if (slicing)
+		st->flags |= SCHED_F_ACTIVE;
+	if (s->last_console && now_mono - s->last_console <= silence_of(s))
+		st->flags |= STATUS_F_HEARD;
+	if (!s->have_master)
+		st->flags |= STATUS_F_OWN;
+	st->ps_us = s->sch.ps_us;
+	st->ip_us = s->sch.ip_us;
+	st->si_us = s->sch.si_us;
+	st->load_milli = s->load_milli;
+	if (slicing && ip > 0 && s->active_real != 0) {
+		k = (now_real - s->active_real) / ip;
+		st->slices = (uint64_t)k + 1;
+		st->last_ps_ns = (uint64_t)(s->active_real + k * ip);
+		st->phase = now_real - (int64_t)st->last_ps_ns <
+		    (int64_t)s->sch.ps_us * NS_PER_US ? PHASE_PS : PHASE_LS;
+	}
+	for (int j = 0; j < njobs && j < PROTO_JOBS_MAX; j++) {
+		snprintf(st->job[j].job, PROTO_JOB_LEN, "sim:j%d", j);
+		st->job[j].members = 1;
+		st->members++;
+		st->njobs++;
+	}
+	memcpy(st->rejected, s->rejected, sizeof(st->rejected));
+	if (s->have_master) {
+		st->master = ntohl(s->master.sin_addr.s_addr);
+		if (to->sin_addr.s_addr == s->master.sin_addr.s_addr &&
+		    key_id == s->master_key)
+			st->flags |= STATUS_F_YOURS;
+	}
+	snprintf(st->name, sizeof(st->name), "sim%d", (int)(s - sims));
+}
+
+static void
+send_status(struct sim *s, const struct sockaddr_in *to, uint32_t key_id,
+    int64_t now_mono)
+{
+	struct proto_msg	 m = { .hdr.type = PROTO_STATUS };
+
+	fill_status(s, to, key_id, &m.u.status, now_mono);
+	seal_send(s, &m, to);
+}
+
+static void
+send_metrics(struct sim *s, const struct sockaddr_in *to, uint32_t key_id,
+    int64_t now_mono)
+{
+	struct proto_msg	 m = { .hdr.type = PROTO_METRICS };
+	struct proto_status	 st;
+	struct proto_metrics	*p = &m.u.metrics;
+
+	fill_status(s, to, key_id, &st, now_mono);
+	p->uptime_ns = (uint64_t)now_mono;
+	p->slices = st.slices;
+	p->mode = st.mode;
+	p->phase = st.phase;
+	p->flags = st.flags;
+	p->ps_us = st.ps_us;
+	p->ip_us = st.ip_us;
+	p->load_milli = st.load_milli;
+	p->members = st.members;
+	p->master_changes = s->master_changes;
+	memcpy(p->rejected, s->rejected, sizeof(p->rejected));
+	memcpy(p->name, st.name, sizeof(p->name));
+	seal_send(s, &m, to);
+}
+
+static void
+send_job(struct sim *s, const struct sockaddr_in *to, uint32_t index)
+{
+	struct proto_msg	 m = { .hdr.type = PROTO_JOB };
+
+	m.u.job.index = index;
+	m.u.job.count = (uint32_t)njobs;
+	if (index < (uint32_t)njobs) {
+		snprintf(m.u.job.job, PROTO_JOB_LEN, "sim:j%u", index);
+		m.u.job.members = 1;
+	}
+	seal_send(s, &m, to);
+}
+
+/* ctl.c's from_master and schedule(): 1 if the SCHEDULE is followed. */
+static int
+schedule(struct sim *s, const struct proto_msg *m,
+    const struct sockaddr_in *from, int64_t now_mono, int64_t rx_real)
+{
+	struct proto_schedule	 p = m->u.schedule;
+	int			 mine = s->have_master &&
+	    s->master.sin_addr.s_addr == from->sin_addr.s_addr &&
+	    s->master_key == m->hdr.key_id;
+
+	if (!mine && s->have_master && !(p.flags & SCHED_F_TAKEOVER)) {
+		s->rejected[REJ_MASTER]++;
+		refused_total[REJ_MASTER]++;
+		s->refused++;
+		return 0;
+	}
+	if (!mine)
+		s->master_changes++;
+	p.flags &= (uint8_t)~SCHED_F_TAKEOVER;
+	if ((p.flags & SCHED_F_ACTIVE) && (!(s->sch.flags & SCHED_F_ACTIVE) ||
+	    (p.flags & SCHED_F_SYNC) || s->active_real == 0))
+		s->active_real = rx_real;
+	s->sch = p;
+	s->last_console = now_mono;
+	s->master = *from;
+	s->master_key = m->hdr.key_id;
+	s->have_master = 1;
+	s->schedules++;
+	record((int)(s - sims), m->hdr.seq, rx_real, p.si_us, p.ps_us);
+	return 1;
+}
+
+/* -V: these bytes passed a full check lately. */
+static int
+was_checked(const uint8_t *buf, size_t len)
+{
+	for (int i = 0; i < CHECKED_MAX; i++)
+		if (checked[i].len == len && memcmp(checked[i].b, buf, len) ==
+		    0)
+			return 1;
+	return 0;
+}
+
+/* One datagram to node s, in the order of dts/intake.c's check(). */
+static void
+intake(struct sim *s, const uint8_t *buf, size_t len, int truncated,
+    const struct sockaddr_in *from, int64_t rx_real)
+{
+	struct proto_msg	 m;
+	enum proto_reject	 why;
+	int64_t			 now_mono = now_mono_ns();
+	int			 master;
+
+	s->received++;
+	if (truncated) {
+		why = REJ_LONG;
+		goto refused;
+	}
+	if (proto_frame(buf, len, PROTO_ACCEPT_NODE, &m, &why) == -1)
+		goto refused;
+	master = s->have_master &&
+	    from->sin_addr.s_addr == s->master.sin_addr.s_addr;
+	if (buckets_take(&s->buckets, from->sin_addr.s_addr, master,
+	    now_mono) == -1) {
+		why = REJ_RATE;
+		goto refused;
+	}
+	(void)replay_clock(&s->replay, now_real_us(), now_mono_us());
+	if (share_verify && was_checked(buf, len)) {
+		/* -V: these very bytes passed the signature check at another
+		 * node (every node holds the same console keys); the replay
+		 * state and the ranges are still this node's own */
+		struct auth_key k = s->key;
+
+		k.insecure = 1;
+		verify_shared++;
+		if (proto_verify(&k, &s->replay, buf, len, &m, &why) == -1)
+			goto refused;
+	} else {
+		verify_full++;
+		if (proto_verify(&s->key, &s->replay, buf, len, &m, &why) ==
+		    -1)
+			goto refused;
+		if (share_verify) {	/* a node's socket holds an SI's
+					   SCHEDULE and a round's request */
+			memcpy(checked[checked_next].b, buf, len);
+			checked[checked_next].len = len;
+			checked_next = (checked_next + 1) % CHECKED_MAX;
+		}
+	}
+	s->accepted++;
+	switch (m.hdr.type) {
+	case PROTO_SCHEDULE:
+		(void)schedule(s, &m, from, now_mono, rx_real);
+		send_status(s, from, m.hdr.key_id, now_mono);
+		break;
+	case PROTO_STATUS_REQ:
+		s->status_req++;
+		send_status(s, from, m.hdr.key_id, now_mono);
+		break;
+	case PROTO_METRICS_REQ:
+		s->metrics_req++;
+		send_metrics(s, from, m.hdr.key_id, now_mono);
+		break;
+	case PROTO_JOB_REQ:
+		send_job(s, from, m.u.job_req.index);
+		break;
+	case PROTO_TRACE_REQ: {
+		struct proto_msg t = { .hdr.type = PROTO_TRACE };
+
+		seal_send(s, &t, from);
+		break;
+	}
+	default:
+		break;
+	}
+	return;
+refused:
+	s->rejected[why]++;
+	refused_total[why]++;
+	s->refused++;
+}
+
+/* Kernel receive time (SO_TIMESTAMPNS, CLOCK_REALTIME), or now. */
+static int64_t
+rx_time(struct msghdr *mh)
+{
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm != NULL;
+	    cm = CMSG_NXTHDR(mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+
+			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+			return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+		}
+	return now_real_ns();
+}
+
+static void
+drain(struct sim *s)
+{
+	uint8_t			 buf[PROTO_MAX_DGRAM + 1];
+	char			 cbuf[CMSG_SPACE(sizeof(struct timespec))];
+	struct sockaddr_in	 from;
+	struct iovec		 iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr		 mh;
+	ssize_t			 n;
+
+	for (;;) {
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_name = &from;
+		mh.msg_namelen = sizeof(from);
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		if ((n = recvmsg(s->fd, &mh, MSG_DONTWAIT)) < 0)
+			return;
+		intake(s, buf, (size_t)n, (size_t)n > PROTO_MAX_DGRAM ||
+		    (mh.msg_flags & MSG_TRUNC), &from, rx_time(&mh));
+	}
+}
+
+/* Dead-man switch and scripted loads, about every 10 ms. */
+static void
+tick(struct load_step *ls, int nls, int64_t t0)
+{
+	int64_t	 now = now_mono_ns();
+	double	 t = (double)(now - t0) / NS_PER_SEC;
+
+	for (int i = 0; i < nsim; i++) {
+		struct sim *s = &sims[i];
+
+		if (s->have_master && now - s->last_console > silence_of(s)) {
+			s->have_master = 0;
+			s->sch = own;
+			s->active_real = 0;
+			s->fallbacks++;
+		}
+	}
+	for (int k = 0; k < nls; k++) {
+		int	 n;
+
+		if (ls[k].done || t < ls[k].t)
+			continue;
+		ls[k].done = 1;
+		ls[k].real = now_real_ns();
+		n = (int)(ls[k].frac * nsim + 0.5);
+		for (int i = 0; i < n && i < nsim; i++) {
+			struct sim *s = &sims[i];
+			struct proto_msg m = { .hdr.type = PROTO_LOAD };
+
+			s->load_milli = (uint32_t)(ls[k].q * 1000);
+			if (!s->have_master)
+				continue;
+			m.u.load.load_milli = s->load_milli;
+			m.u.load.ncpu = 1;
+			seal_send(s, &m, &s->master);
+		}
+		printf("load_step=%.3f:%d:%.3f mono_ns=%" PRId64 "\n", ls[k].t,
+		    n, ls[k].q, now_mono_ns());
+		fflush(stdout);
+	}
+}
+
+static int
+cmp_seq(const void *a, const void *b)
+{
+	const struct event *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t	 x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int64_t
+pct(const int64_t *v, size_t n, double p)
+{
+	size_t	 i = (size_t)(p * (double)(n - 1) + 0.5);
+
+	return n == 0 ? 0 : v[i < n ? i : n - 1];
+}
+
+static struct load_step	 steps[LOADS_MAX];
+static int		 nsteps;
+
+/*
+ * For each load step: the PS the nodes had before it (the last SCHEDULE
+ * a node got before its LOADs went out), and how long after them every
+ * node had got a SCHEDULE with another PS (BALANCED's answer), or -1.
+ * Events are sorted by sequence (the console's clock at sealing).
+ */
+static void
+load_report(void)
+{
+	for (int k = 0; k < nsteps; k++) {
+		int64_t	 t = steps[k].real, last = -1, delay;
+		uint32_t before = 0;
+		int	 changed = 0;
+		uint8_t	*got;
+
+		if (!steps[k].done)
+			continue;
+		if ((got = calloc((size_t)nsim, 1)) == NULL)
+			die("%s", "out of memory");
+		for (size_t i = 0; i < nev; i++) {
+			if ((int64_t)ev[i].seq * 1000 < t) {
+				before = ev[i].ps_us;
+				continue;
+			}
+			if (ev[i].ps_us == before || got[ev[i].node])
+				continue;
+			got[ev[i].node] = 1;
+			changed++;
+			if (ev[i].rx_real > last)
+				last = ev[i].rx_real;
+		}
+		delay = changed == nsim ? last - t : -1;
+		printf("load_step_%d_ps_before_us=%u\nload_step_%d_changed=%d\n"
+		    "load_step_%d_all_ms=%.1f\n", k, before, k, changed, k,
+		    delay < 0 ? -1.0 : delay / 1e6);
+		free(got);
+	}
+}
+
+/* The SIs: PREFIX.si.csv and the summary. */
+static void
+report(const char *prefix, double secs)
+{
+	char		 path[512];
+	FILE		*f = NULL;
+	int64_t		*sp, *owd;
+	uint8_t		*got;
+	size_t		 i, j, k, g = 0, inner = 0;
+	uint64_t	 missed = 0, missed_inner = 0;
+	int64_t		 p99max = 0, p50sum = 0, owdmin = INT64_MAX, maxmax = 0;
+
+	qsort(ev, nev, sizeof(*ev), cmp_seq);
+	sp = calloc(nsim + 1, sizeof(*sp));
+	owd = calloc(nsim + 1, sizeof(*owd));
+	got = calloc(nsim, 1);
+	if (sp == NULL || owd == NULL || got == NULL)
+		die("%s", "out of memory");
+	if (prefix != NULL) {
+		snprintf(path, sizeof(path), "%s.si.csv", prefix);
+		if ((f = fopen(path, "w")) == NULL)
+			die("cannot write %s", path);
+		fprintf(f, "si,seq_us,nodes,missed,spread_p50_us,spread_p99_us,"
+		    "spread_max_us,owd_min_us,owd_p50_us\n");
+	}
+	/* count the groups first: the first and the last are cut */
+	size_t ngroups = 0;
+	for (i = 0; i < nev; i = j) {
+		uint64_t gap = ev[i].si_us / 4 > 0 ? ev[i].si_us / 4 : 1000;
+
+		for (j = i + 1; j < nev && ev[j].seq - ev[j - 1].seq <= gap; j++)
+			;
+		ngroups++;
+	}
+	for (i = 0; i < nev; i = j, g++) {
+		uint64_t gap = ev[i].si_us / 4 > 0 ? ev[i].si_us / 4 : 1000;
+		int64_t first = INT64_MAX;
+		size_t n = 0;
+
+		for (j = i + 1; j < nev && ev[j].seq - ev[j - 1].seq <= gap; j++)
+			;
+		memset(got, 0, (size_t)nsim);
+		for (k = i; k < j; k++)
+			if (ev[k].rx_real < first)
+				first = ev[k].rx_real;
+		for (k = i; k < j; k++) {
+			if (got[ev[k].node])
+				continue;	/* twice in one SI: once */
+			got[ev[k].node] = 1;
+			sp[n] = ev[k].rx_real - first;
+			owd[n] = ev[k].rx_real - (int64_t)ev[k].seq * 1000;
+			n++;
+		}
+		qsort(sp, n, sizeof(*sp), cmp_i64);
+		qsort(owd, n, sizeof(*owd), cmp_i64);
+		if (f != NULL)
+			fprintf(f, "%zu,%" PRIu64 ",%zu,%zu,%.1f,%.1f,%.1f,%.1f,"
+			    "%.1f\n", g, ev[i].seq, n, (size_t)nsim - n,
+			    pct(sp, n, .5) / 1e3, pct(sp, n, .99) / 1e3,
+			    sp[n - 1] / 1e3, owd[0] / 1e3,
+			    pct(owd, n, .5) / 1e3);
+		missed += (size_t)nsim - n;
+		if (g == 0 || g + 1 == ngroups)
+			continue;
+		inner++;
+		missed_inner += (size_t)nsim - n;
+		if (pct(sp, n, .99) > p99max)
+			p99max = pct(sp, n, .99);
+		if (sp[n - 1] > maxmax)
+			maxmax = sp[n - 1];
+		p50sum += pct(sp, n, .99);
+		if (owd[0] < owdmin)
+			owdmin = owd[0];
+	}
+	if (f != NULL)
+		fclose(f);
+	load_report();
+	printf("nodes=%d\nseconds=%.1f\nsis=%zu\nsis_inner=%zu\n"
+	    "missed_inner=%" PRIu64 "\nmissed_all=%" PRIu64 "\n"
+	    "spread_p99_max_us=%.1f\nspread_p99_mean_us=%.1f\n"
+	    "spread_max_us=%.1f\nowd_min_us=%.1f\n", nsim, secs, ngroups,
+	    inner, missed_inner, missed, p99max / 1e3,
+	    inner ? (double)p50sum / (double)inner / 1e3 : 0.0, maxmax / 1e3,
+	    owdmin == INT64_MAX ? 0.0 : owdmin / 1e3);
+	free(sp);
+	free(owd);
+	free(got);
+}
+
+static void
+report_nodes(const char *prefix)
+{
+	char		 path[512], a[INET_ADDRSTRLEN];
+	FILE		*f;
+	uint64_t	 rx = 0, acc = 0, ref = 0, st = 0, me = 0, fb = 0;
+
+	for (int i = 0; i < nsim; i++) {
+		rx += sims[i].received;
+		acc += sims[i].accepted;
+		ref += sims[i].refused;
+		st += sims[i].status_req;
+		me += sims[i].metrics_req;
+		fb += sims[i].fallbacks;
+	}
+	printf("received=%" PRIu64 "\naccepted=%" PRIu64 "\nrefused=%" PRIu64
+	    "\nstatus_req=%" PRIu64 "\nmetrics_req=%" PRIu64 "\nfallbacks=%"
+	    PRIu64 "\nverify_full=%" PRIu64 "\nverify_shared=%" PRIu64 "\n",
+	    rx, acc, ref, st, me, fb, verify_full, verify_shared);
+	for (int r = 0; r < REJ_COUNT; r++)
+		if (refused_total[r] != 0)
+			printf("refused_%s=%" PRIu64 "\n", proto_reject_name(
+			    (unsigned)r), refused_total[r]);
+	if (prefix == NULL)
+		return;
+	snprintf(path, sizeof(path), "%s.nodes.csv", prefix);
+	if ((f = fopen(path, "w")) == NULL)
+		die("cannot write %s", path);
+	fprintf(f, "addr,received,accepted,refused,schedules,status_req,"
+	    "metrics_req,fallbacks\n");
+	for (int i = 0; i < nsim; i++) {
+		const struct sim *s = &sims[i];
+
+		inet_ntop(AF_INET, &s->addr, a, sizeof(a));
+		fprintf(f, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		    ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", a, s->received,
+		    s->accepted, s->refused, s->schedules, s->status_req,
+		    s->metrics_req, s->fallbacks);
+	}
+	fclose(f);
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: simnodes -f CONF -n N [-b 127.1.0.1] "
+	    "[-d SECONDS] [-o PREFIX] [-l T:FRACTION:Q]... [-j JOBS] [-V]\n");
+	exit(2);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char		*cf = NULL, *prefix = NULL, *base = "127.1.0.1";
+	struct auth_key		 secret = { 0 };
+	struct epoll_event	 ee, evs[256];
+	struct rlimit		 rl;
+	struct in_addr		 b;
+	char			 err[512];
+	double			 dur = 0;
+	int64_t			 t0, end = 0, last_tick = 0;
+	int			 c, ep, on = 1;
+
+	while ((c = getopt(argc, argv, "Vb:d:f:j:l:n:o:")) != -1) {
+		switch (c) {
+		case 'b': base = optarg; break;
+		case 'd': dur = atof(optarg); break;
+		case 'f': cf = optarg; break;
+		case 'j': njobs = atoi(optarg); break;
+		case 'l':
+			if (nsteps == LOADS_MAX || sscanf(optarg,
+			    "%lf:%lf:%lf", &steps[nsteps].t,
+			    &steps[nsteps].frac, &steps[nsteps].q) != 3)
+				usage();
+			steps[nsteps++].done = 0;
+			break;
+		case 'n': nsim = atoi(optarg); break;
+		case 'o': prefix = optarg; break;
+		case 'V': share_verify = 1; break;
+		default: usage();
+		}
+	}
+	if (cf == NULL || nsim <= 0 || njobs < 0 || njobs > PROTO_JOBS_MAX ||
+	    inet_pton(AF_INET, base, &b) != 1)
+		usage();
+	if (sodium_init() < 0)
+		die("%s", "sodium_init failed");
+	conf_defaults(&conf);
+	if (conf_load(&conf, cf, 0, err, sizeof(err)) == -1)
+		die("%s", err);
+	if (!conf.insecure && auth_key_load(&secret, conf.console.node_secret,
+	    err, sizeof(err)) == -1)
+		die("console.node_secret: %s", err);
+	rl.rlim_cur = rl.rlim_max = (rlim_t)nsim + 64;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+		die("setrlimit RLIMIT_NOFILE: %s", strerror(errno));
+	if ((sims = calloc((size_t)nsim, sizeof(*sims))) == NULL)
+		die("%s", "out of memory");
+	own.mode = (uint8_t)conf.mode;
+	own.sync = (uint8_t)conf.sync;
+	own.ps_us = (uint32_t)(conf.ps_ns / NS_PER_US);
+	own.ip_us = (uint32_t)(conf.ip_ns / NS_PER_US);
+	own.si_us = (uint32_t)(conf.si_ns / NS_PER_US);
+	if ((ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
+		die("epoll: %s", strerror(errno));
+	for (int i = 0; i < nsim; i++) {
+		struct sim		*s = &sims[i];
+		struct sockaddr_in	 sin = { .sin_family = AF_INET,
+		    .sin_port = htons((uint16_t)conf.port) };
+
+		s->addr.s_addr = htonl(ntohl(b.s_addr) + (uint32_t)i);
+		sin.sin_addr = s->addr;
+		/* the node's key_file: what dts-console -N prints */
+		s->key.insecure = conf.insecure;
+		if (!conf.insecure)
+			auth_node_key(secret.key, s->addr.s_addr, s->key.key);
+		for (int k = 0; k < conf.console_keys.n; k++)
+			if (auth_pub_add(&s->key, conf.console_keys.s[k], err,
+			    sizeof(err)) == -1)
+				die("console_keys: %s", err);
+		replay_init(&s->replay, now_real_us(), now_mono_us(),
+		    (uint64_t)(conf.replay_window_ns / NS_PER_US));
+		buckets_init(&s->buckets, BUCKET_RATE, BUCKET_BURST,
+		    BUCKET_RATE_ALL, BUCKET_BURST_ALL, now_mono_ns());
+		seqgen_init(&s->seq);
+		s->sch = own;
+		s->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
+		if (s->fd == -1 || setsockopt(s->fd, SOL_SOCKET,
+		    SO_TIMESTAMPNS, &on, sizeof(on)) == -1 ||
+		    bind(s->fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
+			inet_ntop(AF_INET, &s->addr, err, sizeof(err));
+			die("node %s: cannot bind its control port", err);
+		}
+		ee.events = EPOLLIN;
+		ee.data.u32 = (uint32_t)i;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, s->fd, &ee) == -1)
+			die("epoll_ctl: %s", strerror(errno));
+	}
+	sodium_memzero(&secret, sizeof(secret));
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	t0 = now_mono_ns();
+	if (dur > 0)
+		end = t0 + (int64_t)(dur * NS_PER_SEC);
+	printf("ready=%d\n", nsim);
+	fflush(stdout);
+	while (!stop) {
+		int	 n = epoll_wait(ep, evs, 256, 10);
+		int64_t	 now;
+
+		for (int i = 0; i < n; i++)
+			drain(&sims[evs[i].data.u32]);
+		now = now_mono_ns();
+		if (now - last_tick >= 10 * NS_PER_MS) {
+			tick(steps, nsteps, t0);
+			last_tick = now;
+		}
+		if (end != 0 && now >= end)
+			break;
+	}
+	/* what arrived before the end is counted, even if not read yet */
+	for (int i = 0; i < nsim; i++)
+		drain(&sims[i]);
+	report(prefix, (double)(now_mono_ns() - t0) / NS_PER_SEC);
+	report_nodes(prefix);
+	return 0;
+}
