@@ -401,6 +401,7 @@ static struct pidset sent;
 
 struct signal_arg {
 	int	 sig, fresh;
+	int	 stopped_only;	/* only to a process in state T */
 };
 
 /* Signal pid unless this sweep did; one we cannot remember is signalled
@@ -410,10 +411,14 @@ signal_one(pid_t pid, void *arg)
 {
 	struct signal_arg	*sa = arg;
 	int			 added = pidset_add(&sent, pid);
+	char			 state;
 
 	if (added == 0)
 		return;
 	sa->fresh += added;
+	if (sa->stopped_only && (proc_pid_stat(pid, &state, NULL, NULL) == -1 ||
+	    state != 'T'))
+		return;
 	(void)kill(pid, sa->sig);
 }
 
@@ -422,10 +427,10 @@ signal_one(pid_t pid, void *arg)
  * read again until a pass finds nobody new.  A stopped process cannot
  * fork, so for SIGSTOP this ends after a pass or two.
  */
-int
-cg_signal_all(const char *cg, int sig)
+static int
+signal_all(const char *cg, int sig, int stopped_only)
 {
-	struct signal_arg	 sa = { sig, 0 };
+	struct signal_arg	 sa = { sig, 0, stopped_only };
 	int			 pass;
 
 	sent.n = 0;
@@ -438,6 +443,18 @@ cg_signal_all(const char *cg, int sig)
 	}
 	errno = EAGAIN;
 	return -1;
+}
+
+int
+cg_signal_all(const char *cg, int sig)
+{
+	return signal_all(cg, sig, 0);
+}
+
+int
+cg_cont_stopped(const char *cg)
+{
+	return signal_all(cg, SIGCONT, 1);
 }
 
 int
@@ -561,7 +578,7 @@ cg_release(const char *cg)
 			(void)cg_write_fd(fd, "0");
 		else
 			(void)cg_write(cg, "cgroup.freeze", "0");
-		(void)cg_signal_all(cg, SIGCONT);
+		(void)cg_cont_stopped(cg);
 	}
 	if (fd != -1)
 		close(fd);

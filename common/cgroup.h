@@ -70,6 +70,13 @@ int  cg_set_policy_pid(const char *cg, pid_t pid, int policy, int prio);
 
 /* sig to every process of cg, again until a pass finds no new member. */
 int  cg_signal_all(const char *cg, int sig);
+/*
+ * SIGCONT to every process of cg that is stopped (state T), in passes as
+ * cg_signal_all.  Not to the others: a program that catches SIGCONT acts
+ * on it (Open MPI's mpirun forwards it to its job, and fails if that job
+ * is still starting), and a release must not send what no stop caused.
+ */
+int  cg_cont_stopped(const char *cg);
 
 /*
  * Every write to a cgroup file goes through these.  cg_open: cg/file,

@@ -127,7 +127,7 @@ sig_close(struct gang *g)
 {
 	free(g->sig_stopped.pid);
 	g->sig_stopped = (struct pidset){ NULL, 0, 0 };
-	(void)cg_signal_all(g->cg, SIGCONT);
+	(void)cg_cont_stopped(g->cg);
 }
 
 const struct gang_backend gang_signal_backend = {
