@@ -380,6 +380,7 @@ main(int argc, char **argv)
 	daemon_detach(0);
 	cpvm_fini(&c->pvm);
 	net_close(&c->net);
+	nodes_free(&c->nodes);
 	rc = g.s.failures > 0 ? 1 : 0;
 	script_fini(&g.s);
 	return rc;

@@ -78,6 +78,8 @@ fixture_output(struct fixture *f)
 static __attribute__((unused)) void
 fixture_free(struct fixture *f)
 {
+	net_close(&f->c.net);
+	nodes_free(&f->c.nodes);
 	fclose(f->c.out.f);
 	free(f->buf);
 	free(f);

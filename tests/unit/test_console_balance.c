@@ -106,6 +106,7 @@ test_rla_weights(void **state)
 	assert_string_equal(src, "1");
 	assert_int_equal(bal_weight_set(&ws, "10.0.0.2", 0), 0);
 	assert_int_equal(ws.n, 0);
+	nodes_free(&ns);
 }
 
 /* |RLA - RLA_prev| > h acts, then RLA_prev = RLA; <= h does nothing. */
@@ -177,6 +178,7 @@ test_timeout(void **state)
 	bal_rla(&ns, &ws, &hs, 201 * SEC, to, &r);
 	assert_int_equal(r.nlive, 1);
 	assert_true(r.mean == 0.5);
+	nodes_free(&ns);
 }
 
 static void
@@ -196,6 +198,7 @@ test_node_table(void **state)
 	assert_int_equal(ns.v[1].heard, 2 * SEC);
 	assert_true(nodes_live(&ns.v[1], 3 * SEC, SEC));
 	assert_false(nodes_live(&ns.v[1], 3 * SEC + 1, SEC));
+	nodes_free(&ns);
 }
 
 static void
@@ -238,6 +241,7 @@ test_reference(void **state)
 	assert_string_equal(inet_ntoa(nodes_reference(&ns, 0)->addr),
 	    "10.0.0.2");
 	assert_null(nodes_reference(&ns, 3 * SEC));
+	nodes_free(&ns);
 }
 
 static void

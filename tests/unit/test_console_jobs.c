@@ -516,6 +516,7 @@ test_keyless(void **state)
 	assert_int_equal(net_init(&n, &conf, 0, err, sizeof(err)), 0);
 	assert_true(n.keyless);
 	assert_true(n.keyless_why[0] != 0);
+	net_close(&n);
 	f->c.net.keyless = 1;
 	snprintf(f->c.net.keyless_why, sizeof(f->c.net.keyless_why),
 	    "console.key: No such file or directory");

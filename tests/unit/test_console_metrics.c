@@ -256,6 +256,7 @@ test_exposition(void **state)
 	check_hist(&doc, "dts_edge_op_seconds", &d->a.op);
 	prom_free(&doc);
 	free(text);
+	nodes_free(&d->nodes);
 	free(d);
 }
 
@@ -282,6 +283,7 @@ test_broadcast_silent(void **state)
 	assert_true(doc.families > 10);	/* HELP and TYPE all the same */
 	prom_free(&doc);
 	free(text);
+	nodes_free(&d->nodes);
 	free(d);
 }
 
@@ -385,6 +387,7 @@ test_promtool(void **state)
 	if (system("command -v promtool > /dev/null 2>&1") != 0) {
 		fprintf(stderr, "promtool not installed (Debian: prometheus): "
 		    "skipped\n");
+		nodes_free(&d->nodes);
 		free(d);
 		skip();
 	}
@@ -397,6 +400,7 @@ test_promtool(void **state)
 	rc = system(cmd);
 	unlink(path);
 	free(text);
+	nodes_free(&d->nodes);
 	free(d);
 	assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
 }

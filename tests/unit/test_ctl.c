@@ -602,6 +602,7 @@ test_deadman(void **state)
 	    .events = POLLIN };
 	struct sched		*before = malloc(sizeof(*before));
 	struct proto_status	 st;
+	uint64_t		 slices;
 
 	assert_non_null(before);
 	(void)command(f, &f->a, schedule(MODE_STATIC, SCHED_F_ACTIVE, 5000,
@@ -623,6 +624,7 @@ test_deadman(void **state)
 	    10000, 10000));
 	(void)fake_gang_ops();
 	assert_int_equal(poll(&pf, 1, WAIT_MS), 1);
+	slices = f->s.slices;
 	ctl_deadman(&f->c, &f->s);
 	assert_int_equal(f->c.have_console, 0);
 	assert_int_equal(f->s.own, 1);
@@ -630,9 +632,13 @@ test_deadman(void **state)
 	assert_int_equal(f->s.ps, (int64_t)own.ps_us * NS_PER_US);
 	assert_int_equal(f->s.ip, (int64_t)own.ip_us * NS_PER_US);
 	assert_int_equal(f->s.sync, own.sync);
-	/* arrival sync, SYNC set: a jump ARRIVAL_DELAY from now */
-	assert_true(f->s.jump_at > 0);
-	assert_string_equal(fake_gang_ops(), "");
+	/* arrival sync, SYNC set: a jump ARRIVAL_DELAY from now, or (under
+	 * valgrind, when the apply took longer than that) a PS started now */
+	if (f->s.jump_at == 0) {
+		assert_true(f->s.slices > slices);
+		(void)fake_gang_ops();
+	} else
+		assert_string_equal(fake_gang_ops(), "");
 
 	st = ask_status(f, &f->a);
 	assert_true(st.flags & STATUS_F_OWN);
