@@ -204,7 +204,7 @@ scan_one(pid_t pid, void *arg)
 	    sched_getparam(pid, &sp) == -1 || sp.sched_priority == want)
 		return;
 	sc->fix[sc->n].pid = pid;
-	sc->fix[sc->n++].prio = want;
+	sc->fix[sc->n++].pvmd = pvmd;
 }
 
 int
@@ -229,7 +229,7 @@ gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
 		return 0;
 	for (int i = 0; i < n; i++)	/* (fill may have moved too) */
 		if (cg_set_policy_pid(g->cg, fix[i].pid, SCHED_RR,
-		    prio_of(g, fix[i].pid)) > 0)
+		    want_prio(g, fix[i].pvmd)) > 0)
 			changed++;
 	return changed;
 }

@@ -104,7 +104,8 @@ int  gang_close(struct gang *g);
 #define GANG_FIX_MAX	256		/* per scan; the rest next time */
 struct gang_fix {
 	pid_t	 pid;
-	int	 prio;
+	int	 pvmd;		/* it is pvmd: apply picks its level (fill may
+				   have moved since the scan) without a read */
 };
 void gang_set_pvmd(struct gang *g, const char *path);
 int  gang_prio_scan(const struct gang *g, pid_t *pvmd, struct gang_fix *fix,
