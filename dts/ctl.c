@@ -281,11 +281,6 @@ schedule(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 static void
 handle(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 {
-	/* a read request (auth.h) is a STATUS_REQ or a JOB_REQ, answered
-	 * under its read key; intake passed no other */
-	if (cmd->read && cmd->m.hdr.type != PROTO_STATUS_REQ &&
-	    cmd->m.hdr.type != PROTO_JOB_REQ)
-		return;
 	switch (cmd->m.hdr.type) {
 	case PROTO_SCHEDULE:
 		if (!schedule(c, s, cmd))
