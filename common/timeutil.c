@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/socket.h>
+
 #include "timeutil.h"
 
 #define FRAC_DIGITS_MAX 18	/* fraction digits kept; 10^18 fits int64 */
@@ -55,6 +57,21 @@ now_real_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+int64_t
+rx_real_ns(const struct msghdr *mh)
+{
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm != NULL;
+	    cm = CMSG_NXTHDR((struct msghdr *)mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec	 ts;
+
+			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+			return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+		}
+	return now_real_ns();
 }
 
 static uint64_t

@@ -16,6 +16,10 @@
 
 int64_t now_mono_ns(void);
 int64_t now_real_ns(void);
+/* A datagram's kernel receive time (SO_TIMESTAMPNS, CLOCK_REALTIME) from
+ * recvmsg's control data, or now if it has none. */
+struct msghdr;
+int64_t rx_real_ns(const struct msghdr *mh);
 static inline uint64_t now_real_us(void) { return (uint64_t)(now_real_ns() / NS_PER_US); }
 static inline uint64_t now_mono_us(void) { return (uint64_t)(now_mono_ns() / NS_PER_US); }
 

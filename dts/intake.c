@@ -148,22 +148,6 @@ count(struct intake *in, enum proto_reject why)
 	in->dropped[why]++;
 }
 
-/* Kernel receive time (SO_TIMESTAMPNS, CLOCK_REALTIME), or now. */
-static int64_t
-rx_time(const struct msghdr *mh)
-{
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
-	    cm = CMSG_NXTHDR((struct msghdr *)mh, cm)) {
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_TIMESTAMPNS) {
-			struct timespec ts;
-			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
-			return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
-		}
-	}
-	return now_real_ns();
-}
-
 /*
  * One datagram, in the documented order.  Everything before the bucket
  * is a few comparisons; the bucket is spent only by datagrams that are
@@ -224,7 +208,7 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 		    "%s: %s", inet_ntoa(from->sin_addr), proto_reject_name(why));
 		return;
 	}
-	rx_real = rx_time(mh);
+	rx_real = rx_real_ns(mh);
 	c.from = *from;
 	c.rx_real = rx_real;
 	c.rx_mono = now_mono - (now_real - rx_real);

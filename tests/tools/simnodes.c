@@ -396,22 +396,6 @@ refused:
 	s->refused++;
 }
 
-/* Kernel receive time (SO_TIMESTAMPNS, CLOCK_REALTIME), or now. */
-static int64_t
-rx_time(struct msghdr *mh)
-{
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm != NULL;
-	    cm = CMSG_NXTHDR(mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_TIMESTAMPNS) {
-			struct timespec ts;
-
-			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
-			return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
-		}
-	return now_real_ns();
-}
-
 static void
 drain(struct sim *s)
 {
@@ -433,7 +417,7 @@ drain(struct sim *s)
 		if ((n = recvmsg(s->fd, &mh, MSG_DONTWAIT)) < 0)
 			return;
 		intake(s, buf, (size_t)n, (size_t)n > PROTO_MAX_DGRAM ||
-		    (mh.msg_flags & MSG_TRUNC), &from, rx_time(&mh));
+		    (mh.msg_flags & MSG_TRUNC), &from, rx_real_ns(&mh));
 	}
 }
 
