@@ -926,3 +926,17 @@ proto_sync_parse(const char *s)
 {
 	return names_find(proto_sync_names, s);
 }
+
+void
+proto_metrics_of_status(struct proto_metrics *p, const struct proto_status *st)
+{
+	p->slices = st->slices;
+	p->overruns = st->overruns;
+	p->mode = st->mode;
+	p->phase = st->phase;
+	p->flags = st->flags;
+	p->ps_us = st->ps_us;
+	p->ip_us = st->ip_us;
+	p->load_milli = st->load_milli;
+	p->members = st->members;
+}

@@ -424,6 +424,11 @@ int proto_check_schedule(const struct proto_schedule *s, const char **err);
  * proto_open() is both, for a receiver without a rate limit.  Each returns
  * 0, or -1 with *why.
  */
+/* METRICS's fields that are STATUS's (counters, mode, phase, flags, PS,
+ * IP, load, members), from st: a node fills both from one status. */
+void proto_metrics_of_status(struct proto_metrics *p,
+    const struct proto_status *st);
+
 struct auth_key;
 struct replay;
 struct seqgen;

@@ -107,9 +107,8 @@ send_metrics(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 
 	status_of(c, s, cmd, &st, now);
 	sched_stats(s, now, &ss);
+	proto_metrics_of_status(p, &st);
 	p->uptime_ns = (uint64_t)(now - c->started);
-	p->slices = st.slices;
-	p->overruns = st.overruns;
 	p->ps_ns = ss.ps_ns;
 	p->ls_ns = ss.ls_ns;
 	p->stopped_ns = ss.stopped_ns;
@@ -119,13 +118,6 @@ send_metrics(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 		    cg_cpu_ns(s->job[i].gang->cg, &cpu) == 0)
 			p->gang_cpu_ns += cpu;
 	}
-	p->mode = st.mode;
-	p->phase = st.phase;
-	p->flags = st.flags;
-	p->ps_us = st.ps_us;
-	p->ip_us = st.ip_us;
-	p->load_milli = st.load_milli;
-	p->members = st.members;
 	p->failsafe = ss.failsafe;
 	p->master_changes = c->master_changes;
 	p->late = ss.late;

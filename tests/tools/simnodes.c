@@ -244,15 +244,8 @@ send_metrics(struct sim *s, const struct sockaddr_in *to, uint32_t key_id,
 	struct proto_metrics	*p = &m.u.metrics;
 
 	fill_status(s, to, key_id, &st, now_mono);
+	proto_metrics_of_status(p, &st);
 	p->uptime_ns = (uint64_t)now_mono;
-	p->slices = st.slices;
-	p->mode = st.mode;
-	p->phase = st.phase;
-	p->flags = st.flags;
-	p->ps_us = st.ps_us;
-	p->ip_us = st.ip_us;
-	p->load_milli = st.load_milli;
-	p->members = st.members;
 	p->master_changes = s->master_changes;
 	memcpy(p->rejected, s->rejected, sizeof(p->rejected));
 	memcpy(p->name, st.name, sizeof(p->name));
