@@ -74,6 +74,33 @@ round() {
 
 CSV=$B_OUT/scale.csv
 echo "nodes,sis,cpu_pct,cpu_ms_per_si,missed,spread_p99_us,spread_max_us,owd_floor_us,status_ms,status_nodes,metrics_ms,metrics_nodes,rss_kib,sock_drops,sim_refused,sim_cpu_pct" > "$CSV"
+# start_pair NAME COMMANDS [SIMNODES ARGS...]: simnodes for N nodes on CONF
+# (output in $T_DIR/NAME.N.out, pid sim), then the master, dts-console
+# --daemon running COMMANDS (pid con); both tracked.  stop_pair ends both.
+start_pair() {
+	local name=$1 cmds=$2 out
+	shift 2
+	"$SIM" $SIM_OPTS -f "$CONF" -n "$N" -b 127.1.0.1 "$@" \
+	    > "$T_DIR/$name.$N.out" 2> "$T_DIR/$name.$N.err" &
+	sim=$!
+	t_track "$sim"
+	t_wait_for 60 grep -q '^ready=' "$T_DIR/$name.$N.out" ||
+	    t_fail "simnodes -n $N did not start: $(cat "$T_DIR/$name.$N.err")"
+	out=$("$CON" --daemon -n -f "$CONF" -c "$cmds" 2>&1) ||
+	    t_fail "dts-console --daemon: $out"
+	con=$(printf '%s\n' "$out" | sed -n 's/.*running in the background, pid \([0-9]*\).*/\1/p')
+	[ -n "$con" ] || t_fail "no daemon pid in: $out"
+	t_track "$con"
+}
+stop_pair() {
+	kill "$con" 2> /dev/null
+	t_wait_for 10 eval '! kill -0 '"$con"' 2>/dev/null'
+	t_untrack "$con"
+	kill "$sim" 2> /dev/null
+	wait "$sim"
+	t_untrack "$sim"
+}
+
 for N in $NS; do
 	NODES=$T_DIR/nodes.$N
 	awk -v n="$N" 'BEGIN { for (i = 0; i < n; i++)
@@ -85,17 +112,7 @@ for N in $NS; do
 	console = { nodes = ["@$NODES"]; node_secret = "$T_DIR/nodes.key";
 	    sign_key = "$T_DIR/console.key"; history = ""; status_wait = "$WAIT"; };
 	EOF
-	"$SIM" $SIM_OPTS -f "$CONF" -n "$N" -b 127.1.0.1 -o "$B_OUT/scale-$N" \
-	    > "$T_DIR/sim.$N.out" 2> "$T_DIR/sim.$N.err" &
-	sim=$!
-	t_track "$sim"
-	t_wait_for 60 grep -q '^ready=' "$T_DIR/sim.$N.out" ||
-	    t_fail "simnodes -n $N did not start: $(cat "$T_DIR/sim.$N.err")"
-	out=$("$CON" --daemon -n -f "$CONF" -c "mode static; ip 100ms; ps 50%; si 1s; start" 2>&1) ||
-	    t_fail "dts-console --daemon: $out"
-	con=$(printf '%s\n' "$out" | sed -n 's/.*running in the background, pid \([0-9]*\).*/\1/p')
-	[ -n "$con" ] || t_fail "no daemon pid in: $out"
-	t_track "$con"
+	start_pair sim "mode static; ip 100ms; ps 50%; si 1s; start" -o "$B_OUT/scale-$N"
 	t_sleep 3	# every node answered once: the table is full
 	c0=$(cpu_ns "$con")
 	s0=$(cpu_ns "$sim")
@@ -110,12 +127,7 @@ for N in $NS; do
 	rss=$(awk '/^VmRSS:/ { print $2 }' /proc/"$con"/status)
 	drops=$(sock_drops "$con")
 	t_sleep 2
-	kill "$con" 2> /dev/null
-	t_wait_for 10 eval '! kill -0 '"$con"' 2>/dev/null'
-	t_untrack "$con"
-	kill "$sim" 2> /dev/null
-	wait "$sim"
-	t_untrack "$sim"
+	stop_pair
 	S=$T_DIR/sim.$N.out
 	v() { sed -n "s/^$1=//p" "$S" | tail -n 1; }
 	cpu=$(awk -v c=$((c1 - c0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.3f", c / 1e3 / w * 100 }')
@@ -135,29 +147,14 @@ echo "nodes,changed,all_ms,cpu_pct" > "$BCSV"
 for N in $BAL_NS; do
 	CONF=$T_DIR/scale.$N.conf
 	[ -f "$CONF" ] || continue
-	"$SIM" $SIM_OPTS -f "$CONF" -n "$N" -b 127.1.0.1 -l 8:0.1:10 \
-	    > "$T_DIR/bal.$N.out" 2> "$T_DIR/bal.$N.err" &
-	sim=$!
-	t_track "$sim"
-	t_wait_for 60 grep -q '^ready=' "$T_DIR/bal.$N.out" ||
-	    t_fail "simnodes -n $N did not start: $(cat "$T_DIR/bal.$N.err")"
-	out=$("$CON" --daemon -n -f "$CONF" -c "mode balanced; ip 100ms; si 1s; start" 2>&1) ||
-	    t_fail "dts-console --daemon: $out"
-	con=$(printf '%s\n' "$out" | sed -n 's/.*running in the background, pid \([0-9]*\).*/\1/p')
-	[ -n "$con" ] || t_fail "no daemon pid in: $out"
-	t_track "$con"
+	start_pair bal "mode balanced; ip 100ms; si 1s; start" -l 8:0.1:10
 	t_sleep 3
 	c0=$(cpu_ns "$con")
 	w0=$(_t_now_us)
 	t_sleep 8
 	c1=$(cpu_ns "$con")
 	w1=$(_t_now_us)
-	kill "$con" 2> /dev/null
-	t_wait_for 10 eval '! kill -0 '"$con"' 2>/dev/null'
-	t_untrack "$con"
-	kill "$sim" 2> /dev/null
-	wait "$sim"
-	t_untrack "$sim"
+	stop_pair
 	S=$T_DIR/bal.$N.out
 	cpu=$(awk -v c=$((c1 - c0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.3f", c / 1e3 / w * 100 }')
 	echo "$N,$(sed -n 's/^load_step_0_changed=//p' "$S"),$(sed -n 's/^load_step_0_all_ms=//p' "$S"),$cpu" >> "$BCSV"
