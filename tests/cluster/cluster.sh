@@ -1755,6 +1755,22 @@ c_op() { c_ft_con -n -c "hosts $T_DIR/op-hosts; $1"; }
 c_op_status() { c_op "status --json" > /dev/null; python3 "$T_DIR/bin/opsum.py" status <<< "$C_FT_OUT"; }
 c_op_jobs() { c_op "jobs --json" > /dev/null; python3 "$T_DIR/bin/opsum.py" jobs <<< "$C_FT_OUT"; }
 
+# c_master1 WHO ARGV...: pvm-examples' master1, run on h0 by ARGV (a user's
+# setpriv line), spawns 3 workers a host and checks every result; fails
+# the test otherwise.  WHO names the run in its messages.
+c_master1() {
+	local who=$1 out want got
+	shift
+	out=$(c_exec h0 "$@" timeout 120 master1 2>&1) || t_fail "$who master1 failed: $out"
+	want=$((3 * C_N))
+	grep -q "^Spawning $want worker tasks ... SUCCESSFUL" <<< "$out" ||
+	    t_fail "$who master1 did not spawn $want slaves: $(head -n 3 <<< "$out")"
+	got=$(awk '/^I got / { gsub(/[;()]/, ""); n++; if ($3 == $7) ok++ }
+	    END { printf "%d %d\n", n, ok }' <<< "$out")
+	[ "$got" = "$want $want" ] ||
+	    t_fail "$who master1: got/right results '$got', want $want: $(paste -sd'|' <<< "$out")"
+}
+
 # c_two_rows JOB1 JOB2: both jobs in every host's STATUS (c_op_status), in
 # two rows of 40 ms each in the operator's matrix (c_op_jobs), and in the
 # last table every host got (c_sched_watch).  C_S and C_J: the last status
