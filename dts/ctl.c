@@ -334,7 +334,12 @@ ctl_push_status(struct ctl *c, struct sched *s)
 	struct intake_cmd	 to;
 	int64_t			 now = now_mono_ns();
 
-	if (!c->have_console)
+	/* only a master that slots this node (STATIC, BALANCED) builds
+	 * tables from its jobs; in the other modes the next SI's reply is
+	 * soon enough.  (In DISTRIBUTED, pushes put t74's staggered nodes
+	 * back on one grid, 3 runs in 4; why is not known yet.) */
+	if (!c->have_console || (s->mode != MODE_STATIC &&
+	    s->mode != MODE_BALANCED))
 		return 0;
 	if (now - c->pushed < CTL_PUSH_GAP_NS)
 		return -1;

@@ -67,7 +67,8 @@ void ctl_deadman(struct ctl *c, struct sched *s);
  * Tell the master this node's STATUS now, unasked (its jobs changed), so
  * that its matrix has a new or ended job within the round trip, not at
  * the next SI's reply.  At most one in CTL_PUSH_GAP_NS: a user who starts
- * jobs in a loop costs the master one STATUS that often.  0 (sent, or no
+ * jobs in a loop costs the master one STATUS that often.  Only in
+ * STATIC and BALANCED, where the master builds slot tables from jobs.  0 (sent, or no
  * master to tell), or -1: too soon, ask again later (the next event of
  * the main loop; it has one every second).
  */
