@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -584,8 +585,8 @@ cg_release(const char *cg)
 		close(fd);
 }
 
-int
-cg_foreach_job(const char *base, void (*fn)(const char *, const char *,
+static int
+foreach_job_in(const char *dir, void (*fn)(const char *, const char *,
     void *), void *arg)
 {
 	char		 path[CG_PATH_MAX];
@@ -593,12 +594,12 @@ cg_foreach_job(const char *base, void (*fn)(const char *, const char *,
 	struct dirent	*e;
 	int		 n = 0;
 
-	if (base == NULL || base[0] != '/' || (d = opendir(base)) == NULL)
+	if ((d = opendir(dir)) == NULL)
 		return -1;
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_type != DT_DIR || strncmp(e->d_name, CG_JOB_PREFIX,
 		    strlen(CG_JOB_PREFIX)) != 0 ||
-		    (size_t)snprintf(path, sizeof(path), "%s/%s", base,
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir,
 		    e->d_name) >= sizeof(path))
 			continue;
 		n++;
@@ -607,6 +608,22 @@ cg_foreach_job(const char *base, void (*fn)(const char *, const char *,
 	}
 	closedir(d);
 	return n;
+}
+
+int
+cg_foreach_job(const char *base, void (*fn)(const char *, const char *,
+    void *), void *arg)
+{
+	char	 jobs[CG_PATH_MAX];
+	int	 n, m;
+
+	if (base == NULL || base[0] != '/' ||
+	    cg_path(jobs, sizeof(jobs), base, CG_JOBS) == -1 ||
+	    access(base, R_OK) == -1)
+		return -1;
+	n = foreach_job_in(jobs, fn, arg);
+	m = foreach_job_in(base, fn, arg);
+	return (n > 0 ? n : 0) + (m > 0 ? m : 0);
 }
 
 static void
@@ -620,7 +637,34 @@ release_one(const char *cg, const char *name, void *arg)
 void
 cg_release_jobs(const char *base)
 {
+	char	 jobs[CG_PATH_MAX];
+
 	(void)cg_foreach_job(base, release_one, NULL);
+	if (base != NULL && base[0] == '/' &&
+	    cg_path(jobs, sizeof(jobs), base, CG_JOBS) == 0 &&
+	    access(jobs, F_OK) == 0)
+		(void)cg_write(jobs, "cgroup.freeze", "0");
+}
+
+static void
+move_one(pid_t pid, void *arg)
+{
+	char	 text[32];
+
+	snprintf(text, sizeof(text), "%d\n", (int)pid);
+	(void)cg_write(arg, "cgroup.procs", text);
+}
+
+int
+cg_move_all(const char *from, const char *to)
+{
+	int	 n = -1;
+
+	for (int i = 0; i < 4; i++)
+		if ((n = cg_foreach(from, "cgroup.procs", move_one,
+		    (void *)(uintptr_t)to)) <= 0)
+			break;
+	return n <= 0 ? n : cg_count(from, NULL);
 }
 
 struct count_arg {

@@ -107,17 +107,30 @@ int  cg_cpu_ns(const char *cg, uint64_t *ns);
 void cg_release(const char *cg);
 
 /*
- * The job cgroups of dts's subtree base: its subdirectories whose name
- * begins with CG_JOB_PREFIX (not base/daemon, where dts itself runs
- * under systemd).  fn(path, name, arg) for each; the count, or -1 if
- * base cannot be read.
+ * The job cgroups of dts's subtree base: the subdirectories of base/jobs
+ * (CG_JOBS, the parent of every gang, whose cgroup.freeze stops them all
+ * at once) whose name begins with CG_JOB_PREFIX, then those of base
+ * itself (the layout before base/jobs; not base/daemon, where dts itself
+ * runs under systemd).  fn(path, name, arg) for each; the count, or -1
+ * if base cannot be read.
  */
+#define CG_JOBS       "jobs"
 #define CG_JOB_PREFIX "job."
 int  cg_foreach_job(const char *base, void (*fn)(const char *cg,
 		    const char *name, void *arg), void *arg);
 
-/* cg_release of every job cgroup of base (dts-load's fail-safe). */
+/*
+ * cg_release of every job cgroup of base, while base/jobs is still as
+ * it was (frozen: nothing runs, so nothing is left at RT), then
+ * base/jobs thawed (dts-load's fail-safe).
+ */
 void cg_release_jobs(const char *base);
+
+/*
+ * Every process of from moved to to (a few rounds: one may fork
+ * meanwhile).  The number left in from (0: all moved), or -1.
+ */
+int  cg_move_all(const char *from, const char *to);
 
 /* Members of every job cgroup of base together; *runnable as cg_count. */
 int  cg_count_jobs(const char *base, int *runnable);

@@ -66,14 +66,44 @@ int
 gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
     char *err, size_t errlen)
 {
+	char	 frozen[8] = "";
+
 	memset(g, 0, sizeof(*g));
 	g->freeze_fd = -1;
 	g->procs_fd = -1;
 	g->thaw_fd = -1;
+	g->hold_fd = -1;
 	g->rt_prio = rt_prio;
 	g->be = backend == BACKEND_FREEZER ? &gang_freezer_backend
 	    : &gang_signal_backend;
-	return choose_base(g, where, err, errlen);
+	if (choose_base(g, where, err, errlen) == -1)
+		return -1;
+	snprintf(g->jobs, sizeof(g->jobs), "%.*s/%s",
+	    (int)sizeof(g->base) - 16, g->base, CG_JOBS);
+	if (conf_dir_make_trusted(g->jobs, "cgroup", err, errlen) == -1)
+		return -1;
+	/* a dts that died in an LS, and no dts-load after it: the gangs
+	 * are released before base/jobs thaws (nothing left at RT) */
+	if (cg_read(g->jobs, "cgroup.freeze", frozen, sizeof(frozen)) == 0 &&
+	    frozen[0] == '1') {
+		log_warnx("%s was frozen: every gang released", g->jobs);
+		cg_release_jobs(g->base);
+	}
+	if (backend == BACKEND_FREEZER &&
+	    (g->hold_fd = cg_open(g->jobs, "cgroup.freeze", O_WRONLY)) == -1)
+		log_warn("%s/cgroup.freeze: each gang stops by itself",
+		    g->jobs);
+	return 0;
+}
+
+int
+gang_hold(const struct gang *t, int on)
+{
+	if (t->hold_fd == -1) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return cg_write_fd(t->hold_fd, on ? "1" : "0");
 }
 
 int
@@ -84,16 +114,16 @@ gang_open(struct gang *g, const struct gang *t, const char *name, char *err,
 
 	*g = *t;
 	g->cg[0] = g->rel[0] = '\0';
-	g->freeze_fd = g->procs_fd = g->thaw_fd = -1;
+	g->freeze_fd = g->procs_fd = g->thaw_fd = g->hold_fd = -1;
 	g->sig_stopped = (struct pidset){ NULL, 0, 0 };
 	g->stopped = g->rt = g->idle = g->fill = 0;
 	g->unidle = 0;
 	g->pvmd_pid = 0;
 	if (strchr(name, '/') != NULL || name[0] == '.' ||
-	    (size_t)snprintf(g->cg, sizeof(g->cg), "%s/%s", t->base,
+	    (size_t)snprintf(g->cg, sizeof(g->cg), "%s/%s", t->jobs,
 	    name) >= sizeof(g->cg)) {
 		snprintf(err, errlen, "cgroup %s/%s: not a name for a cgroup",
-		    t->base, name);
+		    t->jobs, name);
 		g->cg[0] = '\0';
 		return -1;
 	}

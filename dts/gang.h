@@ -1,8 +1,9 @@
 /*
  * gang.h - the gang: every process in the gang cgroup.
  *
- * dts owns a cgroup v2 subtree (base): one cgroup a job, base/job.USER@LABEL
- * (dts/jobs.h), holds the job's adopted pvmd (or another launcher's
+ * dts owns a cgroup v2 subtree (base): one cgroup a job,
+ * base/jobs/job.USER@LABEL (dts/jobs.h), holds the job's adopted pvmd
+ * (or another launcher's
  * daemon) and everything it starts.  Only root can
  * write there, so no member can leave, and setsid() changes nothing.
  * Stopping and continuing go through a small backend interface so the
@@ -32,7 +33,9 @@ struct gang_backend {
 
 struct gang {
 	char  base[CG_PATH_MAX];  /* dts's subtree */
-	char  cg[CG_PATH_MAX];    /* base/job.USER@LABEL; "" in a template */
+	char  jobs[CG_PATH_MAX];  /* base/jobs (CG_JOBS), every gang's parent */
+	char  cg[CG_PATH_MAX];    /* base/jobs/job.USER@LABEL; "" in a
+	                             template */
 	char  rel[CG_PATH_MAX];   /* cg below the cgroup2 mount, as in
 	                             /proc/PID/cgroup */
 	int   stopped;
@@ -54,6 +57,8 @@ struct gang {
 	struct pidset sig_stopped; /* signal: the members its last stop
 	                             found (each gang its own: a node has
 	                             several jobs) */
+	int   hold_fd;            /* a template's, freezer: base/jobs's open
+	                             cgroup.freeze (gang_hold); else -1 */
 	int   thaw_fd;            /* open cgroup.freeze: a switch away from
 	                             SCHED_RR freezes a gang that clones
 	                             faster than it is swept */
@@ -74,7 +79,16 @@ int  gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 		char *err, size_t errlen);
 
 /*
- * The gang of template t in the cgroup base/name: made (root's, 0755) if
+ * Every gang at once (template t, freezer backend): base/jobs frozen (on)
+ * or thawed, one write whatever the number of jobs: an LS of every job,
+ * and its end.  A gang's own stop (gang_stop) and this one add up: it
+ * runs only if neither holds it.  0, or -1 (errno; EOPNOTSUPP: no such
+ * write with the signal backend, whose gangs stop one by one).
+ */
+int  gang_hold(const struct gang *t, int on);
+
+/*
+ * The gang of template t in the cgroup base/jobs/name: made (root's, 0755) if
  * missing, or taken over with its members.  0, or -1 with err (nothing
  * left open).
  */

@@ -9,6 +9,7 @@
 #include <sys/inotify.h>
 
 #include "cgroup.h"
+#include "conf.h"
 #include "job.h"
 #include "jobs.h"
 #include "log.h"
@@ -62,6 +63,7 @@ void
 jobs_attach(struct jobs *J, struct sched *s)
 {
 	J->sched = s;
+	sched_set_hold(s, &J->tmpl);
 }
 
 int
@@ -397,6 +399,48 @@ owner_one(pid_t pid, void *arg)
 		o->mixed = 1;
 }
 
+/*
+ * A job cgroup dts will not run: released, and if it is under base/jobs,
+ * its members moved to base/left (whose freeze no LS writes).
+ */
+static void
+let_go(const struct jobs *J, const char *cg, const char *why)
+{
+	char	 left[CG_PATH_MAX + 8], err[256];
+	size_t	 n = strlen(J->tmpl.jobs);
+
+	cg_release(cg);
+	if (strncmp(cg, J->tmpl.jobs, n) != 0 || cg[n] != '/') {
+		log_warnx("cgroup %s: %s: released, not taken over", cg, why);
+		return;
+	}
+	snprintf(left, sizeof(left), "%s/left", J->tmpl.base);
+	if (conf_dir_make_trusted(left, "cgroup", err, sizeof(err)) == -1 ||
+	    cg_move_all(cg, left) != 0)
+		log_warnx("cgroup %s: %s: released, not taken over (its "
+		    "members not all moved to %s)", cg, why, left);
+	else {
+		(void)cg_remove(cg);
+		log_warnx("cgroup %s: %s: released, not taken over: its "
+		    "members are in %s now", cg, why, left);
+	}
+}
+
+/*
+ * A job cgroup of the layout before base/jobs (base/job.NAME), taken
+ * over as j: released, its members moved into j's gang, and removed.
+ */
+static void
+move_old(const char *cg, struct job *j)
+{
+	cg_release(cg);
+	if (cg_move_all(cg, j->gang.cg) != 0)
+		log_warnx("cgroup %s: not every member moved to %s", cg,
+		    j->gang.cg);
+	else if (cg_remove(cg) == -1)
+		log_warn("cgroup %s (emptied) not removed", cg);
+}
+
 static void
 takeover_one(const char *cg, const char *cgname, void *arg)
 {
@@ -426,32 +470,35 @@ takeover_one(const char *cg, const char *cgname, void *arg)
 		return;
 	}
 	if (jobs_name_of_cg(cgname, name) == -1) {
-		log_warnx("cgroup %s: not a job's name: released, not taken "
-		    "over", cg);
-		cg_release(cg);
+		let_go(J, cg, "not a job's name");
 		return;
 	}
 	if (o.mixed || (j = free_place(J)) == NULL ||
 	    jobs_count(J) >= J->conf->max_jobs) {
-		log_warnx("cgroup %s: %s: released, not taken over", cg,
-		    o.mixed ? "its members run as different users" :
+		let_go(J, cg, o.mixed ? "its members run as different users" :
 		    "max_jobs jobs taken over already");
-		cg_release(cg);
+		return;
+	}
+	if (jobs_find(J, name) != NULL) {	/* in both layouts */
+		let_go(J, cg, "its job is taken over already");
 		return;
 	}
 	if (job_make(J, j, name, o.uid, err, sizeof(err)) == -1) {
-		log_warnx("job %s: %s: released, not taken over", name, err);
-		cg_release(cg);
+		let_go(J, cg, err);
 		return;
 	}
+	if (strcmp(cg, j->gang.cg) != 0)	/* base/job.NAME */
+		move_old(cg, j);
 	sched_lock(J->sched);
 	if ((i = sched_job_add(J->sched, &j->gang, name)) != -1)
 		j->used = 1;
 	sched_unlock(J->sched);
 	if (i == -1) {
-		log_warnx("job %s: the scheduler has no place: released, not "
-		    "taken over", name);
+		char	 mine[CG_PATH_MAX];
+
+		snprintf(mine, sizeof(mine), "%s", j->gang.cg);
 		job_free(j, 1);	/* released; the cgroup stays with them */
+		let_go(J, mine, "the scheduler has no place");
 		return;
 	}
 	log_info("taking over the gang in %s (%d processes): job %s, uid %d",

@@ -3,7 +3,7 @@
  * cgroup of its own below dts's subtree (dts(8), JOBS).
  *
  * A job's name is "USER:LABEL" (common/job.h); its cgroup is
- * base/job.USER@LABEL (a ':' would confuse the readers of
+ * base/jobs/job.USER@LABEL (a ':' would confuse the readers of
  * /proc/PID/cgroup, whose fields ':' separates; a label has no '@', so
  * the last '@' splits the name again), and its state file, if dts keeps
  * one, is state_file.USER@LABEL.  The scheduler (scheduler.h) holds the

@@ -633,7 +633,7 @@ start(struct dts *d)
 		log_warnx("users: no group %s on this machine: only root and "
 		    "the users listed by name may start a gang", err);
 	log_info("ready: jobs in %s/%s*, at most %d, backend %s, adoption "
-	    "socket %s, pvmd %s", d->jobs.tmpl.base, CG_JOB_PREFIX,
+	    "socket %s, pvmd %s", d->jobs.tmpl.jobs, CG_JOB_PREFIX,
 	    d->conf.max_jobs, d->jobs.tmpl.be->name, d->conf.socket,
 	    conf_pvmd(&d->conf));
 }

@@ -113,7 +113,7 @@ count_time(struct sched_stats *st, int phase, int stopped, int64_t now)
 static int
 all_stopped(const struct sched *s)
 {
-	return s->njobs > 0 && s->nstopped == s->njobs;
+	return s->njobs > 0 && (s->held || s->nstopped == s->njobs);
 }
 
 /*
@@ -129,7 +129,7 @@ job_count(const struct sched *s, struct sched_job *j, int64_t now)
 	if (j->acct_at != 0 && d > 0) {
 		if (j->run && s->phase == PHASE_PS)
 			j->slot_ns += (uint64_t)d;
-		if (j->gang->stopped)
+		if (j->gang->stopped || s->held)
 			j->stopped_ns += (uint64_t)d;
 	}
 	if (d > 0 || j->acct_at == 0)
@@ -243,6 +243,43 @@ notify(struct sched *s)
 }
 
 /*
+ * Every gang at once (gang_hold: an LS of a node under the freezer
+ * backend, not an idle one): on, or -1 (logged; the caller stops them
+ * one by one instead).
+ */
+static int
+hold(struct sched *s, int on)
+{
+	if (s->hold == NULL || s->hold->hold_fd == -1 || (on && s->ls_idle))
+		return -1;
+	if (gang_hold(s->hold, on) == -1) {
+		log_warn("%s %s", on ? "freeze" : "thaw", s->hold->jobs);
+		return -1;
+	}
+	s->held = on;
+	return 0;
+}
+
+/*
+ * An LS under hold: each job at the RT level of the next PS's first
+ * slot, while nothing runs, so that the PS start is one write however
+ * many jobs there are.  Not part of the LS edge's time (the gangs are
+ * frozen before it begins); a slot table that arrives later is set at
+ * the PS start.
+ */
+static void
+ready_ps(struct sched *s)
+{
+	const struct sched_layout	*l = s->lay_dirty ? &s->next : &s->lay;
+	int				 who = l->seg[0].who, i;
+
+	for (i = 0; i < PROTO_JOBS_MAX; i++)
+		if (s->job[i].gang != NULL)
+			gang_set_fill(s->job[i].gang, who != SEG_ALL &&
+			    who != i && who >= 0 && s->job[who].gang != NULL);
+}
+
+/*
  * Who runs in a slot: from cur to who (a job's place, SEG_ALL or
  * SEG_NONE).  In a job's slot it runs and every other job fills
  * (job_fill: work-conserving, below it); in SEG_ALL all run; in SEG_NONE
@@ -261,6 +298,18 @@ set_cur(struct sched *s, int who, int64_t now, int force, int tell)
 
 	if (s->cur == who && !force)
 		return;
+	if (who == SEG_NONE && !s->held && s->hold != NULL &&
+	    s->hold->hold_fd != -1 && !s->ls_idle) {
+		for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
+			if (j->gang != NULL)
+				job_count(s, j, now);
+		if (hold(s, 1) == 0) {
+			for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
+				j->run = 0;
+			s->cur = who;
+			return;
+		}
+	}
 	for (i = 0; i < PROTO_JOBS_MAX; i++) {
 		j = &s->job[i];
 		if (j->gang == NULL || who == SEG_ALL || i == who)
@@ -287,6 +336,8 @@ set_cur(struct sched *s, int who, int64_t now, int force, int tell)
 				job_run(s, j, now);
 	} else if (who >= 0 && s->job[who].gang != NULL)
 		job_run(s, &s->job[who], now);
+	if (s->held && who != SEG_NONE)	/* each at its level, now all go */
+		(void)hold(s, 0);
 }
 
 /* The segment of lay at off ns after the PS start. */
@@ -440,8 +491,11 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 	if (phase == PHASE_PS) {
 		s->slices++;
 		s->last_ps_real = real;
-	} else
+	} else {
+		if (s->held)
+			ready_ps(s);
 		notify(s);
+	}
 	if (s->shm)
 		s->shm->phase = (uint32_t)phase;
 }
@@ -475,6 +529,8 @@ stop_slicing(struct sched *s, int rt)
 	s->jump_at = 0;
 	replan(s);
 	s->phase = PHASE_NONE;
+	if (s->held)
+		(void)hold(s, 0);
 	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++) {
 		if (j->gang == NULL)
 			continue;
@@ -884,6 +940,7 @@ sched_regain(struct sched *s)
 
 	account_all(s, now);
 	s->st.failsafe++;
+	s->held = 0;		/* the fail-safe thawed base/jobs too */
 	for (i = 0; i < PROTO_JOBS_MAX; i++) {
 		j = &s->job[i];
 		if (j->gang == NULL)
@@ -1017,6 +1074,8 @@ sched_release(struct sched *s)
 		gang_release(j->gang);
 		j->run = 0;
 	}
+	if (s->held)	/* each released while frozen: then all thawed */
+		(void)hold(s, 0);
 	recount(s);
 	s->cur = SEG_ALL;
 	notify(s);
@@ -1062,6 +1121,12 @@ idle_update(struct sched *s)
 		s->ls_idle = ls_idle;
 		publish(s);
 	}
+}
+
+void
+sched_set_hold(struct sched *s, const struct gang *t)
+{
+	s->hold = t;
 }
 
 int

@@ -108,6 +108,11 @@ struct sched {
 	int			 max_jobs;
 	int			 njobs;		/* places in use */
 	int			 nstopped;	/* of them, gangs stopped */
+	/* every gang at once (gang_hold): the template of the gangs, or
+	 * NULL; held: base/jobs frozen (an LS), each gang stopped whatever
+	 * its own state */
+	const struct gang	*hold;
+	int			 held;
 
 	/*
 	 * The slots: lay for the PS that runs; next built (on the main
@@ -228,6 +233,12 @@ void sched_resume(struct sched *s);
 
 /* Stop slicing and release every gang (continued, normal priority). */
 void sched_release(struct sched *s);
+
+/*
+ * Whole-node edges through t's base/jobs (gang_hold, freezer backend):
+ * an LS of every job is one write, not one a gang.  Before the first job.
+ */
+void sched_set_hold(struct sched *s, const struct gang *t);
 
 /*
  * The job table.  All under sched_lock().

@@ -169,7 +169,7 @@ kill "$hog"
 for u in "$USER_A" "$USER_B"; do
 	as "$u" "$T_DIR/bin/dts-pvmctl" -T 10 halt > /dev/null 2>&1
 done
-no_jobs() { ! ls -d "$(c_cg_dir h0)"/job.* "$(c_cg_dir h1)"/job.* "$(c_cg_dir h2)"/job.* > /dev/null 2>&1; }
+no_jobs() { ! ls -d "$(c_cg_dir h0)"/jobs/job.* "$(c_cg_dir h1)"/jobs/job.* "$(c_cg_dir h2)"/jobs/job.* > /dev/null 2>&1; }
 t_wait_for 10 no_jobs || echo "(some job cgroups were still there 10 s after the halts)"
 echo
 echo "Both users halted their VMs: every job ended on every host."

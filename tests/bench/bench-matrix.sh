@@ -110,7 +110,7 @@ jstart() {
 	[ "$l" != e ] || JP_E[k]=$C_BG_PID
 }
 declare -a JP_E
-jcg() { echo "$(c_cg_dir "h$2")/job.root@$1"; }
+jcg() { echo "$(c_cg_dir "h$2")/jobs/job.root@$1"; }
 in_job() { [ "$(sed -n 's/^0:://p' "/proc/$1/cgroup" 2> /dev/null)" = "$(jcg "$2" "$3" | sed "s|^$(t_cg_mount)||")" ]; }
 jwait_in() {	# LABEL K
 	t_wait_for 10 in_job "${JP[$1:$2]}" "$1" "$2" ||

@@ -8,12 +8,17 @@
  * The loop is the edge thread's (dts/scheduler.c edge_thread) without
  * the futex: at SCHED_FIFO 90, mlockall, clock_nanosleep(TIMER_ABSTIME)
  * to the scheduler's next wake-up, then sched_timer.  Per edge: late =
- * wake-up after the deadline, op = sched_timer's time (the gang
- * operations and the bookkeeping).  With N > 1 the PS is N slots, so a
- * slot edge stops one gang and continues the next; PS and LS edges touch
- * one gang as with N = 1.  Prints one line per kind of edge:
- *	N kind edges late_p50 late_p99 op_p50 op_p99 op_mean total_p50 total_p99
- * (ns).  Everything it made is gone when it exits (gangs released, the
+ * wake-up after the deadline, op = the edge's gang operations as dts
+ * counts them (its histogram dts_edge_op_seconds, TRACE's op_ns: from
+ * the wake-up until every gang is as the edge wants it), work = all of
+ * sched_timer (also what an LS does after its edge, while the gangs are
+ * frozen: each job set to its level of the next PS's first slot).  With
+ * N > 1 the PS is N slots: a slot edge lowers one job and raises the next
+ * (work-conserving, dts(8) JOBS).  Prints one line per kind of edge (ps,
+ * ls, slot):
+ *	N kind edges late_p50 late_p99 op_p50 op_p99 op_mean work_mean
+ *	    total_p50 total_p99
+ * (ns; total = late + op).  Everything it made is gone when it exits (gangs released, the
  * processes killed, the cgroups removed), also on SIGINT/SIGTERM.
  * Built by tests/bench/bench-slot.sh.
  */
@@ -40,14 +45,14 @@
 #define EDGES_MAX	(1 << 20)
 
 static struct gang	 g[GANGS_MAX];
-static struct gang	 tmpl[GANGS_MAX];	/* each gang's subtree */
+static struct gang	 tmpl;		/* the subtree, as dts's */
 static pid_t		 kid[GANGS_MAX];
 static int		 ngangs;
 static volatile sig_atomic_t quit;
 
 struct edge {
-	int64_t	 late, op;
-	int	 kind;		/* 0 PS/LS edge, 1 slot edge */
+	int64_t	 late, op, work;
+	int	 kind;		/* 0 PS, 1 LS, 2 slot edge */
 };
 
 static struct edge	 edges[EDGES_MAX];
@@ -71,8 +76,12 @@ cleanup(void)
 			(void)waitpid(kid[k], NULL, 0);
 		}
 		(void)rmdir(g[k].cg);
-		(void)rmdir(g[k].base);
 	}
+	(void)gang_hold(&tmpl, 0);
+	if (tmpl.jobs[0] != '\0')
+		(void)rmdir(tmpl.jobs);
+	if (tmpl.base[0] != '\0')
+		(void)rmdir(tmpl.base);
 }
 
 static int
@@ -95,13 +104,15 @@ pct(int64_t *v, size_t n, double p)
 	return v[i];
 }
 
+static const char *const kinds[] = { "ps", "ls", "slot" };
+
 static void
 report(int n, int kind, size_t count)
 {
 	int64_t	*late = malloc(count * sizeof(*late));
 	int64_t	*op = malloc(count * sizeof(*op));
 	int64_t	*tot = malloc(count * sizeof(*tot));
-	int64_t	 sum = 0;
+	int64_t	 sum = 0, work = 0;
 	size_t	 m = 0, i;
 
 	if (late == NULL || op == NULL || tot == NULL)
@@ -113,16 +124,18 @@ report(int n, int kind, size_t count)
 		op[m] = edges[i].op;
 		tot[m] = edges[i].late + edges[i].op;
 		sum += edges[i].op;
+		work += edges[i].work;
 		m++;
 	}
 	qsort(late, m, sizeof(*late), cmp64);
 	qsort(op, m, sizeof(*op), cmp64);
 	qsort(tot, m, sizeof(*tot), cmp64);
-	printf("%d %s %zu %lld %lld %lld %lld %lld %lld %lld\n", n,
-	    kind ? "slot" : "ps/ls", m,
+	printf("%d %s %zu %lld %lld %lld %lld %lld %lld %lld %lld\n", n,
+	    kinds[kind], m,
 	    (long long)pct(late, m, .5), (long long)pct(late, m, .99),
 	    (long long)pct(op, m, .5), (long long)pct(op, m, .99),
 	    (long long)(m ? sum / (int64_t)m : 0),
+	    (long long)(m ? work / (int64_t)m : 0),
 	    (long long)pct(tot, m, .5), (long long)pct(tot, m, .99));
 	free(late);
 	free(op);
@@ -141,7 +154,7 @@ main(int argc, char **argv)
 	char			 err[256], name[PROTO_JOB_LEN];
 	const char		*why;
 	int64_t			 end, w, t1, t2;
-	uint64_t		 slices;
+	uint64_t		 slices, opsum;
 	size_t			 count = 0;
 	int			 n, secs, ip_us, ps_us, k, backend;
 
@@ -170,13 +183,15 @@ main(int argc, char **argv)
 		fprintf(stderr, "slotcost: no cgroup2 mount\n");
 		return 1;
 	}
+	snprintf(where, sizeof(where), "/dts-slotcost.%d", (int)getpid());
+	if (gang_setup(&tmpl, where, backend, 50, err, sizeof(err)) == -1) {
+		fprintf(stderr, "slotcost: %s\n", err);
+		cleanup();
+		return 1;
+	}
 	for (k = 0; k < n; k++) {
-		snprintf(where, sizeof(where), "/dts-slotcost.%d.%d",
-		    (int)getpid(), k);	/* under the mount */
-		if (gang_setup(&tmpl[k], where, backend, 50, err,
-		    sizeof(err)) == -1 ||
-		    gang_open(&g[k], &tmpl[k], "gang", err, sizeof(err)) == -1) {
-			(void)rmdir(tmpl[k].base);
+		snprintf(name, sizeof(name), "job.bench@j%d", k);
+		if (gang_open(&g[k], &tmpl, name, err, sizeof(err)) == -1) {
 			fprintf(stderr, "slotcost: %s\n", err);
 			cleanup();
 			return 1;
@@ -194,6 +209,7 @@ main(int argc, char **argv)
 		}
 	}
 	sched_init(&s, NULL, 0);
+	sched_set_hold(&s, &tmpl);
 	for (k = 0; k < n; k++) {
 		snprintf(name, sizeof(name), "bench:j%d", k);
 		(void)sched_job_add(&s, &g[k], name);
@@ -223,12 +239,15 @@ main(int argc, char **argv)
 		    NULL) == EINTR && !quit)
 			;
 		slices = s.slices;
+		opsum = s.st.op.sum_ns;
 		t1 = now_mono_ns();
 		sched_timer(&s, t1);
 		t2 = now_mono_ns();
 		edges[count].late = t1 - w;
-		edges[count].op = t2 - t1;
-		edges[count].kind = s.slices == slices && s.phase == PHASE_PS;
+		edges[count].op = (int64_t)(s.st.op.sum_ns - opsum);
+		edges[count].work = t2 - t1;
+		edges[count].kind = s.slices != slices ? 0 :
+		    s.phase == PHASE_LS ? 1 : 2;
 		count++;
 	}
 	sched_release(&s);
@@ -236,7 +255,8 @@ main(int argc, char **argv)
 	(void)sched_setscheduler(0, SCHED_OTHER, &sp);
 	cleanup();
 	report(n, 0, count);
+	report(n, 1, count);
 	if (n > 1)
-		report(n, 1, count);
+		report(n, 2, count);
 	return 0;
 }

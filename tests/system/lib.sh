@@ -197,8 +197,8 @@ t_cg_dir() { echo "$(t_cg_mount)$(t_cg_name "${1:-}")"; }
 
 # t_job_cg USER [LABEL [SUFFIX]]: the cgroup of job USER:LABEL (LABEL
 # defaults to pvm, dts-run's without --job, DTS_JOB or PVM_VMID) in the
-# subtree t_cg_dir SUFFIX: dts names it job.USER@LABEL (dts(8), JOBS).
-t_job_cg() { echo "$(t_cg_dir "${3:-}")/job.$1@${2:-pvm}"; }
+# subtree t_cg_dir SUFFIX: dts names it jobs/job.USER@LABEL (dts(8), JOBS).
+t_job_cg() { echo "$(t_cg_dir "${3:-}")/jobs/job.$1@${2:-pvm}"; }
 
 # t_track_cg DIR: cleanup releases and ends every process in DIR (dts's
 # subtree: the gang included) and removes the directories.

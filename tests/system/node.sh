@@ -134,7 +134,7 @@ n_start_pvmd() {
 
 # n_job_cg USER [LABEL]: the cgroup of job USER:LABEL of this node
 # (t_job_cg; LABEL defaults to pvm).
-n_job_cg() { echo "$N_CG/job.$1@${2:-pvm}"; }
+n_job_cg() { echo "$N_CG/jobs/job.$1@${2:-pvm}"; }
 
 _n_child_named() {
 	ps -eo pid=,ppid=,comm= | awk -v p="$1" -v c="$2" '$2 == p && $3 == c { print $1; exit }'

@@ -63,7 +63,7 @@ job() {
 cg_of() { sed -n 's/^0:://p' "/proc/$1/cgroup" 2> /dev/null; }
 in_cg() { [ "$(cg_of "$1")" = "${2#"$(t_cg_mount)"}" ]; }
 is_sh() { [ "$(cat "/proc/$1/comm" 2> /dev/null)" = sh ]; }
-njobs() { find "$N_CG" -mindepth 1 -maxdepth 1 -type d -name 'job.*' | wc -l; }
+njobs() { find "$N_CG/jobs" -mindepth 1 -maxdepth 1 -type d -name 'job.*' | wc -l; }
 
 # ---- 1. three jobs, three cgroups ---------------------------------------------
 job A a1; job A a2; job B b1
@@ -73,7 +73,7 @@ for l in a1 a2 b1; do
 	t_wait_for 5 is_sh "${J_PID[$l]}" || t_fail "job $l: dts-run did not exec the spinner"
 	[ "$(wc -l < "${J_CG[$l]}/cgroup.procs")" = 1 ] || t_fail "job $l: $(cat "${J_CG[$l]}/cgroup.procs" | paste -sd' ') in its cgroup"
 done
-[ "$(njobs)" = 3 ] || t_fail "3 jobs, but $(njobs) job cgroups: $(ls "$N_CG")"
+[ "$(njobs)" = 3 ] || t_fail "3 jobs, but $(njobs) job cgroups: $(ls "$N_CG/jobs")"
 t_logged "job $T_USER:a1 started: uid $T_UID, cgroup ${J_CG[a1]}" || t_fail "no start line for $T_USER:a1"
 t_logged "job nobody:b1 started: uid $B_UID, cgroup ${J_CG[b1]}" || t_fail "no start line for nobody:b1"
 t_log "3 jobs: $T_USER:a1, $T_USER:a2, nobody:b1, each in its own cgroup"
@@ -170,7 +170,7 @@ t_logged "join refused: asked by pid [0-9]*, uid $B_UID: pid ${J_PID[a1]} is in 
 t_log "B's JOIN of A's pid ${J_PID[a1]}: $out"
 t_wait_for 2 eval '[ "$(snapshot)" = "$before" ]' ||
 	t_fail "the refusals changed a job: before: $before; after: $(snapshot)"
-[ "$(njobs)" = 4 ] || t_fail "the refusals left $(njobs) job cgroups: $(ls "$N_CG")"
+[ "$(njobs)" = 4 ] || t_fail "the refusals left $(njobs) job cgroups: $(ls "$N_CG/jobs")"
 
 # ---- 4. a job ends when its processes exit ---------------------------------------
 t0=$(_t_now_us)
@@ -215,6 +215,31 @@ done
 rt() { [ "$(t_policy "${J_PID[a1]}")" = RR ]; }
 t_wait_for 3 rt || t_fail "the new dts does not slice job a1 ($(t_policy "${J_PID[a1]}"))"
 t_log "a new dts took the 3 jobs over"
+
+# ---- 6. a dts of the layout before base/jobs, and base/jobs left frozen ---------
+# dts stops (the jobs run on, released); a1 is moved back to where a dts
+# before base/jobs kept it (base/job.USER@a1), and base/jobs is frozen, as
+# a dts killed in an LS with no dts-load after it leaves it.  The next dts
+# releases the jobs, thaws base/jobs, and moves a1 into base/jobs.
+kill -TERM "$N_DTS"
+n_reap_dts
+OLD=$N_CG/job.$T_USER@a1
+mkdir "$OLD" && echo "${J_PID[a1]}" > "$OLD/cgroup.procs" && rmdir "${J_CG[a1]}" ||
+	t_fail "cannot make the old layout for a1"
+echo 1 > "$N_CG/jobs/cgroup.freeze"
+frozen() { grep -qx "frozen 1" "${J_CG[a2]}/cgroup.events"; }
+t_wait_for 2 frozen || t_fail "base/jobs did not freeze a2"
+n_start_dts
+t_logged "$N_CG/jobs was frozen: every gang released" || t_fail "no release of the frozen base/jobs"
+t_logged "taking over the gang in ${J_CG[a1]} (1 processes)" || t_fail "a1 not taken over from $OLD"
+[ ! -d "$OLD" ] || t_fail "the old cgroup $OLD is still there"
+[ "$(cg_of "${J_PID[a1]}")" = "${J_CG[a1]#"$(t_cg_mount)"}" ] || t_fail "a1 is in $(cg_of "${J_PID[a1]}"), not ${J_CG[a1]}"
+t_wait_for 3 rt || t_fail "the new dts does not slice job a1 ($(t_policy "${J_PID[a1]}"))"
+# a2 runs again: its CPU time grows
+cpu() { awk '$1 == "usage_usec" { print $2 }' "${J_CG[a2]}/cpu.stat"; }
+u0=$(cpu); t_sleep 1; u1=$(cpu)
+[ $((u1 - u0)) -gt 50000 ] || t_fail "a2 got $((u1 - u0)) us of CPU in 1 s after the takeover"
+t_log "the old layout's job moved into base/jobs, the frozen base/jobs released"
 for l in a1 a2 b1; do kill "${J_PID[$l]}"; done
-t_wait_for 3 eval '[ "$(njobs)" = 0 ]' || t_fail "the jobs did not end: $(ls "$N_CG")"
+t_wait_for 3 eval '[ "$(njobs)" = 0 ]' || t_fail "the jobs did not end: $(ls "$N_CG/jobs")"
 t_pass

@@ -57,7 +57,7 @@ upvm() { t_as_user "$bin/dts-pvmctl" -T 10 "$@"; }
 cg_of() { sed -n 's/^0:://p' "/proc/$1/cgroup" 2> /dev/null; }
 in_cg() { [ "$(cg_of "$1")" = "${2#"$(t_cg_mount)"}" ]; }
 is_sh() { [ "$(cat "/proc/$1/comm" 2> /dev/null)" = sh ]; }
-njobs() { find "$N_CG" -mindepth 1 -maxdepth 1 -type d -name 'job.*' | wc -l; }
+njobs() { find "$N_CG/jobs" -mindepth 1 -maxdepth 1 -type d -name 'job.*' | wc -l; }
 cpu_us() { awk '$1 == "usage_usec" { print $2 }' "$1/cpu.stat" 2> /dev/null; }
 
 # a_job LABEL: an A spinner in job LABEL on CPU 1; A_PID[LABEL], A_CG[LABEL]
@@ -113,7 +113,7 @@ _a_out_once() {
 	for p in $(ps -u "$A_UID" -o pid=,stat= | awk '$2 !~ /^Z/ { print $1 }'); do
 		tr '\0' '\n' < "/proc/$p/environ" 2> /dev/null | grep -qx "$MARK" || continue
 		c=$(cg_of "$p")
-		case "$c" in "${N_CG#"$(t_cg_mount)"}/job.$A_USER@"*) ;; *) echo "$p" ;; esac
+		case "$c" in "${N_CG#"$(t_cg_mount)"}/jobs/job.$A_USER@"*) ;; *) echo "$p" ;; esac
 	done
 }
 a_outside() {
@@ -130,7 +130,7 @@ rt_outside() {
 	local p
 	for p in $(ps -u "$A_UID,$T_UID" -Lo pid=,stat=,cls= |
 	    awk '$2 !~ /^Z/ && ($3 == "FF" || $3 == "RR") { print $1 }' | sort -u); do
-		case "$(cg_of "$p")" in "${N_CG#"$(t_cg_mount)"}/job."*) ;; *) echo "$p" ;; esac
+		case "$(cg_of "$p")" in "${N_CG#"$(t_cg_mount)"}/jobs/job."*) ;; *) echo "$p" ;; esac
 	done
 }
 
@@ -201,7 +201,7 @@ start_node() {
 	B_STATE=$N_STATE.$T_USER@pvm
 	a_job a1
 	a_job two
-	[ "$(njobs)" = 3 ] || t_fail "$BACKEND: 3 jobs, but $(njobs): $(ls "$N_CG")"
+	[ "$(njobs)" = 3 ] || t_fail "$BACKEND: 3 jobs, but $(njobs): $(ls "$N_CG/jobs")"
 	n_start_hog 1
 	t_sleep 1
 	B_MEM=$(b_members)
@@ -252,7 +252,7 @@ attacks() {
 	# 2. cgroup files of B's job and of dts's subtree, from inside a1
 	n=0
 	local -a files=()
-	for f in "$N_GANG"/* "$N_CG"/*; do
+	for f in "$N_GANG"/* "$N_CG"/* "$N_CG"/jobs/*; do
 		[ -f "$f" ] || continue
 		files+=("$f")
 		n=$((n + 1))
@@ -278,7 +278,7 @@ attacks() {
 	# --job with B's label: A's own job nobody:pvm, never B's
 	a_in pvm cat /proc/self/cgroup || t_fail "$BACKEND: A's --job pvm: $(cat "$T_LOG/attempt.log")"
 	out=$(sed -n 's/^0:://p' "$T_LOG/attempt.log")
-	[ "$out" = "${N_CG#"$(t_cg_mount)"}/job.$A_USER@pvm" ] ||
+	[ "$out" = "${N_CG#"$(t_cg_mount)"}/jobs/job.$A_USER@pvm" ] ||
 		t_fail "$BACKEND: A's --job pvm ran in '$out', not in its own job $A_USER:pvm"
 	t_wait_for 3 test ! -d "$(n_job_cg "$A_USER" pvm)" || t_fail "$BACKEND: A's job pvm did not end"
 	t_log "$BACKEND: A's --job pvm ran in its own job: $out"
@@ -304,7 +304,7 @@ attacks() {
 	a_in .. cat /proc/self/cgroup; rc=$?
 	if [ "$rc" = 0 ]; then
 		out=$(sed -n 's/^0:://p' "$T_LOG/attempt.log")
-		[ "$out" = "${N_CG#"$(t_cg_mount)"}/job.$A_USER@.." ] ||
+		[ "$out" = "${N_CG#"$(t_cg_mount)"}/jobs/job.$A_USER@.." ] ||
 			t_fail "$BACKEND: label '..' ran in $out"
 		t_wait_for 3 test ! -d "$(n_job_cg "$A_USER" ..)" || t_fail "$BACKEND: A's job .. did not end"
 		t_log "$BACKEND: label '..': A's own job, cgroup $out"
@@ -341,7 +341,7 @@ attacks() {
 	one_line "A's JOIN from no job" "$(cat "$OUT/joinc")" "^ERR pid [0-9]+ is not in the gang"
 	[ -z "$(cg_of "$p" | grep /job.)" ] || t_fail "$BACKEND: A's sleep was pulled into $(cg_of "$p")"
 	kill "$p"; wait "$p" 2> /dev/null; t_untrack "$p"
-	[ "$(njobs)" = 3 ] || t_fail "$BACKEND: the requests left $(njobs) jobs: $(ls "$N_CG")"
+	[ "$(njobs)" = 3 ] || t_fail "$BACKEND: the requests left $(njobs) jobs: $(ls "$N_CG/jobs")"
 	check "requests naming B's job"
 
 	# 4. B's state file
@@ -380,7 +380,7 @@ done
 left=$(ps -u "$A_UID,$T_UID" -o pid=,stat=,cls=,comm= |
     awk '$2 !~ /^Z/ && ($2 ~ /^T/ || $3 == "FF" || $3 == "RR")')
 [ -z "$left" ] || t_fail "left stopped or RT: $left"
-for f in "$N_CG"/job.*/cgroup.freeze; do
+for f in "$N_CG"/jobs/job.*/cgroup.freeze; do
 	[ -f "$f" ] || continue
 	[ "$(cat "$f")" = 0 ] || t_fail "left frozen: $f"
 done

@@ -49,8 +49,8 @@ out=$(raw $'ADOPT run\nJOB no/slash')
 grep -q "^ERR job label \"no/slash\" " <<< "$out" && [ "$(wc -l <<< "$out")" = 1 ] ||
 	t_fail "bad label: '$out'"
 [ "$(n_gang_pids | wc -l)" = 1 ] || t_fail "the refused requests changed the gang"
-[ "$(find "$N_CG" -mindepth 1 -maxdepth 1 -name 'job.*' | wc -l)" = 1 ] ||
-	t_fail "a refused job left a cgroup: $(ls "$N_CG")"
+[ "$(find "$N_CG/jobs" -mindepth 1 -maxdepth 1 -name 'job.*' | wc -l)" = 1 ] ||
+	t_fail "a refused job left a cgroup: $(ls "$N_CG/jobs")"
 
 # idle connections do not lock the socket; a malformed request is answered
 python3 - "$N_SOCK" > "$T_LOG/raw.log" 2>&1 <<-'EOF' || t_fail "raw client: $(cat "$T_LOG/raw.log")"

@@ -212,7 +212,7 @@ attacks() {
 
 	# 3. the gang's cgroup files, and dts's subtree
 	n=0 bad=
-	for f in "$N_GANG"/* "$N_CG"/*; do
+	for f in "$N_GANG"/* "$N_CG"/* "$N_CG"/jobs/*; do
 		[ -f "$f" ] || continue
 		n=$((n + 1))
 		as_user sh -c "echo 0 > '$f'" 2> /dev/null && bad="$bad ${f#"$N_CG"/}"

@@ -36,6 +36,8 @@ fake_gang_init(struct gang *g)
 	memset(g, 0, sizeof(*g));
 	g->freeze_fd = -1;
 	g->procs_fd = -1;
+	g->hold_fd = -1;
+	g->thaw_fd = -1;
 	for (i = 0; i < FAKE_GANGS; i++)
 		if (counts[i].g == g)
 			counts[i].g = NULL;
@@ -99,6 +101,13 @@ void
 fake_gang_clear(void)
 {
 	fake_gang.ops[0] = '\0';
+}
+
+int
+gang_hold(const struct gang *g, int on)
+{
+	op(on ? "hold" : "unhold");
+	return 0;
 }
 
 int

@@ -16,6 +16,8 @@ struct fake_gang {
 	int  members;
 	char ops[1024];   /* the calls since fake_gang_clear, space-separated:
 			     stop cont rt0 rt1 idle0 idle1 release forget,
+			     hold unhold (a template whose hold_fd is not
+			     -1: a test sets it, as if base/jobs were open),
 			     each "NAME:op" for a named gang */
 };
 

@@ -1005,8 +1005,8 @@ tags(struct jfixture *f, int fill)
 	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
 		struct sched_job	*j = &f->s.job[k];
 
-		if (j->gang != NULL && !j->gang->stopped && !j->gang->idle &&
-		    j->gang->fill == fill)
+		if (j->gang != NULL && !j->gang->stopped && !f->s.held &&
+		    !j->gang->idle && j->gang->fill == fill)
 			out[n++] = j->gang->base[0];
 	}
 	out[n] = '\0';
@@ -1210,6 +1210,66 @@ test_jobs_equal4(void **state)
 	}
 	assert_int_equal(sum, st.ps_ns);
 	assert_int_equal(f->s.sl.overruns, 0);
+}
+
+/*
+ * The same four jobs with base/jobs to hold them (the freezer backend):
+ * an LS is one write for all, then each job is set, frozen, to its level
+ * of the next PS's first slot (A up, D down), so that the PS start is one
+ * write too.  No job's own stop or continue; the counters as before.  An
+ * idle LS goes back to one gang at a time; so does OFF's release.
+ */
+static void
+test_jobs_hold(void **state)
+{
+	struct jfixture		*f = *state;
+	struct gang		 t;
+	uint64_t		 slot, stopped;
+
+	fake_gang_init(&t);
+	fake_gang_name(&t, "T");
+	t.hold_fd = 0;		/* as if base/jobs's cgroup.freeze were open */
+	sched_set_hold(&f->s, &t);
+	add_jobs(f, 4);
+	assert_int_equal(japply(f, static80(0)), 0);
+	(void)fake_gang_ops();
+	for (int it = 0; it < 3; it++) {
+		for (int k = 0; k < 4; k++)
+			next_edge(f);
+		assert_int_equal(f->s.phase, PHASE_LS);
+		assert_string_equal(fake_gang_ops(),
+		    "A:fill1 B:fill0 B:idle0 B:fill1 C:fill0 C:idle0 "
+		    "C:fill1 D:fill0 D:idle0 T:hold A:fill0 D:fill1");
+		assert_true(f->s.held);
+		assert_string_equal(running(f), "");
+		assert_string_equal(in_slot(f), "");
+		next_edge(f);
+		assert_string_equal(fake_gang_ops(), "A:idle0 T:unhold");
+		assert_false(f->s.held);
+		assert_string_equal(running(f), "A");
+		assert_string_equal(filling(f), "BCD");
+		assert_string_equal(in_slot(f), "A");
+	}
+	for (int k = 0; k < 4; k++) {
+		sched_job_stats(&f->s, k, mono_now, &slot, &stopped);
+		assert_int_equal(slot, 3 * MS(20));
+		assert_int_equal(stopped, 3 * MS(20));	/* the LSs */
+	}
+
+	/* the LS held, then OFF: thawed, every job continued */
+	for (int k = 0; k < 4; k++)
+		next_edge(f);
+	assert_true(f->s.held);
+	(void)fake_gang_ops();
+	{
+		struct proto_schedule	 off = static80(0);
+
+		off.mode = MODE_OFF;
+		assert_int_equal(japply(f, off), 0);
+	}
+	assert_false(f->s.held);
+	assert_true(strncmp(fake_gang_ops(), "T:unhold ", 9) == 0);
+	assert_string_equal(running(f), "ABCD");
 }
 
 /* A late wake-up skips slot edges, as it skips PS and LS edges. */
@@ -1706,6 +1766,7 @@ main(void)
 		J(test_jobs_one),
 		J(test_jobs_equal2),
 		J(test_jobs_equal4),
+		J(test_jobs_hold),
 		J(test_jobs_late),
 		J(test_jobs_table),
 		J(test_jobs_table_refused),
