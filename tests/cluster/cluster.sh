@@ -1756,19 +1756,27 @@ c_op_status() { c_op "status --json" > /dev/null; python3 "$T_DIR/bin/opsum.py" 
 c_op_jobs() { c_op "jobs --json" > /dev/null; python3 "$T_DIR/bin/opsum.py" jobs <<< "$C_FT_OUT"; }
 
 # c_master1 WHO ARGV...: pvm-examples' master1, run on h0 by ARGV (a user's
-# setpriv line), spawns 3 workers a host and checks every result; fails
-# the test otherwise.  WHO names the run in its messages.
+# setpriv line, or nothing), spawns 3 workers a host and checks every
+# result (c_master1_check); fails the test otherwise.  WHO names the run
+# in its messages ("" for none).
 c_master1() {
-	local who=$1 out want got
+	local who=$1 out
 	shift
-	out=$(c_exec h0 "$@" timeout 120 master1 2>&1) || t_fail "$who master1 failed: $out"
-	want=$((3 * C_N))
-	grep -q "^Spawning $want worker tasks ... SUCCESSFUL" <<< "$out" ||
-	    t_fail "$who master1 did not spawn $want slaves: $(head -n 3 <<< "$out")"
+	out=$(c_exec h0 "$@" timeout 120 master1 2>&1) || t_fail "${who}master1 failed: $out"
+	c_master1_check "$who" "$out"
+}
+
+# c_master1_check WHO OUT: master1's output OUT says it spawned 3 slaves a
+# host, and every slave's result ("I got 700.000000 from 4; (expecting
+# 700.000000)", one line each) is the one expected.
+c_master1_check() {
+	local want=$((3 * C_N)) got
+	grep -q "^Spawning $want worker tasks ... SUCCESSFUL" <<< "$2" ||
+	    t_fail "${1}master1 did not spawn $want slaves: $(head -n 3 <<< "$2")"
 	got=$(awk '/^I got / { gsub(/[;()]/, ""); n++; if ($3 == $7) ok++ }
-	    END { printf "%d %d\n", n, ok }' <<< "$out")
+	    END { printf "%d %d\n", n, ok }' <<< "$2")
 	[ "$got" = "$want $want" ] ||
-	    t_fail "$who master1: got/right results '$got', want $want: $(paste -sd'|' <<< "$out")"
+	    t_fail "${1}master1: got/right results '$got', want $want: $(paste -sd'|' <<< "$2")"
 }
 
 # c_two_rows JOB1 JOB2: both jobs in every host's STATUS (c_op_status), in

@@ -142,7 +142,7 @@ for ((k = 0; k < N; k++)); do
 	    t_fail "B's spin on h$k: $(t_policy "${SP[B,$k]}")"
 done
 
-c_master1 "A's" "${UA[@]}"
+c_master1 "A's " "${UA[@]}"
 want=$((3 * N))
 t_log "A's master1 beside B's spinners: $want slaves on $N hosts, every result right"
 

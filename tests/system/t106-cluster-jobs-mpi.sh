@@ -130,7 +130,7 @@ kill "$HOG"
 
 # ---- 4. A's master1 beside the MPI job; the MPI job completes -------------------------
 _t_alive "$MPI" || t_fail "the MPI job ended early: $(tail -n 5 "$T_LOG/mpi.log")"
-c_master1 "A's" "${UA[@]}"
+c_master1 "A's " "${UA[@]}"
 want=$((3 * N))
 t_log "A's master1 beside the MPI job: $want slaves on $N hosts, every result right"
 _t_alive "$MPI" || t_fail "the MPI job ended before its stop file: $(tail -n 5 "$T_LOG/mpi.log")"

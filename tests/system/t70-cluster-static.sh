@@ -246,14 +246,7 @@ done
 t_log "every gang seen stopped: $(for i in "${!WATCH[@]}"; do printf '%s=%s ' "${WHO[$i]}" "${STOPPED[$i]}"; done)"
 
 # ---- 4. PVM programs under STATIC ------------------------------------------
-out=$(c_exec h0 timeout 90 master1 2>&1) || t_fail "master1 failed: $out"
-want=$((3 * N))
-grep -q "^Spawning $want worker tasks ... SUCCESSFUL" <<< "$out" ||
-    t_fail "master1 did not spawn $want slaves: $(head -n 3 <<< "$out")"
-got=$(awk '/^I got / { gsub(/[;()]/, ""); n++; if ($3 == $7) ok++ }
-    END { printf "%d %d\n", n, ok }' <<< "$out")
-[ "$got" = "$want $want" ] ||
-    t_fail "master1: got/right results '$got', want $want: $(paste -sd'|' <<< "$out")"
+c_master1 ""
 
 out=$(c_exec h0 timeout 90 dts-pvmctl run -n 4 spmd 2>&1) || t_fail "spmd failed: $out"
 grep -q "^tasks=4 " <<< "$out" || t_fail "spmd: $out"

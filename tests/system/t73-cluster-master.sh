@@ -146,12 +146,7 @@ rc=$?
 t_untrack "$master"
 out=$(cat "$T_LOG/master1.log")
 [ "$rc" = 0 ] || t_fail "master1 exit status $rc: $out"
-grep -q "^Spawning $want worker tasks ... SUCCESSFUL" <<< "$out" ||
-    t_fail "master1 did not spawn $want slaves: $(head -n 3 <<< "$out")"
-got=$(awk '/^I got / { gsub(/[;()]/, ""); n++; if ($3 == $7) ok++ }
-    END { printf "%d %d\n", n, ok }' <<< "$out")
-[ "$got" = "$want $want" ] ||
-    t_fail "master1: got/right results '$got', want $want: $(paste -sd'|' <<< "$out")"
+c_master1_check "" "$out"
 
 # ---- 4. halt ---------------------------------------------------------------
 c_exec h0 "${U[@]}" "$T_DIR/bin/dts-pvmctl" -T 10 halt > /dev/null 2>&1

@@ -84,14 +84,7 @@ policies() {	# policies CLASS MODE
 	done
 }
 run_master1() {	# run_master1 MODE
-	local out got want=$((3 * N))
-	out=$(c_exec h0 timeout 90 master1 2>&1) || t_fail "$1: master1 failed: $out"
-	grep -q "^Spawning $want worker tasks ... SUCCESSFUL" <<< "$out" ||
-	    t_fail "$1: master1 did not spawn $want slaves: $(head -n 3 <<< "$out")"
-	got=$(awk '/^I got / { gsub(/[;()]/, ""); n++; if ($3 == $7) ok++ }
-	    END { printf "%d %d\n", n, ok }' <<< "$out")
-	[ "$got" = "$want $want" ] ||
-	    t_fail "$1: master1 got/right results '$got', want $want: $(paste -sd'|' <<< "$out")"
+	c_master1 "$1: "
 }
 run_spmd() {	# run_spmd MODE
 	local out ring n0
