@@ -3,7 +3,7 @@
  *
  * The limits of IP, SI, PS and the clock origin, SI >= IP, Table 2.1's PS
  * for an LS share, and the kernel's real-time budget.  dts.conf's check
- * (conf.c), the node's decoder (proto.c) and scheduler (dts/scheduler.c) and
+ * (conf.c), the node's decoder (wire.c) and scheduler (dts/scheduler.c) and
  * the console (console/schedule.c) all call rules_check(); none of them
  * has a limit of its own.
  */

@@ -14,6 +14,7 @@
 #include "scheduler.h"
 #include "timeutil.h"
 #include "trace.h"
+#include "wire.h"
 
 void
 sched_init(struct sched *s, volatile struct agent_shared *shm, int64_t silence)

@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "console_fixture.h"
 #include "timeutil.h"
+#include "wire.h"
 
 #define MS(x) ((int64_t)(x) * NS_PER_MS)
 

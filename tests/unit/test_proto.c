@@ -13,6 +13,7 @@
 #include "job.h"
 #include "names.h"
 #include "proto.h"
+#include "wire.h"
 
 static struct proto_msg
 sample_schedule(void)
