@@ -324,21 +324,3 @@ conf_check(const struct dts_conf *c, char *err, size_t errlen)
 		}
 	return check_schedule(c, file, err, errlen);
 }
-
-/* ---- Table 2.1 ----------------------------------------------------------- */
-
-int
-loadtab_ls_pct(const struct load_table *t, double load)
-{
-	int	 i;
-
-	if (t->n < 1)
-		return 0;
-	if (isnan(load))
-		return t->ls_pct[t->n - 1];	/* most care for local users */
-	for (i = 0; i < t->n - 1; i++)
-		if (load <= (i + 1) * t->step)
-			return t->ls_pct[i];
-	return t->ls_pct[t->n - 1];
-}
-

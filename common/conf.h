@@ -14,8 +14,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "loadtab.h"
+
 #define CONF_STR_MAX   256
-#define LOADTAB_MAX    32
 #define CONF_LIST_MAX  64	/* entries of a string list */
 #define CONF_ITEM_MAX  80	/* bytes of one entry, NUL included */
 
@@ -31,13 +32,6 @@ enum conf_rla { RLA_MEAN = 0, RLA_MAX = 1 };
 struct conf_strlist {
 	int     n;
 	char    s[CONF_LIST_MAX][CONF_ITEM_MAX];
-};
-
-/* Table 2.1: ls_pct[i] applies to load <= (i+1)*step; the last one above. */
-struct load_table {
-	double step;
-	int    n;
-	int    ls_pct[LOADTAB_MAX];
 };
 
 /*
@@ -174,8 +168,5 @@ void conf_print(const struct dts_conf *c, FILE *out);
 
 /* Print the schema (key, type, range, default, unit, help), one per line. */
 void conf_schema_print(FILE *out);
-
-/* LS percentage of IP for a load index (RLA or Q), by the table. */
-int loadtab_ls_pct(const struct load_table *t, double load);
 
 #endif /* DTS_CONF_H */

@@ -6,12 +6,6 @@
 #include "proto.h"
 #include "rules.h"
 
-int64_t
-rules_table_ps(int64_t ip, int ls_pct)
-{
-	return ip * (100 - ls_pct) / 100 / NS_PER_US * NS_PER_US;
-}
-
 static int
 range(const char *key, int64_t v, int64_t lo, int64_t hi, const char *rng,
     char *err, size_t len)
@@ -66,7 +60,7 @@ table_fits(const struct rules_sched *s, const struct rt_budget *rt,
 	if (s->table == NULL)
 		return 0;
 	for (i = 0; i < s->table->n; i++)
-		if (rt_budget_check(rules_table_ps(s->ip,
+		if (rt_budget_check(loadtab_ps(s->ip,
 		    s->table->ls_pct[i]), s->ip, rt->runtime_us,
 		    rt->period_us, why, sizeof(why)) == -1) {
 			snprintf(err, len, "with ip %s, load.table entry %d "

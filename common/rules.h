@@ -1,8 +1,9 @@
 /*
  * rules.h - the rules every schedule obeys, written once.
  *
- * The limits of IP, SI, PS and the clock origin, SI >= IP, Table 2.1's PS
- * for an LS share, and the kernel's real-time budget.  dts.conf's check
+ * The limits of IP, SI, PS and the clock origin, SI >= IP, and that the
+ * PS a mode needs (Table 2.1's for an LS share, loadtab.h) fits the
+ * kernel's real-time budget.  dts.conf's check
  * (conf.c), the node's decoder (wire.c) and scheduler (dts/scheduler.c) and
  * the console (console/schedule.c) all call rules_check(); none of them
  * has a limit of its own.
@@ -13,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conf.h"
+#include "loadtab.h"
 #include "timeutil.h"
 
 #define RULE_IP_MIN  NS_PER_MS               /* 1 ms */
@@ -22,15 +23,6 @@
 #define RULE_SI_MAX  (3600 * NS_PER_SEC)     /* 1 h */
 #define RULE_PS_MIN  NS_PER_US               /* 1 µs */
 #define RULE_ORIGIN_MAX INT64_MAX            /* a CLOCK_REALTIME ns as int64 */
-
-/* The kernel's real-time budget (/proc/sys/kernel/sched_rt_*_us). */
-struct rt_budget {
-	long runtime_us;                     /* < 0: RT is never throttled */
-	long period_us;
-};
-
-/* Table 2.1: the PS of an LS share, IP * (100 - ls_pct) / 100, whole µs. */
-int64_t rules_table_ps(int64_t ip, int ls_pct);
 
 /* A schedule to check; durations in ns. */
 struct rules_sched {

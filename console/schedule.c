@@ -44,7 +44,7 @@ int64_t
 sch_ps(const struct sch *s)
 {
 	if (s->mode == MODE_BALANCED && s->bal_ls_pct >= 0)
-		return rules_table_ps(s->ip, s->bal_ls_pct);
+		return loadtab_ps(s->ip, s->bal_ls_pct);
 	return sch_user_ps(s);
 }
 
