@@ -21,6 +21,13 @@
 #define RULE_IP_MAX  (60 * NS_PER_SEC)       /* 60 s */
 #define RULE_SI_MIN  (10 * NS_PER_MS)        /* 10 ms */
 #define RULE_SI_MAX  (3600 * NS_PER_SEC)     /* 1 h */
+/*
+ * The two ranges as text, for help that is a constant string (the
+ * console's); rules_check() prints them from the numbers, and
+ * test_loadtab checks that these say the same.
+ */
+#define RULE_IP_RANGE "[1ms, 60s]"
+#define RULE_SI_RANGE "[10ms, 3600s]"
 #define RULE_PS_MIN  NS_PER_US               /* 1 µs */
 #define RULE_ORIGIN_MAX INT64_MAX            /* a CLOCK_REALTIME ns as int64 */
 
@@ -35,7 +42,7 @@ struct rules_sched {
 
 /*
  * 0, or -1 with a one-line reason naming the key ("si 5ms is out of
- * range [10ms, 1h]").  In order: IP and SI ranges, SI >= IP, PS >= 1 µs,
+ * range [10ms, 3600s]").  In order: IP and SI ranges, SI >= IP, PS >= 1 µs,
  * PS < IP; then, if rt is not NULL, the real-time budget the mode needs:
  *   OFF          none (the gang is never at RT);
  *   STATIC       PS of every IP;

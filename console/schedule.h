@@ -6,7 +6,7 @@
  * Every setter parses its argument, checks the whole resulting schedule
  * and changes nothing unless it is valid; errors are one line naming the
  * command and what was wrong ("ip: 90s is out of range [1ms, 60s]").
- * Checks: IP in [1ms, 60s]; SI in [10ms, 1h] and SI >= IP; 0 < PS < IP;
+ * Checks: IP in [1ms, 60s]; SI in [10ms, 3600s] and SI >= IP; 0 < PS < IP;
  * PS/IP and PS inside the kernel's real-time budget, for every entry of
  * Table 2.1 too in balanced and distributed mode.  Times are whole
  * microseconds, the resolution of the wire.
