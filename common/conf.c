@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -265,6 +266,34 @@ conf_load_trusted(struct dts_conf *c, const char *path, int missing_ok,
 	if (!c->insecure &&
 	    conf_file_trusted(c->key_file, "key", 1, err, errlen) == -1)
 		return -1;
+	return 0;
+}
+
+/* ---- one key ------------------------------------------------------------- */
+
+int
+conf_value_set(struct dts_conf *c, const char *path, const char *text,
+    char *why, size_t len)
+{
+	const struct conf_key	*k = confkey_find(path);
+	struct dts_conf		*t;
+
+	if (k == NULL) {
+		snprintf(why, len, "%s: not a key of dts.conf", path);
+		return -1;
+	}
+	if ((t = malloc(sizeof(*t))) == NULL) {
+		snprintf(why, len, "%s: out of memory", path);
+		return -1;
+	}
+	*t = *c;
+	if (confval_set_text(k, t, text, why, len) == -1 ||
+	    confkey_check(k, t, why, len) == -1) {
+		free(t);
+		return -1;
+	}
+	*c = *t;
+	free(t);
 	return 0;
 }
 

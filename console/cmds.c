@@ -274,11 +274,11 @@ set_apply(struct console *c, enum setkey id)
 
 	switch (id) {
 	case SETKEY_SYNC:
-		c->sch.sync = c->conf.sync;
+		sch_set_policy(&c->sch, &c->conf);
 		master_changed(c, 1, now);
 		break;
 	case SETKEY_LS_POLICY:
-		c->sch.ls_idle = c->conf.ls_policy == LS_IDLE;
+		sch_set_policy(&c->sch, &c->conf);
 		master_changed(c, 0, now);
 		break;
 	case SETKEY_RLA:
@@ -484,8 +484,7 @@ cmd_halt(struct console *c, int argc, char **argv)
 {
 	if (cpvm_cmd_halt(&c->pvm, argc, argv) == -1)
 		return -1;
-	c->sch.started = 0;	/* every node is gone with its pvmd */
-	c->sch.spoken = 0;
+	sch_forget(&c->sch);	/* every node is gone with its pvmd */
 	return 0;
 }
 

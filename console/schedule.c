@@ -214,6 +214,20 @@ sch_stop(struct sch *s)
 }
 
 void
+sch_set_policy(struct sch *s, const struct dts_conf *c)
+{
+	s->sync = c->sync;
+	s->ls_idle = c->ls_policy == LS_IDLE;
+}
+
+void
+sch_forget(struct sch *s)
+{
+	s->started = 0;
+	s->spoken = 0;
+}
+
+void
 sch_rebase(struct sch *s, int64_t now_real)
 {
 	if (s->started)

@@ -62,6 +62,14 @@ int sch_set_balanced_ls(struct sch *s, int ls_pct, char *err, size_t len);
 void sch_start(struct sch *s, int64_t now_real);
 void sch_stop(struct sch *s);
 
+/* `set sync` or `set ls_policy` changed c: the sync method and the LS
+ * policy the schedule sends from now on. */
+void sch_set_policy(struct sch *s, const struct dts_conf *c);
+
+/* The nodes are gone (halt ended every pvmd): not started, and nothing
+ * said to resend every SI. */
+void sch_forget(struct sch *s);
+
 /* IP or PS changed: a started schedule gets a new origin. */
 void sch_rebase(struct sch *s, int64_t now_real);
 
