@@ -132,7 +132,7 @@ const struct conf_key confkey_schema[] = {
 	  .off = OFF(no_service), .names = conf_no_service_names,
 	  .help = "no dts answers here: dts-run runs pvmd (or the command) "
 	  "unmanaged at normal priority, saying so on stderr, or refuses it" },
-	{ .path = "socket", .type = CT_STRING, .def = "/run/dts/dts.sock",
+	{ .path = "socket", .type = CT_STRING, .def = ADOPT_SOCKET_DEFAULT,
 	  .off = OFF(socket), .valid = valid_path,
 	  .help = "adoption socket the launch script asks (dts-run)" },
 	{ .path = "state_file", .type = CT_STRING, .def = "/run/dts/state",

@@ -13,6 +13,7 @@
 #include "job.h"
 #include "pvmcmd.h"
 #include "report.h"
+#include "rules.h"
 #include "setkeys.h"
 #include "timeutil.h"
 #include "trace.h"
@@ -238,13 +239,14 @@ static int
 cmd_trace(struct console *c, int argc, char **argv)
 {
 	int64_t	 dur = TRACE_DUR_DEFAULT;
-	char	 err[256], b[32];
+	char	 err[256], b[32], m[32];
 
 	if (argc > 2 && duration_parse(argv[2], &dur, err, sizeof(err)) < 0)
 		return out_err(&c->out, "trace: %s", err);
 	if (dur <= 0 || dur > TRACE_DUR_MAX)
-		return out_err(&c->out, "trace: %s is out of range (0, 60s]",
-		    duration_format(dur, b, sizeof(b)));
+		return out_err(&c->out, "trace: %s is out of range (0, %s]",
+		    duration_format(dur, b, sizeof(b)),
+		    duration_format(TRACE_DUR_MAX, m, sizeof(m)));
 	return master_trace(c, argv[1], dur, now_mono_ns());
 }
 
@@ -272,11 +274,11 @@ set_apply(struct console *c, enum setkey id)
 
 	switch (id) {
 	case SETKEY_SYNC:
-		c->sch.sync = c->conf.sync;
+		sch_set_policy(&c->sch, &c->conf);
 		master_changed(c, 1, now);
 		break;
 	case SETKEY_LS_POLICY:
-		c->sch.ls_idle = c->conf.ls_policy == LS_IDLE;
+		sch_set_policy(&c->sch, &c->conf);
 		master_changed(c, 0, now);
 		break;
 	case SETKEY_RLA:
@@ -482,8 +484,7 @@ cmd_halt(struct console *c, int argc, char **argv)
 {
 	if (cpvm_cmd_halt(&c->pvm, argc, argv) == -1)
 		return -1;
-	c->sch.started = 0;	/* every node is gone with its pvmd */
-	c->sch.spoken = 0;
+	sch_forget(&c->sch);	/* every node is gone with its pvmd */
 	return 0;
 }
 
@@ -507,7 +508,7 @@ cmd_quit(struct console *c, int argc, char **argv)
 static const struct cmd_entry table[] = {
 	{ "help", "[CMD]", 0, 1, CMD_C_COMMAND, cmd_help,
 	  "list the commands, or explain one", NULL },
-	{ "mode", "[static|balanced|distributed|hpdt|off]", 0, 1, CMD_C_MODE,
+	{ "mode", "[off|static|balanced|distributed|hpdt]", 0, 1, CMD_C_MODE,
 	  cmd_mode, "show or set the scheduling mode",
 	  "  static: fixed PS/LS, synchronized every SI; balanced: PS/LS from "
 	  "the\n  cluster's RLA through Table 2.1; distributed: each node "
@@ -515,7 +516,7 @@ static const struct cmd_entry table[] = {
 	  "plain Linux.\n" },
 	{ "ip", "[DUR]", 0, 1, CMD_C_NONE, cmd_ip,
 	  "show or set the iteration period IP = PS + LS",
-	  "  IP within [1ms, 60s] and at most SI.  A PS given as a share "
+	  "  IP within " RULE_IP_RANGE " and at most SI.  A PS given as a share "
 	  "follows IP.\n" DUR },
 	{ "ps", "[DUR|PCT]", 0, 1, CMD_C_NONE, cmd_ps,
 	  "show or set the parallel slice",
@@ -527,7 +528,7 @@ static const struct cmd_entry table[] = {
 	  "IP.\n" DUR },
 	{ "si", "[DUR]", 0, 1, CMD_C_NONE, cmd_si,
 	  "show or set the synchronization interval",
-	  "  SI within [10ms, 1h] and at least IP.  The schedule goes to "
+	  "  SI within " RULE_SI_RANGE " and at least IP.  The schedule goes to "
 	  "the nodes\n  every SI once started, and at once when it changes.\n"
 	  DUR },
 	{ "start", "", 0, 0, CMD_C_NONE, cmd_start,

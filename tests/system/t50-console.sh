@@ -147,7 +147,7 @@ bad "ps 100ms" "ps: 100ms is not shorter than ip 100ms (IP = PS + LS, and LS can
 bad "ps 100%" 'ps: "100%": a share of IP must be more than 0% and less than 100%'
 bad "ps 99%" "ps: PS 99ms of IP 100ms is 99% but the kernel allows real-time tasks only 95% (sched_rt_runtime_us=950000 of sched_rt_period_us=1000000)"
 bad "ls 100ms" "ls: 100ms is not shorter than ip 100ms (IP = PS + LS, and PS cannot be empty)"
-bad "si 5ms" "si: 5ms is out of range [10ms, 1h]"
+bad "si 5ms" "si: 5ms is out of range [10ms, 3600s]"
 bad "si 50ms" "si: 50ms is shorter than ip 100ms (SI must be at least IP)"
 bad "mode fast" 'mode: "fast" is not one of static, balanced, distributed, hpdt or off'
 bad "st" 'ambiguous command "st": start, stop, status'

@@ -67,6 +67,7 @@
 #include "conf.h"
 #include "proto.h"
 #include "timeutil.h"
+#include "wire.h"
 
 #define LOADS_MAX 16
 
