@@ -8,6 +8,12 @@
  * set, which a hand-written printf writer would each have to get right.
  * Durations are whole microseconds (_us) or nanoseconds (_ns); times
  * since an event are seconds (_s); absent values are null.
+ *
+ * Reals are printed with 15 significant digits (JSON_REAL_PRECISION), not
+ * jansson's default 17: a double holds any 15-digit decimal exactly, so a
+ * time since an event, whole nanoseconds divided by 1e9, prints as those
+ * nanoseconds ("0.299656501", not "0.29965650100000002") up to 11 days,
+ * and a load index (thousandths) as its thousandths.
  */
 #include <arpa/inet.h>
 #include <jansson.h>
@@ -17,6 +23,9 @@
 #include "timeutil.h"
 
 #define NREJ(a)	((int)(sizeof(a) / sizeof((a)[0])))
+
+/* json_dumpf's flags for every document of the console */
+#define JSON_FLAGS	(JSON_INDENT(2) | JSON_REAL_PRECISION(15))
 
 static void
 set(json_t *o, const char *key, json_t *v)
@@ -132,7 +141,7 @@ dump(FILE *f, json_t *root)
 {
 	int	 rc;
 
-	rc = json_dumpf(root, f, JSON_INDENT(2));
+	rc = json_dumpf(root, f, JSON_FLAGS);
 	json_decref(root);
 	fputc('\n', f);
 	fflush(f);
