@@ -225,6 +225,31 @@ report_load_json(FILE *f, const struct report_src *s, const struct rla *r,
 	dump(f, root);
 }
 
+/* What the nodes heard from run: report_runs's groups. */
+static json_t *
+runs_json(const struct nodes *ns)
+{
+	struct report_run	 r[REPORT_RUNS_MAX];
+	struct in_addr		 m;
+	json_t			*a = json_array(), *o;
+	int			 i, n = report_runs(ns, r, REPORT_RUNS_MAX);
+
+	for (i = 0; i < n; i++) {
+		o = json_object();
+		set(o, "mode", json_string(proto_mode_name(r[i].mode)));
+		set(o, "ps_us", json_integer(r[i].ps_us));
+		set(o, "ip_us", json_integer(r[i].ip_us));
+		set(o, "slicing", json_boolean(r[i].slicing));
+		set(o, "own_schedule", json_boolean(r[i].own));
+		m.s_addr = htonl(r[i].master);
+		set(o, "master", r[i].master != 0 ? addr_json(m) : NULL);
+		set(o, "nodes", json_integer(r[i].nodes));
+		set(o, "others", json_integer(r[i].others));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 void
 report_show_json(FILE *f, const struct report_src *src)
 {
@@ -273,5 +298,8 @@ report_show_json(FILE *f, const struct report_src *src)
 	set(root, "key", conf->insecure ? NULL : json_string(conf->key_file));
 	set(root, "state", json_string(s->started ? "started" : s->spoken ?
 	    "stopped" : "not started"));
+	set(root, "values", json_string(report_show_whose(s)));
+	set(root, "sent", json_boolean(s->spoken));
+	set(root, "nodes_run", runs_json(src->nodes));
 	dump(f, root);
 }

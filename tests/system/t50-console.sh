@@ -203,7 +203,7 @@ has "timeout      5s" show
 has "status_wait  200ms" show
 has "weight       127.0.0.1 0.5" show
 has "nodes        console.nodes: 127.0.0.1, port $PORT" show
-has "key          $KEY" show
+has "key          signs with $N_SIGN, checks replies under $N_SECRET" show
 has "table        LS 10%, 20%, 30%, 40%, 50%, 60%, 70%, 80%, 90% per 0.5 of load" show
 awk '$2 == "127.0.0.1" && $4 == "0.500" && $5 == "set" { f = 1 } END { exit !f }' "$OUT" ||
     t_fail "load: weight 0.5 (set) not shown: $(cat "$OUT")"

@@ -3,6 +3,7 @@
  * printed at the precision they have: a time since an event (whole
  * nanoseconds) as its nanoseconds, a load index (thousandths) as its
  * thousandths, not as the 17 digits of a double ("0.29965650100000002").
+ * show says whose values it prints, and what the nodes heard from run.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 
+#include "cmds.h"
 #include "console_fixture.h"
 #include "report.h"
 #include "timeutil.h"
@@ -91,6 +93,64 @@ load_precision(void **state)
 	assert_string_equal(value_text(doc, "heard_s"), "0.002");
 }
 
+/* show says whose values it prints, and beside them what the nodes run
+ * (from their STATUS), grouped by schedule. */
+static void
+show_whose(void **state)
+{
+	struct fixture		*f = *state;
+	struct proto_status	 st = { .mode = MODE_STATIC, .ps_us = 50000,
+	    .ip_us = 100000, .si_us = 1000000, .flags = SCHED_F_ACTIVE,
+	    .master = 0x0a000001 };
+	const char		*doc;
+	json_error_t		 e;
+	json_t			*j, *r;
+
+	assert_int_equal(cmds_exec(&f->c, "show"), 0);
+	doc = fixture_output(f);
+	assert_contains(doc, "values       this console's (dts.conf, set), "
+	    "not sent: not what the nodes run\n");
+	assert_contains(doc, "nodes run    not known: no status heard");
+
+	/* two nodes on an earlier console's STATIC 50 %, one on its own */
+	assert_non_null(nodes_status(&f->c.nodes, ip4("127.0.0.1"), &st,
+	    SEC));
+	assert_non_null(nodes_status(&f->c.nodes, ip4("127.0.0.2"), &st,
+	    SEC));
+	st = (struct proto_status){ .mode = MODE_STATIC, .ps_us = 80000,
+	    .ip_us = 100000, .flags = SCHED_F_ACTIVE | STATUS_F_OWN };
+	assert_non_null(nodes_status(&f->c.nodes, ip4("127.0.0.3"), &st,
+	    SEC));
+	assert_int_equal(cmds_exec(&f->c, "show"), 0);
+	doc = fixture_output(f);
+	assert_contains(doc, "ps           80ms (80% of ip)\n");
+	assert_contains(doc, "nodes run    static, PS 50ms of IP 100ms, "
+	    "slicing: 2 nodes, master 10.0.0.1\n");
+	assert_contains(doc, "             static, PS 80ms of IP 100ms, "
+	    "slicing, their own dts.conf's: 1 node, master none\n");
+
+	assert_int_equal(cmds_exec(&f->c, "show --json"), 0);
+	doc = fixture_output(f);
+	j = json_loads(doc, 0, &e);
+	if (j == NULL)
+		fail_msg("not JSON (%s):\n%s", e.text, doc);
+	assert_true(json_is_false(json_object_get(j, "sent")));
+	r = json_array_get(json_object_get(j, "nodes_run"), 0);
+	assert_int_equal(json_integer_value(json_object_get(r, "ps_us")),
+	    50000);
+	assert_int_equal(json_integer_value(json_object_get(r, "nodes")), 2);
+	assert_string_equal(json_string_value(json_object_get(r, "master")),
+	    "10.0.0.1");
+	json_decref(j);
+
+	/* once started, they are the values sent */
+	assert_int_equal(cmds_exec(&f->c, "start"), 0);
+	(void)fixture_output(f);
+	assert_int_equal(cmds_exec(&f->c, "show"), 0);
+	assert_contains(fixture_output(f), "values       this console's, "
+	    "sent to the nodes every SI\n");
+}
+
 int
 main(void)
 {
@@ -98,6 +158,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(status_precision,
 		    fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(load_precision,
+		    fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(show_whose,
 		    fixture_setup, fixture_teardown),
 	};
 
