@@ -333,9 +333,10 @@ goodbye(struct console *c)
 		snprintf(what, sizeof(what), "stay stopped (gangs released)");
 	snprintf(msg, sizeof(msg), "the nodes %s for their silence (%s by "
 	    "this dts.conf), then go back to the schedule of their own "
-	    "dts.conf; a console started later takes over.  A schedule that "
-	    "lasts needs a console that stays (dts-console --daemon)", what,
-	    duration_format(nodes_silence(c), si, sizeof(si)));
+	    "dts.conf; a console started later takes over%s", what,
+	    duration_format(nodes_silence(c), si, sizeof(si)), g.detached ?
+	    "" : ".  A schedule that lasts needs a console that stays "
+	    "(dts-console --daemon)");
 	if (g.detached)
 		log_info("%s", msg);
 	else
