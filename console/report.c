@@ -394,6 +394,9 @@ report_show(FILE *f, const struct report_src *src)
 	    sizeof(b)));
 	if (conf->insecure)
 		fprintf(f, "%-12s none (insecure = true)\n", "key");
+	else if (src->net->keyless)
+		fprintf(f, "%-12s none (%s): sends no command\n", "key",
+		    src->net->keyless_why);
 	else
 		fprintf(f, "%-12s signs with %s, checks replies under %s\n",
 		    "key", conf->console.sign_key, conf->console.node_secret);
