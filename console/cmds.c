@@ -601,9 +601,15 @@ static const struct cmd_entry table[] = {
 	  cmd_spawn, "start N (1) copies of a PVM program",
 	  "  -w HOST starts them there; otherwise PVM chooses.\n" },
 	{ "halt", "", 0, 0, CMD_C_NONE, cmd_halt,
-	  "halt the VM: every pvmd ends, and every dts with it", NULL },
+	  "halt the VM: every pvmd and task ends; the dts services stay",
+	  NULL },
 	{ "quit", "", 0, 0, CMD_C_NONE, cmd_quit,
-	  "leave the console; the nodes keep their last schedule", NULL },
+	  "leave the console; the nodes follow its schedule for their "
+	  "silence",
+	  "  A node that hears no schedule for its silence (dts.conf, 3 SI "
+	  "by default)\n  goes back to the schedule of its own dts.conf.  "
+	  "A schedule that lasts\n  needs a console that stays: "
+	  "dts-console --daemon -c \"...; start\".\n" },
 };
 
 const struct cmd_table cmds_table = { table, sizeof(table) /

@@ -7,8 +7,10 @@
  *   3. PVM: connect to the local pvmd, or start dts to start it
  *   4. one event loop (poll): stdin (readline or queued commands), the
  *      UDP socket, a timerfd for the master's deadlines, a signalfd
- *   5. on quit the nodes keep their last schedule: a console that starts
- *      later takes over
+ *   5. on quit the nodes keep the last schedule only for their silence
+ *      (the dead-man switch), then go back to their dts.conf's; a console
+ *      that starts later takes over.  A schedule that lasts needs a
+ *      console that stays: --daemon.
  */
 #include <sys/signalfd.h>
 
@@ -292,27 +294,49 @@ loop(struct console *c, int daemon)
 	}
 }
 
+/*
+ * How long the nodes follow a console that has gone: their silence (the
+ * dead-man switch, dts/ctl.c), as this console's dts.conf sets it.  The
+ * nodes' own dts.conf may set another.
+ */
+static int64_t
+nodes_silence(const struct console *c)
+{
+	int64_t	 s = c->conf.silence_ns != 0 ? c->conf.silence_ns :
+	    3 * c->sch.si;
+
+	return s < 2 * c->sch.si ? 2 * c->sch.si : s;
+}
+
+/*
+ * What the nodes do now that this console goes: they follow its last
+ * schedule until their silence runs out, then the schedule of their own
+ * dts.conf.
+ */
 static void
 goodbye(struct console *c)
 {
-	char	 msg[256], ps[32], ip[32];
+	char	 msg[400], what[96], ps[32], ip[32], si[32];
 
+	if (!c->sch.spoken)
+		return;
 	if (c->sch.started && (c->sch.mode == MODE_STATIC ||
 	    c->sch.mode == MODE_BALANCED))
-		snprintf(msg, sizeof(msg), "the nodes keep their last schedule "
-		    "(%s, PS %s of IP %s) and go on slicing; a console started "
-		    "later takes over", proto_mode_name((unsigned)c->sch.mode),
+		snprintf(what, sizeof(what), "follow this schedule (%s, PS %s "
+		    "of IP %s)", proto_mode_name((unsigned)c->sch.mode),
 		    duration_format(sch_ps(&c->sch), ps, sizeof(ps)),
 		    duration_format(c->sch.ip, ip, sizeof(ip)));
 	else if (c->sch.started)
-		snprintf(msg, sizeof(msg), "the nodes keep their last schedule "
-		    "(%s); a console started later takes over",
+		snprintf(what, sizeof(what), "follow this schedule (%s)",
 		    proto_mode_name((unsigned)c->sch.mode));
-	else if (c->sch.spoken)
-		snprintf(msg, sizeof(msg), "the nodes stay stopped (gangs "
-		    "released)");
 	else
-		return;
+		snprintf(what, sizeof(what), "stay stopped (gangs released)");
+	snprintf(msg, sizeof(msg), "the nodes %s for their silence (%s by "
+	    "this dts.conf), then go back to the schedule of their own "
+	    "dts.conf; a console started later takes over%s", what,
+	    duration_format(nodes_silence(c), si, sizeof(si)), g.detached ?
+	    "" : ".  A schedule that lasts needs a console that stays "
+	    "(dts-console --daemon)");
 	if (g.detached)
 		log_info("%s", msg);
 	else
