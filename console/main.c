@@ -309,6 +309,8 @@ goodbye(struct console *c)
 {
 	char	 msg[256], ps[32], ip[32];
 
+	if (standby_following(c))	/* the nodes were never ours */
+		return;
 	if (c->sch.started && (c->sch.mode == MODE_STATIC ||
 	    c->sch.mode == MODE_BALANCED))
 		snprintf(msg, sizeof(msg), "the nodes keep their last schedule "
