@@ -127,6 +127,9 @@ start_flags(struct console *c, const char *what, int flags)
 	    duration_format(c->sch.ip, ip, sizeof(ip)),
 	    duration_format(c->sch.si, si, sizeof(si)),
 	    proto_sync_name((unsigned)c->sch.sync), n, n == 1 ? "" : "s");
+	if (standby_following(c))
+		fprintf(c->out.f, "standby: this console follows its peer's "
+		    "schedule and sends none (takeover takes over)\n");
 	return 0;
 }
 
