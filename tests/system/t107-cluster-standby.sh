@@ -93,6 +93,8 @@ t_log "master h0 ($master), standby h1 ($standby): nodes follow h0, none refused
 # ---- 2. kill -9 the master ----------------------------------------------------
 t0=$(_t_now_us)
 kill -9 "$master"
+t_wait_for 5 eval '! _c_alive "$master"' || t_fail "the master ($master) did not die"
+t_untrack "$master"
 t_wait_for 10 masters "$A1" || t_fail "the standby h1 did not take over: $(c_status h1)"
 no_fallback "after the takeover"
 # each node's own stamp of the takeover (dts logs the event's time, ms)
