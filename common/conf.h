@@ -120,6 +120,10 @@ struct dts_conf {
 		struct conf_strlist nodes;    /* explicit destinations */
 		int     rla;                  /* enum conf_rla */
 		double  hysteresis;           /* |RLA - RLA_prev| to act on */
+		char    peer[CONF_STR_MAX];   /* the other console of a master
+						 and standby pair, ADDR[:PORT];
+						 "" = none */
+		int     peer_port;            /* the pair's port on this host */
 	} console;
 };
 

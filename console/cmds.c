@@ -128,6 +128,9 @@ start_flags(struct console *c, const char *what, int flags)
 	    duration_format(c->sch.ip, ip, sizeof(ip)),
 	    duration_format(c->sch.si, si, sizeof(si)),
 	    proto_sync_name((unsigned)c->sch.sync), n, n == 1 ? "" : "s");
+	if (standby_following(c))
+		fprintf(c->out.f, "standby: this console follows its peer's "
+		    "schedule and sends none (takeover takes over)\n");
 	return 0;
 }
 
@@ -140,6 +143,8 @@ cmd_start(struct console *c, int argc, char **argv)
 static int
 cmd_takeover(struct console *c, int argc, char **argv)
 {
+	if (standby_following(c))	/* the followed schedule, as it is */
+		return standby_take(c, "takeover", now_mono_ns()) < 0 ? -1 : 0;
 	return start_flags(c, "takeover", SCHED_F_TAKEOVER);
 }
 
@@ -545,7 +550,9 @@ static const struct cmd_entry table[] = {
 	  "the TAKEOVER flag:\n  every node that hears it follows this "
 	  "console from then on.  A node\n  whose master fell silent for "
 	  "its silence follows the next console\n  without it.  status "
-	  "shows each node's master.\n" },
+	  "shows each node's master.  In a standby console\n  (--standby): "
+	  "take over, with the schedule it follows, from the master\n  "
+	  "(which becomes standby).\n" },
 	{ "status", "[-v] [--json]", 0, 2, CMD_C_NONE, cmd_status,
 	  "one row per node: mode, PS/LS, phase, Q, slices, skew, ...",
 	  "  Asks every node and prints the replies that arrive within\n"

@@ -37,6 +37,7 @@ struct opts {
 	const char	*conf;
 	int		 explicit_conf;
 	int		 daemon;
+	int		 standby;	/* --standby */
 	int		 no_pvm;
 	int		 stop_on_error;
 	int		 scripted;	/* -c or -s given */
@@ -58,7 +59,7 @@ static void __attribute__((noreturn))
 usage(int rc)
 {
 	fprintf(rc ? stderr : stdout, "usage: dts-console [-ehnV] [-f conf] "
-	    "[-c commands] [-s file] [--daemon]\n"
+	    "[-c commands] [-s file] [--daemon] [--standby]\n"
 	    "       dts-console -k file | [-f conf] -P | [-f conf] -N "
 	    "address\n");
 	exit(rc);
@@ -69,6 +70,7 @@ parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "daemon", no_argument, NULL, 'D' },
+		{ "standby", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -100,6 +102,7 @@ parse(int argc, char **argv, struct opts *o)
 			o->scripted = 1;
 			break;
 		case 'D': o->daemon = 1; break;
+		case 'S': o->standby = 1; break;
 		case 'V': printf("dts-console %s\n", PACKAGE_VERSION); exit(0);
 		case 'h': usage(0);
 		default: usage(2);
@@ -182,6 +185,7 @@ setup_fds(void)
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGWINCH);
+	sigaddset(&mask, SIGUSR1);
 	if ((g.sigfd = evfd_signals(&mask)) == -1)
 		fatal("signalfd");
 	if ((g.timerfd = evfd_timer(CLOCK_MONOTONIC)) == -1)
@@ -201,6 +205,11 @@ signals(struct console *c)
 		case SIGWINCH:
 			if (c->interactive)
 				shell_winch();
+			break;
+		case SIGUSR1:	/* a standby: take over (standby.h) */
+			if (standby_following(c) && standby_take(c, "SIGUSR1",
+			    now_mono_ns()) < 0)
+				plain_notice(c->out.err);
 			break;
 		case SIGINT:
 			if (c->interactive && master_busy(c)) {
@@ -250,7 +259,7 @@ after_async(struct console *c)
 static void
 loop(struct console *c, int daemon)
 {
-	struct pollfd	 p[4];
+	struct pollfd	 p[5];
 	uint64_t	 exp;
 	int		 stdin_on;
 
@@ -272,12 +281,15 @@ loop(struct console *c, int daemon)
 		p[1] = (struct pollfd){ c->net.fd, POLLIN, 0 };
 		p[2] = (struct pollfd){ g.timerfd, POLLIN, 0 };
 		p[3] = (struct pollfd){ g.sigfd, POLLIN, 0 };
-		if (poll(p, 4, -1) == -1 && errno != EINTR)
+		p[4] = (struct pollfd){ c->sb.fd, POLLIN, 0 };
+		if (poll(p, 5, -1) == -1 && errno != EINTR)
 			fatal("poll");
 		if (p[3].revents & POLLIN)
 			signals(c);
 		if (p[1].revents & POLLIN)
 			master_input(c, now_mono_ns());
+		if (p[4].revents & POLLIN)
+			standby_input(c, now_mono_ns());
 		if (p[2].revents & POLLIN) {
 			if (read(g.timerfd, &exp, sizeof(exp)) == -1 &&
 			    errno != EAGAIN)
@@ -318,7 +330,8 @@ goodbye(struct console *c)
 {
 	char	 msg[400], what[96], ps[32], ip[32], si[32];
 
-	if (!c->sch.spoken)
+	if (!c->sch.spoken || standby_following(c))	/* (a standby: the
+							   nodes were never ours) */
 		return;
 	if (c->sch.started && (c->sch.mode == MODE_STATIC ||
 	    c->sch.mode == MODE_BALANCED))
@@ -380,6 +393,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "dts-console: %s\n", err);
 		return 1;
 	}
+	if (standby_init(c, o.standby, err, sizeof(err)) == -1) {
+		fprintf(stderr, "dts-console: %s\n", err);
+		return 1;
+	}
 	/* a PVM user's console: PVM, and nothing that talks to dts */
 	if (c->net.keyless)
 		fprintf(stderr, "dts-console: no console key (%s): the PVM "
@@ -404,6 +421,7 @@ main(int argc, char **argv)
 	daemon_detach(0);
 	cpvm_fini(&c->pvm);
 	net_close(&c->net);
+	standby_close(&c->sb);
 	nodes_free(&c->nodes);
 	rc = g.s.failures > 0 ? 1 : 0;
 	script_fini(&g.s);
