@@ -1,6 +1,6 @@
 # mpi.sh - the body of t84-cluster-mpi-openmpi.sh and t86-cluster-mpi-mpich.sh
 # (bash; source it with MPI_KIND=ompi or mpich): real MPI jobs on a 3-host
-# DTS cluster in network namespaces (tests/cluster/cluster.sh), every
+# DTS cluster in network namespaces (tests/system/cluster.sh), every
 # launcher's per-node process a gang through dts-run, driven by
 # `dts-console -n` from the job's own host file.
 #
@@ -43,7 +43,7 @@
 #     completes; h0 and h2 go on slicing; a new dts on h1 slices again.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup "$(basename "$0" .sh)"
 [ -x "$BUILD/console/dts-console" ] || t_skip "not built: dts-console"
 c_mpi_need "$MPI_KIND"

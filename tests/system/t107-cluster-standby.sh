@@ -1,6 +1,6 @@
 #!/bin/bash
 # t107-cluster-standby.sh - a master and standby pair of consoles
-# (dts-console(1), STANDBY) over 3 real dts nodes (tests/cluster/cluster.sh):
+# (dts-console(1), STANDBY) over 3 real dts nodes (tests/system/cluster.sh):
 #  1. The master, `dts-console --daemon` on h0 (console.peer = h1), starts
 #     STATIC (IP 100ms, PS 80%, SI 500ms); the standby, `dts-console
 #     --daemon --standby` on h1 (console.peer = h0), follows it and sends
@@ -17,7 +17,7 @@
 #     over 2 s: it sends none), no fallback anywhere.
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t107-cluster-standby
 [ -x "$BUILD/console/dts-console" ] || t_skip "not built: dts-console"
 

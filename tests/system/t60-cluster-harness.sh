@@ -1,5 +1,5 @@
 #!/bin/bash
-# t60-cluster-harness.sh - self test of tests/cluster/cluster.sh: a real
+# t60-cluster-harness.sh - self test of tests/system/cluster.sh: a real
 # 3-host PVM virtual machine in network namespaces, every host running its
 # own dts service, every pvmd adopted into its host's gang.
 #
@@ -27,7 +27,7 @@
 #     and stopped, cleans up after itself just as well.
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t60-cluster-harness
 
 _links() { ip -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | sort; }
@@ -180,7 +180,7 @@ ready=$T_DIR/child.ready clog=$T_LOG/child.log
 KEEP=0 READY=$ready bash -c '
 	set -u
 	. "$SRC/tests/system/lib.sh"
-	. "$SRC/tests/cluster/cluster.sh"
+	. "$SRC/tests/system/cluster.sh"
 	t_setup t60-child
 	c_up 2
 	c_pvm h0 spawn -w h1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail spawn

@@ -1,6 +1,6 @@
 #!/bin/bash
 # t70-cluster-static.sh - STATIC mode on a real 4-host PVM virtual machine
-# (tests/cluster/cluster.sh), driven by dts-console as the master.
+# (tests/system/cluster.sh), driven by dts-console as the master.
 #
 #  1. Every host runs its dts service; dts-console on h0 starts the master
 #     pvmd through the launcher (console.launcher, console.pvm_tmp), which
@@ -31,7 +31,7 @@
 #     timing (round trips and bandwidth against timing_slave on h1).
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t70-cluster-static
 [ -x "$BUILD/console/dts-console" ] || t_skip "not built: dts-console"
 for p in master1 slave1 spmd timing timing_slave; do

@@ -1,6 +1,6 @@
 #!/bin/bash
 # t74-cluster-modes.sh - DISTRIBUTED, HPDT and OFF on a real 3-host PVM
-# virtual machine (tests/cluster/cluster.sh), set from dts-console.
+# virtual machine (tests/system/cluster.sh), set from dts-console.
 #
 # The run queue every Load agent samples is the whole machine's
 # (procs_running is not per network namespace), so the hosts cannot be
@@ -28,7 +28,7 @@
 #     completes.
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t74-cluster-modes
 [ -x "$BUILD/console/dts-console" ] || t_skip "not built: dts-console"
 for p in master1 slave1 spmd; do

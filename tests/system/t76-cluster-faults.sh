@@ -1,6 +1,6 @@
 #!/bin/bash
 # t76-cluster-faults.sh - faults on a real 3-host PVM virtual machine in
-# static mode, driven by dts-console on h0 (tests/cluster/cluster.sh).
+# static mode, driven by dts-console on h0 (tests/system/cluster.sh).
 #
 # Set-up: every host runs its dts service; dts-console on h0 starts the
 # master pvmd through the launcher (no host file), which h0's dts adopts;
@@ -33,7 +33,7 @@
 #     dts: each releases its (empty) gang and exits 0.
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t76-cluster-faults
 
 [ -x "$BUILD/console/dts-console" ] || t_skip "not built: $BUILD/console/dts-console"

@@ -3,7 +3,7 @@
 # DTS system tests (bash; source it after lib.sh).
 #
 #   . "$(dirname "$0")/lib.sh"
-#   . "$SRC/tests/cluster/cluster.sh"
+#   . "$SRC/tests/system/cluster.sh"
 #   t_setup my-test
 #   C_CONF_EXTRA='mode = "static"; ip = "100ms"; ps = "80%";'   # optional
 #   c_up 3                     # h0 h1 h2, a dts service on each, the master
@@ -458,7 +458,7 @@ _c_write_conf() {
 		[users]="[\"@$T_GROUP\"]"	# t_make_user's user is in it
 	)
 	{
-		echo "# dts.conf of $h (tests/cluster/cluster.sh)"
+		echo "# dts.conf of $h (tests/system/cluster.sh)"
 		for key in port key_file console_keys log_file log_level load_agent pvmd socket state_file cgroup users; do
 			grep -qE "^[[:space:]]*${key}[[:space:]]*[=:]" <<< "$extra" ||
 			    printf '%s = %s;\n' "$key" "${def[$key]}"
