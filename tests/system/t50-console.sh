@@ -375,4 +375,6 @@ n_halt || t_fail "halt and SIGTERM: dts did not exit"
 # (the job of the halted pvmd has ended: its cgroup is gone within 50 ms)
 [ ! -e "$N_GANG" ] || [ "$(cat "$N_GANG/cgroup.freeze")" = 0 ] ||
     t_fail "dts left the gang cgroup frozen"
+[ "$(cat "$N_CG/jobs/cgroup.freeze" 2>/dev/null || echo 0)" = 0 ] ||
+    t_fail "dts left the jobs' parent cgroup frozen"
 t_pass
