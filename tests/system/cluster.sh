@@ -846,8 +846,8 @@ c_dump_logs() {
 _c_cg_pids() {
 	local g
 	for g in "${_C_GANG[@]}"; do
-		[ -d "${g%/*}" ] || continue
-		find "${g%/*}" -name cgroup.procs -exec cat {} + 2> /dev/null
+		[ -d "${g%/jobs/*}" ] || continue
+		find "${g%/jobs/*}" -name cgroup.procs -exec cat {} + 2> /dev/null
 	done
 }
 
@@ -855,10 +855,10 @@ _c_cg_pids() {
 _c_thaw() {
 	local g f
 	for g in "${_C_GANG[@]}"; do
-		[ -d "${g%/*}" ] || continue
+		[ -d "${g%/jobs/*}" ] || continue
 		while read -r f; do
 			[ "$(cat "$f" 2> /dev/null)" = 1 ] && echo 0 > "$f" 2> /dev/null
-		done < <(find "${g%/*}" -name cgroup.freeze 2> /dev/null)
+		done < <(find "${g%/jobs/*}" -name cgroup.freeze 2> /dev/null)
 	done
 }
 
@@ -866,8 +866,8 @@ _c_thaw() {
 _c_rm_cgroups() {
 	local g
 	for g in "${_C_GANG[@]}"; do
-		[ -d "${g%/*}" ] || continue
-		find "${g%/*}" -depth -type d -exec rmdir {} + 2> /dev/null
+		[ -d "${g%/jobs/*}" ] || continue
+		find "${g%/jobs/*}" -depth -type d -exec rmdir {} + 2> /dev/null
 	done
 }
 
@@ -977,7 +977,7 @@ c_down() {
 	[ -z "$left" ] || { _c_log "WARNING: still running in our namespaces or gangs: $left"; bad=1; }
 	_c_rm_cgroups
 	for p in "${_C_GANG[@]}"; do
-		[ ! -d "${p%/*}" ] || { _c_log "WARNING: cgroup left: ${p%/*}"; bad=1; }
+		[ ! -d "${p%/jobs/*}" ] || { _c_log "WARNING: cgroup left: ${p%/jobs/*}"; bad=1; }
 	done
 	for ns in "${C_NS[@]}" "$C_BR"; do
 		[ -e "/run/netns/$ns" ] && ip netns del "$ns" 2>/dev/null
