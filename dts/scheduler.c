@@ -250,9 +250,15 @@ notify(struct sched *s)
  * one by one instead).
  */
 static int
+can_hold(const struct sched *s)
+{
+	return s->hold != NULL && s->hold->hold_fd != -1 && !s->ls_idle;
+}
+
+static int
 hold(struct sched *s, int on)
 {
-	if (s->hold == NULL || s->hold->hold_fd == -1 || (on && s->ls_idle))
+	if (s->hold == NULL || s->hold->hold_fd == -1 || (on && !can_hold(s)))
 		return -1;
 	if (gang_hold(s->hold, on) == -1) {
 		log_warn("%s %s", on ? "freeze" : "thaw", s->hold->jobs);
@@ -300,8 +306,7 @@ set_cur(struct sched *s, int who, int64_t now, int force, int tell)
 
 	if (s->cur == who && !force)
 		return;
-	if (who == SEG_NONE && !s->held && s->hold != NULL &&
-	    s->hold->hold_fd != -1 && !s->ls_idle) {
+	if (who == SEG_NONE && !s->held && can_hold(s)) {
 		for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
 			if (j->gang != NULL)
 				job_count(s, j, now);
