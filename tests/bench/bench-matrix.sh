@@ -11,7 +11,8 @@
 # span; their members are tests/bench/runlog.c, a spinner that logs every
 # gap of more than 0.5 ms in its own CLOCK_REALTIME reads: a member sees
 # its slots from the inside (frozen = a gap).
-#   A. Windows of W s with 1, 2 and 4 jobs, each on h0 and h1:
+#   A. Windows of W s with 1 job of 4 members a host (1x4), then 1, 2 and
+#      4 jobs of 1 member a host, each on h0 and h1:
 #      row 2: each job's CPU share (its cgroup's cpu.stat, per host) vs
 #             its slot share (PS / jobs), with 2 and 4 jobs;
 #      row 3: skew across h0 and h1 of the slot starts (a member's resume
@@ -20,7 +21,9 @@
 #             with 1 job (the same measure) and the PS edges of dts's
 #             TRACE (bench-sync's measure) in the same windows;
 #      row 4: the edge thread's gang operation (TRACE op_ns of the PS and
-#             LS edges) with 4 gangs vs 1 gang, same run.
+#             LS edges) with 4 gangs vs 1 gang, same run: 1 gang of 1
+#             member, and 1 gang of 4 members (as many tasks as the 4
+#             gangs: the cost of the gangs, apart from the tasks').
 #   B. row 5: a third job e on h0 and h1 beside a and b: its entry (both
 #      members adopted -> its first run on every host: it runs only in a
 #      slot of its own) and exit (both members gone -> the first PS in
@@ -99,31 +102,32 @@ mkdir -p "$T_DIR/rl"
 
 # ---- jobs ------------------------------------------------------------------------
 declare -A JP
-# jstart LABEL K: a runlog member of job root:LABEL on hK (pinned as hK)
+# jstart LABEL K [M]: a runlog member of job root:LABEL on hK (pinned as
+# hK); M (2, 3...) names a further member of the same job
 jstart() {
-	local l=$1 k=$2 pin=()
+	local l=$1 k=$2 m=${3:-} pin=()
 	[ -z "${CPU[$k]}" ] || pin=(taskset -c "${CPU[$k]}")
-	rm -f "$T_DIR/rl/$l-h$k"
-	c_bg h$k "job-$l-h$k" "${pin[@]}" "$BUILD/dts/dts-run" --job "$l" -- \
-	    "$B_OUT/runlog" -g 500 -t 1200 "$T_DIR/rl/$l-h$k"
-	JP[$l:$k]=$C_BG_PID
+	rm -f "$T_DIR/rl/$l$m-h$k"
+	c_bg h$k "job-$l$m-h$k" "${pin[@]}" "$BUILD/dts/dts-run" --job "$l" -- \
+	    "$B_OUT/runlog" -g 500 -t 1200 "$T_DIR/rl/$l$m-h$k"
+	JP[$l$m:$k]=$C_BG_PID
 	[ "$l" != e ] || JP_E[k]=$C_BG_PID
 }
 declare -a JP_E
 jcg() { echo "$(c_cg_dir "h$2")/jobs/job.root@$1"; }
 in_job() { [ "$(sed -n 's/^0:://p' "/proc/$1/cgroup" 2> /dev/null)" = "$(jcg "$2" "$3" | sed "s|^$(t_cg_mount)||")" ]; }
 jwait_in() {	# LABEL K
-	t_wait_for 10 in_job "${JP[$1:$2]}" "$1" "$2" ||
-	    t_fail "job $1 on h$2: pid ${JP[$1:$2]} not in $(jcg "$1" "$2"): $(tail -n 2 "$T_LOG/job-$1-h$2.log")"
+	t_wait_for 10 in_job "${JP[$1${3:-}:$2]}" "$1" "$2" ||
+	    t_fail "job $1 on h$2: pid ${JP[$1${3:-}:$2]} not in $(jcg "$1" "$2"): $(tail -n 2 "$T_LOG/job-$1${3:-}-h$2.log")"
 }
-# jstop LABEL K: SIGTERM, wait for its log file (written at the end)
+# jstop LABEL K [M]: SIGTERM, wait for its log file (written at the end)
 jstop() {
-	local p=${JP[$1:$2]}
+	local p=${JP[$1${3:-}:$2]}
 	kill -TERM "$p" 2> /dev/null
 	t_wait_for 10 eval '! _t_alive "$p"' || t_fail "job $1 on h$2 did not end"
 	wait "$p" 2> /dev/null
 	t_untrack "$p"
-	unset "JP[$1:$2]"
+	unset "JP[$1${3:-}:$2]"
 }
 # snap NAME CG...: SNAP[NAME] = "wall_us busy_us hog0_ns hog1_ns usage_us..."
 # of the cgroups CG, with bash builtins only (no fork between the reads:
@@ -197,8 +201,12 @@ window() {
 declare -A WINDOW
 
 # ---- A. 1, 2, 4 jobs ----------------------------------------------------------------
-for k in 0 1; do jstart a "$k"; done
-for k in 0 1; do jwait_in a "$k"; done
+# first 1 job of 4 members a host (as many tasks as 4 jobs of 1: row 4's
+# baseline for what the jobs, not the tasks, cost), then 1 job of 1
+for m in "" 2 3 4; do for k in 0 1; do jstart a "$k" $m; done; done
+for m in "" 2 3 4; do for k in 0 1; do jwait_in a "$k" $m; done; done
+window onefour a
+for m in 2 3 4; do for k in 0 1; do jstop a "$k" $m; done; done
 window one a
 for k in 0 1; do jstart b "$k"; done
 for k in 0 1; do jwait_in b "$k"; done
@@ -212,24 +220,27 @@ c_sc_cmd jobs || t_fail "jobs: $C_SC_ERR"
 JOBS_FOUR=$C_SC_OUT
 t_log "the matrix with 4 jobs: $JOBS_FOUR"
 for l in a b c d; do for k in 0 1; do jstop "$l" "$k"; done; done
-for name in one two four; do
+for name in onefour one two four; do
 	read -r s u f <<< "${WINDOW[$name]}"
-	case $name in one) labels="a" ;; two) labels="a b" ;; four) labels="a b c d" ;; esac
+	case $name in onefour | one) labels="a" ;; two) labels="a b" ;; four) labels="a b c d" ;; esac
 	n=$(wc -w <<< "$labels")
+	# the jobs column: 1x4 for 1 job of 4 members a host
+	j=$n
+	[ "$name" != onefour ] || j=1x4
 	for l in $labels; do
 		for k in 0 1; do
-			row A share "$n" "$l" "h$k" "${SH[$name:$l:$k]}" pct "" "" "" "" "$f" "slot share $(awk -v n="$n" 'BEGIN { printf "%.2f", 80 / n }')"
+			row A share "$j" "$l" "h$k" "${SH[$name:$l:$k]}" pct "" "" "" "" "$f" "slot share $(awk -v n="$n" 'BEGIN { printf "%.2f", 80 / n }')"
 		done
 	done
-	for k in 0 1; do row A share "$n" hog "h$k" "${SH[$name:hog:$k]}" pct "" "" "" "" "$f" ""; done
+	for k in 0 1; do row A share "$j" hog "h$k" "${SH[$name:hog:$k]}" pct "" "" "" "" "$f" ""; done
 	# row 3: skews (µs) of h1 vs h0: TRACE PS starts; runlog resumes per job
 	$STAT traceskew "$T_DIR/trace-$name.csv" > "$T_DIR/skew-trace-$name" || t_fail "traceskew $name"
 	read -r cnt p50 p99 max _ < <(b_stats < "$T_DIR/skew-trace-$name")
-	row A trace_ps_skew "$n" - h1-h0 "" us "$cnt" "$p50" "$p99" "$max" "$f" "|h1 PS start - nearest h0 PS start|"
+	row A trace_ps_skew "$j" - h1-h0 "" us "$cnt" "$p50" "$p99" "$max" "$f" "|h1 PS start - nearest h0 PS start|"
 	for l in $labels; do
 		$STAT resumeskew "$T_DIR/rl/$l-h0" "$T_DIR/rl/$l-h1" "$s" "$u" > "$T_DIR/skew-rl-$name-$l" || t_fail "resumeskew $name $l"
 		read -r cnt p50 p99 max _ < <(b_stats < "$T_DIR/skew-rl-$name-$l")
-		row A slot_resume_skew "$n" "$l" h1-h0 "" us "$cnt" "$p50" "$p99" "$max" "$f" "|h1 resume - h0 resume| of the same slot"
+		row A slot_resume_skew "$j" "$l" h1-h0 "" us "$cnt" "$p50" "$p99" "$max" "$f" "|h1 resume - h0 resume| of the same slot"
 	done
 	# row 4: every edge's gang op (slot edges too: METRICS histogram)
 	for k in 0 1; do
@@ -239,17 +250,17 @@ for name in one two four; do
 		    END { f0 = ARGV[1]; f1 = ARGV[2]; n = c[f1] - c[f0]
 			printf "%d %.3f\n", n, (n > 0 ? 1e6 * (s[f1] - s[f0]) / n : 0) }' \
 		    "$T_DIR/metrics-$name-0.prom" "$T_DIR/metrics-$name-1.prom" 2> /dev/null)
-		row A edge_op_all "$n" - "h$k" "${mean:-}" us "${cnt:-}" "" "" "" "$f" "every edge (PS, slot, LS): METRICS dts_edge_op_seconds, mean over the window"
+		row A edge_op_all "$j" - "h$k" "${mean:-}" us "${cnt:-}" "" "" "" "$f" "every edge (PS, slot, LS): METRICS dts_edge_op_seconds, mean over the window"
 	done
 	# row 4: the gang op at the PS and LS edges
 	for ph in PS LS; do
 		awk -F, -v p="$ph" 'NR > 1 && $2 == p { print $5 / 1000 }' "$T_DIR/trace-$name.csv" > "$T_DIR/op-$name-$ph"
 		read -r cnt p50 p99 max mean < <(b_stats < "$T_DIR/op-$name-$ph")
-		row A edge_op "$n" - "h0+h1" "$mean" us "$cnt" "$p50" "$p99" "$max" "$f" "$ph edges: TRACE op_ns (mean in value)"
+		row A edge_op "$j" - "h0+h1" "$mean" us "$cnt" "$p50" "$p99" "$max" "$f" "$ph edges: TRACE op_ns (mean in value)"
 	done
 	awk -F, 'NR > 1 { print $4 / 1000 }' "$T_DIR/trace-$name.csv" > "$T_DIR/late-$name"
 	read -r cnt p50 p99 max mean < <(b_stats < "$T_DIR/late-$name")
-	row A edge_late "$n" - "h0+h1" "$mean" us "$cnt" "$p50" "$p99" "$max" "$f" "TRACE late_ns, PS and LS edges"
+	row A edge_late "$j" - "h0+h1" "$mean" us "$cnt" "$p50" "$p99" "$max" "$f" "TRACE late_ns, PS and LS edges"
 done
 
 # ---- B. row 5: entry and exit ----------------------------------------------------------

@@ -1651,23 +1651,20 @@ c_sched_log() {
 # the rest of CPU's busy time (other local work: a build, stress-ng, dts)
 # in C_SH_OTHER (as node.sh's n_split).
 c_cpu_split() {
-	local cpu=$1 secs=$2 hog=$3 b0 a0 b1 a1 t0 t1 g0 g1 i g=0 p
+	local cpu=$1 secs=$2 hog=$3 i g=0 w
 	shift 3
-	local -a c0=() c1=()
-	t_cpu_ticks "$cpu" b0 a0 || return 1
-	for p in "$@"; do c0+=("$(t_cpu_ns "$p")") || return 1; done
-	g0=$(t_cpu_ns "$hog") && t0=$(_t_now_us) || return 1
+	local -a s0 s1
+	t_cpu_snap s0 "$cpu" "$hog" "$@" || return 1
 	t_sleep "$secs"
-	for p in "$@"; do c1+=("$(t_cpu_ns "$p")") || return 1; done
-	g1=$(t_cpu_ns "$hog") && t1=$(_t_now_us) && t_cpu_ticks "$cpu" b1 a1 || return 1
+	t_cpu_snap s1 "$cpu" "$hog" "$@" || return 1
+	w=$((s1[0] - s0[0]))
 	C_SH=()
-	for i in "${!c0[@]}"; do
-		C_SH[i]=$(awk -v a="${c0[$i]}" -v b="${c1[$i]}" -v w=$((t1 - t0)) \
-		    'BEGIN { printf "%.1f", (b - a) / (w * 10) }')
-		g=$((g + ${c1[$i]} - ${c0[$i]}))
+	for ((i = 4; i < ${#s0[@]}; i++)); do
+		C_SH[i - 4]=$(awk -v d=$((s1[i] - s0[i])) -v w="$w" 'BEGIN { printf "%.1f", d / (w * 10) }')
+		g=$((g + s1[i] - s0[i]))
 	done
-	C_SH_HOG=$(awk -v a="$g0" -v b="$g1" -v w=$((t1 - t0)) 'BEGIN { printf "%.1f", (b - a) / (w * 10) }')
-	C_SH_OTHER=$(awk -v g=$g -v h=$((g1 - g0)) -v w=$((t1 - t0)) -v b=$((b1 - b0)) -v a=$((a1 - a0)) \
+	C_SH_HOG=$(awk -v d=$((s1[3] - s0[3])) -v w="$w" 'BEGIN { printf "%.1f", d / (w * 10) }')
+	C_SH_OTHER=$(awk -v g=$g -v h=$((s1[3] - s0[3])) -v w="$w" -v b=$((s1[1] - s0[1])) -v a=$((s1[2] - s0[2])) \
 	    'BEGIN { f = 100 * b / a - (g + h) / (w * 10); printf "%.1f", (f > 0 ? f : 0) }')
 }
 

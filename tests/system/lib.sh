@@ -462,6 +462,30 @@ t_cpu_ns() {
 	echo "$sum"
 }
 
+# t_cpu_snap VAR CPU PID...: one snapshot of CPU's ticks and the PIDs'
+# CPU time, with builtins only, into the array VAR: (wall_us busy_ticks
+# all_ticks ns_of_PID...).  No fork between the reads: on a loaded
+# machine a fork can wait a whole PS, and reads spread over it skew a
+# share by points.  wall_us is the middle of the reads.
+t_cpu_snap() {
+	local -n _t_snap=$1
+	local _t_cpu=$2 _t_a _t_b _t_busy _t_all _t_p _t_f _t_ns _t_sum
+	shift 2
+	_t_a=${EPOCHREALTIME/[.,]/}
+	t_cpu_ticks "$_t_cpu" _t_busy _t_all || return 1
+	_t_snap=(0 "$_t_busy" "$_t_all")
+	for _t_p in "$@"; do
+		_t_sum=0
+		for _t_f in /proc/"$_t_p"/task/*/schedstat; do
+			read -r _t_ns _ < "$_t_f" 2> /dev/null && _t_sum=$((_t_sum + _t_ns))
+		done
+		[ -e "/proc/$_t_p" ] || return 1
+		_t_snap+=("$_t_sum")
+	done
+	_t_b=${EPOCHREALTIME/[.,]/}
+	_t_snap[0]=$(( (10#$_t_a + 10#$_t_b) / 2 ))
+}
+
 # State letter (R, S, T, Z, ...) from /proc/PID/stat.
 t_proc_state() {
 	local s

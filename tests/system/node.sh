@@ -339,17 +339,15 @@ n_now_us() {
 # time less the two: another build, stress-ng, dts itself), into
 # N_SPLIT=(gang hog foreign).
 n_split() {
-	local cpu=$1 secs=$2 hog=$3 b0 a0 b1 a1 t0 t1 h0 h1 p g0=0 g1=0 c
+	local cpu=$1 secs=$2 hog=$3 i g=0
 	shift 3
-	t_cpu_ticks "$cpu" b0 a0 || return 1
-	for p in "$@"; do c=$(t_cpu_ns "$p") && g0=$((g0 + c)); done
-	h0=$(t_cpu_ns "$hog") && t0=$(_t_now_us) || return 1
+	local -a s0 s1
+	t_cpu_snap s0 "$cpu" "$hog" "$@" || return 1
 	t_sleep "$secs"
-	for p in "$@"; do c=$(t_cpu_ns "$p") && g1=$((g1 + c)); done
-	h1=$(t_cpu_ns "$hog") && t1=$(_t_now_us) && t_cpu_ticks "$cpu" b1 a1 ||
-	    return 1
-	N_SPLIT=($(awk -v g=$((g1 - g0)) -v h=$((h1 - h0)) -v w=$((t1 - t0)) \
-	    -v b=$((b1 - b0)) -v a=$((a1 - a0)) 'BEGIN {
+	t_cpu_snap s1 "$cpu" "$hog" "$@" || return 1
+	for ((i = 4; i < ${#s0[@]}; i++)); do g=$((g + s1[i] - s0[i])); done
+	N_SPLIT=($(awk -v g=$g -v h=$((s1[3] - s0[3])) -v w=$((s1[0] - s0[0])) \
+	    -v b=$((s1[1] - s0[1])) -v a=$((s1[2] - s0[2])) 'BEGIN {
 		g = g / (w * 10); h = h / (w * 10); f = 100 * b / a - g - h
 		printf "%.1f %.1f %.1f\n", g, h, (f > 0 ? f : 0) }'))
 }

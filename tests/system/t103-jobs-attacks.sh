@@ -371,6 +371,40 @@ attacks() {
 		t_fail "$BACKEND: full node: B's members $B_MEM, now $(b_members)"
 	a_end a3
 	check "full node (4 jobs, a fifth refused)"
+
+	# 6. churn: A starts and ends short jobs in a loop, a new label each
+	# time.  A may hold a fourth job (max_jobs = 4), so B keeps at least
+	# PS/4, not its PS/3; nothing of the churn is left behind.
+	churn 3 > "$OUT/churn" 2>&1 &
+	local cp=$! n
+	t_track "$cp"
+	shares 3
+	wait "$cp"; t_untrack "$cp"
+	n=$(tail -n 1 "$OUT/churn")
+	[ "${n:-0}" -ge 5 ] || t_fail "$BACKEND: churn: only '${n}' jobs started: $(head -n 3 "$OUT/churn")"
+	kill -0 "$N_DTS" && kill -0 "$N_AGENT" || t_fail "$BACKEND: churn: dts or dts-load died"
+	awk -v s="${SH[0]}" -v p="$PS_PCT" 'BEGIN { exit !(s >= p / 4 - 6) }' ||
+		t_fail "$BACKEND: churn: B got ${SH[0]}% of CPU 1, under PS/4 - 6 ($PS_PCT% / 4)"
+	t_wait_for 3 eval '[ "$(njobs)" = 3 ]' ||
+		t_fail "$BACKEND: churn left $(njobs) jobs: $(ls "$N_CG/jobs")"
+	out=$(ls -d "$N_STATE.$A_USER@c"* 2> /dev/null)
+	[ -z "$out" ] || t_fail "$BACKEND: churn left state files: $out"
+	t_log "$BACKEND: churn: $n short jobs of A in 3 s; B got ${SH[0]}% (PS/4 $((PS_PCT / 4))%, slot $SLOT%)"
+	RESULTS+=("$(printf '%-8s %-34s B %5s%% (floor PS/4 %s%%), %s jobs started' "$BACKEND" "job churn" "${SH[0]}" "$((PS_PCT / 4))" "$n")")
+	t_wait_for 2 eval '[ "$(b_members)" = "$B_MEM" ]' ||
+		t_fail "$BACKEND: churn: B's members were $B_MEM, now $(b_members)"
+}
+
+# churn SECONDS: A's short jobs c0..c49 (true, each its own job) in a
+# loop; prints how many ran
+churn() {
+	local end=$(($(_t_now_us) + $1 * 1000000)) i=0
+	while [ "$(_t_now_us)" -lt "$end" ]; do
+		"${A_ARGV[@]}" DTS_SOCKET="$N_SOCK" "$bin/dts-run" --job "c$((i % 50))" -- true ||
+			echo "job c$((i % 50)) refused"
+		i=$((i + 1))
+	done
+	echo "$i"
 }
 
 for b in ${T103_BACKENDS:-freezer signal}; do
