@@ -1672,8 +1672,9 @@ c_cpu_split() {
 # of its jobs on CPU 1 beside HOG (a local hog pinned there), every other
 # host's on CPU 0: each task gets WANT % of CPU 1 within TOL points, and
 # the local load (the hog and the rest of CPU 1's work) keeps at least
-# LS - 2 points, the hog alone at least 5 (on a busy machine other work
-# takes part of the LS from it).  The tasks: C_SPIN[K] = "JOB=PID ..."
+# LS - 2 points, the hog alone at least 5 unless other local work took
+# 10 points or more of the LS from it (a busy machine: under a load of
+# 15, CI saw the hog at 3.7 % beside 16.5 % of other work).  The tasks: C_SPIN[K] = "JOB=PID ..."
 # for each host index K.  A miss is measured once more.  Each host's
 # figures are logged; C_MAXDEV = the largest |share - WANT|.
 declare -A C_SPIN
@@ -1701,7 +1702,7 @@ c_host_shares() {
 				awk -v s="${C_SH[j]}" -v w="$want" -v t="$tol" 'BEGIN { exit !(s >= w - t && s <= w + t) }' || ok=0
 			done
 			line="$line hog $C_SH_HOG% + other local work $C_SH_OTHER% (load $(cut -d' ' -f1 /proc/loadavg))"
-			awk -v h="$C_SH_HOG" -v o="$C_SH_OTHER" -v l="$ls" 'BEGIN { exit !(h + o >= l - 2 && h >= 5) }' || ok=0
+			awk -v h="$C_SH_HOG" -v o="$C_SH_OTHER" -v l="$ls" 'BEGIN { exit !(h + o >= l - 2 && (h >= 5 || o >= 10)) }' || ok=0
 			[ "$ok" = 1 ] && break
 			[ "$try" = 2 ] && t_fail "shares of CPU 1: want $want% each (within $tol), local load >= $((ls - 2))% (LS $ls - 2): $line; other sessions' real-time processes: $(t_foreign_rt $$ $(_c_all_pids))"
 			t_log "$line: measuring once more"
