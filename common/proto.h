@@ -235,9 +235,11 @@ struct proto_edge {
 	uint64_t real_ns;    /* CLOCK_REALTIME when the gang op was done */
 	uint32_t late_ns;    /* wake-up after the deadline (saturated) */
 	uint32_t op_ns;      /* the gang operation (saturated) */
-	uint8_t  phase;      /* PHASE_PS or PHASE_LS: what began */
+	uint8_t  phase;      /* PHASE_PS or PHASE_LS: what began, or
+	                        TRACE_SLOT: a slot edge inside the PS */
 	uint8_t  pad[3];
 };
+#define TRACE_SLOT 3         /* proto_edge.phase: another job's slot began */
 
 struct proto_trace_req {
 	uint64_t since_ns;   /* edges after this CLOCK_REALTIME instant */

@@ -509,20 +509,24 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 
 /*
  * A slot edge at wake (due at deadline): the segment of wake runs; the
- * edges a late wake-up passed are skipped, counted as overruns.  Not in
- * the trace (its edges are the PS and LS ones), in the histograms.
+ * edges a late wake-up passed are skipped, counted as overruns.  In the
+ * trace as TRACE_SLOT, and in the histograms.
  */
 static void
 slot_edge(struct sched *s, int64_t deadline, int64_t wake)
 {
 	int	 k = find_seg(&s->lay, wake - s->ps_at);
+	int64_t	 real, done;
 
 	account(s, wake);
 	s->sl.overruns += (uint64_t)(k - s->seg - 1);
 	s->seg = k;
 	set_cur(s, s->lay.seg[k].who, wake, 0, 1);
+	real = s->real();
+	done = s->mono();
+	trace_record(TRACE_SLOT, deadline, wake, done, real);
 	hist_add(&s->st.late, wake - deadline);
-	hist_add(&s->st.op, s->mono() - wake);
+	hist_add(&s->st.op, done - wake);
 }
 
 static void

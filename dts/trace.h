@@ -14,7 +14,7 @@ struct trace_edge {
 	int64_t  real;          /* CLOCK_REALTIME ns: the gang op was done */
 	int64_t  late;          /* wake-up - deadline, ns (0 for a sync) */
 	int64_t  op;            /* the gang operation itself, ns */
-	uint8_t  phase;         /* PHASE_PS or PHASE_LS: what began */
+	uint8_t  phase;         /* PHASE_PS, PHASE_LS or TRACE_SLOT */
 };
 
 /* Record an edge (monotonic deadline, wake and done; realtime done). */

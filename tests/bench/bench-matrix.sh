@@ -237,6 +237,12 @@ for name in onefour one two four; do
 	$STAT traceskew "$T_DIR/trace-$name.csv" > "$T_DIR/skew-trace-$name" || t_fail "traceskew $name"
 	read -r cnt p50 p99 max _ < <(b_stats < "$T_DIR/skew-trace-$name")
 	row A trace_ps_skew "$j" - h1-h0 "" us "$cnt" "$p50" "$p99" "$max" "$f" "|h1 PS start - nearest h0 PS start|"
+	# the slot edges inside the PS (dts's TRACE, phase slot)
+	if [ "$n" -gt 1 ]; then
+		$STAT traceskew "$T_DIR/trace-$name.csv" slot > "$T_DIR/skew-slot-$name" || t_fail "traceskew slot $name"
+		read -r cnt p50 p99 max _ < <(b_stats < "$T_DIR/skew-slot-$name")
+		row A trace_slot_skew "$j" - h1-h0 "" us "$cnt" "$p50" "$p99" "$max" "$f" "|h1 slot edge - nearest h0 slot edge|"
+	fi
 	for l in $labels; do
 		$STAT resumeskew "$T_DIR/rl/$l-h0" "$T_DIR/rl/$l-h1" "$s" "$u" > "$T_DIR/skew-rl-$name-$l" || t_fail "resumeskew $name $l"
 		read -r cnt p50 p99 max _ < <(b_stats < "$T_DIR/skew-rl-$name-$l")
@@ -258,7 +264,7 @@ for name in onefour one two four; do
 		read -r cnt p50 p99 max mean < <(b_stats < "$T_DIR/op-$name-$ph")
 		row A edge_op "$j" - "h0+h1" "$mean" us "$cnt" "$p50" "$p99" "$max" "$f" "$ph edges: TRACE op_ns (mean in value)"
 	done
-	awk -F, 'NR > 1 { print $4 / 1000 }' "$T_DIR/trace-$name.csv" > "$T_DIR/late-$name"
+	awk -F, 'NR > 1 && $2 != "slot" { print $4 / 1000 }' "$T_DIR/trace-$name.csv" > "$T_DIR/late-$name"
 	read -r cnt p50 p99 max mean < <(b_stats < "$T_DIR/late-$name")
 	row A edge_late "$j" - "h0+h1" "$mean" us "$cnt" "$p50" "$p99" "$max" "$f" "TRACE late_ns, PS and LS edges"
 done

@@ -1108,6 +1108,9 @@ test_jobs_equal2(void **state)
 	struct jfixture		*f = *state;
 	int64_t			 t0 = mono_now;
 	uint64_t		 slices, slot, stopped;
+	static struct trace_edge e[TRACE_LEN];
+	int64_t			 before;
+	int			 more, n;
 
 	add_jobs(f, 2);
 	assert_int_equal(japply(f, static80(0)), 0);
@@ -1120,8 +1123,16 @@ test_jobs_equal2(void **state)
 	slices = f->s.slices;
 
 	/* the slot edge: A down below B, B up; no stop; not a PS start */
+	before = real_now;
 	advance(MS(40) + US(3));
 	sched_timer(&f->s, mono_now);
+	/* in the trace (the ring is the whole program's: its newest edge)
+	 * as a slot edge, 3 us late, at the realtime clock */
+	n = trace_since(before, e, TRACE_LEN, &more);
+	assert_true(n >= 1);
+	assert_int_equal(e[n - 1].phase, TRACE_SLOT);
+	assert_int_equal(e[n - 1].late, US(3));
+	assert_int_equal(e[n - 1].real, real_now);
 	assert_string_equal(fake_gang_ops(),
 	    "A:fill1 B:fill0 B:idle0");
 	assert_string_equal(running(f), "B");
