@@ -82,6 +82,12 @@ proto_phase_name(unsigned p)
 }
 
 const char *
+proto_edge_name(unsigned p)
+{
+	return p == TRACE_SLOT ? "slot" : proto_phase_name(p);
+}
+
+const char *
 proto_reject_name(unsigned r)
 {
 	return names_get(proto_reject_names, r);

@@ -413,6 +413,8 @@ int proto_mode_parse(const char *s);
 const char *proto_sync_name(unsigned sync);
 int proto_sync_parse(const char *s);
 const char *proto_phase_name(unsigned phase);
+/* A TRACE edge's phase: PS, LS, or slot (TRACE_SLOT). */
+const char *proto_edge_name(unsigned phase);
 const char *proto_reject_name(unsigned why);
 
 /* ---- dts <-> dts-load (SOCK_SEQPACKET socketpair, host order) ------- */

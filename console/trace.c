@@ -118,8 +118,7 @@ trace_datagram(struct trace_run *t, const struct proto_trace *pt,
 		if ((int64_t)e->real_ns > t->end_real)
 			continue;
 		fprintf(t->f, "%s,%s,%s,%llu,%u,%u\n", t->node[i].name,
-		    inet_ntoa(from), e->phase == TRACE_SLOT ? "slot" :
-		    proto_phase_name(e->phase),
+		    inet_ntoa(from), proto_edge_name(e->phase),
 		    (unsigned long long)e->real_ns, e->late_ns, e->op_ns);
 		t->edges++;
 	}

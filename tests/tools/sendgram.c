@@ -682,7 +682,7 @@ act_trace(struct ctx *c, int argc, char **argv)
 			if (e->real_ns <= since)
 				continue;	/* a late answer to an earlier ask */
 			printf("%s,%" PRIu64 ",%" PRIu32 ",%" PRIu32 "\n",
-			       proto_phase_name(e->phase), e->real_ns, e->late_ns, e->op_ns);
+			       proto_edge_name(e->phase), e->real_ns, e->late_ns, e->op_ns);
 			since = e->real_ns;
 		}
 		if (!m.u.trace.more || m.u.trace.count == 0)

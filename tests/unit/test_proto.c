@@ -541,6 +541,10 @@ test_names(void **state)
 	assert_string_equal(proto_mode_name(99), "?");
 	assert_string_equal(proto_reject_name(REJ_REPLAY), "replay");
 	assert_string_equal(proto_phase_name(PHASE_LS), "LS");
+	/* a TRACE edge: a phase, or a slot edge (not a phase: no name) */
+	assert_string_equal(proto_edge_name(PHASE_PS), "PS");
+	assert_string_equal(proto_edge_name(TRACE_SLOT), "slot");
+	assert_string_equal(proto_phase_name(TRACE_SLOT), "?");
 	/* one name for every value, no hole, and nothing past the end */
 	assert_int_equal(names_count(proto_mode_names), MODE_COUNT);
 	assert_int_equal(names_count(proto_sync_names), SYNC_COUNT);
