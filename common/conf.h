@@ -15,10 +15,9 @@
 #include <stdio.h>
 
 #include "loadtab.h"
+#include "strlist.h"
 
 #define CONF_STR_MAX   256
-#define CONF_LIST_MAX  64	/* entries of a string list */
-#define CONF_ITEM_MAX  80	/* bytes of one entry, NUL included */
 
 enum conf_backend { BACKEND_SIGNAL = 0, BACKEND_FREEZER = 1 };
 
@@ -27,12 +26,6 @@ enum conf_backend { BACKEND_SIGNAL = 0, BACKEND_FREEZER = 1 };
  * maximum.  RLA_MAX is a value ("max"); end markers are named X_COUNT.
  */
 enum conf_rla { RLA_MEAN = 0, RLA_MAX = 1 };
-
-/* A list of short strings (console.nodes). */
-struct conf_strlist {
-	int     n;
-	char    s[CONF_LIST_MAX][CONF_ITEM_MAX];
-};
 
 /*
  * What dts-run does when no dts answers on this node (dts.conf:

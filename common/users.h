@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "conf.h"
+#include "strlist.h"
 
 #define USERS_ALL      "*"
 #define USERS_GROUP    '@'	/* "@group" */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "adopt.h"
+#include "adopt_check.h"
 #include "adopt_msg.h"
 #include "cgroup.h"
 #include "evfd.h"
@@ -31,7 +32,6 @@
 #include "proc.h"
 #include "scheduler.h"
 #include "timeutil.h"
-#include "users.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77		/* Linux 6.5: a pidfd of the peer */
@@ -232,15 +232,6 @@ reply(int fd, const char *fmt, ...)
 	(void)send(fd, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-/* dts.conf's users (users.h): 1, or 0 with the line for the user. */
-static int
-user_allowed(const struct dts_conf *c, const struct passwd *pw, char *why,
-    size_t whylen)
-{
-	return users_allowed(&c->users, pw->pw_uid, pw->pw_gid, pw->pw_name,
-	    why, whylen);
-}
-
 /* ---- processes through pidfds ------------------------------------------- */
 
 /*
@@ -420,44 +411,6 @@ move_in(struct adopt *a, struct job *j, struct proc_ref *r, char *why,
 	return moved(r, why, whylen);
 }
 
-static int
-ids_are(const uid_t id[4], uid_t uid)
-{
-	return id[0] == uid && id[1] == uid && id[2] == uid && id[3] == uid;
-}
-
-/*
- * The lines after an ADOPT request's first (more: NULL if none): STATE
- * and "JOB <label>", each at most once, in any order (adopt_msg.h).  The
- * label (adopt_parse_job: JOB_LABEL_DEFAULT without a JOB line) into
- * label, *state 1 if STATE was asked.  NULL, or the reason.
- */
-static const char *
-parse_more(const char *full, const char *more, int *state, char label[16],
-    char *why, size_t whylen)
-{
-	const char	*p = more, *nl;
-	size_t		 n, k = strlen(ADOPT_JOB_LINE) + 1;
-
-	*state = 0;
-	for (; p != NULL && *p != '\0'; p = nl ? nl + 1 : NULL) {
-		nl = strchr(p, '\n');
-		n = nl ? (size_t)(nl - p) : strlen(p);
-		if (n == strlen(ADOPT_STATE_LINE) &&
-		    strncmp(p, ADOPT_STATE_LINE, n) == 0) {
-			if ((*state)++)
-				return "malformed request (two STATE lines)";
-		} else if (n < k - 1 || strncmp(p, ADOPT_JOB_LINE, k - 1) != 0 ||
-		    (n > k - 1 && p[k - 1] != ' ')) {	/* adopt_parse_job's */
-			return "malformed request (a line after the first "
-			    "that is neither \"STATE\" nor \"JOB <label>\")";
-		}
-	}
-	if (adopt_parse_job(full, label, why, whylen) == -1)
-		return why;
-	return NULL;
-}
-
 /*
  * The checks, in order: a well-formed request (more: its lines after the
  * first, or NULL; full: all of it), the process that connected (still
@@ -480,36 +433,18 @@ decide(struct adopt *a, const struct adopt_conn *c, const char *req,
 	const char	*bad;
 
 	*jp = NULL;
-	if (strcmp(req, "ADOPT pvmd") != 0 && strcmp(req, "ADOPT run") != 0)
-		return "malformed request (expected \"ADOPT pvmd\", "
-		    "\"ADOPT run\" or \"JOIN <pid>\")";
-	if ((bad = parse_more(full, more, state, label, why, whylen)) != NULL)
+	if ((bad = adopt_check_request(req, more, full, state, label, why,
+	    whylen)) != NULL)
 		return bad;
 	if (ref_peer(c, peer, why, whylen) == -1)
 		return why;
-	if (!ids_are(peer->ids, c->uid)) {
-		snprintf(why, whylen, "pid %d runs as uid %d/%d/%d/%d (real/"
-		    "effective/saved/fs), not as uid %d, which connected",
-		    (int)peer->pid, (int)peer->ids[0], (int)peer->ids[1],
-		    (int)peer->ids[2], (int)peer->ids[3], (int)c->uid);
-		return why;
-	}
-	pw = getpwuid(c->uid);
+	pw = adopt_ids_are(peer->ids, c->uid) ? getpwuid(c->uid) : NULL;
 	snprintf(name, namelen, "%s", pw ? pw->pw_name : "?");
-	if (pw == NULL) {
-		snprintf(why, whylen, "uid %d has no user name: it may not run "
-		    "a gang on this node", (int)c->uid);
-		return why;
-	}
-	if (!user_allowed(a->conf, pw, why, whylen))
-		return why;
-	if (job_name_make(job, pw->pw_name, label, why, whylen) == -1)
-		return why;
-	if ((j = jobs_find(a->jobs, job)) != NULL && j->uid != c->uid) {
-		snprintf(why, whylen, "job %s runs as uid %d, not as uid %d: "
-		    "only its user joins it", job, (int)j->uid, (int)c->uid);
-		return why;
-	}
+	if ((bad = adopt_check_user(c->uid, peer->pid, peer->ids, pw,
+	    &a->conf->users, label, job, why, whylen)) != NULL ||
+	    (bad = adopt_check_job(j = jobs_find(a->jobs, job), c->uid, why,
+	    whylen)) != NULL)
+		return bad;
 	if (strcmp(req, "ADOPT pvmd") == 0 &&
 	    access(conf_pvmd(a->conf), X_OK) == -1) {
 		snprintf(why, whylen, "pvmd %s: %s (dts.conf: pvmd)",
@@ -543,8 +478,8 @@ decide_join(struct adopt *a, const struct adopt_conn *c, const char *req,
     struct proc_ref *asker, struct proc_ref *t, struct job **jp, char *why,
     size_t whylen)
 {
-	struct job	*j, *other;
-	uid_t		 owner;
+	struct job	*j;
+	const char	*bad;
 	pid_t		 pid;
 
 	*jp = NULL;
@@ -559,39 +494,14 @@ decide_join(struct adopt *a, const struct adopt_conn *c, const char *req,
 		    "has exited", (int)asker->pid);
 		return why;
 	}
-	if (j == NULL) {
-		snprintf(why, whylen, "pid %d is not in the gang: only a gang "
-		    "member may ask for a join", (int)asker->pid);
-		return why;
-	}
-	owner = j->uid;
-	if (c->uid != owner) {
-		snprintf(why, whylen, "uid %d may not ask: the gang is uid "
-		    "%d's", (int)c->uid, (int)owner);
-		return why;
-	}
-	if (owner == 0)
-		return "the gang runs as root, and a root gang takes nobody "
-		    "in (start a root program in it with dts-run -- COMMAND)";
+	if ((bad = adopt_check_asker(c->uid, asker->pid, j, why,
+	    whylen)) != NULL)
+		return bad;
 	if (ref_pid(pid, t, why, whylen) == -1)
 		return why;
-	if ((other = jobs_of_pid(a->jobs, pid)) == j) {
-		snprintf(why, whylen, "pid %d is already in the gang",
-		    (int)pid);
-		return why;
-	}
-	if (other != NULL) {
-		snprintf(why, whylen, "pid %d is in job %s: a process stays "
-		    "in its job", (int)pid, other->name);
-		return why;
-	}
-	if (!ids_are(t->ids, owner)) {
-		snprintf(why, whylen, "pid %d runs as uid %d/%d/%d/%d (real/"
-		    "effective/saved/fs), not as the gang's uid %d", (int)pid,
-		    (int)t->ids[0], (int)t->ids[1], (int)t->ids[2],
-		    (int)t->ids[3], (int)owner);
-		return why;
-	}
+	if ((bad = adopt_check_target(j, pid, jobs_of_pid(a->jobs, pid),
+	    t->ids, why, whylen)) != NULL)
+		return bad;
 	if (move_in(a, j, t, why, whylen) == -1)
 		return why;
 	*jp = j;

@@ -112,6 +112,14 @@ gang_open(struct gang *g, const struct gang *t, const char *name, char *err,
 {
 	char	 mnt[CG_PATH_MAX];
 
+	return gang_open_at(g, t, name, cg_mount(mnt, sizeof(mnt)) == 0 ? mnt :
+	    NULL, err, errlen);
+}
+
+int
+gang_open_at(struct gang *g, const struct gang *t, const char *name,
+    const char *mnt, char *err, size_t errlen)
+{
 	*g = *t;
 	g->cg[0] = g->rel[0] = '\0';
 	g->freeze_fd = g->procs_fd = g->thaw_fd = g->hold_fd = -1;
@@ -127,8 +135,7 @@ gang_open(struct gang *g, const struct gang *t, const char *name, char *err,
 		g->cg[0] = '\0';
 		return -1;
 	}
-	if (cg_mount(mnt, sizeof(mnt)) == -1 ||
-	    strncmp(g->cg, mnt, strlen(mnt)) != 0) {
+	if (mnt == NULL || strncmp(g->cg, mnt, strlen(mnt)) != 0) {
 		snprintf(err, errlen, "cgroup %s: not under the cgroup2 mount",
 		    g->cg);
 		g->cg[0] = '\0';

@@ -94,6 +94,10 @@ int  gang_hold(const struct gang *t, int on);
  */
 int  gang_open(struct gang *g, const struct gang *t, const char *name,
 		char *err, size_t errlen);
+/* The same under the cgroup2 mount mnt (NULL: none is mounted): a
+ * unit test's tree of plain files. */
+int  gang_open_at(struct gang *g, const struct gang *t, const char *name,
+		const char *mnt, char *err, size_t errlen);
 
 /*
  * Released (gang_release), its files closed, and its cgroup removed if

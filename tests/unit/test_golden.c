@@ -16,56 +16,8 @@
 #include <sodium.h>
 
 #include "auth.h"
+#include "vectors.h"
 #include "wire.h"
-
-#define DOC SRCDIR "/doc/protocol.txt"
-
-struct vector {
-	char	 name[32];
-	uint8_t	 b[PROTO_MAX_DGRAM];
-	size_t	 len;
-};
-
-/* The vector NAME from doc/protocol.txt ("vector NAME (N bytes)", hex
- * lines "  OFFSET  xx xx ...", "end"). */
-static void
-load(const char *name, struct vector *v)
-{
-	FILE	*f = fopen(DOC, "r");
-	char	 line[256], want[64];
-	unsigned declared = 0;
-	int	 in = 0;
-
-	assert_non_null(f);
-	memset(v, 0, sizeof(*v));
-	snprintf(want, sizeof(want), "vector %s ", name);
-	while (fgets(line, sizeof(line), f) != NULL) {
-		if (!in) {
-			if (strncmp(line, want, strlen(want)) == 0) {
-				in = 1;
-				assert_int_equal(sscanf(line + strlen(want),
-				    "(%u bytes)", &declared), 1);
-			}
-			continue;
-		}
-		if (strncmp(line, "end", 3) == 0)
-			break;
-		char *p = line, *end;
-		strtoul(p, &end, 16);	/* the offset */
-		assert_int_equal(strtoul(p, NULL, 16), v->len);
-		for (p = end; ; p = end) {
-			unsigned long x = strtoul(p, &end, 16);
-			if (end == p)
-				break;
-			assert_true(x <= 0xff && v->len < sizeof(v->b));
-			v->b[v->len++] = (uint8_t)x;
-		}
-	}
-	fclose(f);
-	assert_true(in);
-	assert_int_equal(v->len, declared);
-	snprintf(v->name, sizeof(v->name), "%s", name);
-}
 
 /* The document's keys. */
 static void
@@ -135,7 +87,7 @@ test_schedule(void **state)
 	struct vector	 v;
 	struct proto_msg m;
 
-	load("SCHEDULE", &v);
+	vector_load("SCHEDULE", &v);
 	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_SCHEDULE_LEN +
 	    PROTO_SIG_LEN);
 	/* the header, as the diagram says */
@@ -168,7 +120,7 @@ test_schedule_slots(void **state)
 	struct proto_msg m;
 	const struct proto_schedule *s = &m.u.schedule;
 
-	load("SCHEDULE_SLOTS", &v);
+	vector_load("SCHEDULE_SLOTS", &v);
 	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_SCHEDULE_LEN +
 	    PROTO_SIG_LEN);
 	/* the slot table where the diagram puts it: nslots at 24, slot 0's
@@ -203,24 +155,24 @@ test_requests(void **state)
 	struct vector	 v;
 	struct proto_msg m;
 
-	load("STATUS_REQ", &v);
+	vector_load("STATUS_REQ", &v);
 	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_STATUS_REQ_LEN +
 	    PROTO_SIG_LEN);
 	check(&v, &m);
 	assert_int_equal(m.hdr.type, PROTO_STATUS_REQ);
 	assert_true(m.hdr.seq == 1763770000000001ull);
-	load("TRACE_REQ", &v);
+	vector_load("TRACE_REQ", &v);
 	check(&v, &m);
 	assert_int_equal(m.hdr.type, PROTO_TRACE_REQ);
 	assert_true(m.hdr.seq == 1763770000000002ull);
 	assert_true(m.u.trace_req.since_ns == 1763770000500000000ull);
-	load("METRICS_REQ", &v);
+	vector_load("METRICS_REQ", &v);
 	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_METRICS_REQ_LEN +
 	    PROTO_SIG_LEN);
 	check(&v, &m);
 	assert_int_equal(m.hdr.type, PROTO_METRICS_REQ);
 	assert_true(m.hdr.seq == 1763770000000003ull);
-	load("JOB_REQ", &v);
+	vector_load("JOB_REQ", &v);
 	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_JOB_REQ_LEN +
 	    PROTO_SIG_LEN);
 	check(&v, &m);
@@ -236,7 +188,7 @@ test_status(void **state)
 	struct proto_msg m;
 	const struct proto_status *s = &m.u.status;
 
-	load("STATUS", &v);
+	vector_load("STATUS", &v);
 	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_STATUS_LEN +
 	    PROTO_MAC_LEN);
 	assert_int_equal(v.b[12] | v.b[13] | v.b[14] | v.b[15], 0);
@@ -278,7 +230,7 @@ test_status_jobs(void **state)
 	struct proto_msg m;
 	const struct proto_status *s = &m.u.status;
 
-	load("STATUS_JOBS", &v);
+	vector_load("STATUS_JOBS", &v);
 	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_STATUS_LEN +
 	    PROTO_MAC_LEN);
 	assert_int_equal(v.b[PROTO_HDR_LEN + 128], 2);
@@ -304,7 +256,7 @@ test_job(void **state)
 	struct proto_msg m;
 	const struct proto_job *j = &m.u.job;
 
-	load("JOB", &v);
+	vector_load("JOB", &v);
 	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_JOB_LEN_WIRE +
 	    PROTO_MAC_LEN);
 	check(&v, &m);
@@ -348,7 +300,7 @@ test_read(void **state)
 	memcpy(node.read[0], rk.key, sizeof(rk.key));
 	node.reads = 1;
 
-	load("READ_JOB_REQ", &v);
+	vector_load("READ_JOB_REQ", &v);
 	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_JOB_REQ_LEN +
 	    PROTO_SIG_LEN);
 	assert_int_equal(proto_frame(v.b, v.len, PROTO_ACCEPT_NODE, &m,
@@ -376,7 +328,7 @@ test_read(void **state)
 	assert_int_equal(n, v.len);
 	assert_memory_equal(buf, v.b, v.len);
 
-	load("READ_JOB", &v);
+	vector_load("READ_JOB", &v);
 	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_JOB_LEN_WIRE +
 	    PROTO_MAC_LEN);
 	replay_init(&r, 1763770000100005ull, 0, 60000000);
@@ -411,12 +363,12 @@ test_load_trace(void **state)
 	struct vector	 v;
 	struct proto_msg m;
 
-	load("LOAD", &v);
+	vector_load("LOAD", &v);
 	check(&v, &m);
 	assert_true(m.hdr.seq == 1763770000100001ull);
 	assert_int_equal(m.u.load.load_milli, 2500);
 	assert_int_equal(m.u.load.ncpu, 2);
-	load("TRACE", &v);
+	vector_load("TRACE", &v);
 	check(&v, &m);
 	assert_true(m.hdr.seq == 1763770000100002ull);
 	assert_int_equal(m.u.trace.count, 2);
@@ -441,7 +393,7 @@ test_metrics(void **state)
 	struct proto_msg m;
 	const struct proto_metrics *p = &m.u.metrics;
 
-	load("METRICS", &v);
+	vector_load("METRICS", &v);
 	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_METRICS_LEN +
 	    PROTO_MAC_LEN);
 	check(&v, &m);

@@ -17,41 +17,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "fake_gang.h"
 #include "log.h"
 #include "proto.h"
+#include "sched_fixture.h"
 #include "scheduler.h"
 #include "timeutil.h"
 #include "trace.h"
 
 #define MS(x)	((int64_t)(x) * NS_PER_MS)
 #define US(x)	((int64_t)(x) * NS_PER_US)
-
-/*
- * The injected clocks.  They only move forward, across tests too, so
- * that the trace ring (one per process) stays in time order.
- */
-static int64_t mono_now = 1000 * NS_PER_SEC;
-static int64_t real_now = 1700000000 * NS_PER_SEC;
-
-static int64_t
-fake_mono(void)
-{
-	return mono_now;
-}
-
-static int64_t
-fake_real(void)
-{
-	return real_now;
-}
-
-static void
-advance(int64_t ns)
-{
-	mono_now += ns;
-	real_now += ns;
-}
 
 /* real_now - mono_now: what a SYNC_CLOCK origin is translated with */
 #define REAL_OFF	(real_now - mono_now)
@@ -70,17 +44,10 @@ setup(void **state)
 	if (f == NULL)
 		return -1;
 	advance(100 * NS_PER_SEC);
-	fake_gang_init(&f->g);
-	fake_gang.can_idle = 1;
 	fake_gang.members = 3;
-	sched_init(&f->s, &f->shm, 3 * NS_PER_SEC);
-	if (sched_job_add(&f->s, &f->g, "root:pvm") != 0)
+	sched_fixture_init(&f->s, &f->shm);
+	if (sched_fixture_job(&f->s, &f->g) == -1)
 		return -1;
-	f->s.mono = fake_mono;
-	f->s.real = fake_real;
-	/* the usual kernel budget, whatever this machine says */
-	f->s.rt.runtime_us = 950000;
-	f->s.rt.period_us = 1000000;
 	*state = f;
 	return 0;
 }
@@ -90,7 +57,7 @@ teardown(void **state)
 {
 	struct fixture	*f = *state;
 
-	pthread_mutex_destroy(&f->s.mu);
+	sched_fixture_fini(&f->s);
 	free(f);
 	return 0;
 }
@@ -949,13 +916,8 @@ setup_jobs(void **state)
 	if (f == NULL)
 		return -1;
 	advance(100 * NS_PER_SEC);
-	fake_gang.can_idle = 1;
 	fake_gang.members = 3;
-	sched_init(&f->s, &f->shm, 3 * NS_PER_SEC);
-	f->s.mono = fake_mono;
-	f->s.real = fake_real;
-	f->s.rt.runtime_us = 950000;
-	f->s.rt.period_us = 1000000;
+	sched_fixture_init(&f->s, &f->shm);
 	for (int k = 0; k < NJOBS; k++) {
 		char	 tag[2] = { (char)('A' + k), '\0' };
 
@@ -971,7 +933,7 @@ teardown_jobs(void **state)
 {
 	struct jfixture	*f = *state;
 
-	pthread_mutex_destroy(&f->s.mu);
+	sched_fixture_fini(&f->s);
 	free(f);
 	return 0;
 }

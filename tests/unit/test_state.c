@@ -25,24 +25,16 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "fake_gang.h"
 #include "log.h"
 #include "names.h"
 #include "proto.h"
+#include "sched_fixture.h"
 #include "scheduler.h"
 #include "state.h"
 #include "state_pattern.h"
 #include "timeutil.h"
 
 #define MS(x)	((int64_t)(x) * NS_PER_MS)
-
-static int64_t mono_now = 1000 * NS_PER_SEC;
-
-static int64_t
-fake_mono(void)
-{
-	return mono_now;
-}
 
 struct fixture {
 	char		 dir[64];
@@ -63,14 +55,9 @@ setup(void **state)
 	if (mkdtemp(f->dir) == NULL)
 		return -1;
 	snprintf(f->path, sizeof(f->path), "%s/state", f->dir);
-	fake_gang_init(&f->g);
-	fake_gang.can_idle = 1;
-	sched_init(&f->s, NULL, 3 * NS_PER_SEC);
-	(void)sched_job_add(&f->s, &f->g, "root:pvm");
-	f->s.mono = fake_mono;
-	f->s.real = fake_mono;
-	f->s.rt.runtime_us = 950000;
-	f->s.rt.period_us = 1000000;
+	sched_fixture_init(&f->s, NULL);
+	(void)sched_fixture_job(&f->s, &f->g);
+	f->s.real = fake_mono;		/* one clock: the file's times */
 	*state = f;
 	return 0;
 }
@@ -83,7 +70,7 @@ teardown(void **state)
 	char		 lock[sizeof(f->path) + 8];
 
 	state_close(&f->st);
-	pthread_mutex_destroy(&f->s.mu);
+	sched_fixture_fini(&f->s);
 	(void)unlink(f->path);
 	snprintf(lock, sizeof(lock), "%s.lock", f->path);
 	(void)unlink(lock);
