@@ -59,7 +59,7 @@ _demo_rm_user_b() {
 # user B goes before lib.sh's cleanup removes the group (which runs after
 # cluster.sh's c_down, both from the EXIT trap)
 trap '_demo_rm_user_b; t_cleanup' EXIT
-t_pub_bin "$BUILD/dts/dts-run" "$BUILD/dts/dts-pvmjoin" "$BUILD/console/dts-console" \
+t_pub_bin "$BUILD/run/dts-run" "$BUILD/run/dts-pvmjoin" "$BUILD/console/dts-console" \
     "$BUILD/tests/pvm/dts-pvmctl" "$BUILD/tests/pvm/spin" || t_fail "t_pub_bin"
 C_RUN=$T_DIR/bin/dts-run C_PVMJOIN=$T_DIR/bin/dts-pvmjoin
 

@@ -108,7 +108,7 @@ jstart() {
 	local l=$1 k=$2 m=${3:-} pin=()
 	[ -z "${CPU[$k]}" ] || pin=(taskset -c "${CPU[$k]}")
 	rm -f "$T_DIR/rl/$l$m-h$k"
-	c_bg h$k "job-$l$m-h$k" "${pin[@]}" "$BUILD/dts/dts-run" --job "$l" -- \
+	c_bg h$k "job-$l$m-h$k" "${pin[@]}" "$BUILD/run/dts-run" --job "$l" -- \
 	    "$B_OUT/runlog" -g 500 -t 1200 "$T_DIR/rl/$l$m-h$k"
 	JP[$l$m:$k]=$C_BG_PID
 	[ "$l" != e ] || JP_E[k]=$C_BG_PID

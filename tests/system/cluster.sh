@@ -164,8 +164,8 @@ C_LAUNCHER=
 C_RSH=
 C_MASTER_PID=
 C_DTS=${C_DTS:-$BUILD/dts/dts}
-C_RUN=${C_RUN:-$BUILD/dts/dts-run}
-C_PVMJOIN=${C_PVMJOIN:-$BUILD/dts/dts-pvmjoin}
+C_RUN=${C_RUN:-$BUILD/run/dts-run}
+C_PVMJOIN=${C_PVMJOIN:-$BUILD/run/dts-pvmjoin}
 C_DTS_PID=()
 C_DTS_RC=
 C_DTS_HOSTS=${C_DTS_HOSTS:-}
@@ -682,7 +682,7 @@ _c_need() {
 		command -v "$t" > /dev/null || t_skip "needs $t"
 	done
 	[ -x /usr/bin/pvmd ] || t_skip "needs pvm (/usr/bin/pvmd)"
-	for t in dts/dts dts/dts-run load/dts-load tests/pvm/dts-pvmctl \
+	for t in dts/dts run/dts-run load/dts-load tests/pvm/dts-pvmctl \
 	    tests/tools/sendgram; do
 		[ -x "$BUILD/$t" ] || t_skip "not built: $BUILD/$t"
 	done
@@ -1342,15 +1342,15 @@ c_ft_leftovers() {
 # The launch lines (C_MPI_ARGV, set by c_mpi_argv N KIND; dts-run through
 # PATH: $T_DIR/bin/dts-run is a link to the build's):
 #   ompi:   dts-run -- mpirun.openmpi --allow-run-as-root --mca plm_rsh_agent
-#           $BUILD/dts/dts-ssh --mca btl_tcp_if_include eth0
+#           $BUILD/run/dts-ssh --mca btl_tcp_if_include eth0
 #           --mca oob_tcp_if_include eth0 --bind-to none
 #           --hostfile $T_DIR/mpi/hosts-N -np N PROG
 #   ompi-agent (Open MPI's own launch agent instead of dts-ssh):
 #           ... --mca plm_rsh_agent c-ssh --launch-agent "dts-run -- orted" ...
 #   mpich (mpich-boot: hydra's older names, -bootstrap ssh -bootstrap-exec):
 #           dts-run -- mpiexec.mpich -launcher ssh -launcher-exec
-#           $BUILD/dts/dts-ssh -iface eth0 -f $T_DIR/mpi/machines-N -n N PROG
-# with DTS_SSH=c-ssh and DTS_RUN=$BUILD/dts/dts-run in the environment.
+#           $BUILD/run/dts-ssh -iface eth0 -f $T_DIR/mpi/machines-N -n N PROG
+# with DTS_SSH=c-ssh and DTS_RUN=$BUILD/run/dts-run in the environment.
 # (--bind-to none: every orted here sees the same CPUs, and Open MPI's
 # default binding would put the ranks of all hosts on the same core.
 # Debian's MPICH 4.0.2 speaks UCX 1.13, which finds the shared memory of
@@ -1377,7 +1377,7 @@ c_mpi_need() {
 		    t_skip "needs MPICH (apt-get install mpich)" ;;
 	*) _c_die "c_mpi_need: no MPI kind '$1' (ompi, ompi-agent, mpich, mpich-boot)" ;;
 	esac
-	[ -x "$BUILD/dts/dts-ssh" ] || t_skip "not built: $BUILD/dts/dts-ssh"
+	[ -x "$BUILD/run/dts-ssh" ] || t_skip "not built: $BUILD/run/dts-ssh"
 }
 
 # c_mpi_setup KIND [SRC.c]: after c_up; C_MPI_KIND, C_MPI_PROG (SRC.c,
@@ -1396,7 +1396,7 @@ c_mpi_setup() {
 		for ((k = 0; k < n; k++)); do echo "${C_HOSTS[$k]} slots=1"; done > "$d/hosts-$n"
 		for ((k = 0; k < n; k++)); do echo "${C_HOSTS[$k]}:1"; done > "$d/machines-$n"
 	done
-	ln -sf "$BUILD/dts/dts-run" "$b/dts-run"
+	ln -sf "$BUILD/run/dts-run" "$b/dts-run"
 	# the cgroup of this test: where c-ssh's remote side starts
 	home=$_C_CGM$(sed -n 's/^0:://p' /proc/$$/cgroup)
 	home=${home%/}
@@ -1440,7 +1440,7 @@ c_mpi_argv() {
 	case $C_MPI_KIND in
 	ompi)
 		C_MPI_ARGV=(dts-run -- mpirun.openmpi --allow-run-as-root
-		    --mca plm_rsh_agent "$BUILD/dts/dts-ssh"
+		    --mca plm_rsh_agent "$BUILD/run/dts-ssh"
 		    --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0
 		    --bind-to none --hostfile "$d/hosts-$n" -np "$n") ;;
 	ompi-agent)
@@ -1450,11 +1450,11 @@ c_mpi_argv() {
 		    --bind-to none --hostfile "$d/hosts-$n" -np "$n") ;;
 	mpich)
 		C_MPI_ARGV=(dts-run -- mpiexec.mpich -launcher ssh
-		    -launcher-exec "$BUILD/dts/dts-ssh" -iface eth0
+		    -launcher-exec "$BUILD/run/dts-ssh" -iface eth0
 		    -f "$d/machines-$n" -n "$n") ;;
 	mpich-boot)
 		C_MPI_ARGV=(dts-run -- mpiexec.mpich -bootstrap ssh
-		    -bootstrap-exec "$BUILD/dts/dts-ssh" -iface eth0
+		    -bootstrap-exec "$BUILD/run/dts-ssh" -iface eth0
 		    -f "$d/machines-$n" -n "$n") ;;
 	*) _c_die "c_mpi_argv: c_mpi_setup first" ;;
 	esac
@@ -1473,7 +1473,7 @@ c_mpi_bg() {
 	cpu=$(_c_mpi_cpu 0)
 	[ -z "$cpu" ] || pin=(taskset -c "$cpu")
 	# shellcheck disable=SC2086
-	"${_c[@]}" env DTS_SSH=c-ssh DTS_RUN="$BUILD/dts/dts-run" "${pin[@]}" \
+	"${_c[@]}" env DTS_SSH=c-ssh DTS_RUN="$BUILD/run/dts-run" "${pin[@]}" \
 	    "${C_MPI_ARGV[@]}" ${C_MPI_OPTS:-} "$C_MPI_PROG" "$@" \
 	    < /dev/null > "$T_LOG/$name.log" 2>&1 &
 	C_MPI_PID=$!

@@ -210,7 +210,7 @@ out=$( (DTS_JOB=second C_MPI_TIMEOUT=60 c_mpi_run 2 second -i 10; echo "status $
     t_fail "a second job on h0: $out: $(head -n 3 "$T_LOG/second.log")"
 t_logged "job root:second started" "$T_LOG/dts-h0.log" ||
     t_fail "the second job was not a job of its own on h0"
-out=$(c_exec h2 env DTS_JOB=second2 DTS_SSH=c-ssh DTS_RUN="$BUILD/dts/dts-run" "$BUILD/dts/dts-ssh" h1 echo ran 2>&1)
+out=$(c_exec h2 env DTS_JOB=second2 DTS_SSH=c-ssh DTS_RUN="$BUILD/run/dts-run" "$BUILD/run/dts-ssh" h1 echo ran 2>&1)
 rc=$?
 [ "$rc" = 0 ] && grep -q ran <<< "$out" || t_fail "dts-ssh to a node with a job: status $rc: $out"
 t_logged "job root:second2 started" "$T_LOG/dts-h1.log" ||

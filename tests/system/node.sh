@@ -111,9 +111,9 @@ _n_has_agent() { [ -n "$(_n_child_named "$N_DTS" dts-load)" ]; }
 # overrides the dts-run binary (e.g. a copy a test user can reach); the
 # dts-pvmjoin beside it is the helper it starts for a user's pvmd
 # (DTS_PVMJOIN; a copy that is not there: no helper).  N_LAUNCH: a
-# launch script to run instead of `dts-run --pvmd --` (dts/pvmd.in).
+# launch script to run instead of `dts-run --pvmd --` (run/pvmd.in).
 n_start_pvmd() {
-	local run=${N_RUN:-$BUILD/dts/dts-run}
+	local run=${N_RUN:-$BUILD/run/dts-run}
 	local -a launch=("$run" --pvmd --)
 	[ -n "${N_LAUNCH:-}" ] && launch=("$N_LAUNCH")
 	# emptied here, not only by the child's redirection: a grep that ran

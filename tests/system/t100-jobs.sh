@@ -24,7 +24,7 @@ command -v python3 > /dev/null || t_skip "needs python3 (raw socket client)"
 id nobody > /dev/null 2>&1 || t_skip "needs the user nobody (user B)"
 
 t_make_user
-t_pub_bin "$BUILD/dts/dts-run" || t_fail "cannot copy dts-run"
+t_pub_bin "$BUILD/run/dts-run" || t_fail "cannot copy dts-run"
 OUT=$T_DIR/out	# user B's raw client writes there
 mkdir -p "$OUT" && chmod 1777 "$OUT" || t_fail "cannot make $OUT"
 t_pub_bin "$SRC/tests/tools/ask.py" || t_fail "cannot publish ask.py"

@@ -37,7 +37,7 @@ id nobody > /dev/null 2>&1 || t_skip "needs the user nobody (user A)"
 
 PS_PCT=80
 t_make_user
-t_pub_bin "$BUILD/dts/dts-run" "$BUILD/tests/pvm/dts-pvmctl" \
+t_pub_bin "$BUILD/run/dts-run" "$BUILD/tests/pvm/dts-pvmctl" \
     "$BUILD/tests/pvm/spin" "$BUILD/tests/tools/attack" || t_fail "cannot publish binaries"
 bin=$T_DIR/bin
 OUT=$T_DIR/out	# A's clients write there

@@ -26,7 +26,7 @@ command -v python3 > /dev/null || t_skip "needs python3 (the flood client)"
 [ "$(id -u)" = 0 ] || t_skip "needs root: dts is a root service"
 
 t_make_user
-t_pub_bin "$BUILD/dts/dts-run" "$BUILD/console/dts-console" || t_fail "cannot copy the binaries"
+t_pub_bin "$BUILD/run/dts-run" "$BUILD/console/dts-console" || t_fail "cannot copy the binaries"
 t_user_argv
 MPORT=$((N_PORT + 1))	# the master's source port
 

@@ -20,7 +20,7 @@ t_setup jobs-datagrams
 id nobody > /dev/null 2>&1 || t_skip "needs the user nobody"
 
 t_make_user
-t_pub_bin "$BUILD/dts/dts-run" "$BUILD/tests/tools/flood" || t_fail "cannot publish binaries"
+t_pub_bin "$BUILD/run/dts-run" "$BUILD/tests/tools/flood" || t_fail "cannot publish binaries"
 bin=$T_DIR/bin
 t_user_argv
 N_ARGV=(setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups

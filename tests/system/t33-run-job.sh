@@ -55,7 +55,7 @@ stop_fake() {
 run() {
 	env -u DTS_JOB -u PVM_VMID DTS_SOCKET="$SOCK" "$@"
 }
-RUN=$BUILD/dts/dts-run
+RUN=$BUILD/run/dts-run
 # shellcheck disable=SC2016 # expanded by the command's shell
 SHOW='echo "DTS_JOB=$DTS_JOB"'
 # the "real pvmd" the stand-in names

@@ -8,7 +8,7 @@
 t_setup adopt
 command -v python3 > /dev/null || t_skip "needs python3 (raw socket client)"
 
-run() { DTS_SOCKET=$N_SOCK "$BUILD/dts/dts-run" "$@"; }
+run() { DTS_SOCKET=$N_SOCK "$BUILD/run/dts-run" "$@"; }
 
 # no dts, no_service = "refuse": one line, no command run (the default,
 # "run", runs it unmanaged: t98-no-service)
@@ -22,7 +22,7 @@ out=$(DTS_CONF=$N_CONF run -- touch "$T_DIR/ran" 2>&1); rc=$?
 # dts-run -- CMD: a plain command becomes the gang (of job root:pvm)
 n_conf mode='"static"' ip='"100ms"' ps='"50%"' no_service='"refuse"' max_jobs=1
 n_start_dts
-DTS_SOCKET=$N_SOCK "$BUILD/dts/dts-run" -- sleep 30 > /dev/null 2>&1 &
+DTS_SOCKET=$N_SOCK "$BUILD/run/dts-run" -- sleep 30 > /dev/null 2>&1 &
 cmd=$!
 t_track "$cmd"
 t_wait_for 5 n_in_gang "$cmd" || t_fail "dts-run -- sleep: not in the gang"
@@ -79,7 +79,7 @@ kill -TERM "$N_DTS"; n_wait_exit || t_fail "dts did not stop"
 t_make_user
 n_conf mode='"static"' ip='"100ms"' ps='"50%"' users='["nobody-else"]'
 n_start_dts
-t_pub_bin "$BUILD/dts/dts-run" || t_fail "cannot copy dts-run"
+t_pub_bin "$BUILD/run/dts-run" || t_fail "cannot copy dts-run"
 out=$(t_as_user env DTS_SOCKET="$N_SOCK" "$T_DIR/bin/dts-run" -- true 2>&1); rc=$?
 [ "$rc" = 126 ] || t_fail "user not listed: exit $rc"
 grep -q "user $T_USER (uid $T_UID) may not run a gang on this node" <<< "$out" ||

@@ -21,7 +21,7 @@
 . "$(dirname "$0")/node.sh"
 t_setup join
 command -v python3 > /dev/null || t_skip "needs python3 (raw socket client)"
-[ -x "$BUILD/dts/dts-pvmjoin" ] || t_skip "not built: dts/dts-pvmjoin"
+[ -x "$BUILD/run/dts-pvmjoin" ] || t_skip "not built: run/dts-pvmjoin"
 
 t_make_user
 t_user_argv
@@ -49,7 +49,7 @@ cat > "$T_DIR/threads.py" <<-'EOF'
 	    threading.Thread(target=time.sleep, args=(120,), daemon=True).start()
 	time.sleep(120)
 EOF
-t_pub_bin "$BUILD/dts/dts-run" "$BUILD/dts/dts-pvmjoin" "$BUILD/tests/pvm/dts-pvmctl" \
+t_pub_bin "$BUILD/run/dts-run" "$BUILD/run/dts-pvmjoin" "$BUILD/tests/pvm/dts-pvmctl" \
     "$BUILD/tests/pvm/spin" "$T_DIR/joinc.py" "$T_DIR/threads.py" ||
     t_fail "cannot copy the test programs"
 chmod 1777 "$T_DIR/log"	# the raw client, a PVM task of the user, writes there
@@ -192,7 +192,7 @@ t_wait_for 10 n_gang_empty || t_fail "the gang (dts-pvmjoin) did not end with pv
 t_log "pvm_halt: pvmd and dts-pvmjoin ended"
 
 # ---- 3. a root gang takes nobody in ------------------------------------------
-DTS_SOCKET=$N_SOCK "$BUILD/dts/dts-run" -- python3 "$T_DIR/joinc.py" "$N_SOCK" \
+DTS_SOCKET=$N_SOCK "$BUILD/run/dts-run" -- python3 "$T_DIR/joinc.py" "$N_SOCK" \
     "$T_LOG/out-rootgang.txt" "JOIN $root_p" "JOIN $other" || t_fail "dts-run -- joinc.py failed"
 for p in $root_p $other; do
 	reply_of "$T_LOG/out-rootgang.txt" "JOIN $p" |
@@ -230,7 +230,7 @@ for backend in freezer signal; do
 	for try in 1 2 3; do
 		t_wait_for 5 into_ls || t_fail "$backend: no PS start reported"
 		t0=$(_t_now_us)
-		DTS_SOCKET=$N_SOCK "$BUILD/dts/dts-run" -- sleep 30 > /dev/null 2>&1 &
+		DTS_SOCKET=$N_SOCK "$BUILD/run/dts-run" -- sleep 30 > /dev/null 2>&1 &
 		p=$!
 		t_track "$p"
 		t_wait_for 1 n_in_gang "$p" || t_fail "$backend: not adopted"

@@ -24,7 +24,7 @@ prio() { chrt -p "$1" | sed -n 's/.*priority: //p'; }
 
 t_make_user
 t_user_argv
-t_pub_bin "$BUILD/dts/dts-run" "$BUILD/dts/dts-pvmjoin" "$BUILD/tests/pvm/dts-pvmctl" "$BUILD/tests/pvm/spin" ||
+t_pub_bin "$BUILD/run/dts-run" "$BUILD/run/dts-pvmjoin" "$BUILD/tests/pvm/dts-pvmctl" "$BUILD/tests/pvm/spin" ||
     t_fail "cannot copy the test programs"
 n_conf mode='"hpdt"' users="[\"$T_USER\"]" max_jobs=1
 n_start_dts

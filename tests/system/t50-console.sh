@@ -16,11 +16,11 @@ CON=$BUILD/console/dts-console
 [ -x "$CON" ] || t_skip "no $CON (build it first)"
 [ "$(id -u)" = 0 ] || t_skip "needs root: dts is a root service"
 
-# the launch script, as installed (dts/pvmd.in), with this node's socket
+# the launch script, as installed (run/pvmd.in), with this node's socket
 LAUNCHER=$T_DIR/bin/pvmd-dts
 mkdir -p "$T_DIR/bin" && chmod 755 "$T_DIR/bin"
 n_conf	# sets N_SOCK, N_KEY, N_PORT
-printf '#!/bin/sh\nDTS_SOCKET=%s DTS_CONF=%s exec %s --pvmd -- "$@"\n' "$N_SOCK" "$N_CONF" "$BUILD/dts/dts-run" > "$LAUNCHER"
+printf '#!/bin/sh\nDTS_SOCKET=%s DTS_CONF=%s exec %s --pvmd -- "$@"\n' "$N_SOCK" "$N_CONF" "$BUILD/run/dts-run" > "$LAUNCHER"
 chmod 755 "$LAUNCHER"
 PORT=$N_PORT
 KEY=$N_KEY

@@ -16,7 +16,7 @@ CON=$BUILD/console/dts-console
 LAUNCHER=$T_DIR/bin/pvmd-dts
 mkdir -p "$T_DIR/bin" && chmod 755 "$T_DIR/bin"
 n_conf
-printf '#!/bin/sh\nDTS_SOCKET=%s exec %s --pvmd -- "$@"\n' "$N_SOCK" "$BUILD/dts/dts-run" > "$LAUNCHER"
+printf '#!/bin/sh\nDTS_SOCKET=%s exec %s --pvmd -- "$@"\n' "$N_SOCK" "$BUILD/run/dts-run" > "$LAUNCHER"
 chmod 755 "$LAUNCHER"
 n_conf mode='"static"' ip='"100ms"' ps='"50%"' si='"2s"' \
     console="{ nodes = [\"127.0.0.1\"]; launcher = \"$LAUNCHER\"; history = \"\"; status_wait = \"300ms\"; sign_key = \"$N_SIGN\"; node_secret = \"$N_SECRET\"; }"

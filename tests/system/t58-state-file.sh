@@ -15,7 +15,7 @@
 #     stopped exactly in LS), and stopped_ns by about half the time the
 #     member saw pass (40 to 60%: a read and its clock may straddle an
 #     LS edge, 50 ms of 2 s, at either end).
-#  3. pvmd started through the launch script (dts/pvmd.in) has DTS_STATE,
+#  3. pvmd started through the launch script (run/pvmd.in) has DTS_STATE,
 #     and so has a task it spawns; pvm-examples' timing (spawned by pvmd,
 #     and spawning timing_slave through it) runs in that gang unchanged
 #     and completes.
@@ -70,17 +70,17 @@ grep -q "state file $N_STATE: another dts keeps it" "$T_LOG/dts2.err" ||
 # VAR
 state() {
 	local _s
-	_s=$("$BUILD/dts/dts-state" -f "$N_STATE") || return 1
+	_s=$("$BUILD/run/dts-state" -f "$N_STATE") || return 1
 	printf -v "$1" '%s' "$(awk '{ printf "%s=%s ", $1, $2 }' <<< "$_s")"
 }
-state s || t_fail "dts-state: $("$BUILD/dts/dts-state" -f "$N_STATE" 2>&1)"
+state s || t_fail "dts-state: $("$BUILD/run/dts-state" -f "$N_STATE" 2>&1)"
 for kv in mode=static ls_policy=stop ps_us=50000 ip_us=100000; do
 	grep -q " $kv " <<< " $s" || t_fail "state file: no $kv in $s"
 done
 # one key, as a script asks for it; an unknown key is refused
-[ "$("$BUILD/dts/dts-state" -f "$N_STATE" mode)" = static ] ||
-	t_fail "dts-state mode: $("$BUILD/dts/dts-state" -f "$N_STATE" mode 2>&1)"
-out=$("$BUILD/dts/dts-state" -f "$N_STATE" nokey 2>&1) &&
+[ "$("$BUILD/run/dts-state" -f "$N_STATE" mode)" = static ] ||
+	t_fail "dts-state mode: $("$BUILD/run/dts-state" -f "$N_STATE" mode 2>&1)"
+out=$("$BUILD/run/dts-state" -f "$N_STATE" nokey 2>&1) &&
 	t_fail "dts-state nokey: exit 0, $out"
 [ "$out" = "dts-state: no key nokey in a state file" ] || t_fail "dts-state nokey: $out"
 
@@ -136,7 +136,7 @@ while [ "$(date +%s%N)" -lt "$stop" ]; do
 done
 whole "$1"
 EOF
-"${N_ON[@]}" "$BUILD/dts/dts-run" -S "$N_SOCK" -- sh "$T_DIR/reader.sh" "$BUILD/dts/dts-state" \
+"${N_ON[@]}" "$BUILD/run/dts-run" -S "$N_SOCK" -- sh "$T_DIR/reader.sh" "$BUILD/run/dts-state" \
     > "$T_DIR/reads" 2> "$T_LOG/reader.err" &
 reader=$!
 t_track "$reader"
@@ -170,9 +170,9 @@ t_log "gang member: $out"
 # ---- 3. pvmd through the launch script, its tasks, timing ----------------------
 t_wait_for 5 n_gang_empty || t_fail "the reader left the gang busy"
 mkdir -p "$T_DIR/bin" && chmod 755 "$T_DIR/bin"
-sed "s|^exec .*/dts-run |exec $BUILD/dts/dts-run |" "$BUILD/dts/pvmd" > "$T_DIR/bin/pvmd"
+sed "s|^exec .*/dts-run |exec $BUILD/run/dts-run |" "$BUILD/run/pvmd" > "$T_DIR/bin/pvmd"
 chmod 755 "$T_DIR/bin/pvmd"
-grep -q "^exec $BUILD/dts/dts-run --pvmd -- \"\$@\"$" "$T_DIR/bin/pvmd" ||
+grep -q "^exec $BUILD/run/dts-run --pvmd -- \"\$@\"$" "$T_DIR/bin/pvmd" ||
 	t_fail "the launch script: $(grep exec "$T_DIR/bin/pvmd")"
 N_LAUNCH=$T_DIR/bin/pvmd n_start_pvmd
 has_state() { tr '\0' '\n' < "/proc/$1/environ" | grep -qx "DTS_STATE=$J_STATE"; }
@@ -235,7 +235,7 @@ t_log "the next dts went on to: $s"
 # ---- 4. state_file = "": no DTS_STATE ------------------------------------------
 n_conf mode='"static"' ip='"100ms"' ps='"50ms"' state_file='""'
 n_start_dts
-out=$(DTS_STATE=/inherited "$BUILD/dts/dts-run" -S "$N_SOCK" -- sh -c 'echo "${DTS_STATE-unset}"' 2>&1) ||
+out=$(DTS_STATE=/inherited "$BUILD/run/dts-run" -S "$N_SOCK" -- sh -c 'echo "${DTS_STATE-unset}"' 2>&1) ||
 	t_fail "dts-run: $out"
 [ "$out" = unset ] || t_fail "with state_file \"\": DTS_STATE is '$out'"
 kill -TERM "$N_DTS"; n_wait_exit || t_fail "dts did not stop"

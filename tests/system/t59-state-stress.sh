@@ -4,7 +4,7 @@
 #  1. tests/tools/statestress: dts's own writer (state_put) rewrites a
 #     state file as fast as it can, with values that all follow from the
 #     write's seq, and one reader per CPU, pinned, reads it through
-#     dts-state's reader (state_reader_read, dts/state_file.c) until
+#     dts-state's reader (state_reader_read, common/state_file.c) until
 #     10^7 reads were accepted: not one may be torn.
 #  2. The real dts-state, 200 runs alternating between the CPUs, against
 #     that writer alone: every read it prints is one write whole.
@@ -48,7 +48,7 @@ writer=$!
 t_track "$writer"
 t_wait_for 5 test -s "$T_RUN/b/state" || t_fail "the writer made no state file"
 for i in $(seq 200); do
-	taskset -c $((i % 2)) "$BUILD/dts/dts-state" -f "$T_RUN/b/state" ||
+	taskset -c $((i % 2)) "$BUILD/run/dts-state" -f "$T_RUN/b/state" ||
 		t_fail "dts-state, run $i: exit $?"
 done > "$T_DIR/reads" 2> "$T_LOG/dts-state.err"
 kill -TERM "$writer"

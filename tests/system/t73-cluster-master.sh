@@ -26,14 +26,14 @@ t_setup t73-cluster-master
 for p in master1 slave1; do
 	command -v "$p" > /dev/null || t_skip "needs pvm-examples ($p)"
 done
-for p in console/dts-console dts/dts-pvmjoin; do
+for p in console/dts-console run/dts-pvmjoin; do
 	[ -x "$BUILD/$p" ] || t_skip "not built: $p"
 done
 
 N=2
 t_make_user
 C_GANG_USER=$T_USER	# c_gang_*: the user's job USER:pvm on each host
-t_pub_bin "$BUILD/dts/dts-run" "$BUILD/dts/dts-pvmjoin" "$BUILD/console/dts-console" \
+t_pub_bin "$BUILD/run/dts-run" "$BUILD/run/dts-pvmjoin" "$BUILD/console/dts-console" \
     "$BUILD/tests/pvm/dts-pvmctl" "$BUILD/tests/pvm/spin" || t_fail "t_pub_bin"
 C_RUN=$T_DIR/bin/dts-run C_PVMJOIN=$T_DIR/bin/dts-pvmjoin
 c_up $N --no-pvm

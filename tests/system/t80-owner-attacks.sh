@@ -22,7 +22,7 @@ t_setup owner-attacks
 LS_PCT=50
 MIN_HOG=$((LS_PCT - 2))
 t_make_user
-t_pub_bin "$BUILD/dts/dts" "$BUILD/dts/dts-run" "$BUILD/tests/pvm/dts-pvmctl" \
+t_pub_bin "$BUILD/dts/dts" "$BUILD/run/dts-run" "$BUILD/tests/pvm/dts-pvmctl" \
     "$BUILD/tests/pvm/spin" "$BUILD/tests/tools/attack" || t_fail "cannot publish binaries"
 bin=$T_DIR/bin
 

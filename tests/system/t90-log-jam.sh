@@ -32,7 +32,7 @@ LATE_SLACK_US=5000
 # attack's window over the quiet one; the jam made 112-114 in 5 s
 OVERRUN_SLACK=3
 t_make_user
-t_pub_bin "$BUILD/dts/dts-run" "$BUILD/tests/pvm/dts-pvmctl" \
+t_pub_bin "$BUILD/run/dts-run" "$BUILD/tests/pvm/dts-pvmctl" \
     "$BUILD/tests/pvm/spin" "$BUILD/tests/tools/logjam" || t_fail "cannot publish binaries"
 bin=$T_DIR/bin
 as_user() { t_as_user "$@"; }

@@ -24,7 +24,7 @@ PY=/usr/bin/python3
 [ -w /proc/sys/kernel/ns_last_pid ] || t_skip "needs a writable /proc/sys/kernel/ns_last_pid"
 
 t_make_user
-t_pub_bin "$SRC/tests/tools/adoptflood.py" "$BUILD/dts/dts-run" || t_fail "cannot publish the tools"
+t_pub_bin "$SRC/tests/tools/adoptflood.py" "$BUILD/run/dts-run" || t_fail "cannot publish the tools"
 FLOOD=$T_DIR/bin/adoptflood.py
 OUT=$T_DIR/out	# the users' programs write their results there
 mkdir -p "$OUT" && chmod 1777 "$OUT" || t_fail "cannot make $OUT"

@@ -12,7 +12,7 @@
 . "$(dirname "$0")/node.sh"
 t_setup users
 t_make_user --no-group
-t_pub_bin "$BUILD/dts/dts-run" || t_fail "t_pub_bin"
+t_pub_bin "$BUILD/run/dts-run" || t_fail "t_pub_bin"
 
 # urun: dts-run -- cat /proc/self/cgroup as the user; U_RC, U_OUT, U_ERR
 urun() {
@@ -69,7 +69,7 @@ restart
 urun
 [ "$U_RC" = 126 ] && grep -q "only root may (dts.conf: users = \[\])" <<< "$U_ERR" ||
 	t_fail "users = []: exit status $U_RC: '$U_ERR'"
-out=$(DTS_SOCKET=$N_SOCK "$BUILD/dts/dts-run" -- cat /proc/self/cgroup 2>&1) ||
+out=$(DTS_SOCKET=$N_SOCK "$BUILD/run/dts-run" -- cat /proc/self/cgroup 2>&1) ||
 	t_fail "users = []: root refused: $out"
 [ "${out##*:}" = "${N_GANG#"$(t_cg_mount)"}" ] || t_fail "root's command ran in ${out##*:}"
 t_log "users = []: $T_USER refused, root adopted"

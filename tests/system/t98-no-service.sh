@@ -1,6 +1,6 @@
 #!/bin/bash
 # No service, no PVM? (dts.conf(5), no_service; dts-run(1)) The launch
-# script (dts/pvmd.in, exec dts-run --pvmd) with no dts on the node,
+# script (run/pvmd.in, exec dts-run --pvmd) with no dts on the node,
 # started as a PVM user starts pvmd, with a private PVM_TMP:
 #  1. no_service = "run" (the default; the config here does not set it,
 #     then sets it): a real pvmd starts and prints its
@@ -15,8 +15,8 @@
 . "$(dirname "$0")/node.sh"
 t_setup no-service
 t_make_user
-t_pub_bin "$BUILD/dts/dts-run" "$BUILD/tests/pvm/dts-pvmctl" || t_fail "t_pub_bin"
-sed "s|^exec .*/dts-run |exec $T_DIR/bin/dts-run |" "$BUILD/dts/pvmd" > "$T_DIR/bin/pvmd"
+t_pub_bin "$BUILD/run/dts-run" "$BUILD/tests/pvm/dts-pvmctl" || t_fail "t_pub_bin"
+sed "s|^exec .*/dts-run |exec $T_DIR/bin/dts-run |" "$BUILD/run/pvmd" > "$T_DIR/bin/pvmd"
 chmod 755 "$T_DIR/bin/pvmd"
 grep -q "^exec $T_DIR/bin/dts-run --pvmd -- \"\$@\"$" "$T_DIR/bin/pvmd" ||
 	t_fail "the launch script: $(grep exec "$T_DIR/bin/pvmd")"

@@ -11,7 +11,7 @@
  *   statestress -c < OUTPUT	(check dts-state's output)
  *
  * The readers use the reader of dts-state (state_reader_read in
- * dts/state_file.c), or with -o the rule dts(8) taught before: one
+ * common/state_file.c), or with -o the rule dts(8) taught before: one
  * pread(2) of the file, accepted when seq equals end.  Prints one line:
  *   rule R readers N reads N torn T retried R writes W seconds S
  * and exits 1 if any read was torn (2: a usage or set-up error).

@@ -1,5 +1,5 @@
 /*
- * test_state.c - the state file (dts/state.c, dts/state_file.c): its
+ * test_state.c - the state file (dts/state.c, common/state_file.c): its
  * fixed layout, the values the scheduler's on_phase hook writes as
  * dts/scheduler.c slices a fake gang, the counts a new dts takes over,
  * files it refuses (and one that another dts keeps, while a reader's
