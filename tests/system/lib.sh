@@ -4,6 +4,11 @@
 #   t_setup my-test            # private run dir, PVM env, cleanup trap
 #   some_daemon & t_track $!   # everything tracked is ended by t_cleanup
 #   ... t_fail "why" / t_skip "why" / t_pass
+#   t_expect_log 'REGEX'       # before provoking an error line on purpose
+#
+# t_pass fails the test if dts, dts-load or dts-console logged a line at
+# level err, or a sanitizer reported anything, in this run's logs, unless
+# a pattern of t_expect_log matches the line; it prints those lines.
 #
 # Each test gets ${TMPDIR:-/tmp}/dts-test.$$.NAME with tmp/ (PVM_TMP),
 # home/ (HOME) and log/.  t_cleanup runs on exit and on INT/TERM: every
@@ -62,12 +67,91 @@ _t_dump_logs() {
 t_fail() {
 	echo "FAIL: $T_NAME: $*"
 	_t_dump_logs
+	if _t_unexpected_lines > /dev/null; then
+		echo "# also, lines no test declared expected (t_expect_log):" >&2
+		_t_unexpected_lines | sed 's/^/#   /' >&2
+	fi
 	exit 1
 }
 
+# t_pass: the test passed, if the daemons said nothing wrong: any line at
+# level err (common/log.c: fatal, fatalx, a start-up refusal) from dts,
+# dts-load or dts-console, or any sanitizer report, in the logs of this
+# run that the test did not declare expected with t_expect_log, fails it
+# and is printed (as chrony's test suite checks chronyd's messages).
 t_pass() {
+	if _t_unexpected_lines > /dev/null; then
+		echo "FAIL: $T_NAME: the daemons logged errors the test did not expect (t_expect_log):"
+		_t_unexpected_lines | sed 's/^/#   /' >&2
+		_t_dump_logs
+		exit 1
+	fi
 	echo "PASS: $T_NAME"
 	exit 0
+}
+
+# t_expect_log REGEX: a line of a daemon's log at level err, or of a
+# sanitizer, that matches REGEX (grep -E, anywhere in the line) is one
+# the test provokes on purpose: t_pass lets it pass.  Call it before
+# provoking the line, with a pattern as narrow as the message.
+T_EXPECT_LOG=()
+t_expect_log() {
+	[ -n "${1:-}" ] || { echo "t_expect_log: REGEX missing" >&2; return 2; }
+	T_EXPECT_LOG+=("$1")
+}
+
+# What t_pass looks for: "TIME IDENT[PID] LEVEL: MESSAGE" at level err
+# (log_level_names; error and fatal too, should they ever be levels) from
+# one of the daemons, in a log file or on a stderr that a test kept; and
+# the first line of a report of AddressSanitizer, LeakSanitizer or
+# UndefinedBehaviorSanitizer ("FILE:LINE:COL: runtime error: ...").
+T_BAD_LOG_RE='(^|[[:space:]])(dts|dts-load|dts-console)\[[0-9]+\] (err|error|fatal): |AddressSanitizer|LeakSanitizer|runtime error:'
+
+# _t_log_files: every text file of this run where a daemon's output may
+# be: all of $T_LOG (node.sh's dts.log, dts.err, ...; cluster.sh's
+# dts-hK.log, dts-hK.err, console.*, ...) and the files of $T_DIR beside
+# it (a test's own captures: err, dump.err, ...), but not the PVM
+# temporary directories and homes (pvmd's logs, the tasks' output) nor
+# bin/.
+_t_log_files() {
+	[ -n "$T_DIR" ] && [ -d "$T_DIR" ] || return 0
+	{
+		[ -d "$T_LOG" ] && find "$T_LOG" -type f
+		find "$T_DIR" -maxdepth 2 -type f ! -path "$T_LOG/*" \
+		    ! -path "$T_DIR/bin/*" ! -path "$T_TMP/*" ! -path "$T_HOME/*" \
+		    ! -path "$T_DIR/*/tmp/*" ! -path "$T_DIR/*/home/*"
+	} 2> /dev/null | sort -u
+}
+
+# _t_unexpected_lines: the lines t_pass fails on, each as "FILE: LINE"
+# (FILE relative to $T_DIR); status 0 if there is one, 1 if none.
+_t_unexpected_lines() {
+	local f found=1
+	[ -n "$T_LOG_KEPT" ] && printf '%s\n' "$T_LOG_KEPT" | _t_drop_expected | grep . &&
+	    found=0
+	while read -r f; do
+		[ -f "$f" ] || continue
+		grep -IE -- "$T_BAD_LOG_RE" "$f" 2> /dev/null | _t_drop_expected |
+		    sed "s|^|${f#"$T_DIR"/}: |" | grep . && found=0
+	done < <(_t_log_files)
+	return "$found"
+}
+
+# t_keep_log_lines: before the run dir goes (cluster.sh's c_down removes
+# it), keep the lines t_pass would fail on, so that it still sees them.
+T_LOG_KEPT=
+t_keep_log_lines() {
+	local l
+	l=$(_t_unexpected_lines) || return 0
+	T_LOG_KEPT=${T_LOG_KEPT:+$T_LOG_KEPT$'\n'}$l
+}
+
+# stdin less the lines that match a pattern of t_expect_log
+_t_drop_expected() {
+	local re
+	local -a e=()
+	for re in "${T_EXPECT_LOG[@]}"; do e+=(-e "$re"); done
+	if [ "${#e[@]}" = 0 ]; then cat; else grep -vE "${e[@]}"; fi
 }
 
 t_skip() {
