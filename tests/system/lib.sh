@@ -624,21 +624,70 @@ t_nodekey() {
 	    rm -f "$conf"
 }
 
-# t_conf FILE key=value...: a libconfig file of "key = value;" lines.
-# Values are written verbatim: quote strings yourself (name='"x"').
+# t_conf FILE [-H COMMENT] [-d KEY=VALUE]... [KEY=VALUE]... [-x TEXT]...:
+# the one writer of a test's libconfig file (node.sh's n_conf and
+# cluster.sh's _c_write_conf call it with their defaults).  It writes, in
+# this order: "# COMMENT"; each default (-d, in the order given) as
+# "KEY = VALUE;" unless a KEY=VALUE or a TEXT sets KEY; each KEY=VALUE
+# (in the order given; a KEY given again keeps its first place and takes
+# the last VALUE); each TEXT that is not empty, verbatim (any libconfig,
+# "a = 1; b = 2;" or groups).  Keys and values lose the blanks around
+# them; values are otherwise verbatim: quote strings yourself
+# (name='"x"').  A bad argument: nothing written, status 1.
 t_conf() {
-	local f=$1 kv k v
+	local file=${1:-} opt arg i j text head=
+	local -a dk=() dv=() kk=() kv=() xt=()
+	[ -n "$file" ] || { echo "t_conf: FILE missing" >&2; return 1; }
 	shift
-	: > "$f" || return 1
-	for kv in "$@"; do
-		case "$kv" in
-		*=*) ;;
-		*) echo "t_conf: not key=value: $kv" >&2; return 1 ;;
+	while [ $# -gt 0 ]; do
+		opt=
+		case $1 in
+		-H | -d | -x)
+			[ $# -ge 2 ] || { echo "t_conf: $1 needs an argument" >&2; return 1; }
+			opt=$1
+			shift ;;
 		esac
-		read -r k <<< "${kv%%=*}"
-		read -r v <<< "${kv#*=}"
-		printf '%s = %s;\n' "$k" "$v" >> "$f"
+		arg=$1
+		shift
+		case $opt in
+		-H) head=$arg; continue ;;
+		-x) xt+=("$arg"); continue ;;
+		esac
+		_t_conf_kv "$arg" || return 1
+		if [ "$opt" = -d ]; then
+			dk+=("$_T_K") dv+=("$_T_V")
+			continue
+		fi
+		i=${#kk[@]}
+		for j in "${!kk[@]}"; do [ "${kk[$j]}" = "$_T_K" ] && i=$j; done
+		kk[i]=$_T_K kv[i]=$_T_V
 	done
+	text=$(printf '%s\n' "${xt[@]}" | tr ';' '\n')
+	{
+		[ -z "$head" ] || printf '# %s\n' "$head"
+		for i in "${!dk[@]}"; do
+			for j in "${kk[@]}"; do [ "$j" = "${dk[$i]}" ] && continue 2; done
+			grep -qE "^[[:space:]]*${dk[$i]}[[:space:]]*[=:]" <<< "$text" &&
+			    continue
+			printf '%s = %s;\n' "${dk[$i]}" "${dv[$i]}"
+		done
+		for i in "${!kk[@]}"; do printf '%s = %s;\n' "${kk[$i]}" "${kv[$i]}"; done
+		for arg in "${xt[@]}"; do [ -z "$arg" ] || printf '%s\n' "$arg"; done
+	} > "$file"
+}
+
+# _t_conf_kv KEY=VALUE: _T_K and _T_V, without the blanks around them.
+_t_conf_kv() {
+	local k v
+	case $1 in
+	?*=*) ;;
+	*) echo "t_conf: not KEY=VALUE: $1" >&2; return 1 ;;
+	esac
+	k=${1%%=*} v=${1#*=}
+	k=${k#"${k%%[![:space:]]*}"} k=${k%"${k##*[![:space:]]}"}
+	v=${v#"${v%%[![:space:]]*}"} v=${v%"${v##*[![:space:]]}"}
+	[ -n "$k" ] || { echo "t_conf: no KEY in: $1" >&2; return 1; }
+	_T_K=$k _T_V=$v
 }
 
 # t_bg NAME CMD...: start CMD in the background, output to $T_LOG/NAME.log,
