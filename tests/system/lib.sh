@@ -79,6 +79,10 @@ t_fail() {
 # dts-load or dts-console, or any sanitizer report, in the logs of this
 # run that the test did not declare expected with t_expect_log, fails it
 # and is printed (as chrony's test suite checks chronyd's messages).
+# The daemons this run left are stopped only by t_cleanup (EXIT trap),
+# and they may still log then (a LeakSanitizer report comes at exit): so
+# t_cleanup looks again once they have ended, and only then says PASS.
+T_PASSED=0
 t_pass() {
 	if _t_unexpected_lines > /dev/null; then
 		echo "FAIL: $T_NAME: the daemons logged errors the test did not expect (t_expect_log):"
@@ -86,8 +90,23 @@ t_pass() {
 		_t_dump_logs
 		exit 1
 	fi
-	echo "PASS: $T_NAME"
+	case $(trap -p EXIT) in
+	*t_cleanup* | *_c_on_exit*) T_PASSED=1 ;;	# t_cleanup says it
+	*) echo "PASS: $T_NAME" ;;
+	esac
 	exit 0
+}
+
+# _t_passed RC: at the end of t_cleanup, after t_pass: the verdict, with
+# what the daemons logged while they ended; 1 if that failed the test.
+_t_passed() {
+	[ "$T_PASSED" = 1 ] && [ "$1" = 0 ] || return 0
+	if _t_unexpected_lines > /dev/null; then
+		echo "FAIL: $T_NAME: the daemons logged errors the test did not expect (t_expect_log), as they ended:"
+		_t_unexpected_lines | sed 's/^/#   /' >&2
+		return 1
+	fi
+	echo "PASS: $T_NAME"
 }
 
 # t_expect_log REGEX: a line of a daemon's log at level err, or of a
@@ -183,7 +202,7 @@ t_setup() {
 	# edge thread stores into) on ext4 could fault on a slice edge
 	T_RUN=/dev/shm/dts-test.$$.$T_NAME
 	# the traps first: a signal right after mkdir must still clean up
-	trap t_cleanup EXIT
+	trap 't_cleanup; exit $?' EXIT	# t_cleanup may fail a passed test
 	trap '_t_on_signal 130' INT
 	trap '_t_on_signal 143' TERM
 	rm -rf "$T_DIR" "$T_RUN"
@@ -435,6 +454,7 @@ t_cleanup() {
 	for p in "${T_PIDS[@]}"; do # reap the ones that are our children
 		_t_alive "$p" || wait "$p" 2>/dev/null
 	done
+	_t_passed "$rc" || rc=1
 	if [ -n "$T_DIR" ] && [ -d "$T_DIR" ]; then
 		if [ "${KEEP:-0}" = 1 ]; then
 			echo "# kept $T_DIR" >&2
