@@ -4,6 +4,11 @@
 #   t_setup my-test            # private run dir, PVM env, cleanup trap
 #   some_daemon & t_track $!   # everything tracked is ended by t_cleanup
 #   ... t_fail "why" / t_skip "why" / t_pass
+#   t_expect_log 'REGEX'       # before provoking an error line on purpose
+#
+# t_pass fails the test if dts, dts-load or dts-console logged a line at
+# level err, or a sanitizer reported anything, in this run's logs, unless
+# a pattern of t_expect_log matches the line; it prints those lines.
 #
 # Each test gets ${TMPDIR:-/tmp}/dts-test.$$.NAME with tmp/ (PVM_TMP),
 # home/ (HOME) and log/.  t_cleanup runs on exit and on INT/TERM: every
@@ -62,12 +67,110 @@ _t_dump_logs() {
 t_fail() {
 	echo "FAIL: $T_NAME: $*"
 	_t_dump_logs
+	if _t_unexpected_lines > /dev/null; then
+		echo "# also, lines no test declared expected (t_expect_log):" >&2
+		_t_unexpected_lines | sed 's/^/#   /' >&2
+	fi
 	exit 1
 }
 
+# t_pass: the test passed, if the daemons said nothing wrong: any line at
+# level err (common/log.c: fatal, fatalx, a start-up refusal) from dts,
+# dts-load or dts-console, or any sanitizer report, in the logs of this
+# run that the test did not declare expected with t_expect_log, fails it
+# and is printed (as chrony's test suite checks chronyd's messages).
+# The daemons this run left are stopped only by t_cleanup (EXIT trap),
+# and they may still log then (a LeakSanitizer report comes at exit): so
+# t_cleanup looks again once they have ended, and only then says PASS.
+T_PASSED=0
 t_pass() {
-	echo "PASS: $T_NAME"
+	if _t_unexpected_lines > /dev/null; then
+		echo "FAIL: $T_NAME: the daemons logged errors the test did not expect (t_expect_log):"
+		_t_unexpected_lines | sed 's/^/#   /' >&2
+		_t_dump_logs
+		exit 1
+	fi
+	case $(trap -p EXIT) in
+	*t_cleanup* | *_c_on_exit*) T_PASSED=1 ;;	# t_cleanup says it
+	*) echo "PASS: $T_NAME" ;;
+	esac
 	exit 0
+}
+
+# _t_passed RC: at the end of t_cleanup, after t_pass: the verdict, with
+# what the daemons logged while they ended; 1 if that failed the test.
+_t_passed() {
+	[ "$T_PASSED" = 1 ] && [ "$1" = 0 ] || return 0
+	if _t_unexpected_lines > /dev/null; then
+		echo "FAIL: $T_NAME: the daemons logged errors the test did not expect (t_expect_log), as they ended:"
+		_t_unexpected_lines | sed 's/^/#   /' >&2
+		return 1
+	fi
+	echo "PASS: $T_NAME"
+}
+
+# t_expect_log REGEX: a line of a daemon's log at level err, or of a
+# sanitizer, that matches REGEX (grep -E, anywhere in the line) is one
+# the test provokes on purpose: t_pass lets it pass.  Call it before
+# provoking the line, with a pattern as narrow as the message.
+T_EXPECT_LOG=()
+t_expect_log() {
+	[ -n "${1:-}" ] || { echo "t_expect_log: REGEX missing" >&2; return 2; }
+	T_EXPECT_LOG+=("$1")
+}
+
+# What t_pass looks for: "TIME IDENT[PID] LEVEL: MESSAGE" at level err
+# (log_level_names; error and fatal too, should they ever be levels) from
+# one of the daemons, in a log file or on a stderr that a test kept; and
+# the first line of a report of AddressSanitizer, LeakSanitizer or
+# UndefinedBehaviorSanitizer ("FILE:LINE:COL: runtime error: ...").
+T_BAD_LOG_RE='(^|[[:space:]])(dts|dts-load|dts-console)\[[0-9]+\] (err|error|fatal): |AddressSanitizer|LeakSanitizer|runtime error:'
+
+# _t_log_files: every text file of this run where a daemon's output may
+# be: all of $T_LOG (node.sh's dts.log, dts.err, ...; cluster.sh's
+# dts-hK.log, dts-hK.err, console.*, ...) and the files of $T_DIR beside
+# it (a test's own captures: err, dump.err, ...), but not the PVM
+# temporary directories and homes (pvmd's logs, the tasks' output) nor
+# bin/.
+_t_log_files() {
+	[ -n "$T_DIR" ] && [ -d "$T_DIR" ] || return 0
+	{
+		[ -d "$T_LOG" ] && find "$T_LOG" -type f
+		find "$T_DIR" -maxdepth 2 -type f ! -path "$T_LOG/*" \
+		    ! -path "$T_DIR/bin/*" ! -path "$T_TMP/*" ! -path "$T_HOME/*" \
+		    ! -path "$T_DIR/*/tmp/*" ! -path "$T_DIR/*/home/*"
+	} 2> /dev/null | sort -u
+}
+
+# _t_unexpected_lines: the lines t_pass fails on, each as "FILE: LINE"
+# (FILE relative to $T_DIR); status 0 if there is one, 1 if none.
+_t_unexpected_lines() {
+	local f found=1
+	[ -n "$T_LOG_KEPT" ] && printf '%s\n' "$T_LOG_KEPT" | _t_drop_expected | grep . &&
+	    found=0
+	while read -r f; do
+		[ -f "$f" ] || continue
+		grep -IE -- "$T_BAD_LOG_RE" "$f" 2> /dev/null | _t_drop_expected |
+		    sed "s|^|${f#"$T_DIR"/}: |" | grep . && found=0
+	done < <(_t_log_files)
+	return "$found"
+}
+
+# t_keep_log_lines: before the run dir goes (cluster.sh's c_down removes
+# it), keep the lines t_pass would fail on, so that it still sees them.
+T_LOG_KEPT=
+t_keep_log_lines() {
+	local l
+	l=$(_t_unexpected_lines) || return 0
+	T_LOG_KEPT=${T_LOG_KEPT:+$T_LOG_KEPT$'\n'}$l
+}
+
+# stdin less the lines that match a pattern of t_expect_log
+_t_drop_expected() {
+	local re
+	local -a e=()
+	for re in "${T_EXPECT_LOG[@]}"; do e+=(-e "$re"); done
+	if [ "${#e[@]}" = 0 ]; then cat; else grep -vE "${e[@]}"; fi
 }
 
 t_skip() {
@@ -99,7 +202,7 @@ t_setup() {
 	# edge thread stores into) on ext4 could fault on a slice edge
 	T_RUN=/dev/shm/dts-test.$$.$T_NAME
 	# the traps first: a signal right after mkdir must still clean up
-	trap t_cleanup EXIT
+	trap 't_cleanup; exit $?' EXIT	# t_cleanup may fail a passed test
 	trap '_t_on_signal 130' INT
 	trap '_t_on_signal 143' TERM
 	rm -rf "$T_DIR" "$T_RUN"
@@ -351,6 +454,7 @@ t_cleanup() {
 	for p in "${T_PIDS[@]}"; do # reap the ones that are our children
 		_t_alive "$p" || wait "$p" 2>/dev/null
 	done
+	_t_passed "$rc" || rc=1
 	if [ -n "$T_DIR" ] && [ -d "$T_DIR" ]; then
 		if [ "${KEEP:-0}" = 1 ]; then
 			echo "# kept $T_DIR" >&2
@@ -564,21 +668,70 @@ t_nodekey() {
 	    rm -f "$conf"
 }
 
-# t_conf FILE key=value...: a libconfig file of "key = value;" lines.
-# Values are written verbatim: quote strings yourself (name='"x"').
+# t_conf FILE [-H COMMENT] [-d KEY=VALUE]... [KEY=VALUE]... [-x TEXT]...:
+# the one writer of a test's libconfig file (node.sh's n_conf and
+# cluster.sh's _c_write_conf call it with their defaults).  It writes, in
+# this order: "# COMMENT"; each default (-d, in the order given) as
+# "KEY = VALUE;" unless a KEY=VALUE or a TEXT sets KEY; each KEY=VALUE
+# (in the order given; a KEY given again keeps its first place and takes
+# the last VALUE); each TEXT that is not empty, verbatim (any libconfig,
+# "a = 1; b = 2;" or groups).  Keys and values lose the blanks around
+# them; values are otherwise verbatim: quote strings yourself
+# (name='"x"').  A bad argument: nothing written, status 1.
 t_conf() {
-	local f=$1 kv k v
+	local file=${1:-} opt arg i j text head=
+	local -a dk=() dv=() kk=() kv=() xt=()
+	[ -n "$file" ] || { echo "t_conf: FILE missing" >&2; return 1; }
 	shift
-	: > "$f" || return 1
-	for kv in "$@"; do
-		case "$kv" in
-		*=*) ;;
-		*) echo "t_conf: not key=value: $kv" >&2; return 1 ;;
+	while [ $# -gt 0 ]; do
+		opt=
+		case $1 in
+		-H | -d | -x)
+			[ $# -ge 2 ] || { echo "t_conf: $1 needs an argument" >&2; return 1; }
+			opt=$1
+			shift ;;
 		esac
-		read -r k <<< "${kv%%=*}"
-		read -r v <<< "${kv#*=}"
-		printf '%s = %s;\n' "$k" "$v" >> "$f"
+		arg=$1
+		shift
+		case $opt in
+		-H) head=$arg; continue ;;
+		-x) xt+=("$arg"); continue ;;
+		esac
+		_t_conf_kv "$arg" || return 1
+		if [ "$opt" = -d ]; then
+			dk+=("$_T_K") dv+=("$_T_V")
+			continue
+		fi
+		i=${#kk[@]}
+		for j in "${!kk[@]}"; do [ "${kk[$j]}" = "$_T_K" ] && i=$j; done
+		kk[i]=$_T_K kv[i]=$_T_V
 	done
+	text=$(printf '%s\n' "${xt[@]}" | tr ';' '\n')
+	{
+		[ -z "$head" ] || printf '# %s\n' "$head"
+		for i in "${!dk[@]}"; do
+			for j in "${kk[@]}"; do [ "$j" = "${dk[$i]}" ] && continue 2; done
+			grep -qE "^[[:space:]]*${dk[$i]}[[:space:]]*[=:]" <<< "$text" &&
+			    continue
+			printf '%s = %s;\n' "${dk[$i]}" "${dv[$i]}"
+		done
+		for i in "${!kk[@]}"; do printf '%s = %s;\n' "${kk[$i]}" "${kv[$i]}"; done
+		for arg in "${xt[@]}"; do [ -z "$arg" ] || printf '%s\n' "$arg"; done
+	} > "$file"
+}
+
+# _t_conf_kv KEY=VALUE: _T_K and _T_V, without the blanks around them.
+_t_conf_kv() {
+	local k v
+	case $1 in
+	?*=*) ;;
+	*) echo "t_conf: not KEY=VALUE: $1" >&2; return 1 ;;
+	esac
+	k=${1%%=*} v=${1#*=}
+	k=${k#"${k%%[![:space:]]*}"} k=${k%"${k##*[![:space:]]}"}
+	v=${v#"${v%%[![:space:]]*}"} v=${v%"${v##*[![:space:]]}"}
+	[ -n "$k" ] || { echo "t_conf: no KEY in: $1" >&2; return 1; }
+	_T_K=$k _T_V=$v
 }
 
 # t_bg NAME CMD...: start CMD in the background, output to $T_LOG/NAME.log,

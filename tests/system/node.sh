@@ -47,9 +47,9 @@ n_split_cpus() {
 	N_ON=(taskset -c 1)
 }
 
-# n_conf KEY=VALUE...: test defaults (private port, key, log, agent path;
-# users: the run's group, which t_make_user's user is in) plus the given
-# keys, which override them.
+# n_conf KEY=VALUE...: $N_CONF (t_conf) with the test defaults (private
+# port, key, log, agent path; users: the run's group, which t_make_user's
+# user is in), then the given keys, which replace them.
 n_conf() {
 	N_CONF=$T_DIR/dts.conf
 	N_KEY=$T_DIR/dts.key
@@ -63,23 +63,13 @@ n_conf() {
 	[ -f "$N_KEY" ] || t_nodekey "$N_SECRET" 127.0.0.1 "$N_KEY" ||
 	    t_fail "cannot write the node's key"
 	N_PUB=$(cat "$T_DIR/console.pub")
-	local -A kv=(
-		[port]=$N_PORT
-		[key_file]="\"$N_KEY\""
-		[console_keys]="[\"$N_PUB\"]"
-		[log_file]="\"$T_LOG/dts.log\""
-		[log_level]='"debug"'
-		[load_agent]="\"$BUILD/load/dts-load\""
-		[socket]="\"$N_SOCK\""
-		[state_file]="\"$N_STATE\""
-		[cgroup]="\"$(t_cg_name)\""
-		[users]="[\"@$T_GROUP\"]"
-	)
-	local a
 	_t_make_group	# the group users names exists, as the package's does
-	for a in "$@"; do kv[${a%%=*}]=${a#*=}; done
-	: > "$N_CONF"
-	for a in "${!kv[@]}"; do printf '%s = %s;\n' "$a" "${kv[$a]}" >> "$N_CONF"; done
+	t_conf "$N_CONF" -d port="$N_PORT" -d key_file="\"$N_KEY\"" \
+	    -d console_keys="[\"$N_PUB\"]" -d log_file="\"$T_LOG/dts.log\"" \
+	    -d log_level='"debug"' -d load_agent="\"$BUILD/load/dts-load\"" \
+	    -d socket="\"$N_SOCK\"" -d state_file="\"$N_STATE\"" \
+	    -d cgroup="\"$(t_cg_name)\"" -d users="[\"@$T_GROUP\"]" "$@" ||
+	    t_fail "n_conf: cannot write $N_CONF"
 }
 
 # n_start [PREFIX...]: the dts service, then the master pvmd through

@@ -59,6 +59,7 @@ sed -e "s|^socket = .*|socket = \"$T_DIR/dts2.sock\";|" \
     -e "s|^port = .*|port = $((N_PORT + 1));|" \
     -e "s|^log_file = .*|log_file = \"$T_LOG/dts2.log\";|" "$N_CONF" > "$T_DIR/dts2.conf"
 t_track_cg "$(t_cg_dir 2)"
+t_expect_log "dts\[[0-9]+\] err: state file $N_STATE: another dts keeps it"
 timeout 10 "$BUILD/dts/dts" -f "$T_DIR/dts2.conf" > /dev/null 2> "$T_LOG/dts2.err"
 rc=$?
 [ "$rc" != 0 ] && [ "$rc" != 124 ] ||

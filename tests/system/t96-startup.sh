@@ -56,7 +56,8 @@ case $st in PS | LS) ;; *) t_fail "STATUS phase '$st'" ;; esac
 [ -n "$(_n_child_named "$N_DTS" dts-load)" ] || t_fail "no dts-load beside dts"
 t_log "dts -d: exit 0, silent; on return the state file said $phase, STATUS $st"
 
-# 2. a second one beside it
+# 2. a second one beside it (it says why in the log too)
+t_expect_log "dts\[[0-9]+\] err: another dts is running \(it answers on $N_SOCK\)"
 "$dts" -d -f "$N_CONF" > "$T_LOG/d2.out" 2> "$T_LOG/d2.err"
 rc=$?
 [ "$rc" = 1 ] || t_fail "a second dts -d: exit status $rc (want 1): $(cat "$T_LOG/d2.err")"
