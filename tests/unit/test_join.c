@@ -264,6 +264,45 @@ test_rate(void **state)
 	assert_int_equal(adopt_rate_when(&r, t0, each, 1), t0 + each);
 }
 
+/* The lift credit (adopt_msg.h): 1 s at once, then 10 % of the time. */
+static void
+test_lift_credit(void **state)
+{
+	struct lift_credit	 c = { 0, 0 };
+	const int64_t		 t0 = 5 * LIFT_BURST_NS, ms = 1000 * 1000;
+	int64_t			 len, wait, sum = 0, now = t0;
+	int			 n;
+
+	(void)state;
+	/* rested: lifts of the cap until the 1 s is spent */
+	for (n = 0; (len = lift_credit_grant(&c, now, &wait)) > 0; n++) {
+		assert_true(len <= LIFT_MAX_NS);
+		sum += len;
+		lift_credit_settle(&c, now, len, len);	/* used it all */
+	}
+	assert_int_equal(sum, LIFT_BURST_NS);
+	assert_int_equal(n, 4);
+	assert_int_equal(wait, LIFT_MIN_NS * 100 / LIFT_SHARE_PCT);
+	/* 100 ms later: 10 ms of credit, one lift of 10 ms */
+	now += 100 * ms;
+	assert_int_equal(lift_credit_grant(&c, now, &wait), 10 * ms);
+	/* a short lift counts LIFT_MIN_NS, an unused rest comes back */
+	lift_credit_settle(&c, now, 10 * ms, 1 * ms);
+	assert_int_equal(lift_credit_grant(&c, now, &wait), 0);
+	now += 10 * LIFT_BURST_NS;	/* long rest: full, no more */
+	assert_int_equal(lift_credit_grant(&c, now, &wait), LIFT_MAX_NS);
+	lift_credit_settle(&c, now, LIFT_MAX_NS, 50 * ms);
+	assert_int_equal(lift_credit_grant(&c, now, &wait), LIFT_MAX_NS);
+	lift_credit_settle(&c, now, LIFT_MAX_NS, 0);
+	/* 1 s - 50 ms - 10 ms left: the burst is never exceeded */
+	sum = 0;
+	while ((len = lift_credit_grant(&c, now, &wait)) > 0) {
+		sum += len;
+		lift_credit_settle(&c, now, len, len);
+	}
+	assert_int_equal(sum, LIFT_BURST_NS - 60 * ms);
+}
+
 int
 main(void)
 {
@@ -276,6 +315,7 @@ main(void)
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_fdinfo),
 		cmocka_unit_test(test_rate),
+		cmocka_unit_test(test_lift_credit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
