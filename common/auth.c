@@ -1,7 +1,7 @@
 /*
  * auth.c - Ed25519 signatures of commands and HMAC-SHA256 tags of replies
  * (libsodium), key files, node keys and replay protection.  The receiver's
- * checks in their fixed order are proto.c's (proto_open).
+ * checks in their fixed order are wire.c's (proto_open).
  */
 #include <errno.h>
 #include <fcntl.h>

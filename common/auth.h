@@ -1,6 +1,6 @@
 /*
  * auth.h - keys, the tags of datagrams (Ed25519 signatures of commands,
- * HMAC-SHA256 of replies; libsodium) and replay protection.  proto.h puts
+ * HMAC-SHA256 of replies; libsodium) and replay protection.  wire.h puts
  * them together into whole datagrams (proto_seal, proto_open).
  *
  * Every datagram carries hdr.sender (a random id per process run) and

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -268,6 +269,34 @@ conf_load_trusted(struct dts_conf *c, const char *path, int missing_ok,
 	return 0;
 }
 
+/* ---- one key ------------------------------------------------------------- */
+
+int
+conf_value_set(struct dts_conf *c, const char *path, const char *text,
+    char *why, size_t len)
+{
+	const struct conf_key	*k = confkey_find(path);
+	struct dts_conf		*t;
+
+	if (k == NULL) {
+		snprintf(why, len, "%s: not a key of dts.conf", path);
+		return -1;
+	}
+	if ((t = malloc(sizeof(*t))) == NULL) {
+		snprintf(why, len, "%s: out of memory", path);
+		return -1;
+	}
+	*t = *c;
+	if (confval_set_text(k, t, text, why, len) == -1 ||
+	    confkey_check(k, t, why, len) == -1) {
+		free(t);
+		return -1;
+	}
+	*c = *t;
+	free(t);
+	return 0;
+}
+
 /* ---- checks across keys -------------------------------------------------- */
 
 /* The schedule of the config, through the rules every schedule obeys;
@@ -324,21 +353,3 @@ conf_check(const struct dts_conf *c, char *err, size_t errlen)
 		}
 	return check_schedule(c, file, err, errlen);
 }
-
-/* ---- Table 2.1 ----------------------------------------------------------- */
-
-int
-loadtab_ls_pct(const struct load_table *t, double load)
-{
-	int	 i;
-
-	if (t->n < 1)
-		return 0;
-	if (isnan(load))
-		return t->ls_pct[t->n - 1];	/* most care for local users */
-	for (i = 0; i < t->n - 1; i++)
-		if (load <= (i + 1) * t->step)
-			return t->ls_pct[i];
-	return t->ls_pct[t->n - 1];
-}
-

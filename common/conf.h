@@ -14,8 +14,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "loadtab.h"
+
 #define CONF_STR_MAX   256
-#define LOADTAB_MAX    32
 #define CONF_LIST_MAX  64	/* entries of a string list */
 #define CONF_ITEM_MAX  80	/* bytes of one entry, NUL included */
 
@@ -31,13 +32,6 @@ enum conf_rla { RLA_MEAN = 0, RLA_MAX = 1 };
 struct conf_strlist {
 	int     n;
 	char    s[CONF_LIST_MAX][CONF_ITEM_MAX];
-};
-
-/* Table 2.1: ls_pct[i] applies to load <= (i+1)*step; the last one above. */
-struct load_table {
-	double step;
-	int    n;
-	int    ls_pct[LOADTAB_MAX];
 };
 
 /*
@@ -126,6 +120,10 @@ struct dts_conf {
 		struct conf_strlist nodes;    /* explicit destinations */
 		int     rla;                  /* enum conf_rla */
 		double  hysteresis;           /* |RLA - RLA_prev| to act on */
+		char    peer[CONF_STR_MAX];   /* the other console of a master
+						 and standby pair, ADDR[:PORT];
+						 "" = none */
+		int     peer_port;            /* the pair's port on this host */
 	} console;
 };
 
@@ -175,7 +173,27 @@ void conf_print(const struct dts_conf *c, FILE *out);
 /* Print the schema (key, type, range, default, unit, help), one per line. */
 void conf_schema_print(FILE *out);
 
-/* LS percentage of IP for a load index (RLA or Q), by the table. */
-int loadtab_ls_pct(const struct load_table *t, double load);
+/*
+ * One key at a time, by its full path ("console.timeout"), for a program
+ * that changes a key at run time (the console's `set`) without seeing
+ * the schema's insides.
+ *
+ * conf_value_format(): the key's value in c as a user types it, the one
+ * formatter of values (conf_print() writes the same, quoted and bracketed
+ * where dts.conf does): "30s", "80%", "mean", "0.5", "10, 20"; "?" if
+ * there is no such key.  conf_value_set() reads it back.
+ * conf_value_set(): text into the key's field of c, checked against the
+ * key's type, range and validator (not across keys: conf_check()).  0,
+ * or -1 with a one-line why and c unchanged.
+ * conf_key_type(): the key's type as dts.conf(5) names it ("duration",
+ * "enum", ...), or NULL if there is no such key; conf_key_names(): an
+ * enum key's names in value order (NULL-terminated), else NULL.
+ */
+const char *conf_value_format(const struct dts_conf *c, const char *path,
+    char *buf, size_t len);
+int conf_value_set(struct dts_conf *c, const char *path, const char *text,
+    char *why, size_t len);
+const char *conf_key_type(const char *path);
+const char *const *conf_key_names(const char *path);
 
 #endif /* DTS_CONF_H */

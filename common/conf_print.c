@@ -1,10 +1,12 @@
 /*
  * conf_print.c - the whole of dts.conf as text: conf_print() (the effective
  * configuration, in dts.conf syntax, which reads back the same) and
- * conf_schema_print() (the schema, one key a line).  On top of the schema
- * (conf_schema.h); nothing in the module calls it.
+ * conf_schema_print() (the schema, one key a line), and one key's value
+ * as text (conf_value_format) and type (conf_key_type, conf_key_names).
+ * On top of the schema (conf_schema.h); nothing in the module calls it.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conf_schema.h"
@@ -28,19 +30,30 @@ string_print(const char *s, FILE *out)
 	fputc('"', out);
 }
 
+/*
+ * k's value in c: in dts.conf syntax (strings, durations and names
+ * quoted, lists in brackets) if quote, else in the text syntax of the
+ * defaults and of `set` ("30s", "mean", "10, 20"), which
+ * conf_value_set() reads back.
+ */
 static void
-value_print(const struct conf_key *k, const struct dts_conf *c, FILE *out)
+value_print(const struct conf_key *k, const struct dts_conf *c, int quote,
+    FILE *out)
 {
 	const void		*p = CFLD(c, k->off, char);
 	const struct load_table	*t = p;
 	const struct conf_strlist *l = p;
+	const char		*q = quote ? "\"" : "";
 	char			 buf[64];
 	int32_t			 pct;
 	int			 i;
 
 	switch (k->type) {
 	case CT_STRING:
-		string_print(p, out);
+		if (quote)
+			string_print(p, out);
+		else
+			fputs(p, out);
 		break;
 	case CT_INT:
 		fprintf(out, "%d", *(const int *)p);
@@ -53,33 +66,72 @@ value_print(const struct conf_key *k, const struct dts_conf *c, FILE *out)
 		break;
 	case CT_SLICE:
 		if ((pct = *CFLD(c, k->off2, int32_t)) >= 0) {
-			fprintf(out, "\"%s\"", conffmt_pct(pct, buf,
-			    sizeof(buf)));
+			fprintf(out, "%s%s%s", q, conffmt_pct(pct, buf,
+			    sizeof(buf)), q);
 			break;
 		}
 		/* FALLTHROUGH */
 	case CT_DURATION:
-		fprintf(out, "\"%s\"", duration_format(*(const int64_t *)p,
-		    buf, sizeof(buf)));
+		fprintf(out, "%s%s%s", q, duration_format(*(const int64_t *)p,
+		    buf, sizeof(buf)), q);
 		break;
 	case CT_ENUM:
-		fprintf(out, "\"%s\"", k->names[*(const int *)p]);
+		fprintf(out, "%s%s%s", q, k->names[*(const int *)p], q);
 		break;
 	case CT_INTLIST:
-		fputc('[', out);
+		fputs(quote ? "[" : "", out);
 		for (i = 0; i < t->n; i++)
 			fprintf(out, "%s%d", i > 0 ? ", " : "", t->ls_pct[i]);
-		fputc(']', out);
+		fputs(quote ? "]" : "", out);
 		break;
 	case CT_STRLIST:
-		fputc('[', out);
+		fputs(quote ? "[" : "", out);
 		for (i = 0; i < l->n; i++) {
 			fputs(i > 0 ? ", " : "", out);
-			string_print(l->s[i], out);
+			if (quote)
+				string_print(l->s[i], out);
+			else
+				fputs(l->s[i], out);
 		}
-		fputc(']', out);
+		fputs(quote ? "]" : "", out);
 		break;
 	}
+}
+
+const char *
+conf_value_format(const struct dts_conf *c, const char *path, char *buf,
+    size_t len)
+{
+	const struct conf_key	*k = confkey_find(path);
+	char			*s = NULL;
+	size_t			 n = 0;
+	FILE			*fp;
+
+	if (k == NULL || (fp = open_memstream(&s, &n)) == NULL) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	value_print(k, c, 0, fp);
+	fclose(fp);
+	snprintf(buf, len, "%s", s != NULL ? s : "?");
+	free(s);
+	return buf;
+}
+
+const char *
+conf_key_type(const char *path)
+{
+	const struct conf_key	*k = confkey_find(path);
+
+	return k != NULL ? type_names[k->type] : NULL;
+}
+
+const char *const *
+conf_key_names(const char *path)
+{
+	const struct conf_key	*k = confkey_find(path);
+
+	return k != NULL && k->type == CT_ENUM ? k->names : NULL;
 }
 
 void
@@ -105,7 +157,7 @@ conf_print(const struct dts_conf *c, FILE *out)
 		}
 		fprintf(out, "%s%s = ", group != NULL ? "\t" : "",
 		    group != NULL ? dot + 1 : k->path);
-		value_print(k, c, out);
+		value_print(k, c, 1, out);
 		fputs(";\n", out);
 	}
 	if (group != NULL)

@@ -1,7 +1,7 @@
 /*
  * conf_priv.h - the private API of the dts.conf module as a whole, for its
- * unit tests and the console's `set`, which go through the schema
- * (confkey_find, confval_set_text, confkey_check) instead of repeating it.
+ * unit tests.  Programs use conf.h, which changes and formats one key at
+ * a time through the schema (conf_value_set, conf_value_format).
  *
  * The module is layered, each layer seeing only those below it:
  * conf_fmt.h <- conf_schema.h <- conf_value.h <- conf.c; conf_fmt.h

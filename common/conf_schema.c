@@ -9,7 +9,9 @@
  * writes consecutive keys of one group as one "group = { ... };" block.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "adopt_msg.h"
@@ -55,6 +57,7 @@ static int valid_ipv4(const void *, char *, size_t);
 static int valid_node_entry(const void *, char *, size_t);
 static int valid_path(const void *, char *, size_t);
 static int valid_path_or_empty(const void *, char *, size_t);
+static int valid_peer(const void *, char *, size_t);
 static int valid_rt_priority(const void *, char *, size_t);
 static int valid_home_path(const void *, char *, size_t);
 static int valid_users_entry(const void *, char *, size_t);
@@ -132,7 +135,7 @@ const struct conf_key confkey_schema[] = {
 	  .off = OFF(no_service), .names = conf_no_service_names,
 	  .help = "no dts answers here: dts-run runs pvmd (or the command) "
 	  "unmanaged at normal priority, saying so on stderr, or refuses it" },
-	{ .path = "socket", .type = CT_STRING, .def = "/run/dts/dts.sock",
+	{ .path = "socket", .type = CT_STRING, .def = ADOPT_SOCKET_DEFAULT,
 	  .off = OFF(socket), .valid = valid_path,
 	  .help = "adoption socket the launch script asks (dts-run)" },
 	{ .path = "state_file", .type = CT_STRING, .def = "/run/dts/state",
@@ -229,6 +232,14 @@ const struct conf_key confkey_schema[] = {
 	  .max = 100, .def = "0.5", .unit = "tasks",
 	  .off = OFF(console.hysteresis),
 	  .help = "balanced: act when the RLA moved more than this" },
+	{ .path = "console.peer", .type = CT_STRING, .def = "",
+	  .off = OFF(console.peer), .valid = valid_peer,
+	  .help = "the other console of a master and standby pair, "
+	  "ADDRESS[:PORT]; \"\" = none" },
+	{ .path = "console.peer_port", .type = CT_INT, .min = 1, .max = 65535,
+	  .def = "7747", .off = OFF(console.peer_port),
+	  .help = "UDP port of a master and standby pair (this console's, and "
+	  "the peer's unless console.peer names one)" },
 };
 const size_t confkey_nkeys = sizeof(confkey_schema) /
     sizeof(confkey_schema[0]);
@@ -244,6 +255,33 @@ valid_ipv4(const void *p, char *why, size_t len)
 		return 0;
 	snprintf(why, len, "\"%s\" is not an IPv4 address (e.g. 0.0.0.0)",
 	    (const char *)p);
+	return -1;
+}
+
+/* console.peer: "", or an IPv4 address with an optional :PORT */
+static int
+valid_peer(const void *p, char *why, size_t len)
+{
+	const char	*s = p, *colon = strchr(s, ':');
+	char		 a[INET_ADDRSTRLEN];
+	struct in_addr	 in;
+	char		*end;
+	long		 port;
+
+	if (*s == '\0')
+		return 0;
+	if (colon != NULL && (size_t)(colon - s) < sizeof(a)) {
+		memcpy(a, s, (size_t)(colon - s));
+		a[colon - s] = '\0';
+		errno = 0;
+		port = strtol(colon + 1, &end, 10);
+		if (inet_pton(AF_INET, a, &in) == 1 && colon[1] != '\0' &&
+		    *end == '\0' && errno == 0 && port >= 1 && port <= 65535)
+			return 0;
+	} else if (colon == NULL && inet_pton(AF_INET, s, &in) == 1)
+		return 0;
+	snprintf(why, len, "\"%s\" is not ADDRESS[:PORT] (e.g. 10.0.0.2 or "
+	    "10.0.0.2:7747)", s);
 	return -1;
 }
 

@@ -11,7 +11,10 @@
  * hdr.key_id; replies (node -> console) an HMAC-SHA256 tag (32 bytes)
  * under the replying node's own key.  doc/protocol.txt has the byte
  * diagram.  The structs below describe the layout; code never sends a
- * struct as is: proto_encode_*() and proto_decode_*() convert field by field.
+ * struct as is: wire.h's proto_encode() and proto_decode() convert field
+ * by field, and proto_seal() and proto_open() add and check the tag.
+ * This header holds the wire's types and constants only (as chrony's
+ * candm.h does) and depends on no other module but hist.h.
  *
  * Version history (bump PROTO_VERSION whenever the size or meaning of any
  * field or message changes):
@@ -388,76 +391,10 @@ int proto_is_command(unsigned type);
 /* Tag length of a type: PROTO_SIG_LEN for commands, else PROTO_MAC_LEN. */
 size_t proto_tag_len(unsigned type);
 
-/*
- * Encode msg (host order; hdr.length is filled in) into buf, without the
- * tag.  Returns the number of bytes written (header + payload), or -1 if
- * the type is unknown or cap is too small.
- */
-int proto_encode(const struct proto_msg *msg, uint8_t *buf, size_t cap);
-
-/*
- * Decode the header and payload of a datagram whose tag has already been
- * checked or is still to be checked.  len is the whole datagram, tag
- * included.  Checks, in order: length bounds, magic/version, type, payload
- * and tag length, key_id of a reply (zero).  Returns -1 and sets *why on
- * failure.
- */
-int proto_decode(const uint8_t *buf, size_t len, struct proto_msg *msg,
-    enum proto_reject *why);
-
-/* Range checks of a decoded payload; returns 0 or -1 with *err. */
-int proto_check_schedule(const struct proto_schedule *s, const char **err);
-
-/*
- * Whole datagrams: proto_encode()/proto_decode() with the tag and the
- * replay check of auth.h.  proto_seal() encodes msg, sets sender and seq
- * from g (and key_id for a command) and appends the tag: a command is
- * signed with k's key pair (-1 if k has none), a reply gets the HMAC of
- * k->key.  Returns the datagram length or -1.
- * A receiver checks in the order of doc/protocol.txt:
- *   proto_frame(): length, magic/version, type known and in accept (a
- *     mask of PROTO_TYPE_BIT()s), payload and tag length, reserved fields;
- *   (the receiver's rate limit, before any cryptography);
- *   proto_verify(): signature (a key_id k does not hold fails at once)
- *     or MAC, replay (at the clocks of the last replay_clock()), payload
- *     ranges.
- * proto_open() is both, for a receiver without a rate limit.  Each returns
- * 0, or -1 with *why.
- */
 /* METRICS's fields that are STATUS's (counters, mode, phase, flags, PS,
  * IP, load, members), from st: a node fills both from one status. */
 void proto_metrics_of_status(struct proto_metrics *p,
     const struct proto_status *st);
-
-struct auth_key;
-struct replay;
-struct seqgen;
-
-int proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t mono_us,
-    struct proto_msg *msg, uint8_t *buf, size_t cap);
-int proto_frame(const uint8_t *buf, size_t len, unsigned accept,
-    struct proto_msg *msg, enum proto_reject *why);
-int proto_verify(const struct auth_key *k, struct replay *r,
-    const uint8_t *buf, size_t len, struct proto_msg *msg,
-    enum proto_reject *why);
-int proto_open(const struct auth_key *k, struct replay *r, unsigned accept,
-    const uint8_t *buf, size_t len, struct proto_msg *msg,
-    enum proto_reject *why);
-
-/*
- * Read requests (auth.h): proto_seal_read() seals a STATUS_REQ or a
- * JOB_REQ (-1 for any other type) with key_id AUTH_READ_ID and the tag
- * of the read key rk.  proto_verify_read() is proto_verify()'s for them
- * (proto_verify() refuses them as REJ_MAC): the type, k->reads, the tag
- * under one of k's read keys (its index in *which), freshness at the
- * last replay_clock() without touching r.  0, or -1 with *why (REJ_MAC
- * for all but a stale one, REJ_REPLAY).
- */
-int proto_seal_read(const uint8_t rk[32], struct seqgen *g, uint64_t mono_us,
-    struct proto_msg *msg, uint8_t *buf, size_t cap);
-int proto_verify_read(const struct auth_key *k, const struct replay *r,
-    const uint8_t *buf, size_t len, const struct proto_msg *msg, int *which,
-    enum proto_reject *why);
 
 /*
  * The one name table of each enum above (names.h): dts.conf's mode and

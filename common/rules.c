@@ -6,22 +6,18 @@
 #include "proto.h"
 #include "rules.h"
 
-int64_t
-rules_table_ps(int64_t ip, int ls_pct)
-{
-	return ip * (100 - ls_pct) / 100 / NS_PER_US * NS_PER_US;
-}
-
+/* "key V is out of range [LO, HI]", the bounds printed from the numbers. */
 static int
-range(const char *key, int64_t v, int64_t lo, int64_t hi, const char *rng,
-    char *err, size_t len)
+range(const char *key, int64_t v, int64_t lo, int64_t hi, char *err,
+    size_t len)
 {
-	char	 b[32];
+	char	 b[32], l[32], h[32];
 
 	if (v >= lo && v <= hi)
 		return 0;
-	snprintf(err, len, "%s %s is out of range %s", key,
-	    duration_format(v, b, sizeof(b)), rng);
+	snprintf(err, len, "%s %s is out of range [%s, %s]", key,
+	    duration_format(v, b, sizeof(b)), duration_format(lo, l,
+	    sizeof(l)), duration_format(hi, h, sizeof(h)));
 	return -1;
 }
 
@@ -30,10 +26,8 @@ shape(const struct rules_sched *s, char *err, size_t len)
 {
 	char	 a[32], b[32];
 
-	if (range("ip", s->ip, RULE_IP_MIN, RULE_IP_MAX, "[1ms, 60s]", err,
-	    len) == -1 ||
-	    range("si", s->si, RULE_SI_MIN, RULE_SI_MAX, "[10ms, 1h]", err,
-	    len) == -1)
+	if (range("ip", s->ip, RULE_IP_MIN, RULE_IP_MAX, err, len) == -1 ||
+	    range("si", s->si, RULE_SI_MIN, RULE_SI_MAX, err, len) == -1)
 		return -1;
 	if (s->si < s->ip) {
 		snprintf(err, len, "si %s is shorter than ip %s (SI must be at "
@@ -66,7 +60,7 @@ table_fits(const struct rules_sched *s, const struct rt_budget *rt,
 	if (s->table == NULL)
 		return 0;
 	for (i = 0; i < s->table->n; i++)
-		if (rt_budget_check(rules_table_ps(s->ip,
+		if (rt_budget_check(loadtab_ps(s->ip,
 		    s->table->ls_pct[i]), s->ip, rt->runtime_us,
 		    rt->period_us, why, sizeof(why)) == -1) {
 			snprintf(err, len, "with ip %s, load.table entry %d "

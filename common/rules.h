@@ -1,9 +1,10 @@
 /*
  * rules.h - the rules every schedule obeys, written once.
  *
- * The limits of IP, SI, PS and the clock origin, SI >= IP, Table 2.1's PS
- * for an LS share, and the kernel's real-time budget.  dts.conf's check
- * (conf.c), the node's decoder (proto.c) and scheduler (dts/scheduler.c) and
+ * The limits of IP, SI, PS and the clock origin, SI >= IP, and that the
+ * PS a mode needs (Table 2.1's for an LS share, loadtab.h) fits the
+ * kernel's real-time budget.  dts.conf's check
+ * (conf.c), the node's decoder (wire.c) and scheduler (dts/scheduler.c) and
  * the console (console/schedule.c) all call rules_check(); none of them
  * has a limit of its own.
  */
@@ -13,24 +14,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conf.h"
+#include "loadtab.h"
 #include "timeutil.h"
 
 #define RULE_IP_MIN  NS_PER_MS               /* 1 ms */
 #define RULE_IP_MAX  (60 * NS_PER_SEC)       /* 60 s */
 #define RULE_SI_MIN  (10 * NS_PER_MS)        /* 10 ms */
 #define RULE_SI_MAX  (3600 * NS_PER_SEC)     /* 1 h */
+/*
+ * The two ranges as text, for help that is a constant string (the
+ * console's); rules_check() prints them from the numbers, and
+ * test_loadtab checks that these say the same.
+ */
+#define RULE_IP_RANGE "[1ms, 60s]"
+#define RULE_SI_RANGE "[10ms, 3600s]"
 #define RULE_PS_MIN  NS_PER_US               /* 1 µs */
 #define RULE_ORIGIN_MAX INT64_MAX            /* a CLOCK_REALTIME ns as int64 */
-
-/* The kernel's real-time budget (/proc/sys/kernel/sched_rt_*_us). */
-struct rt_budget {
-	long runtime_us;                     /* < 0: RT is never throttled */
-	long period_us;
-};
-
-/* Table 2.1: the PS of an LS share, IP * (100 - ls_pct) / 100, whole µs. */
-int64_t rules_table_ps(int64_t ip, int ls_pct);
 
 /* A schedule to check; durations in ns. */
 struct rules_sched {
@@ -43,7 +42,7 @@ struct rules_sched {
 
 /*
  * 0, or -1 with a one-line reason naming the key ("si 5ms is out of
- * range [10ms, 1h]").  In order: IP and SI ranges, SI >= IP, PS >= 1 µs,
+ * range [10ms, 3600s]").  In order: IP and SI ranges, SI >= IP, PS >= 1 µs,
  * PS < IP; then, if rt is not NULL, the real-time budget the mode needs:
  *   OFF          none (the gang is never at RT);
  *   STATIC       PS of every IP;

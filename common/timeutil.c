@@ -1,6 +1,5 @@
 /*
- * timeutil.c - clocks, the duration and slice syntax, and the kernel's
- * real-time budget.
+ * timeutil.c - clocks, and the duration and slice syntax.
  *
  * Durations are parsed exactly, in integers: "0.1s" is 100000000 ns, not
  * whatever 0.1 * 1e9 rounds to, and duration_format() prints a form that
@@ -238,77 +237,4 @@ duration_format(int64_t ns, char *buf, size_t len)
 	}
 	snprintf(buf, len, "%s%" PRIu64 "%s", sign, v, v == 0 ? "s" : "ns");
 	return buf;
-}
-
-/* "98", "97.5", "95.04": a percentage with at most two decimals. */
-static const char *
-pct_format(double p, char *buf, size_t len)
-{
-	size_t	 n;
-
-	snprintf(buf, len, "%.2f", p);
-	n = strlen(buf);
-	while (n > 0 && buf[n - 1] == '0')
-		buf[--n] = '\0';
-	if (n > 0 && buf[n - 1] == '.')
-		buf[n - 1] = '\0';
-	return buf;
-}
-
-int
-rt_budget_check(int64_t ps_ns, int64_t ip_ns, long runtime_us,
-    long period_us, char *err, size_t errlen)
-{
-	char	 ps[32], ip[32], rt[32], per[32], p1[16], p2[16];
-
-	if (runtime_us < 0 || period_us <= 0 || ip_ns <= 0)
-		return 0;
-	duration_format(ps_ns, ps, sizeof(ps));
-	duration_format(ip_ns, ip, sizeof(ip));
-	if ((double)ps_ns * (double)period_us >
-	    (double)runtime_us * (double)ip_ns) {
-		snprintf(err, errlen, "PS %s of IP %s is %s%% but the kernel "
-		    "allows real-time tasks only %s%% (sched_rt_runtime_us=%ld "
-		    "of sched_rt_period_us=%ld)", ps, ip,
-		    pct_format(100.0 * (double)ps_ns / (double)ip_ns, p1,
-		    sizeof(p1)),
-		    pct_format(100.0 * (double)runtime_us / (double)period_us,
-		    p2, sizeof(p2)), runtime_us, period_us);
-		return -1;
-	}
-	if (ps_ns > (int64_t)runtime_us * NS_PER_US) {
-		snprintf(err, errlen, "PS %s is longer than the kernel's "
-		    "real-time runtime %s per %s (sched_rt_runtime_us=%ld, "
-		    "sched_rt_period_us=%ld): the gang would be throttled in "
-		    "the middle of every PS; shorten IP", ps,
-		    duration_format((int64_t)runtime_us * NS_PER_US, rt,
-		    sizeof(rt)),
-		    duration_format((int64_t)period_us * NS_PER_US, per,
-		    sizeof(per)), runtime_us, period_us);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-read_long(const char *path, long *v)
-{
-	FILE	*fp;
-	int	 ok;
-
-	if ((fp = fopen(path, "re")) == NULL)
-		return -1;
-	ok = fscanf(fp, "%ld", v) == 1;
-	fclose(fp);
-	return ok ? 0 : -1;
-}
-
-void
-rt_budget_read(long *runtime_us, long *period_us)
-{
-	if (read_long("/proc/sys/kernel/sched_rt_runtime_us", runtime_us) == -1 ||
-	    read_long("/proc/sys/kernel/sched_rt_period_us", period_us) == -1) {
-		*runtime_us = 950000;
-		*period_us = 1000000;
-	}
 }

@@ -46,15 +46,4 @@ int slice_parse(const char *s, int64_t *ns, int32_t *pct_milli, char *err, size_
 /* Format a duration compactly ("1s", "800ms", "1.5ms", "250us") into buf. */
 const char *duration_format(int64_t ns, char *buf, size_t len);
 
-/*
- * Real-time budget: the kernel throttles RT tasks to runtime/period
- * (/proc/sys/kernel/sched_rt_{runtime,period}_us).  Returns 0 if a gang at
- * RT priority for PS out of every IP stays inside it, or -1 with a reason.
- * runtime_us < 0 means unlimited.
- */
-int rt_budget_check(int64_t ps_ns, int64_t ip_ns, long runtime_us, long period_us,
-		    char *err, size_t errlen);
-/* Reads the two /proc files; on error assumes 950000/1000000. */
-void rt_budget_read(long *runtime_us, long *period_us);
-
 #endif /* DTS_TIMEUTIL_H */

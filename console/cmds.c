@@ -13,6 +13,7 @@
 #include "job.h"
 #include "pvmcmd.h"
 #include "report.h"
+#include "rules.h"
 #include "setkeys.h"
 #include "timeutil.h"
 #include "trace.h"
@@ -127,6 +128,9 @@ start_flags(struct console *c, const char *what, int flags)
 	    duration_format(c->sch.ip, ip, sizeof(ip)),
 	    duration_format(c->sch.si, si, sizeof(si)),
 	    proto_sync_name((unsigned)c->sch.sync), n, n == 1 ? "" : "s");
+	if (standby_following(c))
+		fprintf(c->out.f, "standby: this console follows its peer's "
+		    "schedule and sends none (takeover takes over)\n");
 	return 0;
 }
 
@@ -139,6 +143,8 @@ cmd_start(struct console *c, int argc, char **argv)
 static int
 cmd_takeover(struct console *c, int argc, char **argv)
 {
+	if (standby_following(c))	/* the followed schedule, as it is */
+		return standby_take(c, "takeover", now_mono_ns()) < 0 ? -1 : 0;
 	return start_flags(c, "takeover", SCHED_F_TAKEOVER);
 }
 
@@ -238,13 +244,14 @@ static int
 cmd_trace(struct console *c, int argc, char **argv)
 {
 	int64_t	 dur = TRACE_DUR_DEFAULT;
-	char	 err[256], b[32];
+	char	 err[256], b[32], m[32];
 
 	if (argc > 2 && duration_parse(argv[2], &dur, err, sizeof(err)) < 0)
 		return out_err(&c->out, "trace: %s", err);
 	if (dur <= 0 || dur > TRACE_DUR_MAX)
-		return out_err(&c->out, "trace: %s is out of range (0, 60s]",
-		    duration_format(dur, b, sizeof(b)));
+		return out_err(&c->out, "trace: %s is out of range (0, %s]",
+		    duration_format(dur, b, sizeof(b)),
+		    duration_format(TRACE_DUR_MAX, m, sizeof(m)));
 	return master_trace(c, argv[1], dur, now_mono_ns());
 }
 
@@ -272,11 +279,11 @@ set_apply(struct console *c, enum setkey id)
 
 	switch (id) {
 	case SETKEY_SYNC:
-		c->sch.sync = c->conf.sync;
+		sch_set_policy(&c->sch, &c->conf);
 		master_changed(c, 1, now);
 		break;
 	case SETKEY_LS_POLICY:
-		c->sch.ls_idle = c->conf.ls_policy == LS_IDLE;
+		sch_set_policy(&c->sch, &c->conf);
 		master_changed(c, 0, now);
 		break;
 	case SETKEY_RLA:
@@ -482,8 +489,7 @@ cmd_halt(struct console *c, int argc, char **argv)
 {
 	if (cpvm_cmd_halt(&c->pvm, argc, argv) == -1)
 		return -1;
-	c->sch.started = 0;	/* every node is gone with its pvmd */
-	c->sch.spoken = 0;
+	sch_forget(&c->sch);	/* every node is gone with its pvmd */
 	return 0;
 }
 
@@ -507,7 +513,7 @@ cmd_quit(struct console *c, int argc, char **argv)
 static const struct cmd_entry table[] = {
 	{ "help", "[CMD]", 0, 1, CMD_C_COMMAND, cmd_help,
 	  "list the commands, or explain one", NULL },
-	{ "mode", "[static|balanced|distributed|hpdt|off]", 0, 1, CMD_C_MODE,
+	{ "mode", "[off|static|balanced|distributed|hpdt]", 0, 1, CMD_C_MODE,
 	  cmd_mode, "show or set the scheduling mode",
 	  "  static: fixed PS/LS, synchronized every SI; balanced: PS/LS from "
 	  "the\n  cluster's RLA through Table 2.1; distributed: each node "
@@ -515,7 +521,7 @@ static const struct cmd_entry table[] = {
 	  "plain Linux.\n" },
 	{ "ip", "[DUR]", 0, 1, CMD_C_NONE, cmd_ip,
 	  "show or set the iteration period IP = PS + LS",
-	  "  IP within [1ms, 60s] and at most SI.  A PS given as a share "
+	  "  IP within " RULE_IP_RANGE " and at most SI.  A PS given as a share "
 	  "follows IP.\n" DUR },
 	{ "ps", "[DUR|PCT]", 0, 1, CMD_C_NONE, cmd_ps,
 	  "show or set the parallel slice",
@@ -527,7 +533,7 @@ static const struct cmd_entry table[] = {
 	  "IP.\n" DUR },
 	{ "si", "[DUR]", 0, 1, CMD_C_NONE, cmd_si,
 	  "show or set the synchronization interval",
-	  "  SI within [10ms, 1h] and at least IP.  The schedule goes to "
+	  "  SI within " RULE_SI_RANGE " and at least IP.  The schedule goes to "
 	  "the nodes\n  every SI once started, and at once when it changes.\n"
 	  DUR },
 	{ "start", "", 0, 0, CMD_C_NONE, cmd_start,
@@ -544,7 +550,9 @@ static const struct cmd_entry table[] = {
 	  "the TAKEOVER flag:\n  every node that hears it follows this "
 	  "console from then on.  A node\n  whose master fell silent for "
 	  "its silence follows the next console\n  without it.  status "
-	  "shows each node's master.\n" },
+	  "shows each node's master.  In a standby console\n  (--standby): "
+	  "take over, with the schedule it follows, from the master\n  "
+	  "(which becomes standby).\n" },
 	{ "status", "[-v] [--json]", 0, 2, CMD_C_NONE, cmd_status,
 	  "one row per node: mode, PS/LS, phase, Q, slices, skew, ...",
 	  "  Asks every node and prints the replies that arrive within\n"
@@ -600,9 +608,15 @@ static const struct cmd_entry table[] = {
 	  cmd_spawn, "start N (1) copies of a PVM program",
 	  "  -w HOST starts them there; otherwise PVM chooses.\n" },
 	{ "halt", "", 0, 0, CMD_C_NONE, cmd_halt,
-	  "halt the VM: every pvmd ends, and every dts with it", NULL },
+	  "halt the VM: every pvmd and task ends; the dts services stay",
+	  NULL },
 	{ "quit", "", 0, 0, CMD_C_NONE, cmd_quit,
-	  "leave the console; the nodes keep their last schedule", NULL },
+	  "leave the console; the nodes follow its schedule for their "
+	  "silence",
+	  "  A node that hears no schedule for its silence (dts.conf, 3 SI "
+	  "by default)\n  goes back to the schedule of its own dts.conf.  "
+	  "A schedule that lasts\n  needs a console that stays: "
+	  "dts-console --daemon -c \"...; start\".\n" },
 };
 
 const struct cmd_table cmds_table = { table, sizeof(table) /

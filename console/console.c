@@ -13,6 +13,7 @@ con_init(struct console *c, const struct dts_conf *conf, FILE *out)
 	c->conf = *conf;
 	c->out.f = out;
 	c->net.fd = -1;
+	c->sb.fd = -1;
 	sch_init(&c->sch, conf);
 	bal_reset(&c->bal);
 }

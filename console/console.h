@@ -27,6 +27,7 @@
 #include "out.h"
 #include "pvm.h"
 #include "schedule.h"
+#include "standby.h"
 
 struct console {
 	struct dts_conf	 conf;		/* console.* keys are the tunables */
@@ -46,6 +47,7 @@ struct console {
 	struct net	 net;
 	struct cpvm	 pvm;
 	struct master	 m;
+	struct standby	 sb;		/* console.peer: master or standby */
 };
 
 /*

@@ -7,8 +7,10 @@
  *   3. PVM: connect to the local pvmd, or start dts to start it
  *   4. one event loop (poll): stdin (readline or queued commands), the
  *      UDP socket, a timerfd for the master's deadlines, a signalfd
- *   5. on quit the nodes keep their last schedule: a console that starts
- *      later takes over
+ *   5. on quit the nodes keep the last schedule only for their silence
+ *      (the dead-man switch), then go back to their dts.conf's; a console
+ *      that starts later takes over.  A schedule that lasts needs a
+ *      console that stays: --daemon.
  */
 #include <sys/signalfd.h>
 
@@ -35,6 +37,7 @@ struct opts {
 	const char	*conf;
 	int		 explicit_conf;
 	int		 daemon;
+	int		 standby;	/* --standby */
 	int		 no_pvm;
 	int		 stop_on_error;
 	int		 scripted;	/* -c or -s given */
@@ -56,7 +59,7 @@ static void __attribute__((noreturn))
 usage(int rc)
 {
 	fprintf(rc ? stderr : stdout, "usage: dts-console [-ehnV] [-f conf] "
-	    "[-c commands] [-s file] [--daemon]\n"
+	    "[-c commands] [-s file] [--daemon] [--standby]\n"
 	    "       dts-console -k file | [-f conf] -P | [-f conf] -N "
 	    "address\n");
 	exit(rc);
@@ -67,6 +70,7 @@ parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "daemon", no_argument, NULL, 'D' },
+		{ "standby", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -98,6 +102,7 @@ parse(int argc, char **argv, struct opts *o)
 			o->scripted = 1;
 			break;
 		case 'D': o->daemon = 1; break;
+		case 'S': o->standby = 1; break;
 		case 'V': printf("dts-console %s\n", PACKAGE_VERSION); exit(0);
 		case 'h': usage(0);
 		default: usage(2);
@@ -180,6 +185,7 @@ setup_fds(void)
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGWINCH);
+	sigaddset(&mask, SIGUSR1);
 	if ((g.sigfd = evfd_signals(&mask)) == -1)
 		fatal("signalfd");
 	if ((g.timerfd = evfd_timer(CLOCK_MONOTONIC)) == -1)
@@ -199,6 +205,11 @@ signals(struct console *c)
 		case SIGWINCH:
 			if (c->interactive)
 				shell_winch();
+			break;
+		case SIGUSR1:	/* a standby: take over (standby.h) */
+			if (standby_following(c) && standby_take(c, "SIGUSR1",
+			    now_mono_ns()) < 0)
+				plain_notice(c->out.err);
 			break;
 		case SIGINT:
 			if (c->interactive && master_busy(c)) {
@@ -248,7 +259,7 @@ after_async(struct console *c)
 static void
 loop(struct console *c, int daemon)
 {
-	struct pollfd	 p[4];
+	struct pollfd	 p[5];
 	uint64_t	 exp;
 	int		 stdin_on;
 
@@ -270,12 +281,15 @@ loop(struct console *c, int daemon)
 		p[1] = (struct pollfd){ c->net.fd, POLLIN, 0 };
 		p[2] = (struct pollfd){ g.timerfd, POLLIN, 0 };
 		p[3] = (struct pollfd){ g.sigfd, POLLIN, 0 };
-		if (poll(p, 4, -1) == -1 && errno != EINTR)
+		p[4] = (struct pollfd){ c->sb.fd, POLLIN, 0 };
+		if (poll(p, 5, -1) == -1 && errno != EINTR)
 			fatal("poll");
 		if (p[3].revents & POLLIN)
 			signals(c);
 		if (p[1].revents & POLLIN)
 			master_input(c, now_mono_ns());
+		if (p[4].revents & POLLIN)
+			standby_input(c, now_mono_ns());
 		if (p[2].revents & POLLIN) {
 			if (read(g.timerfd, &exp, sizeof(exp)) == -1 &&
 			    errno != EAGAIN)
@@ -292,27 +306,50 @@ loop(struct console *c, int daemon)
 	}
 }
 
+/*
+ * How long the nodes follow a console that has gone: their silence (the
+ * dead-man switch, dts/ctl.c), as this console's dts.conf sets it.  The
+ * nodes' own dts.conf may set another.
+ */
+static int64_t
+nodes_silence(const struct console *c)
+{
+	int64_t	 s = c->conf.silence_ns != 0 ? c->conf.silence_ns :
+	    3 * c->sch.si;
+
+	return s < 2 * c->sch.si ? 2 * c->sch.si : s;
+}
+
+/*
+ * What the nodes do now that this console goes: they follow its last
+ * schedule until their silence runs out, then the schedule of their own
+ * dts.conf.
+ */
 static void
 goodbye(struct console *c)
 {
-	char	 msg[256], ps[32], ip[32];
+	char	 msg[400], what[96], ps[32], ip[32], si[32];
 
+	if (!c->sch.spoken || standby_following(c))	/* (a standby: the
+							   nodes were never ours) */
+		return;
 	if (c->sch.started && (c->sch.mode == MODE_STATIC ||
 	    c->sch.mode == MODE_BALANCED))
-		snprintf(msg, sizeof(msg), "the nodes keep their last schedule "
-		    "(%s, PS %s of IP %s) and go on slicing; a console started "
-		    "later takes over", proto_mode_name((unsigned)c->sch.mode),
+		snprintf(what, sizeof(what), "follow this schedule (%s, PS %s "
+		    "of IP %s)", proto_mode_name((unsigned)c->sch.mode),
 		    duration_format(sch_ps(&c->sch), ps, sizeof(ps)),
 		    duration_format(c->sch.ip, ip, sizeof(ip)));
 	else if (c->sch.started)
-		snprintf(msg, sizeof(msg), "the nodes keep their last schedule "
-		    "(%s); a console started later takes over",
+		snprintf(what, sizeof(what), "follow this schedule (%s)",
 		    proto_mode_name((unsigned)c->sch.mode));
-	else if (c->sch.spoken)
-		snprintf(msg, sizeof(msg), "the nodes stay stopped (gangs "
-		    "released)");
 	else
-		return;
+		snprintf(what, sizeof(what), "stay stopped (gangs released)");
+	snprintf(msg, sizeof(msg), "the nodes %s for their silence (%s by "
+	    "this dts.conf), then go back to the schedule of their own "
+	    "dts.conf; a console started later takes over%s", what,
+	    duration_format(nodes_silence(c), si, sizeof(si)), g.detached ?
+	    "" : ".  A schedule that lasts needs a console that stays "
+	    "(dts-console --daemon)");
 	if (g.detached)
 		log_info("%s", msg);
 	else
@@ -356,6 +393,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "dts-console: %s\n", err);
 		return 1;
 	}
+	if (standby_init(c, o.standby, err, sizeof(err)) == -1) {
+		fprintf(stderr, "dts-console: %s\n", err);
+		return 1;
+	}
 	/* a PVM user's console: PVM, and nothing that talks to dts */
 	if (c->net.keyless)
 		fprintf(stderr, "dts-console: no console key (%s): the PVM "
@@ -380,6 +421,7 @@ main(int argc, char **argv)
 	daemon_detach(0);
 	cpvm_fini(&c->pvm);
 	net_close(&c->net);
+	standby_close(&c->sb);
 	nodes_free(&c->nodes);
 	rc = g.s.failures > 0 ? 1 : 0;
 	script_fini(&g.s);

@@ -158,6 +158,11 @@ master_send_flags(struct console *c, int flags, int64_t now)
 	if (net_keyless(&c->net, NULL, c->out.err,
 	    sizeof(c->out.err)) == -1)
 		return -1;
+	if (standby_following(c)) {	/* the peer's schedule goes out */
+		c->m.next_si = 0;
+		c->m.mx_pending = 0;
+		return 0;
+	}
 	sch_message(&c->sch, SCHED_F_SYNC, &m.u.schedule);
 	m.u.schedule.flags |= (uint8_t)(flags & SCHED_F_TAKEOVER);
 	/* on a grid: a late wake-up does not delay every later SI (with
@@ -183,6 +188,7 @@ master_send_flags(struct console *c, int flags, int64_t now)
 	if (n < 0)
 		return out_err(&c->out, "no destination to send the schedule "
 		    "to (see console.nodes, console.unicast)");
+	standby_forward(c, &m);
 	return n;
 }
 
@@ -696,6 +702,7 @@ master_timer(struct console *c, int64_t now)
 		master_balance(c, now);
 	if (trace_timer(&c->m.trace, now))
 		master_finish(c, c->m.trace.rc);
+	standby_timer(c, now);
 }
 
 static int64_t
@@ -721,5 +728,6 @@ master_deadline(const struct console *c)
 	if (c->m.mx_pending && c->sch.started)
 		t = earliest(t, c->m.last_send +
 		    c->conf.console.status_wait_ns);
+	t = earliest(t, standby_deadline(c));
 	return earliest(t, c->m.expiry);
 }

@@ -128,12 +128,15 @@ job_order(const void *a, const void *b)
 	return strncmp(x->name, y->name, PROTO_JOB_LEN);
 }
 
+/* the words of a node set in use: nodes 0 .. nnodes - 1 */
+#define WORDS(m)	(((m)->nnodes + 63) / 64)
+
 static int
-overlap(const uint64_t *a, const uint64_t *b)
+overlap(const uint64_t *a, const uint64_t *b, int words)
 {
 	int	 k;
 
-	for (k = 0; k < MATRIX_NODES_MAX / 64; k++)
+	for (k = 0; k < words; k++)
 		if (a[k] & b[k])
 			return 1;
 	return 0;
@@ -142,11 +145,13 @@ overlap(const uint64_t *a, const uint64_t *b)
 void
 matrix_pack(struct matrix *m, uint32_t ps_us)
 {
-	uint64_t	 used[MATRIX_JOBS_MAX][MATRIX_NODES_MAX / 64];
+	/* (static: 128 KiB; only the words in use are cleared and read) */
+	static uint64_t	 used[MATRIX_JOBS_MAX][MATRIX_NODES_MAX / 64];
 	uint64_t	 sum = 0, before = 0;
 	int		 order[MATRIX_JOBS_MAX], i, k, r;
 
-	memset(used, 0, sizeof(used));
+	for (r = 0; r < m->njobs; r++)
+		memset(used[r], 0, (size_t)WORDS(m) * sizeof(used[r][0]));
 	memset(m->row, 0, sizeof(m->row));
 	m->nrows = 0;
 	m->ps_us = ps_us;
@@ -158,11 +163,11 @@ matrix_pack(struct matrix *m, uint32_t ps_us)
 		struct matrix_job *j = &m->job[order[i]];
 
 		for (r = 0; r < m->nrows; r++)
-			if (!overlap(used[r], j->nodes))
+			if (!overlap(used[r], j->nodes, WORDS(m)))
 				break;
 		if (r == m->nrows)
 			m->nrows++;
-		for (k = 0; k < MATRIX_NODES_MAX / 64; k++)
+		for (k = 0; k < WORDS(m); k++)
 			used[r][k] |= j->nodes[k];
 		j->row = r;
 		m->row[r].njobs++;

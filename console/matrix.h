@@ -26,7 +26,7 @@
 #include "proto.h"
 
 #define MATRIX_JOBS_MAX		64	/* jobs in the cluster */
-#define MATRIX_NODES_MAX	256	/* NODES_MAX */
+#define MATRIX_NODES_MAX	16384	/* NODES_TABLE_MAX: console.nodes */
 #define MATRIX_WEIGHT_MAX	100
 #define MATRIX_WEIGHT_DEFAULT	1
 

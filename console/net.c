@@ -18,6 +18,7 @@
 #include "log.h"
 #include "net.h"
 #include "timeutil.h"
+#include "wire.h"
 
 /*
  * A keyless console: the read keys of the console keys the nodes obey

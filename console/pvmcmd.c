@@ -270,8 +270,9 @@ cmd_halt(struct cpvm *p, int argc, char **argv)
 	if (rc < 0 && rc != PvmSysErr)
 		return out_err(p->out, "halt: %s", pvmerr_msg(rc));
 	cpvm_wait_master(p, HALT_WAIT);
-	fprintf(p->out->f, "halted the virtual machine: every pvmd ends, and "
-	    "the dts running it releases its gang and exits\n");
+	fprintf(p->out->f, "halted the virtual machine: every pvmd and its "
+	    "tasks end and every gang empties; the dts services keep "
+	    "running, waiting for the next pvmd\n");
 	return 0;
 }
 

@@ -257,6 +257,87 @@ show_weights(FILE *f, const struct weights *ws)
 	    "host speed" : "");
 }
 
+const char *
+report_show_whose(const struct sch *s)
+{
+	if (s->started)
+		return "this console's, sent to the nodes every SI";
+	if (s->spoken)
+		return "this console's; it told the nodes to stop";
+	return "this console's (dts.conf, set), not sent: not what the "
+	    "nodes run";
+}
+
+int
+report_runs(const struct nodes *ns, struct report_run *r, int max)
+{
+	const struct proto_status	*st;
+	int				 i, k, n = 0;
+
+	for (i = 0; i < ns->n; i++) {
+		if (!ns->v[i].have_status)
+			continue;
+		st = &ns->v[i].st;
+		for (k = 0; k < n; k++)
+			if (r[k].mode == st->mode && r[k].ps_us == st->ps_us &&
+			    r[k].ip_us == st->ip_us && r[k].master ==
+			    st->master && r[k].slicing == !!(st->flags &
+			    SCHED_F_ACTIVE) && r[k].own == !!(st->flags &
+			    STATUS_F_OWN))
+				break;
+		if (k == n) {
+			if (n == max) {	/* counted in the last one */
+				k = n - 1;
+				r[k].others++;
+				continue;
+			}
+			r[k] = (struct report_run){ .mode = st->mode,
+			    .ps_us = st->ps_us, .ip_us = st->ip_us,
+			    .master = st->master, .slicing = !!(st->flags &
+			    SCHED_F_ACTIVE), .own = !!(st->flags &
+			    STATUS_F_OWN) };
+			n++;
+		}
+		r[k].nodes++;
+	}
+	return n;
+}
+
+/* "nodes run    static, PS 50ms of IP 100ms, slicing: 3 nodes, master
+ * 10.0.0.1", one line per schedule, from the last STATUS of each node. */
+static void
+show_runs(FILE *f, const struct nodes *ns)
+{
+	struct report_run	 r[REPORT_RUNS_MAX];
+	struct in_addr		 a;
+	char			 ps[32], ip[32], m[INET_ADDRSTRLEN];
+	int			 i, n = report_runs(ns, r, REPORT_RUNS_MAX);
+
+	if (n == 0)
+		fprintf(f, "%-12s not known: no status heard (status asks "
+		    "them)\n", "nodes run");
+	for (i = 0; i < n; i++) {
+		a.s_addr = htonl(r[i].master);
+		if (r[i].master == 0)
+			snprintf(m, sizeof(m), "none");
+		else
+			inet_ntop(AF_INET, &a, m, sizeof(m));
+		fprintf(f, "%-12s %s, PS %s of IP %s, %s%s: %d node%s, "
+		    "master %s", i == 0 ? "nodes run" : "",
+		    proto_mode_name(r[i].mode),
+		    duration_format((int64_t)r[i].ps_us * NS_PER_US, ps,
+		    sizeof(ps)),
+		    duration_format((int64_t)r[i].ip_us * NS_PER_US, ip,
+		    sizeof(ip)), r[i].slicing ? "slicing" : "not slicing",
+		    r[i].own ? ", their own dts.conf's" : "", r[i].nodes,
+		    r[i].nodes == 1 ? "" : "s", m);
+		if (r[i].others > 0)
+			fprintf(f, " (and %d node%s on other schedules)",
+			    r[i].others, r[i].others == 1 ? "" : "s");
+		fputc('\n', f);
+	}
+}
+
 void
 report_show(FILE *f, const struct report_src *src)
 {
@@ -265,6 +346,7 @@ report_show(FILE *f, const struct report_src *src)
 	char			 a[32], b[300];
 	int			 i;
 
+	fprintf(f, "%-12s %s\n", "values", report_show_whose(s));
 	fprintf(f, "%-12s %s\n", "mode", proto_mode_name((unsigned)
 	    s->mode));
 	fprintf(f, "%-12s %s\n", "ip", duration_format(s->ip, a,
@@ -310,8 +392,15 @@ report_show(FILE *f, const struct report_src *src)
 	    s->table.step);
 	fprintf(f, "%-12s %s\n", "nodes", net_describe(src->net, b,
 	    sizeof(b)));
-	fprintf(f, "%-12s %s\n", "key", conf->insecure ?
-	    "none (insecure = true)" : conf->key_file);
+	if (conf->insecure)
+		fprintf(f, "%-12s none (insecure = true)\n", "key");
+	else if (src->net->keyless)
+		fprintf(f, "%-12s none (%s): sends no command\n", "key",
+		    src->net->keyless_why);
+	else
+		fprintf(f, "%-12s signs with %s, checks replies under %s\n",
+		    "key", conf->console.sign_key, conf->console.node_secret);
 	fprintf(f, "%-12s %s\n", "state", s->started ? "started" :
 	    s->spoken ? "stopped (nodes released)" : "not started");
+	show_runs(f, src->nodes);
 }

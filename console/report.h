@@ -89,6 +89,24 @@ int         report_skew(const struct node *n, const struct node *ref,
 const char *report_master(const struct proto_status *st, char *buf,
 		size_t len);
 
+/*
+ * Whose values show prints: this console's, and whether it sent them.
+ * The nodes' own come from their STATUS: report_runs groups the nodes
+ * heard from by what they run (mode, PS, IP, slicing, on their own
+ * dts.conf's schedule, master) into at most max groups, the nodes beyond
+ * counted in the last group's others.  Returns the number of groups.
+ */
+#define REPORT_RUNS_MAX 4
+struct report_run {
+	unsigned	 mode;
+	uint32_t	 ps_us, ip_us, master;
+	int		 slicing, own;
+	int		 nodes, others;
+};
+const char *report_show_whose(const struct sch *s);
+int         report_runs(const struct nodes *ns, struct report_run *r,
+		int max);
+
 /* "1.5s ago", "never" */
 const char *report_ago(int64_t then, int64_t now, char *buf, size_t len);
 

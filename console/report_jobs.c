@@ -167,7 +167,7 @@ report_jobs_json(FILE *f, const struct report_src *s)
 		set(o, s->jobw->name[i], json_integer(s->jobw->w[i]));
 	set(root, "weights", o);
 	set(root, "left_out", json_integer(mx->refused));
-	(void)json_dumpf(root, f, JSON_INDENT(2));
+	(void)json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	json_decref(root);
 	fputc('\n', f);
 	fflush(f);

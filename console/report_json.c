@@ -8,6 +8,12 @@
  * set, which a hand-written printf writer would each have to get right.
  * Durations are whole microseconds (_us) or nanoseconds (_ns); times
  * since an event are seconds (_s); absent values are null.
+ *
+ * Reals are printed with 15 significant digits (JSON_REAL_PRECISION), not
+ * jansson's default 17: a double holds any 15-digit decimal exactly, so a
+ * time since an event, whole nanoseconds divided by 1e9, prints as those
+ * nanoseconds ("0.299656501", not "0.29965650100000002") up to 11 days,
+ * and a load index (thousandths) as its thousandths.
  */
 #include <arpa/inet.h>
 #include <jansson.h>
@@ -17,6 +23,9 @@
 #include "timeutil.h"
 
 #define NREJ(a)	((int)(sizeof(a) / sizeof((a)[0])))
+
+/* json_dumpf's flags for every document of the console */
+#define JSON_FLAGS	(JSON_INDENT(2) | JSON_REAL_PRECISION(15))
 
 static void
 set(json_t *o, const char *key, json_t *v)
@@ -132,7 +141,7 @@ dump(FILE *f, json_t *root)
 {
 	int	 rc;
 
-	rc = json_dumpf(root, f, JSON_INDENT(2));
+	rc = json_dumpf(root, f, JSON_FLAGS);
 	json_decref(root);
 	fputc('\n', f);
 	fflush(f);
@@ -216,6 +225,31 @@ report_load_json(FILE *f, const struct report_src *s, const struct rla *r,
 	dump(f, root);
 }
 
+/* What the nodes heard from run: report_runs's groups. */
+static json_t *
+runs_json(const struct nodes *ns)
+{
+	struct report_run	 r[REPORT_RUNS_MAX];
+	struct in_addr		 m;
+	json_t			*a = json_array(), *o;
+	int			 i, n = report_runs(ns, r, REPORT_RUNS_MAX);
+
+	for (i = 0; i < n; i++) {
+		o = json_object();
+		set(o, "mode", json_string(proto_mode_name(r[i].mode)));
+		set(o, "ps_us", json_integer(r[i].ps_us));
+		set(o, "ip_us", json_integer(r[i].ip_us));
+		set(o, "slicing", json_boolean(r[i].slicing));
+		set(o, "own_schedule", json_boolean(r[i].own));
+		m.s_addr = htonl(r[i].master);
+		set(o, "master", r[i].master != 0 ? addr_json(m) : NULL);
+		set(o, "nodes", json_integer(r[i].nodes));
+		set(o, "others", json_integer(r[i].others));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 void
 report_show_json(FILE *f, const struct report_src *src)
 {
@@ -264,5 +298,8 @@ report_show_json(FILE *f, const struct report_src *src)
 	set(root, "key", conf->insecure ? NULL : json_string(conf->key_file));
 	set(root, "state", json_string(s->started ? "started" : s->spoken ?
 	    "stopped" : "not started"));
+	set(root, "values", json_string(report_show_whose(s)));
+	set(root, "sent", json_boolean(s->spoken));
+	set(root, "nodes_run", runs_json(src->nodes));
 	dump(f, root);
 }

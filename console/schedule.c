@@ -44,7 +44,7 @@ int64_t
 sch_ps(const struct sch *s)
 {
 	if (s->mode == MODE_BALANCED && s->bal_ls_pct >= 0)
-		return rules_table_ps(s->ip, s->bal_ls_pct);
+		return loadtab_ps(s->ip, s->bal_ls_pct);
 	return sch_user_ps(s);
 }
 
@@ -211,6 +211,20 @@ sch_stop(struct sch *s)
 {
 	s->started = 0;
 	s->spoken = 1;
+}
+
+void
+sch_set_policy(struct sch *s, const struct dts_conf *c)
+{
+	s->sync = c->sync;
+	s->ls_idle = c->ls_policy == LS_IDLE;
+}
+
+void
+sch_forget(struct sch *s)
+{
+	s->started = 0;
+	s->spoken = 0;
 }
 
 void

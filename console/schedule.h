@@ -6,7 +6,7 @@
  * Every setter parses its argument, checks the whole resulting schedule
  * and changes nothing unless it is valid; errors are one line naming the
  * command and what was wrong ("ip: 90s is out of range [1ms, 60s]").
- * Checks: IP in [1ms, 60s]; SI in [10ms, 1h] and SI >= IP; 0 < PS < IP;
+ * Checks: IP in [1ms, 60s]; SI in [10ms, 3600s] and SI >= IP; 0 < PS < IP;
  * PS/IP and PS inside the kernel's real-time budget, for every entry of
  * Table 2.1 too in balanced and distributed mode.  Times are whole
  * microseconds, the resolution of the wire.
@@ -61,6 +61,14 @@ int sch_set_balanced_ls(struct sch *s, int ls_pct, char *err, size_t len);
 /* Start (choosing a new PS origin at now_real) and stop. */
 void sch_start(struct sch *s, int64_t now_real);
 void sch_stop(struct sch *s);
+
+/* `set sync` or `set ls_policy` changed c: the sync method and the LS
+ * policy the schedule sends from now on. */
+void sch_set_policy(struct sch *s, const struct dts_conf *c);
+
+/* The nodes are gone (halt ended every pvmd): not started, and nothing
+ * said to resend every SI. */
+void sch_forget(struct sch *s);
 
 /* IP or PS changed: a started schedule gets a new origin. */
 void sch_rebase(struct sch *s, int64_t now_real);

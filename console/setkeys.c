@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "balance.h"
-#include "conf_priv.h"
+#include "conf.h"
 #include "setkeys.h"
 #include "timeutil.h"
 
@@ -71,33 +71,27 @@ setkeys_nargs(const char *key, char *err, size_t len)
 }
 
 /*
- * The schema's three steps on a copy: the text into the key's field, the
- * key's range and validator, then every check conf_load() makes of a
- * whole file.  The copy replaces conf only if it passes them all.
+ * The schema's steps on a copy: the text into the key's field, checked
+ * against the key's range and validator (conf_value_set), then every
+ * check conf_load() makes of a whole file.  The copy replaces conf only
+ * if it passes them all.
  */
 int
 setkeys_conf(struct dts_conf *conf, const char *key, const char *value,
     char *err, size_t len)
 {
-	const struct conf_key	*k;
 	struct dts_conf		*t;
 	char			 why[CONF_STR_MAX * 2];
 	int			 id = find(key);
 
 	if (id == -1 || keys[id].path == NULL)
 		return unknown(key, err, len);
-	if ((k = confkey_find(keys[id].path)) == NULL) {
-		snprintf(err, len, "set %s: not in the dts.conf schema",
-		    keys[id].name);
-		return -1;
-	}
 	if ((t = malloc(sizeof(*t))) == NULL) {
 		snprintf(err, len, "set %s: out of memory", keys[id].name);
 		return -1;
 	}
 	*t = *conf;
-	if (confval_set_text(k, t, value, why, sizeof(why)) == -1 ||
-	    confkey_check(k, t, why, sizeof(why)) == -1 ||
+	if (conf_value_set(t, keys[id].path, value, why, sizeof(why)) == -1 ||
 	    conf_check(t, why, sizeof(why)) == -1) {
 		snprintf(err, len, "set %s: %s", keys[id].name, why);
 		free(t);
@@ -112,34 +106,18 @@ const char *
 setkeys_value(const struct dts_conf *conf, enum setkey id, char *buf,
     size_t len)
 {
-	const struct conf_key	*k = NULL;
-	const void		*p;
-
-	if (keys[id].path == NULL || (k = confkey_find(keys[id].path)) ==
-	    NULL) {
+	if (keys[id].path == NULL) {
 		snprintf(buf, len, "?");
 		return buf;
 	}
-	p = CFLD(conf, k->off, char);
-	switch (k->type) {
-	case CT_ENUM:
-		snprintf(buf, len, "%s", k->names[*(const int *)p]);
-		return buf;
-	case CT_DURATION:
-		return duration_format(*(const int64_t *)p, buf, len);
-	case CT_FLOAT:
-		snprintf(buf, len, "%g", *(const double *)p);
-		return buf;
-	default:
-		snprintf(buf, len, "?");	/* set has no other type */
-		return buf;
-	}
+	return conf_value_format(conf, keys[id].path, buf, len);
 }
 
 const char *
 setkeys_usage(const char *key, char *buf, size_t len)
 {
-	const struct conf_key	*k;
+	const char		*type;
+	const char *const	*names;
 	size_t			 n = 0;
 	int			 id = find(key), i;
 
@@ -147,19 +125,18 @@ setkeys_usage(const char *key, char *buf, size_t len)
 		snprintf(buf, len, "HOST W|auto | JOB W");
 		return buf;
 	}
-	if (id == -1 || (k = confkey_find(keys[id].path)) == NULL) {
+	if (id == -1 || (type = conf_key_type(keys[id].path)) == NULL) {
 		snprintf(buf, len, "VALUE");
 		return buf;
 	}
-	if (k->type == CT_DURATION)
+	if (strcmp(type, "duration") == 0)
 		snprintf(buf, len, "DUR");
-	else if (k->type != CT_ENUM)
+	else if ((names = conf_key_names(keys[id].path)) == NULL)
 		snprintf(buf, len, "X");
 	else
-		for (i = 0, buf[0] = '\0'; k->names[i] != NULL && n < len;
-		    i++)
+		for (i = 0, buf[0] = '\0'; names[i] != NULL && n < len; i++)
 			n += (size_t)snprintf(buf + n, len - n, "%s%s",
-			    i > 0 ? "|" : "", k->names[i]);
+			    i > 0 ? "|" : "", names[i]);
 	return buf;
 }
 
@@ -206,7 +183,7 @@ const char *
 setkeys_complete(const char *line, int nwords, const char *text, int i,
     const struct vm_hosts *hosts)
 {
-	const struct conf_key	*k;
+	const char *const	*names;
 	char			 key[32];
 	size_t			 len = strlen(text);
 	int			 id, n;
@@ -230,7 +207,7 @@ setkeys_complete(const char *line, int nwords, const char *text, int i,
 		return NULL;
 	}
 	if ((id = find(key)) == -1 || keys[id].path == NULL ||
-	    (k = confkey_find(keys[id].path)) == NULL || k->type != CT_ENUM)
+	    (names = conf_key_names(keys[id].path)) == NULL)
 		return NULL;
-	return nth(k->names, text, i);	/* the schema's names */
+	return nth(names, text, i);	/* the schema's names */
 }

@@ -58,7 +58,7 @@ const char *setkeys_name(enum setkey id);
  * Set key (a name of a key but weight, or its dts.conf path) to
  * value in conf, through the schema, and check the whole result.  Returns
  * the enum setkey changed; or -1 with a one-line err ("set timeout: 5ms is
- * out of range [10ms, 1d]") and conf unchanged.
+ * out of range [10ms, 86400s]") and conf unchanged.
  */
 int setkeys_conf(struct dts_conf *conf, const char *key, const char *value,
     char *err, size_t len);

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "priv.h"
 #include "timeutil.h"
+#include "wire.h"
 
 #define BATCH 64                       /* datagrams per recvmmsg */
 /* room for one receive time (SO_TIMESTAMPNS) */

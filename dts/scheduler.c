@@ -8,12 +8,14 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
+#include "conf.h"
 #include "log.h"
 #include "priv.h"
 #include "rules.h"
 #include "scheduler.h"
 #include "timeutil.h"
 #include "trace.h"
+#include "wire.h"
 
 void
 sched_init(struct sched *s, volatile struct agent_shared *shm, int64_t silence)
@@ -248,9 +250,15 @@ notify(struct sched *s)
  * one by one instead).
  */
 static int
+can_hold(const struct sched *s)
+{
+	return s->hold != NULL && s->hold->hold_fd != -1 && !s->ls_idle;
+}
+
+static int
 hold(struct sched *s, int on)
 {
-	if (s->hold == NULL || s->hold->hold_fd == -1 || (on && s->ls_idle))
+	if (s->hold == NULL || s->hold->hold_fd == -1 || (on && !can_hold(s)))
 		return -1;
 	if (gang_hold(s->hold, on) == -1) {
 		log_warn("%s %s", on ? "freeze" : "thaw", s->hold->jobs);
@@ -298,8 +306,7 @@ set_cur(struct sched *s, int who, int64_t now, int force, int tell)
 
 	if (s->cur == who && !force)
 		return;
-	if (who == SEG_NONE && !s->held && s->hold != NULL &&
-	    s->hold->hold_fd != -1 && !s->ls_idle) {
+	if (who == SEG_NONE && !s->held && can_hold(s)) {
 		for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
 			if (j->gang != NULL)
 				job_count(s, j, now);
@@ -450,7 +457,7 @@ ps_now(const struct sched *s)
 	if (s->slicing)
 		return s->sl.ps;
 	return s->mode == MODE_DISTRIBUTED ?
-	    rules_table_ps(s->ip, s->dist_ls_pct) : s->ps;
+	    loadtab_ps(s->ip, s->dist_ls_pct) : s->ps;
 }
 
 /*
@@ -632,7 +639,7 @@ arrival_sync(struct sched *s, int64_t arrival, int64_t ps, int64_t now)
 static int64_t
 dist_ps(const struct sched *s)
 {
-	return rules_table_ps(s->ip, s->dist_ls_pct);
+	return loadtab_ps(s->ip, s->dist_ls_pct);
 }
 
 /*
@@ -650,7 +657,7 @@ check_rules(const struct sched *s, int mode, int64_t ps, int64_t ip,
 
 	if (mode == MODE_DISTRIBUTED) {
 		r.mode = MODE_STATIC;
-		r.ps = rules_table_ps(ip, dist_ls_pct);
+		r.ps = loadtab_ps(ip, dist_ls_pct);
 	}
 	if (rules_check(&r, &s->rt, buf, sizeof(buf)) == -1) {
 		*err = buf;

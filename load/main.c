@@ -3,8 +3,9 @@
  *
  * Started by dts (spawn.h), already at SCHED_FIFO max-1, as root with
  * only CAP_SYS_NICE and CAP_KILL (ambient), so the gang's user cannot
- * signal, ptrace or write to it.  The agent runs above the gang (SCHED_RR
- * max-2), where the thesis puts pvmd above the agent: swapped on purpose,
+ * signal, ptrace or write to it.  The agent runs above the gangs (SCHED_RR
+ * max-2 for pvmd, max-3 for its tasks, max-4 for a job that fills another
+ * job's slot), where the thesis puts pvmd above the agent: swapped on purpose,
  * since a fail-safe below a gang that spins on every CPU could not run
  * (dts/main.c, AGENT_PRIO).  It samples the local run-queue length every
  * load.sample while the gang is stopped, folds the samples into the load

@@ -198,7 +198,7 @@ MD=$B_OUT/edge.md
 	echo "## Edge cost (T_ex): deadline to gang stopped / continued"
 	echo
 	echo "dts in static mode, IP 10 ms, PS 50 %, backend \`$BACKEND\`, gang = N CPU-bound PVM tasks (\`spin\`, spawned"
-	echo "through pvmd, SCHED_RR rtprio $prio) plus pvmd itself, the members of dts's gang cgroup; nothing pinned."
+	echo "through pvmd, SCHED_RR rtprio $((prio > 0 ? prio - 1 : 0))) plus pvmd itself (rtprio $prio), the members of dts's gang cgroup; nothing pinned."
 	echo "Per edge: *late* = wake-up minus the absolute deadline, *op* = wake-up to gang operation done"
 	if [ "$BACKEND" = freezer ]; then
 		echo "(the write to the gang's \`cgroup.freeze\`; the kernel stops the tasks after it returns),"

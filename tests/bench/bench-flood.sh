@@ -2,7 +2,7 @@
 # bench-flood.sh BUILD OUTDIR [--quick] - what a flood of forged datagrams
 # costs a node.
 #
-# A 3-host cluster (tests/cluster/cluster.sh, one dts per network
+# A 3-host cluster (tests/system/cluster.sh, one dts per network
 # namespace, PVM on every host).  h1 is the node: STATIC, IP 100 ms,
 # PS 50 %, its pvmd in its gang (BENCH_SPIN=1 adds a CPU-bound PVM task,
 # tests/pvm/spin: on this 2-CPU VM the flooders then share the CPUs with
@@ -57,7 +57,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/common.sh"
 b_init flood "$@"	# BUILD OUTDIR [--quick]: lib.sh, traps, B_OUT, B_QUICK
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 FLOOD=$BUILD/tests/tools/flood
 SENDGRAM=$BUILD/tests/tools/sendgram
 [ -x "$FLOOD" ] || t_fail "$FLOOD missing (build first)"
@@ -362,7 +362,7 @@ MD=$B_OUT/flood.md
 {
 	echo "## Forged-datagram flood (bench-flood)"
 	echo
-	echo "3 hosts (\`tests/cluster/cluster.sh\`, one dts per network namespace). The node h1 slices STATIC, IP 100 ms,"
+	echo "3 hosts (\`tests/system/cluster.sh\`, one dts per network namespace). The node h1 slices STATIC, IP 100 ms,"
 	if [ "$SPIN" = 1 ]; then
 		echo "PS 50 %; its gang: its pvmd and a CPU-bound PVM task (\`spin\`). Every second (its SI) the console h0 sends it a"
 	else

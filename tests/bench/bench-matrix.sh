@@ -3,7 +3,7 @@
 # matrix (issue 22's Benchmark table, rows 1-5, and a Gantt of 3 jobs on
 # 3 hosts).
 #
-# A 3-host namespace cluster (tests/cluster/cluster.sh), no pvmd at first,
+# A 3-host namespace cluster (tests/system/cluster.sh), no pvmd at first,
 # driven by `dts-console -n` on h0 (console.nodes from a host file), mode
 # static, IP 100 ms, PS 80 %, SI 1 s.  h0's processes are pinned to CPU 0
 # and h1's to CPU 1, with a CPU hog (SCHED_OTHER) on each of the two.
@@ -46,7 +46,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/common.sh"
 b_init matrix "$@"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 command -v python3 > /dev/null || t_skip "needs python3"
 command -v taskset > /dev/null || t_skip "needs taskset"
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs"

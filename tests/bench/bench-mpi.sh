@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench-mpi.sh BUILD OUTDIR [--quick] - MPI jobs (Open MPI) as DTS gangs.
 #
-# 2 hosts (tests/cluster/cluster.sh, --no-pvm), the MPI job launched from
+# 2 hosts (tests/system/cluster.sh, --no-pvm), the MPI job launched from
 # h0 as the tests do it (cluster.sh c_mpi_bg: dts-run -- mpirun.openmpi
 # --mca plm_rsh_agent dts-ssh ..., one rank per host, TCP on the cluster's
 # eth0 only).
@@ -43,7 +43,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/common.sh"
 b_init mpi "$@"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 command -v taskset > /dev/null || t_skip "needs taskset"
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs"
 command -v NPopenmpi > /dev/null && HAVE_NP=1 || HAVE_NP=0

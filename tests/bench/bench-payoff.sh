@@ -3,7 +3,7 @@
 # Linux: real PVM programs, run on a 2-host cluster with local load, under
 # every mode, against the same programs under plain Linux (mode OFF).
 #
-# 2 hosts (tests/cluster/cluster.sh), every process of host K pinned to CPU
+# 2 hosts (tests/system/cluster.sh), every process of host K pinned to CPU
 # K (taskset -a -p on everything in hK's namespace after c_up; PVM tasks
 # inherit it from pvmd; our own dts-pvmctl calls run on CPU 0 as well).
 # Programs (not written here, except bsp):
@@ -54,7 +54,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/common.sh"
 b_init payoff "$@"	# BUILD OUTDIR [--quick]: lib.sh, traps, B_OUT, B_QUICK
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 OUT=$B_OUT QUICK=$B_QUICK
 command -v python3 > /dev/null || t_skip "needs python3"
 command -v taskset > /dev/null || t_skip "needs taskset"
@@ -698,7 +698,7 @@ def cell(r):
 
 L = ["## The coscheduling payoff (bench-payoff)\n"]
 L.append(
-    "Why use DTS instead of plain Linux? 2 hosts (`tests/cluster/cluster.sh`), each pinned to its own CPU "
+    "Why use DTS instead of plain Linux? 2 hosts (`tests/system/cluster.sh`), each pinned to its own CPU "
     "(every process of host K on CPU K). The parallel programs are real PVM programs: `spmd`, `gexamp`, "
     "`timing`, `trsg` (pvm-examples), `NPpvm` (netpipe-pvm: 8-byte latency, 1 MiB bandwidth), and "
     "`tests/bench/bsp.c`, a CPU-heavy bulk-synchronous program: T tasks per host compute G ms of CPU, then "

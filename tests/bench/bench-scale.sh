@@ -21,6 +21,14 @@
 # Row 5 (N = 1000, 10000; --quick 100): BALANCED, IP 100 ms, SI 1 s; at
 # 8 s 10 % of the nodes send a LOAD with Q = 10: how long until every node
 # had a SCHEDULE with the new PS (OUTDIR/scale-balanced.csv).
+# Row 7 (N = 1000, --quick too): a master and standby pair (dts-console(1),
+# STANDBY), both on this host (so the nodes see one address: simnodes tells
+# the two by their sender ids), in STATIC, IP 100 ms, PS 50 %, SI 1 s;
+# after 6 s the master is killed (SIGKILL): the takeover's time after the
+# kill (the last node's first SCHEDULE from the standby), the nodes that
+# fell back to their own schedule, the longest gap between two SCHEDULEs
+# at any node and the nodes whose gap passed 2 SIs (one SI missed and
+# more) (OUTDIR/scale-standby.csv).
 # Writes OUTDIR/scale.csv and OUTDIR/scale.md.  Full: WIN = 60 SIs; --quick
 # 10 SIs (about 90 s in all).
 . "$(dirname "$0")/common.sh"
@@ -161,6 +169,45 @@ for N in $BAL_NS; do
 	tail -n 1 "$BCSV"
 done
 
+# Row 7, the standby: kill -9 the master, the standby takes over.
+SB_NS=1000
+[ -n "${SCALE_SB_NS+x}" ] && SB_NS=$SCALE_SB_NS
+SCSV=$B_OUT/scale-standby.csv
+echo "nodes,takeover_first_ms,takeover_last_ms,switched,fallbacks,gap_max_ms,gap_over_2si,missed,si_ms,silence_ms" > "$SCSV"
+for N in $SB_NS; do
+	CONF=$T_DIR/scale.$N.conf
+	[ -f "$CONF" ] || continue
+	P1=$((PORT + 1)) P2=$((PORT + 2))
+	# the pair: each names the other, on its own port of this host
+	sed "s|^console = {|console = { peer = \"127.0.0.1:$P2\"; peer_port = $P1;|" \
+	    "$CONF" > "$T_DIR/sb-master.$N.conf"
+	sed "s|^console = {|console = { peer = \"127.0.0.1:$P1\"; peer_port = $P2;|" \
+	    "$CONF" > "$T_DIR/sb-standby.$N.conf"
+	CONF=$T_DIR/sb-master.$N.conf
+	start_pair sb "mode static; ip 100ms; ps 50%; si 1s; start"
+	out=$("$CON" --daemon --standby -n -f "$T_DIR/sb-standby.$N.conf" 2>&1) ||
+	    t_fail "dts-console --standby: $out"
+	sb=$(printf '%s\n' "$out" | sed -n 's/.*running in the background, pid \([0-9]*\).*/\1/p')
+	[ -n "$sb" ] || t_fail "no standby pid in: $out"
+	t_track "$sb"
+	t_sleep 6	# the standby heard the master, the nodes answered it
+	kill -0 "$sb" 2> /dev/null || t_fail "the standby ended"
+	k0=$(_t_now_us)
+	kill -9 "$con"
+	t_wait_for 10 eval '! kill -0 '"$con"' 2>/dev/null'
+	t_untrack "$con"
+	t_sleep 6	# more than silence (3 SI): a fallback would have come
+	con=$sb		# stop_pair ends the acting master
+	stop_pair
+	S=$T_DIR/sb.$N.out
+	v() { sed -n "s/^$1=//p" "$S" | tail -n 1; }
+	first=$(awk -v t="$(v switch_first_real_ns)" -v k="$k0" 'BEGIN { printf "%.0f", (t > 0 ? (t / 1e3 - k) / 1e3 : -1) }')
+	last=$(awk -v t="$(v switch_last_real_ns)" -v k="$k0" 'BEGIN { printf "%.0f", (t > 0 ? (t / 1e3 - k) / 1e3 : -1) }')
+	gap=$(awk -v g="$(v gap_max_us)" 'BEGIN { printf "%.0f", g / 1e3 }')
+	echo "$N,$first,$last,$(v switched),$(v fallbacks),$gap,$(v gap_over_2si),$(v missed_all),1000,3000" >> "$SCSV"
+	tail -n 1 "$SCSV"
+done
+
 # the goals of issue 23 (at N = 10000; the largest N run stands in)
 read -r NMAX CPU10 < <(awk -F, 'NR == 2 { c = $3 } NR > 1 { n = $1; cm = $3 }
     END { print n, c }' "$CSV")
@@ -193,6 +240,10 @@ read -r NMAX CPU10 < <(awk -F, 'NR == 2 { c = $3 } NR > 1 { n = $1; cm = $3 }
 	    split(r, f, ",")
 	    printf "| 5 | BALANCED: a load change on 10 %% of the nodes in every node'"'"'s schedule within one SI | N = %s: %s nodes had the new PS %s ms after the LOADs (daemon CPU %s %%) | %s |\n", f[1], f[2], f[3], f[4], (f[2] == f[1] && f[3] >= 0 && f[3] <= 1000) ? "met" : "not met"
 	}' "$BCSV"
+	awk -F, 'NR > 1 { r = $0 } END { if (r == "") exit
+	    split(r, f, ",")
+	    printf "| 7 | master killed in STATIC: standby master within silence, no fallback, no SI missed by more than one | N = %s: every node (%s) followed the standby %s-%s ms after the kill (silence %s ms); %s fell back; longest gap %s ms (SI %s ms), %s nodes over 2 SIs | %s |\n", f[1], f[4], f[2], f[3], f[10], f[5], f[6], f[9], f[7], (f[4] == f[1] && f[3] >= 0 && f[3] < f[10] && f[5] == 0 && f[7] == 0) ? "met" : "not met"
+	}' "$SCSV"
 	echo
 	b_env_note
 } > "$B_OUT/scale.md"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench-sync.sh BUILD OUTDIR [--quick] - synchronization of the slices of a
-# 4-host cluster (tests/cluster/cluster.sh, one dts per network namespace).
+# 4-host cluster (tests/system/cluster.sh, one dts per network namespace).
 #
 # STATIC mode, schedules broadcast to $C_BCAST from h0 with sendgram (as
 # dts-console does every SI).  Every host records its slice edges; the
@@ -34,7 +34,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/common.sh"
 b_init sync "$@"	# BUILD OUTDIR [--quick]: lib.sh, traps, B_OUT, B_QUICK
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 OUT=$B_OUT QUICK=$B_QUICK T_START=$B_T0
 STAT="python3 $HERE/syncstat.py"
 command -v python3 > /dev/null || t_skip "needs python3"
@@ -306,7 +306,7 @@ x = lambda v: ("%.2fx" % v) if ok(v) else "n/a"
 na = lambda s: "n/a" if s in ("", "nan") else s
 L = []
 L.append("## Synchronization (bench-sync)\n")
-L.append("4 hosts (`tests/cluster/cluster.sh`: one dts + pvmd per network namespace, "
+L.append("4 hosts (`tests/system/cluster.sh`: one dts + pvmd per network namespace, "
          "all on this 2-CPU VM), STATIC mode, PS = IP/2. From h0 `sendgram` broadcasts "
          "the schedule to the subnet every SI, as dts-console does. Each host records its slice edges. "
          "The skew of a host k > 0 is its PS start minus the nearest PS start of h0, "

@@ -14,6 +14,7 @@
 
 #include "auth.h"
 #include "proto.h"
+#include "wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,10 +15,10 @@ libs="$(pkg-config --libs libsodium)"
 # shellcheck disable=SC2086
 $clang $flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-o "$out/fuzz_proto" "$src/tests/fuzz/fuzz_proto.c" \
-	"$src/common/proto.c" "$src/common/job.c" "$src/common/auth.c" "$src/common/rules.c" "$src/common/names.c" "$src/common/timeutil.c" $libs
+	"$src/common/proto.c" "$src/common/wire.c" "$src/common/job.c" "$src/common/auth.c" "$src/common/rules.c" "$src/common/loadtab.c" "$src/common/names.c" "$src/common/timeutil.c" $libs
 # shellcheck disable=SC2086
 $clang $flags -fsanitize=address,undefined -o "$out/seedgen" \
-	"$src/tests/fuzz/seedgen.c" "$src/common/proto.c" "$src/common/job.c" "$src/common/auth.c" "$src/common/rules.c" "$src/common/names.c" "$src/common/timeutil.c" $libs
+	"$src/tests/fuzz/seedgen.c" "$src/common/proto.c" "$src/common/wire.c" "$src/common/job.c" "$src/common/auth.c" "$src/common/rules.c" "$src/common/loadtab.c" "$src/common/names.c" "$src/common/timeutil.c" $libs
 "$out/seedgen" "$out/corpus"
 "$out/fuzz_proto" -max_total_time="$secs" -max_len=700 -print_final_stats=1 \
 	"$out/corpus" > "$out/fuzz.log" 2>&1 || {

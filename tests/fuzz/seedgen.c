@@ -9,6 +9,7 @@
 #include <sodium.h>
 
 #include "auth.h"
+#include "wire.h"
 
 static void
 emit(const char *dir, const char *name, struct proto_msg *m)

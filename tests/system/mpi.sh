@@ -1,6 +1,6 @@
 # mpi.sh - the body of t84-cluster-mpi-openmpi.sh and t86-cluster-mpi-mpich.sh
 # (bash; source it with MPI_KIND=ompi or mpich): real MPI jobs on a 3-host
-# DTS cluster in network namespaces (tests/cluster/cluster.sh), every
+# DTS cluster in network namespaces (tests/system/cluster.sh), every
 # launcher's per-node process a gang through dts-run, driven by
 # `dts-console -n` from the job's own host file.
 #
@@ -43,7 +43,7 @@
 #     completes; h0 and h2 go on slicing; a new dts on h1 slices again.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup "$(basename "$0" .sh)"
 [ -x "$BUILD/console/dts-console" ] || t_skip "not built: dts-console"
 c_mpi_need "$MPI_KIND"
@@ -89,9 +89,9 @@ c_sc_cmd "mode static; ip 100ms; ps 50%; si 1s; start" || t_fail "start: $C_SC_E
 grep -q "^started: mode static, PS 50ms of IP 100ms, SI 1s, sync arrival; sent to $N destinations$" \
     <<< "$C_SC_OUT" || t_fail "start: $C_SC_OUT $C_SC_ERR"
 
-# mode_rows MODE [STATE]: the console's status shows every host in MODE
+# m_mode_rows MODE [STATE]: the console's status shows every host in MODE
 # (and STATE)
-mode_rows() {
+m_mode_rows() {
 	local k
 	c_sc_cmd status || return 1
 	grep -q "^$N nodes answered" <<< "$C_SC_OUT" || return 1
@@ -100,16 +100,16 @@ mode_rows() {
 		    END { exit !f }' <<< "$C_SC_OUT" || return 1
 	done
 }
-t_wait_for 10 mode_rows static slicing || t_fail "not every host static and slicing: $C_SC_OUT"
+t_wait_for 10 m_mode_rows static slicing || t_fail "not every host static and slicing: $C_SC_OUT"
 t_log "console -n: hosts $HF, PVM commands refused, static on $N hosts"
 
 # ---- helpers ------------------------------------------------------------------
-# job_ok NAME N [MIN]: the job's log has N rank lines, each rank in its
+# m_job_ok NAME N [MIN]: the job's log has N rank lines, each rank in its
 # host's gang, and a complete result line, of at least MIN (1) iterations
 # (in ITERS).  The jobs run for a time (-i 0 -t SECS), not a number of
 # iterations: busy-polling ranks at SCHED_RR, more of them than CPUs here,
 # take turns of the kernel's RR time slice (100 ms).
-job_ok() {
+m_job_ok() {
 	local log=$T_LOG/$1.log
 	c_mpi_ranks_ok "$log" "$2" || t_fail "$1: $MPI_WHY ($(paste -sd'|' "$log"))"
 	grep -q "^mpiloop ranks=$2 iters=[1-9][0-9]* .* complete=1$" "$log" ||
@@ -117,11 +117,11 @@ job_ok() {
 	ITERS=$(sed -n 's/^mpiloop .* iters=\([0-9]*\) .*/\1/p' "$log")
 	[ "$ITERS" -ge "${3:-1}" ] || t_fail "$1: only $ITERS iterations"
 }
-ranks_up() { [ "$(grep -c '^rank [0-9]* of ' "$T_LOG/$1.log")" -ge "$2" ]; }
-# rank_pid NAME K: the pid of rank K, from the job's log
-rank_pid() { awk -v k="$2" '$1 == "rank" && $2 == k { print $8 }' "$T_LOG/$1.log"; }
+m_ranks_up() { [ "$(grep -c '^rank [0-9]* of ' "$T_LOG/$1.log")" -ge "$2" ]; }
+# m_rank_pid NAME K: the pid of rank K, from the job's log
+m_rank_pid() { awk -v k="$2" '$1 == "rank" && $2 == k { print $8 }' "$T_LOG/$1.log"; }
 # leftovers: nothing stopped, frozen, real-time or idle on any host
-no_leftovers() {
+m_no_leftovers() {
 	local k l
 	LEFT=
 	for ((k = 0; k < N; k++)); do
@@ -130,12 +130,12 @@ no_leftovers() {
 	done
 	[ -z "$LEFT" ]
 }
-gangs_empty() {
+m_gangs_empty() {
 	local k
 	for ((k = 0; k < N; k++)); do [ -z "$(c_gang_pids h$k)" ] || return 1; done
 }
-# never_stopped SECS WHAT K:PID...: no PID (on host K) stopped for SECS
-never_stopped() {
+# m_never_stopped SECS WHAT K:PID...: no PID (on host K) stopped for SECS
+m_never_stopped() {
 	local end kp secs=$1 what=$2
 	shift 2
 	end=$(($(_t_now_us) + $(_t_secs_to_us "$secs")))
@@ -147,18 +147,18 @@ never_stopped() {
 		sleep 0.005
 	done
 }
-# all_ranks: "K:PID" of every rank in RANK
-all_ranks() { local k; for k in "${!RANK[@]}"; do echo "$k:${RANK[k]}"; done; }
+# m_all_ranks: "K:PID" of every rank in RANK
+m_all_ranks() { local k; for k in "${!RANK[@]}"; do echo "$k:${RANK[k]}"; done; }
 
 # ---- 2. 2 hosts -----------------------------------------------------------------
 c_mpi_run 2 job2 -r -i 0 -t 5 || t_fail "2-host job: status $C_MPI_RC: $(tail -n 5 "$T_LOG/job2.log")"
-job_ok job2 2 20
+m_job_ok job2 2 20
 t_log "2 hosts: $ITERS iterations, each rank in its host's gang"
 # the other launch line: Open MPI's own launch agent (--launch-agent
 # "dts-run -- orted" with a plain ssh), hydra's older option names
 case $MPI_KIND in ompi) ALT=ompi-agent ;; *) ALT=mpich-boot ;; esac
 C_MPI_KIND=$ALT c_mpi_run 2 alt -r -i 0 -t 2 || t_fail "$ALT: status $C_MPI_RC: $(tail -n 5 "$T_LOG/alt.log")"
-job_ok alt 2 10
+m_job_ok alt 2 10
 t_log "2 hosts through $ALT: $ITERS iterations, each rank in its host's gang"
 if [ "$MPI_KIND" = ompi ] && command -v NPopenmpi > /dev/null; then
 	C_MPI_PROG=$(command -v NPopenmpi) c_mpi_run 2 netpipe -u 65536 -n 5 -p 0 -o "$T_DIR/np.out" ||
@@ -171,14 +171,14 @@ fi
 
 # ---- 3. 3 hosts -----------------------------------------------------------------
 c_mpi_run 3 job3 -r -i 0 -t 8 || t_fail "3-host job: status $C_MPI_RC: $(tail -n 5 "$T_LOG/job3.log")"
-job_ok job3 3 5
+m_job_ok job3 3 5
 t_log "3 hosts, busy polling: $ITERS iterations, each rank in its host's gang"
 
 c_mpi_bg 3 long -r -i 0 -t 40 -s 200
-t_wait_for 60 ranks_up long 3 || t_fail "3-host job: no ranks: $(tail -n 5 "$T_LOG/long.log")"
+t_wait_for 60 m_ranks_up long 3 || t_fail "3-host job: no ranks: $(tail -n 5 "$T_LOG/long.log")"
 c_mpi_ranks_ok "$T_LOG/long.log" 3 || t_fail "long: $MPI_WHY"
 declare -a RANK
-for ((k = 0; k < N; k++)); do RANK[k]=$(rank_pid long $k); done
+for ((k = 0; k < N; k++)); do RANK[k]=$(m_rank_pid long $k); done
 c_gang_pids h0 | grep -qx "$C_MPI_PID" || t_fail "the launcher $C_MPI_PID is not in h0's gang"
 [ "$(_c_comm "$C_MPI_PID")" = "$LAUNCHER" ] || t_fail "pid $C_MPI_PID is $(_c_comm "$C_MPI_PID"), not $LAUNCHER"
 for k in 1 2; do
@@ -232,7 +232,7 @@ t_log "load and trace cover the $N hosts ($(($(wc -l < "$T_DIR/trace.csv") - 1))
 for m in balanced distributed hpdt off static; do
 	c_sc_cmd "mode $m" && c_sc_cmd start || t_fail "mode $m: $C_SC_ERR"
 	grep -q "^started: mode $m" <<< "$C_SC_OUT" || t_fail "mode $m: $C_SC_OUT $C_SC_ERR"
-	t_wait_for 10 mode_rows "$m" || t_fail "not every host in $m: $C_SC_OUT"
+	t_wait_for 10 m_mode_rows "$m" || t_fail "not every host in $m: $C_SC_OUT"
 	case $m in
 	hpdt | off)	# RR or plain, and never stopped
 		t_sleep 0.3
@@ -242,39 +242,39 @@ for m in balanced distributed hpdt off static; do
 			[ "$(t_policy "${RANK[k]}")" = "$want" ] ||
 			    t_fail "$m: rank $k is $(t_policy "${RANK[k]}")"
 		done
-		never_stopped 1 "$m" $(all_ranks) ;;
+		m_never_stopped 1 "$m" $(m_all_ranks) ;;
 	esac
 done
 t_log "balanced, distributed, hpdt (ranks RR, never stopped), off (ranks TS, never stopped), static: all $N hosts"
 c_mpi_wait 90 || t_fail "long job: status $C_MPI_RC: $(tail -n 5 "$T_LOG/long.log")"
-job_ok long 3
+m_job_ok long 3
 t_log "long job: $ITERS iterations"
 
 # ---- 4. stop during a job ---------------------------------------------------------
 c_mpi_bg 3 stopjob -r -i 0 -t 8 -s 200
-t_wait_for 60 ranks_up stopjob 3 || t_fail "stop job: no ranks: $(tail -n 5 "$T_LOG/stopjob.log")"
+t_wait_for 60 m_ranks_up stopjob 3 || t_fail "stop job: no ranks: $(tail -n 5 "$T_LOG/stopjob.log")"
 c_sc_cmd stop || t_fail "stop: $C_SC_ERR"
 grep -q "^stopped: the nodes release their gangs .*sent to $N destinations" <<< "$C_SC_OUT" ||
     t_fail "stop: $C_SC_OUT"
-t_wait_for 5 mode_rows static idle || t_fail "after stop, not every host idle: $C_SC_OUT"
-t_wait_for 3 no_leftovers || t_fail "after stop:$LEFT"
-for ((k = 0; k < N; k++)); do RANK[k]=$(rank_pid stopjob $k); done
-never_stopped 0.5 stop $(all_ranks)
+t_wait_for 5 m_mode_rows static idle || t_fail "after stop, not every host idle: $C_SC_OUT"
+t_wait_for 3 m_no_leftovers || t_fail "after stop:$LEFT"
+for ((k = 0; k < N; k++)); do RANK[k]=$(m_rank_pid stopjob $k); done
+m_never_stopped 0.5 stop $(m_all_ranks)
 c_mpi_wait 60 || t_fail "job after stop: status $C_MPI_RC: $(tail -n 5 "$T_LOG/stopjob.log")"
-job_ok stopjob 3
+m_job_ok stopjob 3
 t_log "stop: every gang released mid-job, nothing stopped or RT; the job completed"
 c_sc_cmd start || t_fail "start: $C_SC_ERR"
-t_wait_for 10 mode_rows static slicing || t_fail "not slicing again: $C_SC_OUT"
+t_wait_for 10 m_mode_rows static slicing || t_fail "not slicing again: $C_SC_OUT"
 
 # ---- 5. the end of a job ----------------------------------------------------------
 c_mpi_bg 3 endjob -r -i 0 -t 120 -s 200
-t_wait_for 60 ranks_up endjob 3 || t_fail "end job: no ranks: $(tail -n 5 "$T_LOG/endjob.log")"
+t_wait_for 60 m_ranks_up endjob 3 || t_fail "end job: no ranks: $(tail -n 5 "$T_LOG/endjob.log")"
 t_sleep 1
 kill -TERM "$C_MPI_PID"
 c_mpi_wait 30
 [ "$C_MPI_RC" != 124 ] || t_fail "$LAUNCHER did not end within 30 s of SIGTERM"
-t_wait_for 20 gangs_empty || t_fail "gangs not empty after the job ended: $(for k in 0 1 2; do printf 'h%s: %s; ' $k "$(c_gang_pids h$k | paste -sd' ')"; done)"
-no_leftovers || t_fail "after the job ended:$LEFT"
+t_wait_for 20 m_gangs_empty || t_fail "gangs not empty after the job ended: $(for k in 0 1 2; do printf 'h%s: %s; ' $k "$(c_gang_pids h$k | paste -sd' ')"; done)"
+m_no_leftovers || t_fail "after the job ended:$LEFT"
 for ((k = 0; k < N; k++)); do
 	for p in $(c_pids h$k); do
 		[ "$(_c_comm "$p")" != "$PROG" ] || ! _c_alive "$p" || t_fail "a rank is left on h$k: $p"
@@ -284,16 +284,16 @@ t_log "end of a job (SIGTERM to $LAUNCHER, status $C_MPI_RC): every gang empty, 
 
 # ---- 6. kill -9 of a dts during a job -----------------------------------------------
 c_mpi_bg 3 killjob -r -i 0 -t 8 -s 200
-t_wait_for 60 ranks_up killjob 3 || t_fail "kill job: no ranks: $(tail -n 5 "$T_LOG/killjob.log")"
-R1=$(rank_pid killjob 1)
+t_wait_for 60 m_ranks_up killjob 3 || t_fail "kill job: no ranks: $(tail -n 5 "$T_LOG/killjob.log")"
+R1=$(m_rank_pid killjob 1)
 D1=$(c_dts_pid h1) || t_fail "no dts on h1"
 t_sleep 1
 kill -KILL "$D1"
 t_wait_for 3 eval '[ -z "$(c_ft_leftovers h1)" ] && [ "$(t_policy "$R1")" = TS ]' ||
     t_fail "h1's gang not released after kill -9 of its dts: $(c_ft_leftovers h1)"
-never_stopped 0.5 "h1 after kill -9" "1:$R1"
+m_never_stopped 0.5 "h1 after kill -9" "1:$R1"
 c_mpi_wait 60 || t_fail "job after kill -9: status $C_MPI_RC: $(tail -n 5 "$T_LOG/killjob.log")"
-job_ok killjob 3
+m_job_ok killjob 3
 for k in 0 2; do
 	[ "$(c_status h$k active)" = 1 ] || t_fail "h$k stopped slicing after h1's dts died"
 done
@@ -303,7 +303,7 @@ if [ "${C_DTS_PID[1]:-}" = "$D1" ]; then
 	C_DTS_PID[1]=
 fi
 c_start_dts 1
-t_wait_for 10 mode_rows static slicing || t_fail "h1's new dts does not slice: $C_SC_OUT"
+t_wait_for 10 m_mode_rows static slicing || t_fail "h1's new dts does not slice: $C_SC_OUT"
 t_log "kill -9 of h1's dts: h1's gang released at once, the job completed ($ITERS iterations); a new dts slices"
 
 # status 1: the bad host file and the PVM commands failed, on purpose

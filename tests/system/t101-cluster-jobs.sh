@@ -2,7 +2,7 @@
 # t101-cluster-jobs.sh - two users' PVM virtual machines on the same 3
 # hosts, coscheduled by the operator's console through the gang matrix
 # (dts-console(1), THE GANG MATRIX; dts(8), JOBS), on a real 3-host
-# cluster (tests/cluster/cluster.sh):
+# cluster (tests/system/cluster.sh):
 #  1. The operator's console (root, `dts-console -n --daemon` with the
 #     console key: hosts h0 h1 h2, STATIC, IP 100 ms, PS 80 %, SI 1 s).
 #     User A's VM from a shell (its master pvmd through the launcher with
@@ -32,7 +32,7 @@
 # frozen or real-time, no user and no namespace.
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t101-cluster-jobs
 for p in master1 slave1; do
 	command -v "$p" > /dev/null || t_skip "needs pvm-examples ($p)"
@@ -142,7 +142,7 @@ for ((k = 0; k < N; k++)); do
 	    t_fail "B's spin on h$k: $(t_policy "${SP[B,$k]}")"
 done
 
-c_master1 "A's" "${UA[@]}"
+c_master1 "A's " "${UA[@]}"
 want=$((3 * N))
 t_log "A's master1 beside B's spinners: $want slaves on $N hosts, every result right"
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # t102-cluster-jobs-disjoint.sh - two users' jobs on disjoint host sets
 # share one row of the gang matrix (dts-console(1), THE GANG MATRIX), on a
-# real 3-host cluster (tests/cluster/cluster.sh) driven by the operator's
+# real 3-host cluster (tests/system/cluster.sh) driven by the operator's
 # console (root, `dts-console -n --daemon` with the console key; STATIC,
 # IP 100 ms, PS 80 %, SI 1 s):
 #  1. User A's VM from a shell on h0 only (its master pvmd through the
@@ -18,7 +18,7 @@
 #     load keeps at least LS - 2 pt.
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t102-cluster-jobs-disjoint
 for p in console/dts-console dts/dts-pvmjoin tests/tools/hog; do
 	[ -x "$BUILD/$p" ] || t_skip "not built: $p"

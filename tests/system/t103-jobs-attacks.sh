@@ -57,6 +57,8 @@ upvm() { t_as_user "$bin/dts-pvmctl" -T 10 "$@"; }
 cg_of() { sed -n 's/^0:://p' "/proc/$1/cgroup" 2> /dev/null; }
 in_cg() { [ "$(cg_of "$1")" = "${2#"$(t_cg_mount)"}" ]; }
 is_sh() { [ "$(cat "/proc/$1/comm" 2> /dev/null)" = sh ]; }
+# is_comm PID NAME: PID has exec'd NAME (setpriv has dropped to its uid)
+is_comm() { [ "$(cat "/proc/$1/comm" 2> /dev/null)" = "$2" ]; }
 njobs() { find "$N_CG/jobs" -mindepth 1 -maxdepth 1 -type d -name 'job.*' | wc -l; }
 cpu_us() { awk '$1 == "usage_usec" { print $2 }' "$1/cpu.stat" 2> /dev/null; }
 
@@ -330,6 +332,7 @@ attacks() {
 	"${A_ARGV[@]}" sleep 30 &
 	p=$!
 	t_track "$p"
+	t_wait_for 5 is_comm "$p" sleep || t_fail "$BACKEND: A's sleep did not start"
 	"${T_USER_ARGV[@]}" DTS_SOCKET="$N_SOCK" "$bin/dts-run" -- \
 	    python3 "$bin/ask.py" "$N_SOCK" "$OUT/joinb" "JOIN $p" > "$T_LOG/attempt.log" 2>&1 ||
 		t_fail "$BACKEND: B's JOIN client failed: $(cat "$T_LOG/attempt.log")"

@@ -3,7 +3,7 @@
 # virtual machine on the same 3 hosts, coscheduled by the operator's
 # console through the gang matrix (dts-console(1), THE GANG MATRIX;
 # dts(8), JOBS), on a 3-host cluster in network namespaces
-# (tests/cluster/cluster.sh):
+# (tests/system/cluster.sh):
 #  1. The operator's console (root, `dts-console -n --daemon` with the
 #     console key: STATIC, IP 100 ms, PS 80 %, SI 1 s).  User A's PVM VM
 #     from a shell on h0 (the launcher with the host file: h0 h1 h2): job
@@ -28,7 +28,7 @@
 # frozen or real-time, no user and no namespace.
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t106-cluster-jobs-mpi
 for p in master1 slave1; do
 	command -v "$p" > /dev/null || t_skip "needs pvm-examples ($p)"
@@ -130,7 +130,7 @@ kill "$HOG"
 
 # ---- 4. A's master1 beside the MPI job; the MPI job completes -------------------------
 _t_alive "$MPI" || t_fail "the MPI job ended early: $(tail -n 5 "$T_LOG/mpi.log")"
-c_master1 "A's" "${UA[@]}"
+c_master1 "A's " "${UA[@]}"
 want=$((3 * N))
 t_log "A's master1 beside the MPI job: $want slaves on $N hosts, every result right"
 _t_alive "$MPI" || t_fail "the MPI job ended before its stop file: $(tail -n 5 "$T_LOG/mpi.log")"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The cgroup v2 freezer backend.  The gang is every process of the cgroup
-# $N_GANG; dts freezes it (cgroup.freeze) in LS and thaws it in PS.  A
+# $N_GANG; dts freezes it in LS and thaws it in PS, through the parent of
+# every job, $N_CG/jobs (its cgroup.freeze; the gang's own stays 0).  A
 # member that left pvmd's session and process group (setsid) is frozen all
 # the same, and a stray SIGCONT thaws nothing.  The gang gets its PS share
 # against a local hog.  kill -9 of dts in LS: dts-load thaws the gang
@@ -54,7 +55,7 @@ frozen_now() {
 	while read -r k v; do [ "$k" = frozen ] && printf -v "$1" %s "$v"; done < "$N_GANG/cgroup.events"
 }
 look() {
-	local want=$1 cont=${2:-} try s0 s1 p a0 a1 b0 b1 f0 f1 z t0 t1 ran v
+	local want=$1 cont=${2:-} try s0 s1 p a0 a1 b0 b1 f0 f1 z own t0 t1 ran v
 	for try in $(seq 20); do
 		t_wait_for 3 n_phase_is "$want" || t_fail "never in $want"
 		s0=$(snap)
@@ -68,23 +69,25 @@ look() {
 		read -r a1 _ < "/proc/$spin/schedstat"; read -r b1 _ < "/proc/$sid/schedstat"
 		t1=$(_t_now_us)
 		frozen_now f1
-		read -r z < "$N_GANG/cgroup.freeze"
+		read -r z < "$N_CG/jobs/cgroup.freeze"
+		read -r own < "$N_GANG/cgroup.freeze"
 		s1=$(snap)
 		[ "$s0" = "$s1" ] || { t_log "look $want: $s0 / $s1 (an edge in the window)"; continue; }
 		# every value read (a member gone would leave two empty
 		# strings, "equal"), over a window of at least 40 ms
-		for v in "$a0" "$a1" "$b0" "$b1" "$f0" "$f1" "$z"; do
-			case $v in '' | *[!0-9]*) t_fail "$want: unreadable: schedstat $a0 $a1 $b0 $b1, frozen $f0 $f1, freeze $z" ;; esac
+		for v in "$a0" "$a1" "$b0" "$b1" "$f0" "$f1" "$z" "$own"; do
+			case $v in '' | *[!0-9]*) t_fail "$want: unreadable: schedstat $a0 $a1 $b0 $b1, frozen $f0 $f1, freeze $z, own $own" ;; esac
 		done
+		[ "$own" = 0 ] || t_fail "$want: the gang's own cgroup.freeze is $own (dts holds every job through jobs/)"
 		[ $((t1 - t0)) -ge 40000 ] || t_fail "$want: a window of $((t1 - t0)) us"
 		if [ "$want" = LS ]; then
 			[ "$f0" = 1 ] && [ "$f1" = 1 ] || t_fail "LS${cont:+ after SIGCONT}: gang not frozen ($f0, $f1)"
-			[ "$z" = 1 ] || t_fail "LS: cgroup.freeze is $z, not 1"
+			[ "$z" = 1 ] || t_fail "LS: jobs/cgroup.freeze is $z, not 1"
 			[ "$a0" = "$a1" ] || t_fail "LS${cont:+ after SIGCONT}: the PVM task ran $(( (a1 - a0) / 1000 )) us while frozen"
 			[ "$b0" = "$b1" ] || t_fail "LS${cont:+ after SIGCONT}: the setsid loop ran $(( (b1 - b0) / 1000 )) us while frozen"
 		else
 			[ "$f0" = 0 ] && [ "$f1" = 0 ] || t_fail "PS: gang frozen ($f0, $f1)"
-			[ "$z" = 0 ] || t_fail "PS: cgroup.freeze is $z, not 0"
+			[ "$z" = 0 ] || t_fail "PS: jobs/cgroup.freeze is $z, not 0"
 			# the two spinners take turns on CPU 1 (RR, 100 ms
 			# quanta): together they have most of it
 			ran=$(( (a1 - a0 + b1 - b0) / 1000 ))

@@ -1,5 +1,5 @@
 #!/bin/bash
-# t60-cluster-harness.sh - self test of tests/cluster/cluster.sh: a real
+# t60-cluster-harness.sh - self test of tests/system/cluster.sh: a real
 # 3-host PVM virtual machine in network namespaces, every host running its
 # own dts service, every pvmd adopted into its host's gang.
 #
@@ -27,7 +27,7 @@
 #     and stopped, cleans up after itself just as well.
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t60-cluster-harness
 
 _links() { ip -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | sort; }
@@ -106,15 +106,7 @@ in$i" ] || t_fail "rsh h2: got '$out' (try $i), not h2 and in$i"
 done
 
 # ---- 3. PVM programs across hosts ------------------------------------------
-out=$(c_exec h0 timeout 60 master1 2>&1) || t_fail "master1 failed: $out"
-want=$((3 * N))
-grep -q "^Spawning $want worker tasks ... SUCCESSFUL" <<< "$out" ||
-    t_fail "master1 did not spawn $want slaves: $(head -n 2 <<< "$out")"
-# "I got 700.000000 from 4; (expecting 700.000000)", one line per slave
-got=$(awk '/^I got / { gsub(/[;()]/, ""); n++; if ($3 == $7) ok++ }
-    END { printf "%d %d\n", n, ok }' <<< "$out")
-[ "$got" = "$want $want" ] ||
-    t_fail "master1: got/right results '$got', want $want: $(paste -sd'|' <<< "$out")"
+c_master1 ""
 
 tid=$(c_pvm h0 spawn -w h2 "$BUILD/tests/pvm/spin" 60) || t_fail "spawn -w h2 failed"
 tasks=$(c_pvm h0 tasks) || t_fail "tasks failed"
@@ -188,7 +180,7 @@ ready=$T_DIR/child.ready clog=$T_LOG/child.log
 KEEP=0 READY=$ready bash -c '
 	set -u
 	. "$SRC/tests/system/lib.sh"
-	. "$SRC/tests/cluster/cluster.sh"
+	. "$SRC/tests/system/cluster.sh"
 	t_setup t60-child
 	c_up 2
 	c_pvm h0 spawn -w h1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail spawn

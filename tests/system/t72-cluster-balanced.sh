@@ -1,6 +1,6 @@
 #!/bin/bash
 # t72-cluster-balanced.sh - BALANCED mode on a real 4-host PVM virtual
-# machine (tests/cluster/cluster.sh), driven by a dts-console that stays.
+# machine (tests/system/cluster.sh), driven by a dts-console that stays.
 #
 # The Load agents sample load.sample 10ms, fold every 500ms into Q with a
 # 1 s window and report moves of 0.25; per_cpu = false.  Every host
@@ -32,7 +32,7 @@
 #     again and runs the cluster's PS within a few SIs.
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t72-cluster-balanced
 [ -x "$BUILD/console/dts-console" ] || t_skip "not built: dts-console"
 [ -x "$BUILD/tests/tools/hog" ] || t_skip "not built: tests/tools/hog"

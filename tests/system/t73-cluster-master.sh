@@ -1,7 +1,7 @@
 #!/bin/bash
 # t73-cluster-master.sh - a PVM master started from a shell joins its
 # host's gang (dts(8), "Tasks started outside pvmd"), on a real 2-host VM
-# of a test user (tests/cluster/cluster.sh) under STATIC:
+# of a test user (tests/system/cluster.sh) under STATIC:
 #  1. The user's dts-console on h0 starts the master pvmd through the
 #     launcher, adds h1 and starts STATIC (IP 100ms, PS 80%).  Each host's
 #     gang holds its pvmd and the dts-pvmjoin dts-run started beside it:
@@ -21,7 +21,7 @@
 #     from a shell on h1 joins); halt empties the gangs again.
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t73-cluster-master
 for p in master1 slave1; do
 	command -v "$p" > /dev/null || t_skip "needs pvm-examples ($p)"
@@ -146,12 +146,7 @@ rc=$?
 t_untrack "$master"
 out=$(cat "$T_LOG/master1.log")
 [ "$rc" = 0 ] || t_fail "master1 exit status $rc: $out"
-grep -q "^Spawning $want worker tasks ... SUCCESSFUL" <<< "$out" ||
-    t_fail "master1 did not spawn $want slaves: $(head -n 3 <<< "$out")"
-got=$(awk '/^I got / { gsub(/[;()]/, ""); n++; if ($3 == $7) ok++ }
-    END { printf "%d %d\n", n, ok }' <<< "$out")
-[ "$got" = "$want $want" ] ||
-    t_fail "master1: got/right results '$got', want $want: $(paste -sd'|' <<< "$out")"
+c_master1_check "" "$out"
 
 # ---- 4. halt ---------------------------------------------------------------
 c_exec h0 "${U[@]}" "$T_DIR/bin/dts-pvmctl" -T 10 halt > /dev/null 2>&1

@@ -1,6 +1,6 @@
 #!/bin/bash
 # t74-cluster-modes.sh - DISTRIBUTED, HPDT and OFF on a real 3-host PVM
-# virtual machine (tests/cluster/cluster.sh), set from dts-console.
+# virtual machine (tests/system/cluster.sh), set from dts-console.
 #
 # The run queue every Load agent samples is the whole machine's
 # (procs_running is not per network namespace), so the hosts cannot be
@@ -28,7 +28,7 @@
 #     completes.
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t74-cluster-modes
 [ -x "$BUILD/console/dts-console" ] || t_skip "not built: dts-console"
 for p in master1 slave1 spmd; do
@@ -84,14 +84,7 @@ policies() {	# policies CLASS MODE
 	done
 }
 run_master1() {	# run_master1 MODE
-	local out got want=$((3 * N))
-	out=$(c_exec h0 timeout 90 master1 2>&1) || t_fail "$1: master1 failed: $out"
-	grep -q "^Spawning $want worker tasks ... SUCCESSFUL" <<< "$out" ||
-	    t_fail "$1: master1 did not spawn $want slaves: $(head -n 3 <<< "$out")"
-	got=$(awk '/^I got / { gsub(/[;()]/, ""); n++; if ($3 == $7) ok++ }
-	    END { printf "%d %d\n", n, ok }' <<< "$out")
-	[ "$got" = "$want $want" ] ||
-	    t_fail "$1: master1 got/right results '$got', want $want: $(paste -sd'|' <<< "$out")"
+	c_master1 "$1: "
 }
 run_spmd() {	# run_spmd MODE
 	local out ring n0

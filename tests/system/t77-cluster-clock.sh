@@ -24,7 +24,7 @@
 # where nobody listens), is refused by h1's dts after a restart.
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t77-cluster-clock
 
 [ -x "$BUILD/tests/tools/clockstep.so" ] ||

@@ -1,6 +1,6 @@
 #!/bin/bash
 # t78-cluster-attacks.sh - datagrams from a host without the key, on a
-# real 4-host network (tests/cluster/cluster.sh): h0 h1 h2 run their dts
+# real 4-host network (tests/system/cluster.sh): h0 h1 h2 run their dts
 # service and form the PVM virtual machine (every pvmd in its host's
 # gang), driven by dts-console on h0 (static, IP 100ms); h3 is on the
 # same subnet, runs no dts and has another key.
@@ -26,7 +26,7 @@
 # per reason as every node's own STATUS (sendgram from h0).
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t78-cluster-attacks
 
 [ -x "$BUILD/console/dts-console" ] || t_skip "not built: $BUILD/console/dts-console"

@@ -14,7 +14,7 @@
 # Commands signed with a node's own key are t78's business; clock steps
 # are t77's.
 . "$(dirname "$0")/lib.sh"
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup t79-cluster-trust
 
 T0=$(_t_now_us)

@@ -276,6 +276,7 @@ left=$(ps -u "$T_UID" -o pid=,stat=,cls= |
     awk '$2 !~ /^Z/ && ($2 ~ /^T/ || $3 == "FF" || $3 == "RR")')
 [ -z "$left" ] || t_fail "left stopped or RT: $left"
 [ "$(cat "$N_GANG/cgroup.freeze" 2>/dev/null || echo 0)" = 0 ] || t_fail "gang left frozen"
+[ "$(cat "$N_CG/jobs/cgroup.freeze" 2>/dev/null || echo 0)" = 0 ] || t_fail "the jobs' parent left frozen"
 [ -z "$(rt_outside)" ] || t_fail "RT left: $(rt_outside)"
 printf '# %s\n' "${RESULTS[@]}" >&2
 t_pass

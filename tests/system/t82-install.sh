@@ -17,7 +17,7 @@ if [ -z "${T82_INNER:-}" ]; then
 	command -v unshare > /dev/null || { echo "SKIP: needs unshare"; exit 77; }
 	exec env T82_INNER=1 unshare --mount --propagation private bash "$0" "$@"
 fi
-. "$SRC/tests/cluster/cluster.sh"
+. "$SRC/tests/system/cluster.sh"
 t_setup install
 [ -f "$BUILD/Makefile" ] || t_skip "needs a configured build tree ($BUILD)"
 command -v useradd > /dev/null || t_skip "needs useradd (passwd)"

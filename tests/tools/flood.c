@@ -52,6 +52,7 @@
 
 #include "proto.h"
 #include "timeutil.h"
+#include "wire.h"
 
 #define BATCH_MAX 1024
 

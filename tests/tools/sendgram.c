@@ -48,6 +48,7 @@
 #include "conf.h"
 #include "proto.h"
 #include "timeutil.h"
+#include "wire.h"
 
 #define SI_US        10000000u        /* 10 s */
 #define REPLY_WINDOW 60000000ull      /* µs: replies accepted from +-60 s */

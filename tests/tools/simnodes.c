@@ -40,11 +40,16 @@
  *   PREFIX.si.csv     si,seq_us,nodes,missed,spread_p50_us,spread_p99_us,
  *                     spread_max_us,owd_min_us,owd_p50_us
  *   PREFIX.nodes.csv  addr,received,accepted,refused,schedules,status_req,
- *                     metrics_req,fallbacks
+ *                     metrics_req,fallbacks,gap_max_us,switch_real_ns
  *   stdout            key=value lines (the summary; the first and the
  *                     last SI, cut by the run's start and end, left out)
  * spread: a node's arrival after the SI's first; owd: arrival less the
  * console's sealing time (the same host's CLOCK_REALTIME).
+ * For a master and standby pair: a node's longest time between two
+ * SCHEDULEs it followed (gap_max_us; gap_over_2si: the nodes whose
+ * longest gap passed 2 of their SIs, one SI missed and more), and when
+ * the console that sends them changed (hdr.sender: another console, or
+ * the same one restarted; switched, switch_first/last_real_ns).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -67,6 +72,7 @@
 #include "conf.h"
 #include "proto.h"
 #include "timeutil.h"
+#include "wire.h"
 
 #define LOADS_MAX 16
 
@@ -86,6 +92,11 @@ struct sim {
 	int64_t		 active_real;	/* REALTIME ns its slicing began */
 	uint32_t	 load_milli;
 	uint32_t	 master_changes;
+	/* a master and standby pair (the standby round of bench-scale) */
+	uint32_t	 sender;	/* hdr.sender of the last SCHEDULE */
+	int64_t		 gap_max;	/* longest between two SCHEDULEs, ns */
+	int64_t		 switch_real;	/* REALTIME ns the sender last
+					   changed (a new console), 0 = never */
 	/* counters */
 	uint64_t	 received, accepted, refused, schedules, status_req,
 			 metrics_req, fallbacks;
@@ -285,6 +296,11 @@ schedule(struct sim *s, const struct proto_msg *m,
 	if (!mine)
 		s->master_changes++;
 	p.flags &= (uint8_t)~SCHED_F_TAKEOVER;
+	if (s->last_console != 0 && now_mono - s->last_console > s->gap_max)
+		s->gap_max = now_mono - s->last_console;
+	if (s->sender != 0 && m->hdr.sender != s->sender)
+		s->switch_real = rx_real;
+	s->sender = m->hdr.sender;
 	if ((p.flags & SCHED_F_ACTIVE) && (!(s->sch.flags & SCHED_F_ACTIVE) ||
 	    (p.flags & SCHED_F_SYNC) || s->active_real == 0))
 		s->active_real = rx_real;
@@ -617,6 +633,8 @@ report_nodes(const char *prefix)
 	char		 path[512], a[INET_ADDRSTRLEN];
 	FILE		*f;
 	uint64_t	 rx = 0, acc = 0, ref = 0, st = 0, me = 0, fb = 0;
+	int64_t		 gap = 0, sw0 = 0, sw1 = 0;
+	int		 over = 0, sw = 0;
 
 	for (int i = 0; i < nsim; i++) {
 		rx += sims[i].received;
@@ -625,11 +643,25 @@ report_nodes(const char *prefix)
 		st += sims[i].status_req;
 		me += sims[i].metrics_req;
 		fb += sims[i].fallbacks;
+		if (sims[i].gap_max > gap)
+			gap = sims[i].gap_max;
+		over += sims[i].gap_max > 2 * (int64_t)sims[i].sch.si_us *
+		    NS_PER_US;
+		if (sims[i].switch_real != 0) {
+			sw++;
+			if (sw0 == 0 || sims[i].switch_real < sw0)
+				sw0 = sims[i].switch_real;
+			if (sims[i].switch_real > sw1)
+				sw1 = sims[i].switch_real;
+		}
 	}
 	printf("received=%" PRIu64 "\naccepted=%" PRIu64 "\nrefused=%" PRIu64
 	    "\nstatus_req=%" PRIu64 "\nmetrics_req=%" PRIu64 "\nfallbacks=%"
 	    PRIu64 "\nverify_full=%" PRIu64 "\nverify_shared=%" PRIu64 "\n",
 	    rx, acc, ref, st, me, fb, verify_full, verify_shared);
+	printf("gap_max_us=%.1f\ngap_over_2si=%d\nswitched=%d\n"
+	    "switch_first_real_ns=%" PRId64 "\nswitch_last_real_ns=%" PRId64
+	    "\n", gap / 1e3, over, sw, sw0, sw1);
 	for (int r = 0; r < REJ_COUNT; r++)
 		if (refused_total[r] != 0)
 			printf("refused_%s=%" PRIu64 "\n", proto_reject_name(
@@ -640,15 +672,16 @@ report_nodes(const char *prefix)
 	if ((f = fopen(path, "w")) == NULL)
 		die("cannot write %s", path);
 	fprintf(f, "addr,received,accepted,refused,schedules,status_req,"
-	    "metrics_req,fallbacks\n");
+	    "metrics_req,fallbacks,gap_max_us,switch_real_ns\n");
 	for (int i = 0; i < nsim; i++) {
 		const struct sim *s = &sims[i];
 
 		inet_ntop(AF_INET, &s->addr, a, sizeof(a));
 		fprintf(f, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		    ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", a, s->received,
-		    s->accepted, s->refused, s->schedules, s->status_req,
-		    s->metrics_req, s->fallbacks);
+		    ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%" PRId64 "\n",
+		    a, s->received, s->accepted, s->refused, s->schedules,
+		    s->status_req, s->metrics_req, s->fallbacks,
+		    s->gap_max / 1e3, s->switch_real);
 	}
 	fclose(f);
 }

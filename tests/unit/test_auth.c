@@ -17,6 +17,7 @@
 
 #include "auth.h"
 #include "timeutil.h"
+#include "wire.h"
 
 #define NOW 1763770000000000ull /* µs, CLOCK_REALTIME-like */
 #define WIN 30000000ull         /* 30 s */

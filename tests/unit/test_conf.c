@@ -751,6 +751,82 @@ test_loadtab_custom(void **state)
 	assert_int_equal(loadtab_ls_pct(t, 1000), 33);
 }
 
+/*
+ * conf.h's one value formatter, and conf_value_set: every key's default
+ * formats as a user types it and reads back to the same configuration;
+ * a bad value changes nothing.
+ */
+static void
+test_value_format_set(void **state)
+{
+	struct dts_conf	*c = calloc(1, sizeof(*c)), *d = calloc(1, sizeof(*d));
+	char		 buf[CONF_LIST_MAX * CONF_ITEM_MAX], why[256];
+	size_t		 i;
+
+	(void)state;
+	assert_non_null(c);
+	assert_non_null(d);
+	conf_defaults(c);
+	assert_string_equal(conf_value_format(c, "ip", buf, sizeof(buf)),
+	    "100ms");
+	assert_string_equal(conf_value_format(c, "ps", buf, sizeof(buf)),
+	    "80%");
+	assert_string_equal(conf_value_format(c, "mode", buf, sizeof(buf)),
+	    "static");
+	assert_string_equal(conf_value_format(c, "port", buf, sizeof(buf)),
+	    "7746");
+	assert_string_equal(conf_value_format(c, "console.hysteresis", buf,
+	    sizeof(buf)), "0.5");
+	assert_string_equal(conf_value_format(c, "insecure", buf,
+	    sizeof(buf)), "false");
+	assert_string_equal(conf_value_format(c, "load.table", buf,
+	    sizeof(buf)), "10, 20, 30, 40, 50, 60, 70, 80, 90");
+	assert_string_equal(conf_value_format(c, "users", buf, sizeof(buf)),
+	    "@dts");
+	assert_string_equal(conf_value_format(c, "nosuch", buf, sizeof(buf)),
+	    "?");
+	assert_string_equal(conf_key_type("console.timeout"), "duration");
+	assert_string_equal(conf_key_type("console.rla"), "enum");
+	assert_null(conf_key_type("nosuch"));
+	assert_string_equal(conf_key_names("console.rla")[1], "max");
+	assert_null(conf_key_names("console.rla")[2]);
+	assert_null(conf_key_names("ip"));
+
+	for (i = 0; i < confkey_nkeys; i++) {
+		const char *path = confkey_schema[i].path;
+
+		*d = *c;
+		conf_value_format(c, path, buf, sizeof(buf));
+		if (conf_value_set(d, path, buf, why, sizeof(why)) != 0)
+			fail_msg("%s: \"%s\" does not read back: %s", path,
+			    buf, why);
+		/* a slice given as a share keeps the share; conf_load()
+		 * works out its duration from IP */
+		if (strcmp(conf_key_type(path), "slice") == 0)
+			assert_string_equal(conf_value_format(d, path, why,
+			    sizeof(why)), buf);
+		else if (memcmp(c, d, sizeof(*c)) != 0)
+			fail_msg("%s: \"%s\" reads back to another value",
+			    path, buf);
+	}
+
+	*d = *c;
+	assert_int_equal(conf_value_set(d, "console.timeout", "5ms", why,
+	    sizeof(why)), -1);
+	assert_string_equal(why, "5ms is out of range [10ms, 86400s]");
+	assert_int_equal(conf_value_set(d, "console.rla", "median", why,
+	    sizeof(why)), -1);
+	assert_int_equal(conf_value_set(d, "nosuch", "1", why, sizeof(why)),
+	    -1);
+	assert_memory_equal(c, d, sizeof(*c));
+	assert_int_equal(conf_value_set(d, "console.timeout", "2s", why,
+	    sizeof(why)), 0);
+	assert_string_equal(conf_value_format(d, "console.timeout", buf,
+	    sizeof(buf)), "2s");
+	free(c);
+	free(d);
+}
+
 int
 main(void)
 {
@@ -778,6 +854,7 @@ main(void)
 		cmocka_unit_test_teardown(test_schema_print, teardown),
 		cmocka_unit_test_teardown(test_loadtab, teardown),
 		cmocka_unit_test_teardown(test_loadtab_custom, teardown),
+		cmocka_unit_test(test_value_format_set),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,7 +10,11 @@
 
 #include "cmds.h"
 #include "console_fixture.h"
+#include "proto.h"
+#include "rules.h"
 #include "setkeys.h"
+#include "timeutil.h"
+#include "trace.h"
 
 extern int stub_pvm_calls;
 
@@ -161,6 +165,48 @@ test_help(void **state)
 	assert_contains(out, "-v adds the rejected datagrams");
 	assert_int_equal(cmds_exec(&f->c, "help set"), 0);
 	assert_contains(fixture_output(f), "set weight HOST W|auto");
+}
+
+/*
+ * Text that states a fact kept elsewhere says what its source says: the
+ * modes in proto.c's order, IP's and SI's ranges (rules.h's text and
+ * rules_check's, from the numbers), and trace's longest duration.
+ */
+static void
+test_help_from_sources(void **state)
+{
+	struct fixture	*f = *state;
+	char		 want[256], l[32], h[32];
+	size_t		 n = 0;
+	int		 i;
+
+	n += (size_t)snprintf(want + n, sizeof(want) - n, "usage: mode [");
+	for (i = 0; proto_mode_names[i] != NULL; i++)
+		n += (size_t)snprintf(want + n, sizeof(want) - n, "%s%s",
+		    i > 0 ? "|" : "", proto_mode_names[i]);
+	snprintf(want + n, sizeof(want) - n, "]\n");
+	assert_int_equal(cmds_exec(&f->c, "help mode"), 0);
+	assert_contains(fixture_output(f), want);
+
+	snprintf(want, sizeof(want), "[%s, %s]",
+	    duration_format(RULE_IP_MIN, l, sizeof(l)),
+	    duration_format(RULE_IP_MAX, h, sizeof(h)));
+	assert_string_equal(RULE_IP_RANGE, want);
+	assert_int_equal(cmds_exec(&f->c, "help ip"), 0);
+	assert_contains(fixture_output(f), want);
+	snprintf(want, sizeof(want), "[%s, %s]",
+	    duration_format(RULE_SI_MIN, l, sizeof(l)),
+	    duration_format(RULE_SI_MAX, h, sizeof(h)));
+	assert_string_equal(RULE_SI_RANGE, want);
+	assert_int_equal(cmds_exec(&f->c, "help si"), 0);
+	assert_contains(fixture_output(f), want);
+	assert_int_equal(cmds_exec(&f->c, "si 1ms"), -1);
+	assert_contains(f->c.out.err, want);
+
+	snprintf(want, sizeof(want), "out of range (0, %s]",
+	    duration_format(TRACE_DUR_MAX, h, sizeof(h)));
+	assert_int_equal(cmds_exec(&f->c, "trace 10.0.0.1 61s"), -1);
+	assert_contains(f->c.out.err, want);
 }
 
 static const char *
@@ -386,6 +432,7 @@ main(void)
 		cmocka_unit_test(test_script_split),
 		T(test_arg_counts),
 		T(test_help),
+		T(test_help_from_sources),
 		T(test_complete),
 		T(test_pvm_commands_dispatch),
 		T(test_quit),

@@ -20,6 +20,7 @@
 #include "console_fixture.h"
 #include "report.h"
 #include "timeutil.h"
+#include "wire.h"
 
 /* Every message the net sent since the last tap_reset(). */
 #define TAP_MAX 64

@@ -23,6 +23,7 @@
 #include "console_fixture.h"
 #include "report.h"
 #include "timeutil.h"
+#include "wire.h"
 
 static void
 status_from(struct fixture *f, const char *addr, const char *name, double q,

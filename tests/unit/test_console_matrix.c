@@ -272,6 +272,34 @@ test_bad_input(void **state)
 	free(m);
 }
 
+/*
+ * A cluster of thousands (console.nodes takes NODES_TABLE_MAX): two jobs
+ * on nodes far above the first 256 share them in two rows, and a job on
+ * the last node alone gets the whole PS.
+ */
+static void
+test_many_nodes(void **state)
+{
+	struct matrix		*m = mx_new();
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+
+	(void)state;
+	add(m, 9998, "u:a");
+	add(m, 9999, "u:a");
+	add(m, 9999, "v:b");
+	add(m, 3, "v:b");
+	add(m, MATRIX_NODES_MAX - 1, "w:c");
+	matrix_pack(m, 80000);
+	assert_int_equal(m->nrows, 2);
+	assert_int_equal(slots(m, 9999, s), 2);
+	assert_int_equal(s[0].len_us + s[1].len_us, 80000);
+	assert_int_equal(slots(m, 9998, s), 1);
+	assert_int_equal(s[0].len_us, 40000);
+	assert_int_equal(slots(m, MATRIX_NODES_MAX - 1, s), 1);
+	assert_int_equal(s[0].start_us, 0);
+	free(m);
+}
+
 /* The same cluster in any order: the same rows, the same tables. */
 static void
 test_deterministic(void **state)
@@ -373,6 +401,7 @@ main(void)
 		cmocka_unit_test(test_rounding),
 		cmocka_unit_test(test_node_full),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_many_nodes),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_jobw),
 	};

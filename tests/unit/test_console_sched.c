@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "console_fixture.h"
 #include "timeutil.h"
+#include "wire.h"
 
 #define MS(x) ((int64_t)(x) * NS_PER_MS)
 
@@ -109,8 +110,8 @@ test_bad_values(void **state)
 		{ "ls 0.5%", "ls: PS 99.5ms of IP 100ms is 99.5% but the kernel "
 		  "allows real-time tasks only 95% (sched_rt_runtime_us=950000 "
 		  "of sched_rt_period_us=1000000)" },
-		{ "si 5ms", "si: 5ms is out of range [10ms, 1h]" },
-		{ "si 61m", "si: 3660s is out of range [10ms, 1h]" },
+		{ "si 5ms", "si: 5ms is out of range [10ms, 3600s]" },
+		{ "si 61m", "si: 3660s is out of range [10ms, 3600s]" },
 		{ "si 50ms", "si: 50ms is shorter than ip 100ms (SI must be at "
 		  "least IP)" },
 		{ "mode fast", "mode: \"fast\" is not one of static, balanced, "

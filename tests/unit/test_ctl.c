@@ -35,6 +35,7 @@
 #include "proto.h"
 #include "scheduler.h"
 #include "timeutil.h"
+#include "wire.h"
 
 #define WAIT_MS	5000	/* for what must come: generous, a busy machine */
 #define NONE_MS	200	/* for what must not come */

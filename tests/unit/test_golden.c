@@ -16,6 +16,7 @@
 #include <sodium.h>
 
 #include "auth.h"
+#include "wire.h"
 
 #define DOC SRCDIR "/doc/protocol.txt"
 

@@ -13,6 +13,7 @@
 #include "job.h"
 #include "names.h"
 #include "proto.h"
+#include "wire.h"
 
 static struct proto_msg
 sample_schedule(void)
@@ -334,7 +335,7 @@ test_schedule_ranges(void **state)
 	assert_non_null(strstr(err, "is not shorter than ip"));
 	t = s; t.si_us = 9999;
 	assert_int_equal(proto_check_schedule(&t, &err), -1);
-	assert_string_equal(err, "si 9.999ms is out of range [10ms, 1h]");
+	assert_string_equal(err, "si 9.999ms is out of range [10ms, 3600s]");
 	/* the node checks SI >= IP, as the console does */
 	t = s; t.ip_us = 2000000; t.ps_us = 1000000; t.si_us = 1000000;
 	assert_int_equal(proto_check_schedule(&t, &err), -1);

@@ -556,6 +556,19 @@ test_cost(void **state)
 	    (double)(t2 - t1) / rounds);
 }
 
+/* dts-state's default path is the one dts.conf's state_file defaults to. */
+static void
+test_default_path(void **state)
+{
+	struct dts_conf	*c = calloc(1, sizeof(*c));
+
+	(void)state;
+	assert_non_null(c);
+	conf_defaults(c);
+	assert_string_equal(c->state_file, STATE_FILE_DEFAULT);
+	free(c);
+}
+
 #define T(fn)	cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int
@@ -570,6 +583,7 @@ main(void)
 		T(test_reader),
 		T(test_seqlock),
 		T(test_cost),
+		cmocka_unit_test(test_default_path),
 	};
 
 	log_init("test_state", LOG_TO_STDERR, NULL, LOG_LVL_ERR);

@@ -1,6 +1,5 @@
 /*
- * test_timeutil.c - the duration and slice syntax, duration_format() and
- * the real-time budget check.
+ * test_timeutil.c - the duration and slice syntax, and duration_format().
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -226,71 +225,6 @@ test_duration_round_trip(void **state)
 }
 
 static void
-test_rt_budget_share(void **state)
-{
-	char	 err[512] = "";
-
-	(void)state;
-	assert_int_equal(rt_budget_check(980 * NS_PER_MS, NS_PER_SEC, 950000,
-	    1000000, err, sizeof(err)), -1);
-	assert_string_equal(err, "PS 980ms of IP 1s is 98% but the kernel "
-	    "allows real-time tasks only 95% (sched_rt_runtime_us=950000 of "
-	    "sched_rt_period_us=1000000)");
-	assert_int_equal(rt_budget_check(96 * NS_PER_MS, 100 * NS_PER_MS,
-	    950000, 1000000, err, sizeof(err)), -1);
-	assert_contains(err, "is 96%");
-	assert_int_equal(rt_budget_check(9505 * NS_PER_US, 10 * NS_PER_MS,
-	    950000, 1000000, err, sizeof(err)), -1);
-	assert_contains(err, "95.05%");
-}
-
-static void
-test_rt_budget_runtime(void **state)
-{
-	char	 err[512] = "";
-
-	(void)state;
-	assert_int_equal(rt_budget_check(1200 * NS_PER_MS, 2 * NS_PER_SEC,
-	    950000, 1000000, err, sizeof(err)), -1);
-	assert_contains(err, "PS 1.2s is longer than the kernel's real-time "
-	    "runtime 950ms per 1s");
-	assert_contains(err, "sched_rt_runtime_us=950000");
-	/* 951ms of 10s is a small share but still too long a stretch */
-	assert_int_equal(rt_budget_check(951 * NS_PER_MS, 10 * NS_PER_SEC,
-	    950000, 1000000, err, sizeof(err)), -1);
-	assert_contains(err, "PS 951ms is longer");
-}
-
-static void
-test_rt_budget_ok(void **state)
-{
-	char	 err[512] = "untouched";
-
-	(void)state;
-	assert_int_equal(rt_budget_check(950 * NS_PER_MS, NS_PER_SEC, 950000,
-	    1000000, err, sizeof(err)), 0);		/* exactly at the cap */
-	assert_int_equal(rt_budget_check(80 * NS_PER_MS, 100 * NS_PER_MS,
-	    950000, 1000000, err, sizeof(err)), 0);
-	assert_int_equal(rt_budget_check(900 * NS_PER_MS, NS_PER_SEC, 950000,
-	    1000000, err, sizeof(err)), 0);
-	/* unlimited (-1): anything goes */
-	assert_int_equal(rt_budget_check(59 * NS_PER_SEC, 60 * NS_PER_SEC, -1,
-	    1000000, err, sizeof(err)), 0);
-	assert_string_equal(err, "untouched");
-}
-
-static void
-test_rt_budget_read(void **state)
-{
-	long	 rt = -7, per = -7;
-
-	(void)state;
-	rt_budget_read(&rt, &per);
-	assert_true(per > 0);
-	assert_true(rt == -1 || (rt >= 0 && rt <= per));
-}
-
-static void
 test_clocks(void **state)
 {
 	int64_t	 a, b;
@@ -326,10 +260,6 @@ main(void)
 		cmocka_unit_test(test_slice_errors),
 		cmocka_unit_test(test_duration_format),
 		cmocka_unit_test(test_duration_round_trip),
-		cmocka_unit_test(test_rt_budget_share),
-		cmocka_unit_test(test_rt_budget_runtime),
-		cmocka_unit_test(test_rt_budget_ok),
-		cmocka_unit_test(test_rt_budget_read),
 		cmocka_unit_test(test_clocks),
 		cmocka_unit_test(test_ns_to_ts),
 	};

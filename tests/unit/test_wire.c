@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "proto.h"
+#include "wire.h"
 
 /* The header of a reply: magic "DTS1", version 5, TYPE, payload length
  * LEN (16 bits), sender 0x0a0b0c0d, key_id 0, seq 0x0102030405060708. */

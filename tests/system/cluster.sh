@@ -3,7 +3,7 @@
 # DTS system tests (bash; source it after lib.sh).
 #
 #   . "$(dirname "$0")/lib.sh"
-#   . "$SRC/tests/cluster/cluster.sh"
+#   . "$SRC/tests/system/cluster.sh"
 #   t_setup my-test
 #   C_CONF_EXTRA='mode = "static"; ip = "100ms"; ps = "80%";'   # optional
 #   c_up 3                     # h0 h1 h2, a dts service on each, the master
@@ -458,7 +458,7 @@ _c_write_conf() {
 		[users]="[\"@$T_GROUP\"]"	# t_make_user's user is in it
 	)
 	{
-		echo "# dts.conf of $h (tests/cluster/cluster.sh)"
+		echo "# dts.conf of $h (tests/system/cluster.sh)"
 		for key in port key_file console_keys log_file log_level load_agent pvmd socket state_file cgroup users; do
 			grep -qE "^[[:space:]]*${key}[[:space:]]*[=:]" <<< "$extra" ||
 			    printf '%s = %s;\n' "$key" "${def[$key]}"
@@ -846,8 +846,8 @@ c_dump_logs() {
 _c_cg_pids() {
 	local g
 	for g in "${_C_GANG[@]}"; do
-		[ -d "${g%/*}" ] || continue
-		find "${g%/*}" -name cgroup.procs -exec cat {} + 2> /dev/null
+		[ -d "${g%/jobs/*}" ] || continue
+		find "${g%/jobs/*}" -name cgroup.procs -exec cat {} + 2> /dev/null
 	done
 }
 
@@ -855,10 +855,10 @@ _c_cg_pids() {
 _c_thaw() {
 	local g f
 	for g in "${_C_GANG[@]}"; do
-		[ -d "${g%/*}" ] || continue
+		[ -d "${g%/jobs/*}" ] || continue
 		while read -r f; do
 			[ "$(cat "$f" 2> /dev/null)" = 1 ] && echo 0 > "$f" 2> /dev/null
-		done < <(find "${g%/*}" -name cgroup.freeze 2> /dev/null)
+		done < <(find "${g%/jobs/*}" -name cgroup.freeze 2> /dev/null)
 	done
 }
 
@@ -866,8 +866,8 @@ _c_thaw() {
 _c_rm_cgroups() {
 	local g
 	for g in "${_C_GANG[@]}"; do
-		[ -d "${g%/*}" ] || continue
-		find "${g%/*}" -depth -type d -exec rmdir {} + 2> /dev/null
+		[ -d "${g%/jobs/*}" ] || continue
+		find "${g%/jobs/*}" -depth -type d -exec rmdir {} + 2> /dev/null
 	done
 }
 
@@ -977,7 +977,7 @@ c_down() {
 	[ -z "$left" ] || { _c_log "WARNING: still running in our namespaces or gangs: $left"; bad=1; }
 	_c_rm_cgroups
 	for p in "${_C_GANG[@]}"; do
-		[ ! -d "${p%/*}" ] || { _c_log "WARNING: cgroup left: ${p%/*}"; bad=1; }
+		[ ! -d "${p%/jobs/*}" ] || { _c_log "WARNING: cgroup left: ${p%/jobs/*}"; bad=1; }
 	done
 	for ns in "${C_NS[@]}" "$C_BR"; do
 		[ -e "/run/netns/$ns" ] && ip netns del "$ns" 2>/dev/null
@@ -1756,19 +1756,27 @@ c_op_status() { c_op "status --json" > /dev/null; python3 "$T_DIR/bin/opsum.py" 
 c_op_jobs() { c_op "jobs --json" > /dev/null; python3 "$T_DIR/bin/opsum.py" jobs <<< "$C_FT_OUT"; }
 
 # c_master1 WHO ARGV...: pvm-examples' master1, run on h0 by ARGV (a user's
-# setpriv line), spawns 3 workers a host and checks every result; fails
-# the test otherwise.  WHO names the run in its messages.
+# setpriv line, or nothing), spawns 3 workers a host and checks every
+# result (c_master1_check); fails the test otherwise.  WHO names the run
+# in its messages ("" for none).
 c_master1() {
-	local who=$1 out want got
+	local who=$1 out
 	shift
-	out=$(c_exec h0 "$@" timeout 120 master1 2>&1) || t_fail "$who master1 failed: $out"
-	want=$((3 * C_N))
-	grep -q "^Spawning $want worker tasks ... SUCCESSFUL" <<< "$out" ||
-	    t_fail "$who master1 did not spawn $want slaves: $(head -n 3 <<< "$out")"
+	out=$(c_exec h0 "$@" timeout 120 master1 2>&1) || t_fail "${who}master1 failed: $out"
+	c_master1_check "$who" "$out"
+}
+
+# c_master1_check WHO OUT: master1's output OUT says it spawned 3 slaves a
+# host, and every slave's result ("I got 700.000000 from 4; (expecting
+# 700.000000)", one line each) is the one expected.
+c_master1_check() {
+	local want=$((3 * C_N)) got
+	grep -q "^Spawning $want worker tasks ... SUCCESSFUL" <<< "$2" ||
+	    t_fail "${1}master1 did not spawn $want slaves: $(head -n 3 <<< "$2")"
 	got=$(awk '/^I got / { gsub(/[;()]/, ""); n++; if ($3 == $7) ok++ }
-	    END { printf "%d %d\n", n, ok }' <<< "$out")
+	    END { printf "%d %d\n", n, ok }' <<< "$2")
 	[ "$got" = "$want $want" ] ||
-	    t_fail "$who master1: got/right results '$got', want $want: $(paste -sd'|' <<< "$out")"
+	    t_fail "${1}master1: got/right results '$got', want $want: $(paste -sd'|' <<< "$2")"
 }
 
 # c_two_rows JOB1 JOB2: both jobs in every host's STATUS (c_op_status), in

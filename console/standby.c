@@ -1,0 +1,318 @@
+/*
+ * standby.c - a master and standby pair of consoles.  See standby.h.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "console.h"
+#include "log.h"
+#include "standby.h"
+#include "timeutil.h"
+#include "wire.h"
+
+int64_t
+standby_due(int64_t heard, int64_t si)
+{
+	if (heard == 0 || si <= 0)
+		return 0;
+	return heard + si + si / 2;
+}
+
+int
+standby_yields(int takeover, int yours, int64_t since_took, int64_t si,
+    uint32_t own_id, uint32_t peer_id)
+{
+	if (!takeover)
+		return yours == 0;
+	if (since_took >= 0 && since_took < si)
+		return peer_id > own_id;
+	return 1;
+}
+
+/* console.peer: ADDR[:PORT] (conf_schema.c checked it). */
+static int
+peer_parse(const char *s, int defport, struct sockaddr_in *sin)
+{
+	char		 a[INET_ADDRSTRLEN];
+	const char	*colon = strchr(s, ':');
+	size_t		 n = colon != NULL ? (size_t)(colon - s) : strlen(s);
+
+	if (n >= sizeof(a))
+		return -1;
+	memcpy(a, s, n);
+	a[n] = '\0';
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons((uint16_t)(colon != NULL ? atoi(colon + 1) :
+	    defport));
+	return inet_pton(AF_INET, a, &sin->sin_addr) == 1 ? 0 : -1;
+}
+
+int
+standby_init(struct console *c, int standby, char *err, size_t len)
+{
+	struct standby		*sb = &c->sb;
+	struct sockaddr_in	 sin = { .sin_family = AF_INET };
+	char			 hex[2 * AUTH_PUB_LEN + 1];
+
+	memset(sb, 0, sizeof(*sb));
+	sb->fd = -1;
+	if (c->conf.console.peer[0] == '\0') {
+		if (standby) {
+			snprintf(err, len, "--standby: no console.peer (the "
+			    "master console's address) in the configuration");
+			return -1;
+		}
+		return 0;
+	}
+	if (peer_parse(c->conf.console.peer, c->conf.console.peer_port,
+	    &sb->peer) == -1) {
+		snprintf(err, len, "console.peer: \"%s\" is not ADDRESS[:PORT]",
+		    c->conf.console.peer);
+		return -1;
+	}
+	if (c->net.keyless) {
+		snprintf(err, len, "console.peer: a master and standby pair "
+		    "needs the console key pair (%s)", c->net.keyless_why);
+		return -1;
+	}
+	sb->key.insecure = c->net.key.insecure;
+	if (!sb->key.insecure) {
+		auth_signer_public(&c->net.key, hex);
+		if (auth_pub_add(&sb->key, hex, err, len) == -1)
+			return -1;
+	}
+	replay_init(&sb->replay, now_real_us(), now_mono_us(),
+	    (uint64_t)(c->conf.replay_window_ns / NS_PER_US));
+	sin.sin_port = htons((uint16_t)c->conf.console.peer_port);
+	sb->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (sb->fd == -1 || bind(sb->fd, (struct sockaddr *)&sin,
+	    sizeof(sin)) == -1) {
+		snprintf(err, len, "console.peer_port %d: %s",
+		    c->conf.console.peer_port, strerror(errno));
+		standby_close(sb);
+		return -1;
+	}
+	sb->role = standby ? SB_STANDBY : SB_MASTER;
+	return 0;
+}
+
+void
+standby_close(struct standby *sb)
+{
+	if (sb->fd != -1)
+		close(sb->fd);
+	sb->fd = -1;
+}
+
+int
+standby_following(const struct console *c)
+{
+	return c->sb.role == SB_STANDBY;
+}
+
+const char *
+standby_role_name(const struct console *c)
+{
+	return c->sb.role == SB_MASTER ? "master" : c->sb.role == SB_STANDBY ?
+	    "standby" : "";
+}
+
+void
+standby_forward(struct console *c, const struct proto_msg *m)
+{
+	struct standby	*sb = &c->sb;
+	struct proto_msg copy = *m;
+	uint8_t		 buf[PROTO_MAX_DGRAM];
+	int		 n;
+
+	if (sb->role != SB_MASTER || sb->fd == -1)
+		return;
+	if ((n = proto_seal(&c->net.key, &c->net.seq, now_mono_us(), &copy,
+	    buf, sizeof(buf))) < 0)
+		return;
+	if (sendto(sb->fd, buf, (size_t)n, 0, (struct sockaddr *)&sb->peer,
+	    sizeof(sb->peer)) == -1)
+		log_debug("standby: copy to the peer: %s", strerror(errno));
+}
+
+/* The schedule p, the peer's, becomes ours (not sent: we follow). */
+static void
+follow(struct console *c, const struct proto_schedule *p)
+{
+	struct sch	*s = &c->sch;
+
+	s->mode = p->mode;
+	s->sync = p->sync;
+	s->ls_idle = (p->flags & SCHED_F_LS_IDLE) != 0;
+	s->ip = (int64_t)p->ip_us * NS_PER_US;
+	s->si = (int64_t)p->si_us * NS_PER_US;
+	s->ps = (int64_t)p->ps_us * NS_PER_US;
+	s->ps_pct = -1;
+	s->bal_ls_pct = -1;	/* the PS the master chose, as it is */
+	s->started = (p->flags & SCHED_F_ACTIVE) != 0;
+	s->spoken = 1;
+	s->origin_ns = (int64_t)p->origin_ns;
+	c->m.next_si = 0;	/* no SI broadcast of ours */
+	c->m.mx_pending = 0;
+}
+
+/* Live nodes that say this console is their master. */
+static int
+yours(const struct console *c, int64_t now)
+{
+	const struct node	*n;
+	int			 i, k = 0;
+
+	for (i = 0; i < c->nodes.n; i++) {
+		n = &c->nodes.v[i];
+		k += n->have_status && nodes_live(n, now, con_node_timeout(c)) &&
+		    (n->st.flags & STATUS_F_YOURS) != 0;
+	}
+	return k;
+}
+
+static const char *
+addr_text(const struct sockaddr_in *a, char *buf, size_t len)
+{
+	char	 ip[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip));
+	snprintf(buf, len, "%s:%d", ip, ntohs(a->sin_port));
+	return buf;
+}
+
+/* A checked SCHEDULE from the peer. */
+static void
+peer_schedule(struct console *c, const struct proto_msg *m, int64_t now)
+{
+	struct standby	*sb = &c->sb;
+	const struct proto_schedule *p = &m->u.schedule;
+	int		 takeover = (p->flags & SCHED_F_TAKEOVER) != 0;
+	char		 a[64];
+
+	sb->copies++;
+	sb->heard = now;
+	sb->peer_si = (int64_t)p->si_us * NS_PER_US;
+	sb->peer_id = m->hdr.sender;
+	if (sb->role == SB_MASTER) {
+		if (!standby_yields(takeover, yours(c, now), sb->took != 0 ?
+		    now - sb->took : -1, c->sch.si, c->net.seq.sender,
+		    m->hdr.sender))
+			return;	/* the peer yields when it hears us */
+		sb->role = SB_STANDBY;
+		sb->yields++;
+		sb->next_poll = now;
+		out_notice(&c->out, "standby: the console at %s %s: this "
+		    "console is standby from now on", addr_text(&sb->peer, a,
+		    sizeof(a)), takeover ? "took over" : "commands the nodes");
+	}
+	follow(c, p);
+}
+
+void
+standby_input(struct console *c, int64_t now)
+{
+	struct standby		*sb = &c->sb;
+	struct sockaddr_in	 from;
+	socklen_t		 fl;
+	struct proto_msg	 m;
+	enum proto_reject	 why;
+	uint8_t			 buf[PROTO_MAX_DGRAM + 1];
+	ssize_t			 r;
+	int			 i;
+
+	for (i = 0; i < 64 && sb->fd != -1; i++) {
+		fl = sizeof(from);
+		r = recvfrom(sb->fd, buf, sizeof(buf), 0,
+		    (struct sockaddr *)&from, &fl);
+		if (r == -1)
+			return;	/* EAGAIN, or nothing we can do */
+		(void)replay_clock(&sb->replay, now_real_us(), now_mono_us());
+		if (from.sin_addr.s_addr != sb->peer.sin_addr.s_addr ||
+		    proto_open(&sb->key, &sb->replay,
+		    PROTO_TYPE_BIT(PROTO_SCHEDULE), buf, (size_t)r, &m,
+		    &why) == -1) {
+			sb->refused++;
+			continue;
+		}
+		peer_schedule(c, &m, now);
+	}
+}
+
+int
+standby_take(struct console *c, const char *why, int64_t now)
+{
+	struct standby	*sb = &c->sb;
+	char		 a[64], ps[32], ip[32];
+	int		 n, was = sb->role;
+
+	if (sb->role == SB_NONE)
+		return out_err(&c->out, "%s: no console.peer", why);
+	if (!c->sch.spoken)
+		return out_err(&c->out, "%s: nothing heard from the master at "
+		    "%s yet: no schedule to take over", why,
+		    addr_text(&sb->peer, a, sizeof(a)));
+	sb->role = SB_MASTER;
+	c->m.next_si = 0;
+	if ((n = master_send_flags(c, SCHED_F_TAKEOVER, now)) < 0) {
+		sb->role = was;
+		return -1;
+	}
+	sb->took = now;
+	sb->takeovers++;
+	master_started(c, now);
+	out_notice(&c->out, "standby: %s: this console is the master now "
+	    "(%s, %s, PS %s of IP %s; sent to %d destination%s)", why,
+	    proto_mode_name((unsigned)c->sch.mode), c->sch.started ?
+	    "started" : "stopped", duration_format(sch_ps(&c->sch), ps,
+	    sizeof(ps)), duration_format(c->sch.ip, ip, sizeof(ip)), n,
+	    n == 1 ? "" : "s");
+	return n;
+}
+
+void
+standby_timer(struct console *c, int64_t now)
+{
+	struct standby		*sb = &c->sb;
+	struct proto_msg	 q = { .hdr.type = PROTO_STATUS_REQ };
+	int64_t			 due = standby_due(sb->heard, sb->peer_si);
+	char			 a[64], w[32], why[160];
+
+	if (sb->role != SB_STANDBY)
+		return;
+	if (due != 0 && now >= due) {
+		snprintf(why, sizeof(why), "the master at %s was silent for %s",
+		    addr_text(&sb->peer, a, sizeof(a)), duration_format(now -
+		    sb->heard, w, sizeof(w)));
+		if (standby_take(c, why, now) < 0) {
+			log_warnx("standby: %s", c->out.err);
+			sb->heard = now;	/* again in 1.5 SI */
+		}
+		return;
+	}
+	if (now >= sb->next_poll) {
+		/* the nodes' jobs, for the slot tables we may have to send */
+		(void)net_send(&c->net, &q);
+		sb->next_poll = now + (sb->peer_si > 0 ? sb->peer_si :
+		    c->sch.si);
+	}
+}
+
+int64_t
+standby_deadline(const struct console *c)
+{
+	const struct standby	*sb = &c->sb;
+	int64_t			 due;
+
+	if (sb->role != SB_STANDBY)
+		return 0;
+	due = standby_due(sb->heard, sb->peer_si);
+	if (due == 0 || (sb->next_poll != 0 && sb->next_poll < due))
+		return sb->next_poll != 0 ? sb->next_poll : 1;
+	return due;
+}
