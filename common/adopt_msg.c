@@ -175,6 +175,8 @@ lift_credit_settle(struct lift_credit *c, int64_t now, int64_t reserved,
 		used = LIFT_MIN_NS;
 	if (used < reserved)
 		v += reserved - used;
+	else
+		v -= used - reserved;	/* ended late: charged too */
 	c->credit = v > LIFT_BURST_NS ? LIFT_BURST_NS : v;
 	c->at = now;
 }

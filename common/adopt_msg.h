@@ -90,7 +90,11 @@
  * less than LIFT_MIN_NS is left, and *wait then how long until there is.
  * lift_credit_settle: the lift that reserved `reserved` ended after
  * `used`: what it did not use (but LIFT_MIN_NS at least counts) comes
- * back.
+ * back, and what it used past its reservation (an end that came late) is
+ * charged too, so that the credit may go below 0.  A loop of lifts that
+ * asks for more than the credit gives is cut first (its lifts get
+ * shorter, down to LIFT_MIN_NS) and then refused until the credit is
+ * back at LIFT_MIN_NS.
  */
 struct lift_credit {
 	int64_t	 credit;

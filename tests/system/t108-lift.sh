@@ -97,14 +97,29 @@ share=$(awk -v c="$cpu" -v h="$held" 'BEGIN { printf "%.0f", 100 * c / h }')
 t_log "a lifted spinner: ${cpu} ms of CPU in ${held} ms (${share}%) at PS 50%"
 [ "$share" -le 65 ] || t_fail "a lifted spinner got $share% of CPU 1 with PS 50%: it ran in the LS"
 
-# 5. a loop of lifts is cut off by the budget (1 s, then 10 % of the time)
-alift -n 30 -h 100 -s > "$T_LOG/loop.out" || t_fail "lifter: $(cat "$T_LOG/loop.out")"
+# 5. a loop of lifts is cut off by the budget (1 s, then 10 % of the
+# time): for 6 s it asks for a lift, spins 50 ms, lets go, asks again (and
+# spins 50 ms unlifted when refused), about 60 % of the time; the budget
+# grants 1 s + 10 % of 6 s at most, so it cuts the lifts short and then
+# refuses them.  The lifted time counted by the lifter and by dts's log.
+"${A_LIFT[@]}" -d 6000 -h 50 -s > "$T_LOG/loop.out" 2>&1 &
+pid=$!
+t_track "$pid"
+wait "$pid" || t_fail "lifter: $(tail -n 3 "$T_LOG/loop.out")"
+t_untrack "$pid"
 read -r g r l e <<< "$(sed -n 's/^granted=\([0-9]*\) refused=\([0-9]*\) lifted_ms=\([0-9]*\) elapsed_ms=\([0-9]*\)$/\1 \2 \3 \4/p' "$T_LOG/loop.out")"
-t_log "a loop of 30 lifts of 100 ms: $g granted, $r refused, $l ms lifted in $e ms"
+[ -n "$e" ] || t_fail "lifter: $(tail -n 3 "$T_LOG/loop.out")"
+ended() { [ "$(grep -c "lift of pid $pid .* ended after" "$T_LOG/dts.log")" -ge "$g" ]; }
+t_wait_for 3 ended || t_fail "dts logged $(grep -c "lift of pid $pid .* ended after" "$T_LOG/dts.log") ends of $g lifts"
+dl=$(sed -n "s/^.*lift of pid $pid .* ended after \([0-9.]*\) ms.*$/\1/p" "$T_LOG/dts.log" |
+	awk '{ s += $1 } END { printf "%.0f", s }')
+cut=$(grep -c '^lift [0-9]*: OK \([0-9]\|[1-4][0-9]\) ' "$T_LOG/loop.out")
+t_log "a loop of lifts of 50 ms for $e ms: $g granted ($cut of them shorter than 50 ms), $r refused; $l ms lifted (dts: $dl ms), budget $((1000 + e / 10)) ms"
 [ "${r:-0}" -gt 0 ] || t_fail "the budget cut no lift off: $(tail -n 1 "$T_LOG/loop.out")"
-grep -q "ERR uid $T_UID has spent its lift budget" "$T_LOG/loop.out" ||
+grep -q "^lift [0-9]*: ERR uid $T_UID has spent its lift budget (lifts take at most 10% of the time, 1000 ms at once): again in [0-9]* ms$" "$T_LOG/loop.out" ||
 	t_fail "no budget refusal: $(grep ERR "$T_LOG/loop.out" | head -n 1)"
 [ "$l" -le $((1000 + e / 10 + 300)) ] || t_fail "$l ms lifted in $e ms: over the budget"
+[ "$dl" -le $((1000 + e / 10 + 300)) ] || t_fail "dts: $dl ms lifted in $e ms: over the budget"
 
 # 6. kill -9 of a lifted process mid-lift
 : > "$T_LOG/kill.out"

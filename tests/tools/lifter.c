@@ -1,11 +1,14 @@
 /*
  * lifter.c - asks the node's dts for lifts (dts(8), LIFTS), for t108.
  *
- *   lifter [-n COUNT] [-h HOLD_MS] [-s] [-w WAIT_MS]
+ *   lifter [-n COUNT] [-d DURATION_MS] [-h HOLD_MS] [-s] [-w WAIT_MS]
  *
- * COUNT times (1): a lift ($DTS_SOCKET, else the default socket; the job
- * $DTS_JOB, else "pvm"), then HOLD_MS (100) spinning (-s) or asleep, then
- * the lift let go.  One line a lift:
+ * COUNT times (1), or with -d until DURATION_MS have passed: a lift
+ * ($DTS_SOCKET, else the default socket; the job $DTS_JOB, else "pvm"),
+ * then HOLD_MS (100) spinning (-s) or asleep, then the lift let go.  A
+ * refused lift holds HOLD_MS too, unlifted (as a console's command then
+ * runs unlifted), so that a loop asks for lifts at the pace it would use
+ * them.  One line a lift:
  *   "lift I: OK MS policy=RR|OTHER|... cgroup=CG held_ms=H cpu_ms=C"
  *   "lift I: ERR REASON"
  * (the policy and cgroup as the hold began), then
@@ -65,52 +68,62 @@ cgroup(char *buf, size_t len)
 	fclose(f);
 }
 
+/* HOLD_MS spinning (spin) or asleep. */
+static void
+hold_for(int ms, int spin, volatile uint64_t *sink)
+{
+	int64_t	 end = now_mono_ns() + (int64_t)ms * NS_PER_MS;
+
+	if (spin)
+		while (now_mono_ns() < end)
+			(*sink)++;
+	else {
+		struct timespec d = { ms / 1000, (long)(ms % 1000) * NS_PER_MS };
+		nanosleep(&d, NULL);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	const char	*sock = getenv(ADOPT_SOCKET_ENV);
 	char		 err[ADOPT_MSG_MAX], cg[512];
 	int		 opt, count = 1, hold = 100, spin = 0, fd, ms, rc;
-	int		 wait = 0;
+	int		 wait = 0, duration = 0;
 	int		 granted = 0, refused = 0;
 	int64_t		 t0 = now_mono_ns(), lifted = 0;
 	volatile uint64_t sink = 0;
 
-	while ((opt = getopt(argc, argv, "n:h:sw:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:d:h:sw:")) != -1) {
 		switch (opt) {
 		case 'n': count = atoi(optarg); break;
+		case 'd': duration = atoi(optarg); break;
 		case 'h': hold = atoi(optarg); break;
 		case 's': spin = 1; break;
 		case 'w': wait = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: lifter [-n COUNT] [-h HOLD_MS] "
-			    "[-s] [-w WAIT_MS]\n");
+			fprintf(stderr, "usage: lifter [-n COUNT] [-d DURATION_MS]"
+			    " [-h HOLD_MS] [-s] [-w WAIT_MS]\n");
 			return 2;
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (int i = 1; i <= count; i++) {
+	for (int i = 1; duration > 0 ? now_mono_ns() - t0 <
+	    (int64_t)duration * NS_PER_MS : i <= count; i++) {
 		rc = adopt_lift(sock != NULL && sock[0] != '\0' ? sock :
 		    ADOPT_SOCKET_DEFAULT, job_label_pick(NULL), LIFT_WAIT_MS,
 		    &fd, &ms, err, sizeof(err));
 		if (rc != 1) {
 			refused++;
 			printf("lift %d: ERR %s\n", i, rc == 0 ? "old dts" : err);
+			hold_for(hold, spin, &sink);
 			continue;
 		}
 		granted++;
 		cgroup(cg, sizeof(cg));
 		const char *pol = policy();
-		int64_t s = now_mono_ns(), c = cpu_ns(), end = s +
-		    (int64_t)hold * NS_PER_MS;
-		if (spin)
-			while (now_mono_ns() < end)
-				sink++;
-		else {
-			struct timespec d = { hold / 1000,
-			    (long)(hold % 1000) * NS_PER_MS };
-			nanosleep(&d, NULL);
-		}
+		int64_t s = now_mono_ns(), c = cpu_ns();
+		hold_for(hold, spin, &sink);
 		int64_t held = now_mono_ns() - s;
 		close(fd);
 		lifted += held < (int64_t)ms * NS_PER_MS ? held :
