@@ -729,7 +729,9 @@ lift_end(struct adopt *a, struct adopt_lift *l, int64_t now, const char *how)
 		e = errno;
 	}
 	sched_unlock(a->jobs->sched);
-	if (alive && rc == -1)
+	/* ESRCH: it exited between the check and the write (the command
+	 * ended, which is what closed the connection): nothing to put back */
+	if (alive && rc == -1 && e != ESRCH)
 		log_warnx("lift of pid %d: cannot put it back into its own "
 		    "cgroup (%s): it stays in job %s at SCHED_OTHER", (int)l->pid,
 		    strerror(e), l->job);
