@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -132,6 +133,102 @@ adopt_ask(const char *path, const char *req, char *reply, size_t len,
 		rc = 0;
 	}
 	close(fd);
+	return rc;
+}
+
+/* The credit as of now (at 0: new, full). */
+static int64_t
+credit_now(const struct lift_credit *c, int64_t now)
+{
+	int64_t	 v;
+
+	if (c->at == 0)
+		return LIFT_BURST_NS;
+	v = c->credit + (now > c->at ? (now - c->at) * LIFT_SHARE_PCT / 100 :
+	    0);
+	return v > LIFT_BURST_NS ? LIFT_BURST_NS : v;
+}
+
+int64_t
+lift_credit_grant(struct lift_credit *c, int64_t now, int64_t *wait)
+{
+	int64_t	 v = credit_now(c, now), len;
+
+	*wait = 0;
+	if (v < LIFT_MIN_NS) {
+		*wait = (LIFT_MIN_NS - v) * 100 / LIFT_SHARE_PCT;
+		return 0;
+	}
+	len = v < LIFT_MAX_NS ? v : LIFT_MAX_NS;
+	c->credit = v - len;
+	c->at = now;
+	return len;
+}
+
+void
+lift_credit_settle(struct lift_credit *c, int64_t now, int64_t reserved,
+    int64_t used)
+{
+	int64_t	 v = credit_now(c, now);
+
+	if (used < LIFT_MIN_NS)
+		used = LIFT_MIN_NS;
+	if (used < reserved)
+		v += reserved - used;
+	else
+		v -= used - reserved;	/* ended late: charged too */
+	c->credit = v > LIFT_BURST_NS ? LIFT_BURST_NS : v;
+	c->at = now;
+}
+
+int
+adopt_lift(const char *path, const char *label, int wait_ms, int *fd,
+    int *ms, char *err, size_t errlen)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char	 req[64], reply[ADOPT_MSG_MAX];
+	ssize_t	 n;
+	int	 s, rc = -2;
+
+	*fd = -1;
+	*ms = 0;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		snprintf(err, errlen, "socket path too long: %s", path);
+		return -2;
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	snprintf(req, sizeof(req), ADOPT_LIFT_LINE "%s%.15s", label ?
+	    "\n" ADOPT_JOB_LINE " " : "", label ? label : "");
+	if ((s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -2;
+	}
+	if (connect(s, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		snprintf(err, errlen, "no DTS service at %s: %s", path,
+		    strerror(errno));
+	else if (send(s, req, strlen(req), MSG_NOSIGNAL) == -1)
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	else if (wait_input(s, wait_ms) == -1)
+		snprintf(err, errlen, "no answer from dts at %s within %d ms",
+		    path, wait_ms);
+	else if ((n = recv(s, reply, sizeof(reply) - 1, 0)) <= 0)
+		snprintf(err, errlen, "dts at %s closed the connection", path);
+	else {
+		rc = -1;
+		reply[n] = '\0';
+		if (strcmp(reply, ADOPT_REFUSAL_OLD) == 0) {
+			close(s);
+			return 0;
+		}
+		if (strncmp(reply, "OK ", 3) == 0 &&
+		    (*ms = atoi(reply + 3)) > 0) {
+			*fd = s;
+			return 1;
+		}
+		snprintf(err, errlen, "%s", strncmp(reply, "ERR ", 4) == 0 ?
+		    reply + 4 : reply);
+	}
+	close(s);
 	return rc;
 }
 

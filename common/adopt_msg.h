@@ -33,6 +33,16 @@
  * then asks again without the JOB line (one gang a node, as that dts
  * runs).
  *
+ * A LIFT (dts(8), LIFTS) keeps its connection: the process that connected
+ * (SO_PEERPIDFD; never another one) runs in the gang of its user's job
+ * USER:<label> at pvmd's real-time level, frozen with the gang in every
+ * LS, until it closes the connection (or sends anything more), exits,
+ * or <ms> have passed; then dts puts it back into its own cgroup at
+ * SCHED_OTHER and closes its side.  Each uid's lifts have a budget
+ * (LIFT_SHARE_PCT of the time, LIFT_BURST_NS at once, each counted at
+ * least LIFT_MIN_NS).  A dts from before LIFT answers ADOPT_REFUSAL_OLD:
+ * the client then runs unlifted and need not ask again.
+ *
  * dts learns who asks from SO_PEERCRED (pid, uid), never from the request.
  */
 #ifndef DTS_ADOPT_MSG_H
@@ -63,6 +73,48 @@
 /* The start of dts's answer to a request it will not serve now (its
  * budget for the asking uid, or its park, is full): ask again later. */
 #define ADOPT_BUSY	"ERR dts is busy"
+
+/* Lifts (dts(8), LIFTS). */
+#define ADOPT_LIFT_LINE      "LIFT"
+#define LIFT_MAX_NS          (250LL * 1000 * 1000)	/* one lift at most */
+#define LIFT_SHARE_PCT       10		/* a uid's lifts: of the time */
+#define LIFT_BURST_NS        (1000LL * 1000 * 1000)	/* credit, rested */
+#define LIFT_MIN_NS          (10LL * 1000 * 1000)	/* a lift costs this */
+#define LIFT_WAIT_MS         200	/* a client waits this for dts's OK */
+
+/*
+ * A uid's credit of lifted time (ns; times on any one clock): it grows
+ * LIFT_SHARE_PCT of the time that passes, up to LIFT_BURST_NS.  A new
+ * credit (at 0) is full.  lift_credit_grant: the length of a lift that
+ * starts at now (at most LIFT_MAX_NS), reserved from the credit; 0 if
+ * less than LIFT_MIN_NS is left, and *wait then how long until there is.
+ * lift_credit_settle: the lift that reserved `reserved` ended after
+ * `used`: what it did not use (but LIFT_MIN_NS at least counts) comes
+ * back, and what it used past its reservation (an end that came late) is
+ * charged too, so that the credit may go below 0.  A loop of lifts that
+ * asks for more than the credit gives is cut first (its lifts get
+ * shorter, down to LIFT_MIN_NS) and then refused until the credit is
+ * back at LIFT_MIN_NS.
+ */
+struct lift_credit {
+	int64_t	 credit;
+	int64_t	 at;			/* credit as of; 0: new */
+};
+
+int64_t lift_credit_grant(struct lift_credit *c, int64_t now, int64_t *wait);
+void    lift_credit_settle(struct lift_credit *c, int64_t now,
+	    int64_t reserved, int64_t used);
+
+/*
+ * The client's side of a LIFT: "LIFT" (and "JOB <label>" if label is not
+ * NULL) over the socket at path, waiting up to wait_ms.  1 and *fd the
+ * connection to keep (close it to end the lift) and *ms the lift's
+ * length; 0 if a dts from before LIFT answered (nothing to tell the
+ * user); -1 with dts's one-line reason in err (refused); -2 with the
+ * reason in err when no dts answered (none runs: nothing to lift into).
+ */
+int adopt_lift(const char *path, const char *label, int wait_ms, int *fd,
+	    int *ms, char *err, size_t errlen);
 
 /*
  * "JOIN <pid>": exactly one space, then 1 to ADOPT_PID_MAX in decimal

@@ -21,6 +21,8 @@
 
 #include <pvm3.h>
 
+#include "adopt_msg.h"
+#include "job.h"
 #include "log.h"
 #include "proc.h"
 #include "pvm.h"
@@ -56,6 +58,38 @@ cpvm_init(struct cpvm *p, const struct dts_conf *conf, struct vm_hosts *hosts,
 	p->net = net;
 	p->out = out;
 	p->off = off;
+	p->lift_fd = -1;
+}
+
+static int pvmd_file(const struct cpvm *);
+
+void
+cpvm_lift(struct cpvm *p)
+{
+	const char	*sock = getenv(ADOPT_SOCKET_ENV);
+	char		 err[ADOPT_MSG_MAX];
+	int		 ms, rc;
+
+	if (p->off || p->lift_fd != -1 || p->lift_old ||
+	    (!p->connected && !pvmd_file(p)))	/* no VM: no job either */
+		return;
+	rc = adopt_lift(sock != NULL && sock[0] != '\0' ? sock :
+	    ADOPT_SOCKET_DEFAULT, job_label_pick(NULL), LIFT_WAIT_MS,
+	    &p->lift_fd, &ms, err, sizeof(err));
+	if (rc == 0)
+		p->lift_old = 1;
+	else if (rc == -1 && !p->lift_refused)
+		out_notice(p->out, "the PVM commands run unlifted: %s (see "
+		    "LIFTS in dts(8))", err);
+	p->lift_refused = rc == -1;
+}
+
+void
+cpvm_unlift(struct cpvm *p)
+{
+	if (p->lift_fd != -1)
+		close(p->lift_fd);
+	p->lift_fd = -1;
 }
 
 int
@@ -370,5 +404,6 @@ halted:
 void
 cpvm_fini(struct cpvm *p)
 {
+	cpvm_unlift(p);
 	cpvm_drop(p);
 }

@@ -39,6 +39,9 @@ struct cpvm {
 	pid_t	 pvmd_pid;		/* the pvmd we talk to, 0 if unknown */
 	char	 tmp[CONF_STR_MAX];	/* PVM_TMP */
 	int64_t	 halt_at;		/* our own halt: pvmd's SIGTERM follows */
+	int	 lift_fd;		/* a lift's connection to dts; -1 */
+	int	 lift_old;		/* dts knows no lifts: never ask */
+	int	 lift_refused;		/* the last lift was refused (said) */
 };
 
 /* PVM, off or not, for a console whose parts these are; not connected. */
@@ -53,6 +56,16 @@ int cpvm_setup(struct cpvm *p);
 
 /* Connect to the local pvmd, starting dts if none runs (start = 1). */
 int cpvm_connect(struct cpvm *p, int start);
+
+/*
+ * Around a PVM command: ask the node's dts to lift this process into its
+ * job's gang (dts(8), LIFTS), so that its round trips to pvmd do not wait
+ * for the LS; and let go.  A refusal is one notice (then silence until a
+ * lift is granted again); without dts, or with one that knows no lifts,
+ * the command runs unlifted, silently.
+ */
+void cpvm_lift(struct cpvm *p);
+void cpvm_unlift(struct cpvm *p);
 
 /* Refresh the cached host table (and the unicast destinations). */
 int cpvm_refresh(struct cpvm *p);

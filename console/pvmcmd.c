@@ -18,10 +18,14 @@
 #define SPAWN_MAX 1024
 #define HALT_WAIT (10 * NS_PER_SEC)	/* for the dts we started to end */
 
-/* Connect (starting dts if need be) and refresh the host table. */
+/*
+ * Lifted (cpvm_lift; the command's caller lets go: lifted() below),
+ * connected (starting dts if need be), the host table refreshed.
+ */
 static int
 ready(struct cpvm *p, const char *cmd)
 {
+	cpvm_lift(p);
 	if (cpvm_connect(p, 1) == -1 || (p->connected &&
 	    cpvm_refresh(p) == -1))
 		return out_prefix(p->out, cmd);
@@ -68,8 +72,8 @@ conf_json(struct cpvm *p)
 	return 0;
 }
 
-int
-cpvm_cmd_conf(struct cpvm *p, int argc, char **argv)
+static int
+cmd_conf(struct cpvm *p, int argc, char **argv)
 {
 	char	 a[INET_ADDRSTRLEN];
 	int	 i;
@@ -143,20 +147,20 @@ hosts_op(struct cpvm *p, int argc, char **argv, int add)
 	return 0;
 }
 
-int
-cpvm_cmd_add(struct cpvm *p, int argc, char **argv)
+static int
+cmd_add(struct cpvm *p, int argc, char **argv)
 {
 	return hosts_op(p, argc, argv, 1);
 }
 
-int
-cpvm_cmd_delete(struct cpvm *p, int argc, char **argv)
+static int
+cmd_delete(struct cpvm *p, int argc, char **argv)
 {
 	return hosts_op(p, argc, argv, 0);
 }
 
-int
-cpvm_cmd_tasks(struct cpvm *p, int argc, char **argv)
+static int
+cmd_tasks(struct cpvm *p, int argc, char **argv)
 {
 	struct pvmtaskinfo	*ti;
 	int			 i, rc, n;
@@ -214,8 +218,8 @@ spawn_opts(struct cpvm *p, int argc, char **argv, int *n, char **where)
 	return i;
 }
 
-int
-cpvm_cmd_spawn(struct cpvm *p, int argc, char **argv)
+static int
+cmd_spawn(struct cpvm *p, int argc, char **argv)
 {
 	char	*where = NULL;
 	int	*tids, i, n = 1, prog, rc;
@@ -243,8 +247,8 @@ cpvm_cmd_spawn(struct cpvm *p, int argc, char **argv)
 	return rc > 0 ? -1 : 0;
 }
 
-int
-cpvm_cmd_halt(struct cpvm *p, int argc, char **argv)
+static int
+cmd_halt(struct cpvm *p, int argc, char **argv)
 {
 	char	 why[CMD_ERR_MAX];
 	int	 rc;
@@ -253,6 +257,7 @@ cpvm_cmd_halt(struct cpvm *p, int argc, char **argv)
 		return out_err(p->out, "halt: a PVM command, and PVM is off "
 		    "(dts-console -n): stop releases the gangs, an MPI job "
 		    "ends with its mpirun");
+	cpvm_lift(p);
 	if (cpvm_connect(p, 0) == -1) {
 		snprintf(why, sizeof(why), "%s", p->out->err);
 		return out_err(p->out, "halt: no virtual machine to halt (%s)",
@@ -260,6 +265,7 @@ cpvm_cmd_halt(struct cpvm *p, int argc, char **argv)
 	}
 	p->halt_at = now_mono_ns();	/* pvmd will SIGTERM us too */
 	rc = pvm_halt();
+	cpvm_unlift(p);		/* before the wait: the job ends */
 	cpvm_drop(p);
 	if (rc < 0 && rc != PvmSysErr)
 		return out_err(p->out, "halt: %s", pvmerr_msg(rc));
@@ -269,3 +275,20 @@ cpvm_cmd_halt(struct cpvm *p, int argc, char **argv)
 	    "running, waiting for the next pvmd\n");
 	return 0;
 }
+
+/* Each command lifted for its length (ready, cmd_halt), and no longer. */
+#define LIFTED(name)							\
+int									\
+cpvm_cmd_##name(struct cpvm *p, int argc, char **argv)			\
+{									\
+	int	 rc = cmd_##name(p, argc, argv);			\
+									\
+	cpvm_unlift(p);							\
+	return rc;							\
+}
+LIFTED(conf)
+LIFTED(add)
+LIFTED(delete)
+LIFTED(tasks)
+LIFTED(spawn)
+LIFTED(halt)

@@ -116,6 +116,8 @@ adopt_open(struct adopt *a, const char *path, const struct dts_conf *c,
 	a->fd = a->tfd = a->epfd = -1;
 	for (int i = 0; i < ADOPT_CONN_MAX; i++)
 		a->conn[i].fd = -1;
+	for (int i = 0; i < ADOPT_LIFT_MAX; i++)
+		a->lift[i].fd = -1;
 	a->conf = c;
 	a->jobs = J;
 	if (path[0] != '/' || addr_of(path, &sun) == -1) {
@@ -168,6 +170,9 @@ adopt_owns(const struct adopt *a, int fd)
 		return 1;
 	for (int i = 0; i < ADOPT_CONN_MAX; i++)
 		if (a->conn[i].fd == fd)
+			return 1;
+	for (int i = 0; i < ADOPT_LIFT_MAX; i++)
+		if (a->lift[i].fd == fd)
 			return 1;
 	return 0;
 }
@@ -411,6 +416,8 @@ move_in(struct adopt *a, struct job *j, struct proc_ref *r, char *why,
 	return moved(r, why, whylen);
 }
 
+static int lifted_pid(const struct adopt *, pid_t);
+
 /*
  * The checks, in order: a well-formed request (more: its lines after the
  * first, or NULL; full: all of it), the process that connected (still
@@ -445,6 +452,11 @@ decide(struct adopt *a, const struct adopt_conn *c, const char *req,
 	    (bad = adopt_check_job(j = jobs_find(a->jobs, job), c->uid, why,
 	    whylen)) != NULL)
 		return bad;
+	if (lifted_pid(a, peer->pid)) {
+		snprintf(why, whylen, "pid %d is lifted for a command: it "
+		    "asks again once its lift has ended", (int)peer->pid);
+		return why;
+	}
 	if (strcmp(req, "ADOPT pvmd") == 0 &&
 	    access(conf_pvmd(a->conf), X_OK) == -1) {
 		snprintf(why, whylen, "pvmd %s: %s (dts.conf: pvmd)",
@@ -494,6 +506,8 @@ decide_join(struct adopt *a, const struct adopt_conn *c, const char *req,
 		    "has exited", (int)asker->pid);
 		return why;
 	}
+	if (j != NULL && lifted_pid(a, asker->pid))
+		j = NULL;	/* lifted for a command: not a member */
 	if ((bad = adopt_check_asker(c->uid, asker->pid, j, why,
 	    whylen)) != NULL)
 		return bad;
@@ -569,6 +583,242 @@ answer_adopt(struct adopt *a, const struct adopt_conn *c, const char *req,
 	unref(&peer);
 }
 
+/* ---- lifts (dts(8), LIFTS) ---------------------------------------------- */
+
+/* Is pid lifted now (then it is no member of its job's gang)? */
+static int
+lifted_pid(const struct adopt *a, pid_t pid)
+{
+	for (int i = 0; i < ADOPT_LIFT_MAX; i++)
+		if (a->lift[i].fd != -1 && a->lift[i].pid == pid)
+			return 1;
+	return 0;
+}
+
+/* The lift credit of uid: its slot, or the least recently used one. */
+static struct adopt_lift_uid *
+lift_uid_slot(struct adopt *a, uid_t uid, int64_t now)
+{
+	struct adopt_lift_uid	*u = &a->lift_uid[0];
+
+	for (int i = 0; i < ADOPT_UID_MAX; i++) {
+		if (a->lift_uid[i].used != 0 && a->lift_uid[i].uid == uid) {
+			u = &a->lift_uid[i];
+			goto found;
+		}
+		if (a->lift_uid[i].used < u->used)
+			u = &a->lift_uid[i];
+	}
+	memset(u, 0, sizeof(*u));
+	u->uid = uid;
+found:
+	u->used = now;
+	return u;
+}
+
+/*
+ * The end of lift l (how: why, for the log): pvmd's level no longer its,
+ * every thread back to SCHED_OTHER while it is still in the gang (so
+ * frozen if the gang is), then into the cgroup it came from (through the
+ * file dts opened when it lifted it); its uid's credit settled, the
+ * connection closed.  A process that has exited needs nothing.
+ */
+static void
+lift_end(struct adopt *a, struct adopt_lift *l, int64_t now, const char *how)
+{
+	struct job	*j = jobs_find(a->jobs, l->job);
+	char		 text[32];
+	int		 alive = pidfd_pid(l->pidfd) == l->pid, rc = 0, e = 0;
+
+	snprintf(text, sizeof(text), "%d\n", (int)l->pid);
+	sched_lock(a->jobs->sched);
+	if (j != NULL)
+		(void)gang_lift(&j->gang, l->pid, 0);
+	if (alive) {
+		(void)cg_set_policy_pid(j != NULL ? j->gang.cg : "lift",
+		    l->pid, SCHED_OTHER, 0);
+		rc = cg_write_fd(l->home_fd, text);
+		e = errno;
+	}
+	sched_unlock(a->jobs->sched);
+	/* ESRCH: it exited between the check and the write (the command
+	 * ended, which is what closed the connection): nothing to put back */
+	if (alive && rc == -1 && e != ESRCH)
+		log_warnx("lift of pid %d: cannot put it back into its own "
+		    "cgroup (%s): it stays in job %s at SCHED_OTHER", (int)l->pid,
+		    strerror(e), l->job);
+	lift_credit_settle(&lift_uid_slot(a, l->uid, now)->cr, now,
+	    l->reserved, now - l->start);
+	log_debug("lift of pid %d (uid %d, job %s) ended after %.1f ms: %s",
+	    (int)l->pid, (int)l->uid, l->job, (double)(now - l->start) /
+	    NS_PER_MS, how);
+	(void)epoll_ctl(a->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	close(l->fd);
+	close(l->pidfd);
+	close(l->home_fd);
+	l->fd = l->pidfd = l->home_fd = -1;
+}
+
+/*
+ * "LIFT": the checks, in order: a well-formed request (more, full: as
+ * decide's; JOB only), the freezer backend (a SIGSTOP would show in the
+ * console's shell), the process that connected (alive, all its uids the
+ * connection's), a user the config allows, the job of that user and the
+ * request's label, running and of that uid; a process in no job and not
+ * lifted, at SCHED_OTHER; a place (GANG_LIFTS a job); its uid's credit;
+ * its own cgroup, opened for the way back; then the move (gang_lift and
+ * gang_adopt under the lock).  NULL when lifted (*jp its job, *home_fd,
+ * *len the lift's length), or the reason.
+ */
+static const char *
+decide_lift(struct adopt *a, const struct adopt_conn *c, const char *more,
+    const char *full, struct proc_ref *peer, struct job **jp, int *home_fd,
+    int64_t *len, char *why, size_t whylen)
+{
+	struct passwd		*pw;
+	struct job		*j, *other;
+	struct adopt_lift_uid	*u;
+	char			 label[16], job[PROTO_JOB_LEN], mnt[CG_PATH_MAX];
+	char			 rel[CG_PATH_MAX], home[2 * CG_PATH_MAX];
+	const char		*bad;
+	int64_t			 now = now_mono_ns(), wait;
+	int			 state, n = 0, rc;
+
+	*jp = NULL;
+	*home_fd = -1;
+	if ((bad = adopt_check_more(more, full, &state, label, why,
+	    whylen)) != NULL)
+		return bad;
+	if (state)
+		return "malformed request (a LIFT has no STATE line)";
+	if (a->jobs->tmpl.be != &gang_freezer_backend)
+		return "lifts need the freezer backend (dts.conf: backend): "
+		    "the signal backend's stops would show in the console's "
+		    "shell";
+	if (ref_peer(c, peer, why, whylen) == -1)
+		return why;
+	pw = adopt_ids_are(peer->ids, c->uid) ? getpwuid(c->uid) : NULL;
+	if ((bad = adopt_check_user(c->uid, peer->pid, peer->ids, pw,
+	    &a->conf->users, label, job, why, whylen)) != NULL)
+		return bad;
+	if ((j = jobs_find(a->jobs, job)) == NULL) {
+		snprintf(why, whylen, "no job %s runs on this node: nothing "
+		    "to lift into", job);
+		return why;
+	}
+	if (j->uid != c->uid) {
+		snprintf(why, whylen, "job %s runs as uid %d, not as uid %d: "
+		    "only its user lifts into it", job, (int)j->uid,
+		    (int)c->uid);
+		return why;
+	}
+	if ((other = jobs_of_pid(a->jobs, peer->pid)) != NULL ||
+	    lifted_pid(a, peer->pid)) {
+		snprintf(why, whylen, "pid %d is %s %s already", (int)peer->pid,
+		    other ? "in job" : "lifted", other ? other->name : "");
+		return why;
+	}
+	if (sched_getscheduler(peer->pid) != SCHED_OTHER) {
+		snprintf(why, whylen, "pid %d is not at SCHED_OTHER: only a "
+		    "process at the normal policy is lifted", (int)peer->pid);
+		return why;
+	}
+	for (int i = 0; i < ADOPT_LIFT_MAX; i++)
+		if (a->lift[i].fd != -1 && strcmp(a->lift[i].job, job) == 0)
+			n++;
+	if (n >= GANG_LIFTS) {
+		snprintf(why, whylen, "%d processes are lifted into job %s "
+		    "already: this command runs unlifted", n, job);
+		return why;
+	}
+	u = lift_uid_slot(a, c->uid, now);
+	if ((*len = lift_credit_grant(&u->cr, now, &wait)) == 0) {
+		snprintf(why, whylen, "uid %d has spent its lift budget (lifts "
+		    "take at most %d%% of the time, %d ms at once): again in "
+		    "%d ms", (int)c->uid, LIFT_SHARE_PCT, (int)(LIFT_BURST_NS /
+		    NS_PER_MS), (int)(wait / NS_PER_MS) + 1);
+		return why;
+	}
+	if (proc_pid_cgroup(peer->pid, rel, sizeof(rel)) == -1 ||
+	    cg_mount(mnt, sizeof(mnt)) == -1) {
+		snprintf(why, whylen, "no cgroup of pid %d", (int)peer->pid);
+		goto refund;
+	}
+	snprintf(home, sizeof(home), "%s%s", mnt, rel);
+	if ((*home_fd = cg_open(home, "cgroup.procs", O_WRONLY)) == -1) {
+		snprintf(why, whylen, "pid %d's cgroup %s is not one dts may put "
+		    "it back into (%s): not lifted", (int)peer->pid, rel,
+		    strerror(errno));
+		goto refund;
+	}
+	sched_lock(a->jobs->sched);
+	if ((rc = gang_lift(&j->gang, peer->pid, 1)) == 0 &&
+	    (rc = gang_adopt(&j->gang, peer->pid)) == -1)
+		(void)gang_lift(&j->gang, peer->pid, 0);
+	sched_unlock(a->jobs->sched);
+	if (rc == -1) {
+		snprintf(why, whylen, "cannot move pid %d into %s: %s",
+		    (int)peer->pid, j->gang.cg, strerror(errno));
+		goto refund;
+	}
+	*jp = j;
+	return NULL;
+refund:
+	if (*home_fd != -1)
+		close(*home_fd);
+	*home_fd = -1;
+	lift_credit_settle(&u->cr, now, *len, 0);
+	return why;
+}
+
+/* 1 if c's connection is now a lift's (kept), else 0 (refused). */
+static int
+answer_lift(struct adopt *a, const struct adopt_conn *c, const char *more,
+    const char *full)
+{
+	char			 why[ADOPT_MSG_MAX];
+	const char		*refused = NULL;
+	struct proc_ref		 peer = { .pidfd = -1 };
+	struct adopt_lift	*l = NULL;
+	struct job		*j = NULL;
+	int			 home_fd = -1;
+	int64_t			 len = 0;
+
+	for (int i = 0; i < ADOPT_LIFT_MAX && l == NULL; i++)
+		if (a->lift[i].fd == -1)
+			l = &a->lift[i];
+	if (l == NULL)
+		refused = ADOPT_BUSY ": too many lifts at once; this command "
+		    "runs unlifted";
+	else
+		refused = decide_lift(a, c, more, full, &peer, &j, &home_fd,
+		    &len, why, sizeof(why));
+	if (refused != NULL) {
+		a->refused++;
+		reply(c->fd, "ERR %s", refused);
+		refuse_log(a, "lift refused: pid %d, uid %d: %s",
+		    (int)(peer.pidfd != -1 ? peer.pid : c->pid), (int)c->uid,
+		    refused);
+		unref(&peer);
+		return 0;
+	}
+	*l = (struct adopt_lift){ .fd = c->fd, .pidfd = peer.pidfd,
+	    .pid = peer.pid, .uid = c->uid, .home_fd = home_fd,
+	    .start = now_mono_ns(), .reserved = len };
+	l->end = l->start + len;
+	snprintf(l->job, sizeof(l->job), "%s", j->name);
+	a->lifted++;
+	if (evfd_watch(a->epfd, c->fd, EPOLLIN) == -1) {
+		log_warn("adoption socket: epoll");
+		lift_end(a, l, now_mono_ns(), "no epoll");
+		return 1;
+	}
+	reply(c->fd, "OK %d", (int)(len / NS_PER_MS));
+	log_debug("lifted pid %d (uid %d) into %s for at most %d ms",
+	    (int)l->pid, (int)l->uid, j->gang.cg, (int)(len / NS_PER_MS));
+	return 1;
+}
+
 /* ---- intake: budgets, the park, the timer ------------------------------- */
 
 static void
@@ -619,7 +869,10 @@ serve(struct adopt *a, const struct adopt_conn *c)
 			*more++ = '\0';
 		if (strncmp(req, "JOIN", 4) == 0)
 			answer_join(a, c, req);
-		else
+		else if (strcmp(req, ADOPT_LIFT_LINE) == 0) {
+			if (answer_lift(a, c, more, full))
+				return;		/* the lift keeps it */
+		} else
 			answer_adopt(a, c, req, more, full);
 	}
 	drop_conn(a, c->fd);
@@ -656,6 +909,9 @@ arm(struct adopt *a, int64_t now)
 	for (int i = 0; i < a->nparked; i++)
 		if (at == 0 || a->park[i].due < at)
 			at = a->park[i].due;
+	for (int i = 0; i < ADOPT_LIFT_MAX; i++)
+		if (a->lift[i].fd != -1 && (at == 0 || a->lift[i].end < at))
+			at = a->lift[i].end;
 	if (!a->polling) {
 		int64_t resume = adopt_rate_when(&a->accepts, now,
 		    NS_EACH(ACCEPT_RATE), ACCEPT_BURST);
@@ -765,6 +1021,15 @@ timer(struct adopt *a, int64_t now)
 	if (read(a->tfd, &n, sizeof(n)) == -1 && errno != EAGAIN)
 		log_warn("adoption socket: timer");
 	a->armed = 0;		/* expired */
+	for (int k = 0; k < ADOPT_LIFT_MAX; k++)
+		if (a->lift[k].fd != -1 && a->lift[k].end <= now) {
+			a->lift_cut++;
+			log_info("lift of pid %d (job %s): its %d ms are up; "
+			    "the command goes on unlifted", (int)a->lift[k].pid,
+			    a->lift[k].job, (int)((a->lift[k].end -
+			    a->lift[k].start) / NS_PER_MS));
+			lift_end(a, &a->lift[k], now, "time up");
+		}
 	while (i < a->nparked) {
 		if (a->park[i].due <= now) {
 			struct adopt_conn c = a->park[i];
@@ -796,6 +1061,10 @@ adopt_event(struct adopt *a, int fd)
 	} else if (fd == a->tfd) {
 		timer(a, now);
 	} else {
+		for (int i = 0; i < ADOPT_LIFT_MAX; i++)
+			if (a->lift[i].fd == fd)
+				lift_end(a, &a->lift[i], now,
+				    "the console let go");
 		for (int i = 0; i < ADOPT_CONN_MAX; i++) {
 			if (a->conn[i].fd == fd) {
 				struct adopt_conn c = a->conn[i];
@@ -814,6 +1083,9 @@ adopt_event(struct adopt *a, int fd)
 void
 adopt_close(struct adopt *a)
 {
+	for (int i = 0; i < ADOPT_LIFT_MAX; i++)
+		if (a->lift[i].fd != -1)
+			lift_end(a, &a->lift[i], now_mono_ns(), "dts exits");
 	for (int i = 0; i < ADOPT_CONN_MAX; i++)
 		if (a->conn[i].fd != -1)
 			close(a->conn[i].fd);

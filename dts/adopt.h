@@ -25,6 +25,10 @@
  * refusals); refusals are logged at most LOG_RATE a second, with the
  * count of the lines left out.  Only the move into the gang itself runs
  * under the scheduler's lock; names (NSS) and the log never do.
+ *
+ * A user's console may ask for a lift ("LIFT", adopt_msg.h): its own
+ * process, for one command, into its own running job's gang at pvmd's
+ * level, frozen with the gang, within a budget of time (dts(8), LIFTS).
  */
 #ifndef DTS_ADOPT_H
 #define DTS_ADOPT_H
@@ -56,6 +60,27 @@ struct adopt_uid {
 	int64_t		 used;		/* last use: the least recent goes */
 };
 
+#define ADOPT_LIFT_MAX 16	/* lifts at once, every uid (dts(8), LIFTS) */
+
+/* A lift: a console's process in its job's gang for one command. */
+struct adopt_lift {
+	int	 fd;			/* the connection; -1: free */
+	int	 pidfd;			/* the lifted process */
+	pid_t	 pid;
+	uid_t	 uid;
+	int	 home_fd;		/* its own cgroup's cgroup.procs, opened
+					   when it was lifted: where it goes back */
+	char	 job[PROTO_JOB_LEN];
+	int64_t	 start, end;		/* CLOCK_MONOTONIC ns */
+	int64_t	 reserved;		/* of its uid's credit */
+};
+
+struct adopt_lift_uid {
+	uid_t		 uid;
+	struct lift_credit cr;
+	int64_t		 used;		/* last use: the least recent goes */
+};
+
 struct adopt {
 	int	 fd;			/* listening socket */
 	int	 tfd;			/* timerfd: resume polling, turns */
@@ -74,6 +99,9 @@ struct adopt {
 	const struct dts_conf *conf;
 	struct jobs *jobs;		/* the gangs, one a job */
 	unsigned adopted, joined, refused, parked, busy;
+	struct adopt_lift lift[ADOPT_LIFT_MAX];
+	struct adopt_lift_uid lift_uid[ADOPT_UID_MAX];
+	unsigned lifted, lift_cut;	/* lifts; those the cap ended */
 };
 
 /*

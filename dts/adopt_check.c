@@ -19,13 +19,21 @@ const char *
 adopt_check_request(const char *req, const char *more, const char *full,
     int *state, char label[16], char *why, size_t whylen)
 {
-	const char	*p = more, *nl;
-	size_t		 n, k = strlen(ADOPT_JOB_LINE) + 1;
-
 	*state = 0;
 	if (strcmp(req, "ADOPT pvmd") != 0 && strcmp(req, "ADOPT run") != 0)
 		return "malformed request (expected \"ADOPT pvmd\", "
 		    "\"ADOPT run\" or \"JOIN <pid>\")";
+	return adopt_check_more(more, full, state, label, why, whylen);
+}
+
+const char *
+adopt_check_more(const char *more, const char *full, int *state,
+    char label[16], char *why, size_t whylen)
+{
+	const char	*p = more, *nl;
+	size_t		 n, k = strlen(ADOPT_JOB_LINE) + 1;
+
+	*state = 0;
 	for (; p != NULL && *p != '\0'; p = nl ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
 		n = nl ? (size_t)(nl - p) : strlen(p);

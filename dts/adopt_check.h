@@ -31,6 +31,9 @@ int  adopt_ids_are(const uid_t ids[4], uid_t uid);
 const char *adopt_check_request(const char *req, const char *more,
 		const char *full, int *state, char label[16], char *why,
 		size_t whylen);
+/* The lines after a request's first alone (ADOPT's and LIFT's). */
+const char *adopt_check_more(const char *more, const char *full,
+		int *state, char label[16], char *why, size_t whylen);
 
 /*
  * The process pid that connected as uid, its uids ids, whose passwd entry

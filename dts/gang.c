@@ -127,6 +127,7 @@ gang_open_at(struct gang *g, const struct gang *t, const char *name,
 	g->stopped = g->rt = g->idle = g->fill = 0;
 	g->unidle = 0;
 	g->pvmd_pid = 0;
+	memset(g->lifted, 0, sizeof(g->lifted));
 	if (strchr(name, '/') != NULL || name[0] == '.' ||
 	    (size_t)snprintf(g->cg, sizeof(g->cg), "%s/%s", t->jobs,
 	    name) >= sizeof(g->cg)) {
@@ -214,9 +215,30 @@ want_prio(const struct gang *g, int pvmd)
 }
 
 static int
+is_lifted(const struct gang *g, pid_t pid)
+{
+	for (int i = 0; i < GANG_LIFTS; i++)
+		if (g->lifted[i] == pid)
+			return 1;
+	return 0;
+}
+
+int
+gang_lift(struct gang *g, pid_t pid, int on)
+{
+	for (int i = 0; i < GANG_LIFTS; i++)
+		if (g->lifted[i] == (on ? 0 : pid)) {
+			g->lifted[i] = on ? pid : 0;
+			return 0;
+		}
+	return on ? -1 : 0;
+}
+
+/* pvmd's level: pvmd, and a lifted process (gang_lift) */
+static int
 prio_of(const struct gang *g, pid_t pid)
 {
-	return want_prio(g, is_pvmd(g, pid));
+	return want_prio(g, is_pvmd(g, pid) || is_lifted(g, pid));
 }
 
 struct scan {
@@ -236,6 +258,7 @@ scan_one(pid_t pid, void *arg)
 
 	if (pvmd)
 		sc->pvmd = pid;
+	pvmd = pvmd || is_lifted(sc->g, pid);	/* its level */
 	want = want_prio(sc->g, pvmd);
 	if (sc->n == sc->max || sched_getscheduler(pid) != SCHED_RR ||
 	    sched_getparam(pid, &sp) == -1 || sp.sched_priority == want)
@@ -292,6 +315,10 @@ policy_all(struct gang *g, int policy)
 	if (!g->fill && g->pvmd_pid > 0 && is_pvmd(g, g->pvmd_pid))
 		(void)cg_set_policy_pid(g->cg, g->pvmd_pid, SCHED_RR,
 		    g->rt_prio);
+	for (int i = 0; !g->fill && i < GANG_LIFTS; i++)
+		if (g->lifted[i] > 0)
+			(void)cg_set_policy_pid(g->cg, g->lifted[i], SCHED_RR,
+			    g->rt_prio);
 	return n;
 }
 

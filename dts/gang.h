@@ -20,6 +20,8 @@
 
 struct gang;
 
+#define GANG_LIFTS 4	/* lifted processes a gang at once (gang_lift) */
+
 struct gang_backend {
 	const char *name;
 	int  (*open)(struct gang *g);   /* the cgroup exists */
@@ -50,6 +52,8 @@ struct gang {
 	                             LS stops the gang; 0 */
 	int   rt_prio;            /* pvmd's; its tasks run one below */
 	pid_t pvmd_pid;           /* pvmd, as the last scan found it; 0 */
+	pid_t lifted[GANG_LIFTS]; /* members lifted to pvmd's level for a
+	                             command (gang_lift); 0: free */
 	char  pvmd_comm[16];      /* the real pvmd's name (/proc/PID/comm);
 	                             "" if unknown: all at rt_prio - 1 */
 	int   freeze_fd;          /* freezer: open cgroup.freeze */
@@ -139,6 +143,14 @@ int  gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
  * (until gang_release) an idle LS stops the gang instead.  0 or -1.
  */
 int  gang_adopt(struct gang *g, pid_t pid);
+
+/*
+ * A lift (dts(8), LIFTS): pid, moved into the gang for one command of
+ * its user's console, runs at pvmd's level like pvmd (on 1: noted, before
+ * gang_adopt), or no longer (on 0).  Under the scheduler's lock.  0, or
+ * -1 if GANG_LIFTS are lifted already.
+ */
+int  gang_lift(struct gang *g, pid_t pid, int on);
 
 /* Is pid a member (its /proc/PID/cgroup)?  1, or 0 (also if it is gone). */
 int  gang_has(const struct gang *g, pid_t pid);

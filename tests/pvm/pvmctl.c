@@ -1,13 +1,17 @@
 /*
  * pvmctl.c - dts-pvmctl, a non-interactive PVM client for tests and demos.
  *
- *   dts-pvmctl [-T SECONDS] CMD [ARGS]
+ *   dts-pvmctl [-T SECONDS] [-L] CMD [ARGS]
  *
  * Plain libpvm3 calls only (pvm_config, pvm_spawn, pvm_tasks, ...): it never
  * calls pvm_hostsync, which hangs while any pvmd is stopped, and it never
  * starts a pvmd.  Task ids are printed in hexadecimal without a prefix.
  * Every error is one line on stderr and exit status 1; bad usage exits 2.
  * -T bounds the whole command (a pvmd stopped for LS may block any call).
+ * -L asks the node's dts ($DTS_SOCKET, else the default socket) to lift
+ * the command into the job's gang ($DTS_JOB, else "pvm") as dts-console
+ * does (dts(8), LIFTS); a refusal is one line on stderr, and the command
+ * runs unlifted.
  *
  *   conf                      one line per host: name tid arch speed
  *   wait N TIMEOUT_S          until the VM has >= N hosts (or a pvmd at all)
@@ -40,6 +44,8 @@
 
 #include <pvm3.h>
 
+#include "adopt_msg.h"
+#include "job.h"
 #include "pvmerr.h"
 
 #define PROG      "dts-pvmctl"
@@ -559,7 +565,7 @@ usage(const struct cmd *c)
 	if (c) {
 		fprintf(stderr, "usage: " PROG " %s\n", c->usage);
 	} else {
-		fprintf(stderr, "usage: " PROG " [-T SECONDS] CMD [ARGS]\n");
+		fprintf(stderr, "usage: " PROG " [-T SECONDS] [-L] CMD [ARGS]\n");
 		for (i = 0; i < NCMDS; i++)
 			fprintf(stderr, "  %s\n", cmds[i].usage);
 	}
@@ -574,6 +580,20 @@ set_deadline(const char *arg)
 	if (parse_secs(arg, &t) || t < 1)
 		usage(NULL);
 	arm_alarm((unsigned)t);
+}
+
+/* -L: lifted until we exit (the kernel closes the connection). */
+static void
+lift(void)
+{
+	const char	*sock = getenv(ADOPT_SOCKET_ENV);
+	char		 err[ADOPT_MSG_MAX];
+	int		 fd, ms;
+
+	if (adopt_lift(sock != NULL && sock[0] != '\0' ? sock :
+	    ADOPT_SOCKET_DEFAULT, job_label_pick(NULL), LIFT_WAIT_MS, &fd,
+	    &ms, err, sizeof(err)) < 0)
+		dprintf(err_fd, PROG ": not lifted: %s\n", err);
 }
 
 int
@@ -591,6 +611,11 @@ main(int argc, char **argv)
 		set_deadline(argv[2]);
 		argc -= 2;
 		argv += 2;
+	}
+	if (argc >= 2 && strcmp(argv[1], "-L") == 0) {
+		lift();
+		argc--;
+		argv++;
 	}
 	if (argc < 2)
 		usage(NULL);

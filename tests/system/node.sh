@@ -402,7 +402,8 @@ _n_below_pvmd() {
 	done
 }
 
-# n_control_op OP: one command of the control path through the PVM client
+# n_control_op OP: one command of the control path through the PVM client,
+# lifted (dts-pvmctl -L; dts(8), LIFTS)
 # (20 s at most), its output in $T_LOG/OP.out and its wall time in
 # N_OP_US: spawn (one more spinning task), add and delete (a host that
 # does not exist: pvmd's error), tasks, halt (then the gang empties).
@@ -417,7 +418,7 @@ n_control_op() {
 	*) t_fail "n_control_op: no operation $op" ;;
 	esac
 	n_now_us t0
-	n_pvm -T 20 "${cmd[@]}" > "$out" 2>&1
+	DTS_SOCKET=$N_SOCK n_pvm -T 20 -L "${cmd[@]}" > "$out" 2>&1
 	n_now_us t1
 	N_OP_US=$((t1 - t0))
 	case $op in

@@ -264,6 +264,111 @@ test_rate(void **state)
 	assert_int_equal(adopt_rate_when(&r, t0, each, 1), t0 + each);
 }
 
+/* The lift credit (adopt_msg.h): 1 s at once, then 10 % of the time. */
+static void
+test_lift_credit(void **state)
+{
+	struct lift_credit	 c = { 0, 0 };
+	const int64_t		 t0 = 5 * LIFT_BURST_NS, ms = 1000 * 1000;
+	int64_t			 len, wait, sum = 0, now = t0;
+	int			 n;
+
+	(void)state;
+	/* rested: lifts of the cap until the 1 s is spent */
+	for (n = 0; (len = lift_credit_grant(&c, now, &wait)) > 0; n++) {
+		assert_true(len <= LIFT_MAX_NS);
+		sum += len;
+		lift_credit_settle(&c, now, len, len);	/* used it all */
+	}
+	assert_int_equal(sum, LIFT_BURST_NS);
+	assert_int_equal(n, 4);
+	assert_int_equal(wait, LIFT_MIN_NS * 100 / LIFT_SHARE_PCT);
+	/* 100 ms later: 10 ms of credit, one lift of 10 ms */
+	now += 100 * ms;
+	assert_int_equal(lift_credit_grant(&c, now, &wait), 10 * ms);
+	/* a short lift counts LIFT_MIN_NS, an unused rest comes back */
+	lift_credit_settle(&c, now, 10 * ms, 1 * ms);
+	assert_int_equal(lift_credit_grant(&c, now, &wait), 0);
+	now += 10 * LIFT_BURST_NS;	/* long rest: full, no more */
+	assert_int_equal(lift_credit_grant(&c, now, &wait), LIFT_MAX_NS);
+	lift_credit_settle(&c, now, LIFT_MAX_NS, 50 * ms);
+	assert_int_equal(lift_credit_grant(&c, now, &wait), LIFT_MAX_NS);
+	lift_credit_settle(&c, now, LIFT_MAX_NS, 0);
+	/* 1 s - 50 ms - 10 ms left: the burst is never exceeded */
+	sum = 0;
+	while ((len = lift_credit_grant(&c, now, &wait)) > 0) {
+		sum += len;
+		lift_credit_settle(&c, now, len, len);
+	}
+	assert_int_equal(sum, LIFT_BURST_NS - 60 * ms);
+	/* a lift that ends late is charged what it used */
+	now += 10 * LIFT_BURST_NS;
+	assert_int_equal(lift_credit_grant(&c, now, &wait), LIFT_MAX_NS);
+	lift_credit_settle(&c, now, LIFT_MAX_NS, LIFT_BURST_NS + LIFT_MAX_NS);
+	assert_int_equal(lift_credit_grant(&c, now, &wait), 0);
+	now += 10 * LIFT_BURST_NS;	/* 1 s below 0, then 1 s rested */
+	assert_int_equal(lift_credit_grant(&c, now, &wait), LIFT_MAX_NS);
+}
+
+/*
+ * A loop of lifts (t108): each asks, holds its command hold_ms (a refused
+ * one too, unlifted), then gap_ms between commands; the lift ends at the
+ * first of the hold and its length.  Its lifted time over the loop's
+ * elapsed time E is at most the burst + LIFT_SHARE_PCT of E; *refused
+ * and *shortest (the shortest lift granted) say how the budget cut it.
+ */
+static int64_t
+lift_loop(int hold_ms, int gap_ms, int64_t elapsed_ms, int *refused,
+    int64_t *shortest)
+{
+	struct lift_credit	 c = { 0, 0 };
+	const int64_t		 ms = 1000 * 1000, t0 = 7 * LIFT_BURST_NS;
+	int64_t			 now = t0, len, wait, used, lifted = 0;
+
+	*refused = 0;
+	*shortest = LIFT_MAX_NS;
+	while (now - t0 < elapsed_ms * ms) {
+		if ((len = lift_credit_grant(&c, now, &wait)) == 0)
+			(*refused)++;
+		else {
+			used = len < hold_ms * ms ? len : hold_ms * ms;
+			lifted += used;
+			if (len < *shortest)
+				*shortest = len;
+			lift_credit_settle(&c, now + used, len, used);
+		}
+		now += (hold_ms + gap_ms) * ms;
+	}
+	assert_true(lifted <= LIFT_BURST_NS + (now - t0) * LIFT_SHARE_PCT /
+	    100);
+	return lifted;
+}
+
+static void
+test_lift_loop(void **state)
+{
+	const int64_t	 ms = 1000 * 1000;
+	int64_t		 shortest, lifted;
+	int		 refused;
+
+	(void)state;
+	/* 100 ms held every 148 ms (t108 before): 15 ms of credit comes
+	 * back each round, more than LIFT_MIN_NS: never refused, cut to
+	 * lifts of 15 ms instead */
+	lifted = lift_loop(100, 48, 4433, &refused, &shortest);
+	assert_int_equal(refused, 0);
+	assert_true(shortest < 20 * ms);
+	assert_true(lifted > LIFT_BURST_NS / 2);
+	/* 50 ms every 80 ms (t108 now): refused once the burst is spent */
+	lifted = lift_loop(50, 30, 6000, &refused, &shortest);
+	assert_true(refused > 10);
+	assert_true(lifted >= LIFT_BURST_NS);
+	/* a command of 50 ms a second (a user at the console): never cut */
+	lift_loop(50, 950, 60000, &refused, &shortest);
+	assert_int_equal(refused, 0);
+	assert_int_equal(shortest, LIFT_MAX_NS);
+}
+
 int
 main(void)
 {
@@ -276,6 +381,8 @@ main(void)
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_fdinfo),
 		cmocka_unit_test(test_rate),
+		cmocka_unit_test(test_lift_credit),
+		cmocka_unit_test(test_lift_loop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
