@@ -17,7 +17,7 @@ id nobody > /dev/null 2>&1 || t_skip "needs the user nobody (user B)"
 
 t_make_user
 t_user_argv
-t_pub_bin "$BUILD/dts/dts-run" "$BUILD/dts/dts-pvmjoin" "$BUILD/tests/pvm/dts-pvmctl" \
+t_pub_bin "$BUILD/run/dts-run" "$BUILD/run/dts-pvmjoin" "$BUILD/tests/pvm/dts-pvmctl" \
     "$BUILD/tests/pvm/spin" "$BUILD/tests/tools/lifter" || t_fail "cannot publish binaries"
 bin=$T_DIR/bin
 n_conf mode='"static"' ip='"100ms"' ps='"90%"' users="[\"$T_USER\", \"nobody\"]"
