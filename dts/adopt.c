@@ -417,6 +417,7 @@ move_in(struct adopt *a, struct job *j, struct proc_ref *r, char *why,
 }
 
 static int lifted_pid(const struct adopt *, pid_t);
+static struct adopt_uid *uid_slot(struct adopt *, uid_t, int64_t);
 
 /*
  * The checks, in order: a well-formed request (more: its lines after the
@@ -595,27 +596,6 @@ lifted_pid(const struct adopt *a, pid_t pid)
 	return 0;
 }
 
-/* The lift credit of uid: its slot, or the least recently used one. */
-static struct adopt_lift_uid *
-lift_uid_slot(struct adopt *a, uid_t uid, int64_t now)
-{
-	struct adopt_lift_uid	*u = &a->lift_uid[0];
-
-	for (int i = 0; i < ADOPT_UID_MAX; i++) {
-		if (a->lift_uid[i].used != 0 && a->lift_uid[i].uid == uid) {
-			u = &a->lift_uid[i];
-			goto found;
-		}
-		if (a->lift_uid[i].used < u->used)
-			u = &a->lift_uid[i];
-	}
-	memset(u, 0, sizeof(*u));
-	u->uid = uid;
-found:
-	u->used = now;
-	return u;
-}
-
 /*
  * The end of lift l (how: why, for the log): pvmd's level no longer its,
  * every thread back to SCHED_OTHER while it is still in the gang (so
@@ -647,7 +627,7 @@ lift_end(struct adopt *a, struct adopt_lift *l, int64_t now, const char *how)
 		log_warnx("lift of pid %d: cannot put it back into its own "
 		    "cgroup (%s): it stays in job %s at SCHED_OTHER", (int)l->pid,
 		    strerror(e), l->job);
-	lift_credit_settle(&lift_uid_slot(a, l->uid, now)->cr, now,
+	lift_credit_settle(&uid_slot(a, l->uid, now)->cr, now,
 	    l->reserved, now - l->start);
 	log_debug("lift of pid %d (uid %d, job %s) ended after %.1f ms: %s",
 	    (int)l->pid, (int)l->uid, l->job, (double)(now - l->start) /
@@ -677,7 +657,7 @@ decide_lift(struct adopt *a, const struct adopt_conn *c, const char *more,
 {
 	struct passwd		*pw;
 	struct job		*j, *other;
-	struct adopt_lift_uid	*u;
+	struct adopt_uid	*u;
 	char			 label[16], job[PROTO_JOB_LEN], mnt[CG_PATH_MAX];
 	char			 rel[CG_PATH_MAX], home[2 * CG_PATH_MAX];
 	const char		*bad;
@@ -731,7 +711,7 @@ decide_lift(struct adopt *a, const struct adopt_conn *c, const char *more,
 		    "already: this command runs unlifted", n, job);
 		return why;
 	}
-	u = lift_uid_slot(a, c->uid, now);
+	u = uid_slot(a, c->uid, now);
 	if ((*len = lift_credit_grant(&u->cr, now, &wait)) == 0) {
 		snprintf(why, whylen, "uid %d has spent its lift budget (lifts "
 		    "take at most %d%% of the time, %d ms at once): again in "
@@ -878,7 +858,8 @@ serve(struct adopt *a, const struct adopt_conn *c)
 	drop_conn(a, c->fd);
 }
 
-/* The budget of uid: its slot, or the least recently used one. */
+/* The budgets of uid (requests, lifts): its slot, or the least recently
+ * used one (a new slot: both full). */
 static struct adopt_uid *
 uid_slot(struct adopt *a, uid_t uid, int64_t now)
 {

@@ -54,9 +54,11 @@ struct adopt_conn {
 	int64_t	 due;			/* parked: its turn (CLOCK_MONOTONIC) */
 };
 
+/* A uid's budgets: requests (rate) and lifts (cr). */
 struct adopt_uid {
 	uid_t		 uid;
 	struct adopt_rate rate;
+	struct lift_credit cr;
 	int64_t		 used;		/* last use: the least recent goes */
 };
 
@@ -73,12 +75,6 @@ struct adopt_lift {
 	char	 job[PROTO_JOB_LEN];
 	int64_t	 start, end;		/* CLOCK_MONOTONIC ns */
 	int64_t	 reserved;		/* of its uid's credit */
-};
-
-struct adopt_lift_uid {
-	uid_t		 uid;
-	struct lift_credit cr;
-	int64_t		 used;		/* last use: the least recent goes */
 };
 
 struct adopt {
@@ -100,7 +96,6 @@ struct adopt {
 	struct jobs *jobs;		/* the gangs, one a job */
 	unsigned adopted, joined, refused, parked, busy;
 	struct adopt_lift lift[ADOPT_LIFT_MAX];
-	struct adopt_lift_uid lift_uid[ADOPT_UID_MAX];
 	unsigned lifted, lift_cut;	/* lifts; those the cap ended */
 };
 
