@@ -58,7 +58,8 @@ child(const char *comm)
 	if ((pid = fork()) == 0) {
 		close(p[0]);
 		(void)prctl(PR_SET_NAME, comm, 0, 0, 0);
-		(void)write(p[1], "x", 1);
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);	/* the parent sees no byte: -1 */
 		for (;;)
 			pause();
 	}
