@@ -455,6 +455,13 @@ t_cleanup() {
 		_t_alive "$p" || wait "$p" 2>/dev/null
 	done
 	_t_passed "$rc" || rc=1
+	# mounts the test made below T_DIR (t88's overlay root and its binds,
+	# in its own mount namespace): off first, deepest first, or rm -rf
+	# meets a busy mount point and leaves T_DIR behind
+	if [ -n "$T_DIR" ] && [ "${KEEP:-0}" != 1 ]; then
+		awk -v d="$T_DIR/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts |
+		    sort -r | while read -r p; do umount -l "$p" 2> /dev/null; done
+	fi
 	if [ -n "$T_DIR" ] && [ -d "$T_DIR" ]; then
 		if [ "${KEEP:-0}" = 1 ]; then
 			echo "# kept $T_DIR" >&2
