@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "adopt_msg.h"
+#include "cli.h"
 #include "conf.h"
 #include "job.h"
 #include "spawn.h"
@@ -48,18 +49,7 @@
 #define RUN_EXIT_REFUSED 126
 #define RUN_EXIT_NOEXEC  127
 
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die(int rc, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	fputs("dts-run: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(rc);
-}
+const char cli_prog[] = "dts-run";
 
 static void __attribute__((noreturn))
 usage(int rc)
@@ -130,31 +120,31 @@ no_service(const char *sock, int pvmd, char **argv)
 	what = pvmd ? "pvmd" : argv[0];
 	conf_defaults(&c);
 	if (conf_load(&c, path, 1, err, sizeof(err)) == -1)
-		die(RUN_EXIT_REFUSED, "DTS is not running on this node "
+		cli_die(RUN_EXIT_REFUSED, "DTS is not running on this node "
 		    "(nothing answers on %s), and its configuration cannot say "
 		    "whether %s may run without it: %s", sock, what, err);
 	if (c.no_service == NO_SERVICE_REFUSE)
-		die(RUN_EXIT_REFUSED, "DTS is not running on this node "
+		cli_die(RUN_EXIT_REFUSED, "DTS is not running on this node "
 		    "(nothing answers on %s): %s not started (dts.conf: "
 		    "no_service = \"refuse\"; systemctl start dts, or dts -d)",
 		    sock, what);
 	if (pvmd && is_launch_script(conf_pvmd(&c)))
-		die(RUN_EXIT_REFUSED, "DTS is not running on this node, and "
+		cli_die(RUN_EXIT_REFUSED, "DTS is not running on this node, and "
 		    "pvmd %s is the launch script itself (dts.conf: pvmd)",
 		    conf_pvmd(&c));
 	fprintf(stderr, "dts-run: DTS is not running on this node (nothing "
 	    "answers on %s): %s runs unmanaged, at normal priority, not "
 	    "coscheduled (dts.conf: no_service)\n", sock, what);
 	if (unsetenv(STATE_ENV) == -1)
-		die(RUN_EXIT_REFUSED, "%s: %s", STATE_ENV, strerror(errno));
+		cli_die(RUN_EXIT_REFUSED, "%s: %s", STATE_ENV, strerror(errno));
 	if (pvmd) {
 		argv[0] = (char *)conf_pvmd(&c);
 		execv(argv[0], argv);
-		die(RUN_EXIT_NOEXEC, "cannot run pvmd %s: %s", argv[0],
+		cli_die(RUN_EXIT_NOEXEC, "cannot run pvmd %s: %s", argv[0],
 		    strerror(errno));
 	}
 	execvp(argv[0], argv);
-	die(RUN_EXIT_NOEXEC, "cannot run %s: %s", argv[0], strerror(errno));
+	cli_die(RUN_EXIT_NOEXEC, "cannot run %s: %s", argv[0], strerror(errno));
 }
 
 /*
@@ -171,7 +161,7 @@ ask(const char *path, const char *req, char *reply, size_t len, int pvmd,
 	    sizeof(err)) == -1) {
 		if (service_absent(path))
 			no_service(path, pvmd, argv);
-		die(RUN_EXIT_REFUSED, "%s", err);
+		cli_die(RUN_EXIT_REFUSED, "%s", err);
 	}
 }
 
@@ -193,9 +183,9 @@ job_label(const char *opt)
 	else
 		from = "the default";
 	if (job_label_check(label, err, sizeof(err)) == -1)
-		die(RUN_EXIT_REFUSED, "%s: %s; not started", from, err);
+		cli_die(RUN_EXIT_REFUSED, "%s: %s; not started", from, err);
 	if (setenv(JOB_ENV, label, 1) == -1)
-		die(RUN_EXIT_REFUSED, "%s: %s", JOB_ENV, strerror(errno));
+		cli_die(RUN_EXIT_REFUSED, "%s: %s", JOB_ENV, strerror(errno));
 	return getenv(JOB_ENV);	/* label may have been that variable's */
 }
 
@@ -303,7 +293,7 @@ state_env(char *reply)
 	}
 	if (path != NULL ? setenv(STATE_ENV, path, 1) == -1 :
 	    unsetenv(STATE_ENV) == -1)
-		die(RUN_EXIT_REFUSED, "%s: %s", STATE_ENV, strerror(errno));
+		cli_die(RUN_EXIT_REFUSED, "%s: %s", STATE_ENV, strerror(errno));
 }
 
 int
@@ -340,25 +330,25 @@ main(int argc, char **argv)
 	if (!pvmd && i >= argc)
 		usage(2);
 	if (job != NULL && *job == '\0')
-		die(RUN_EXIT_REFUSED, "--job: the label is empty; not started");
+		cli_die(RUN_EXIT_REFUSED, "--job: the label is empty; not started");
 	label = job_label(job);
 	adopt(sock, label, reply, sizeof(reply), pvmd,
 	    pvmd ? argv + i - 1 : argv + i);
 	if (strncmp(reply, "OK ", 3) != 0 && strncmp(reply, "OK\n", 3) != 0 &&
 	    strcmp(reply, "OK") != 0)
-		die(RUN_EXIT_REFUSED, "%s", strncmp(reply, "ERR ", 4) == 0 ?
+		cli_die(RUN_EXIT_REFUSED, "%s", strncmp(reply, "ERR ", 4) == 0 ?
 		    reply + 4 : "malformed answer from dts");
 	state_env(reply);
 	if (pvmd) {
 		if (reply[2] != ' ' || reply[3] != '/')
-			die(RUN_EXIT_REFUSED, "malformed answer from dts");
+			cli_die(RUN_EXIT_REFUSED, "malformed answer from dts");
 		start_joiner(sock);
 		/* argv[i-1] becomes pvmd's argv[0] */
 		argv[i - 1] = reply + 3;
 		execv(reply + 3, argv + i - 1);
-		die(RUN_EXIT_NOEXEC, "cannot run pvmd %s: %s", reply + 3,
+		cli_die(RUN_EXIT_NOEXEC, "cannot run pvmd %s: %s", reply + 3,
 		    strerror(errno));
 	}
 	execvp(argv[i], argv + i);
-	die(RUN_EXIT_NOEXEC, "cannot run %s: %s", argv[i], strerror(errno));
+	cli_die(RUN_EXIT_NOEXEC, "cannot run %s: %s", argv[i], strerror(errno));
 }

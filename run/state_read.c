@@ -23,23 +23,13 @@
 #include <unistd.h>
 
 #include "adopt_msg.h"
+#include "cli.h"
 #include "names.h"
 #include "state_file.h"
 
 static sigjmp_buf	 bus_jmp;
 
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die(int rc, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	fputs("dts-state: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(rc);
-}
+const char cli_prog[] = "dts-state";
 
 static void __attribute__((noreturn))
 usage(int rc)
@@ -77,15 +67,15 @@ read_state(const char *path, uint64_t v[STATE_FIELDS])
 	char				 err[512];
 
 	if (state_reader_open(&r, path, err, sizeof(err)) == -1)
-		die(1, "%s", err);
+		cli_die(1, "%s", err);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_bus;
 	sigemptyset(&sa.sa_mask);
 	(void)sigaction(SIGBUS, &sa, NULL);
 	if (sigsetjmp(bus_jmp, 1) != 0)
-		die(1, "%s: the file shrank as it was read", path);
+		cli_die(1, "%s: the file shrank as it was read", path);
 	if (state_reader_read(&r, v, err, sizeof(err)) == -1)
-		die(1, "%s: %s", path, err);
+		cli_die(1, "%s: %s", path, err);
 	state_reader_close(&r);
 }
 
@@ -113,14 +103,14 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	if (argc > STATE_FIELDS)
-		die(2, "%d keys: the file has %d", argc, STATE_FIELDS);
+		cli_die(2, "%d keys: the file has %d", argc, STATE_FIELDS);
 	for (i = 0; i < argc; i++)
 		if ((want[i] = state_field_find(argv[i])) == -1)
-			die(2, "no key %s in a state file", argv[i]);
+			cli_die(2, "no key %s in a state file", argv[i]);
 	if (path == NULL && (path = getenv(STATE_ENV)) == NULL)
 		path = STATE_FILE_DEFAULT;
 	if (path[0] == '\0')
-		die(1, "%s is empty: this node keeps no state file", STATE_ENV);
+		cli_die(1, "%s is empty: this node keeps no state file", STATE_ENV);
 
 	read_state(path, v);
 	if (argc == 0) {
@@ -133,6 +123,6 @@ main(int argc, char **argv)
 			print_value((enum state_field)want[i], v[want[i]]);
 	}
 	if (fflush(stdout) == EOF || ferror(stdout))
-		die(1, "stdout: write error");
+		cli_die(1, "stdout: write error");
 	return 0;
 }
