@@ -383,15 +383,22 @@ c_gang_dir() {
 	t_job_cg "${C_GANG_USER:-root}" pvm "$h"
 }
 
-# c_gang_pids K [COMM]: live members of K's gang cgroup.
-c_gang_pids() {
-	local g p
-	g=$(c_gang_dir "$1") || return 1
-	[ -r "$g/cgroup.procs" ] || return 0
-	for p in $(cat "$g/cgroup.procs" 2> /dev/null); do
+# _c_cg_pids DIR [COMM]: live members of the cgroup DIR (whose command
+# is COMM).
+_c_cg_pids() {
+	local p
+	[ -r "$1/cgroup.procs" ] || return 0
+	for p in $(cat "$1/cgroup.procs" 2> /dev/null); do
 		[ -z "${2:-}" ] || [ "$(_c_comm "$p")" = "$2" ] || continue
 		_c_alive "$p" && echo "$p"
 	done
+}
+
+# c_gang_pids K [COMM]: live members of K's gang cgroup.
+c_gang_pids() {
+	local g
+	g=$(c_gang_dir "$1") || return 1
+	_c_cg_pids "$g" "${2:-}"
 }
 
 # c_pvmd_pid K: the pvmd in K's gang (a pvmd' the master forks to start
@@ -1571,13 +1578,9 @@ c_job_dir() {
 # c_job_pids K USER LABEL [COMM]: live members of that job's gang on K
 # (whose command is COMM).
 c_job_pids() {
-	local g p
+	local g
 	g=$(c_job_dir "$1" "$2" "$3") || return 1
-	[ -r "$g/cgroup.procs" ] || return 0
-	for p in $(cat "$g/cgroup.procs" 2> /dev/null); do
-		[ -z "${4:-}" ] || [ "$(_c_comm "$p")" = "$4" ] || continue
-		_c_alive "$p" && echo "$p"
-	done
+	_c_cg_pids "$g" "${4:-}"
 }
 
 # c_sched_watch: on every host a sniffer (python3, a packet socket in the
