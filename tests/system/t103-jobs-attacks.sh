@@ -56,9 +56,9 @@ t_user_argv
 upvm() { t_as_user "$bin/dts-pvmctl" -T 10 "$@"; }
 cg_of() { sed -n 's/^0:://p' "/proc/$1/cgroup" 2> /dev/null; }
 in_cg() { [ "$(cg_of "$1")" = "${2#"$(t_cg_mount)"}" ]; }
-is_sh() { [ "$(cat "/proc/$1/comm" 2> /dev/null)" = sh ]; }
 # is_comm PID NAME: PID has exec'd NAME (setpriv has dropped to its uid)
 is_comm() { [ "$(cat "/proc/$1/comm" 2> /dev/null)" = "$2" ]; }
+is_sh() { is_comm "$1" sh; }
 njobs() { find "$N_CG/jobs" -mindepth 1 -maxdepth 1 -type d -name 'job.*' | wc -l; }
 cpu_us() { awk '$1 == "usage_usec" { print $2 }' "$1/cpu.stat" 2> /dev/null; }
 
@@ -381,7 +381,7 @@ attacks() {
 	shares 3
 	wait "$cp"; t_untrack "$cp"
 	n=$(tail -n 1 "$OUT/churn")
-	[ "${n:-0}" -ge 5 ] || t_fail "$BACKEND: churn: only '${n}' jobs started: $(head -n 3 "$OUT/churn")"
+	[ "${n:-0}" -ge 2 ] || t_fail "$BACKEND: churn: only '${n}' jobs started: $(head -n 3 "$OUT/churn")"
 	kill -0 "$N_DTS" && kill -0 "$N_AGENT" || t_fail "$BACKEND: churn: dts or dts-load died"
 	awk -v s="${SH[0]}" -v p="$PS_PCT" 'BEGIN { exit !(s >= p / 4 - 6) }' ||
 		t_fail "$BACKEND: churn: B got ${SH[0]}% of CPU 1, under PS/4 - 6 ($PS_PCT% / 4)"
