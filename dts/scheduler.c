@@ -461,6 +461,22 @@ ps_now(const struct sched *s)
 }
 
 /*
+ * An edge's gang operation is done: in the trace (phase: PHASE_PS,
+ * PHASE_LS or TRACE_SLOT) and the histograms.  Returns the realtime
+ * clock it was done at.
+ */
+static int64_t
+edge_record(struct sched *s, int phase, int64_t deadline, int64_t wake)
+{
+	int64_t	 real = s->real(), done = s->mono();
+
+	trace_record(phase, deadline, wake, done, real);
+	hist_add(&s->st.late, wake - deadline);
+	hist_add(&s->st.op, done - wake);
+	return real;
+}
+
+/*
  * The hot path: one gang operation (a slot's job), two clock reads, a
  * few stores.  deadline and wake (monotonic) go into the trace and the
  * histograms.  The time up to wake counts in the phase before, and a PS
@@ -471,7 +487,7 @@ ps_now(const struct sched *s)
 static void
 enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 {
-	int64_t	 real, done;
+	int64_t	 real;
 
 	account(s, wake);
 	if (s->phase == PHASE_PS && s->cur >= 0)	/* before PS ends */
@@ -490,11 +506,7 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 		set_cur(s, s->lay.seg[s->seg].who, wake, 1, 1);
 	} else if (phase == PHASE_LS)
 		set_cur(s, SEG_NONE, wake, 0, 0);
-	real = s->real();
-	done = s->mono();
-	trace_record(phase, deadline, wake, done, real);
-	hist_add(&s->st.late, wake - deadline);
-	hist_add(&s->st.op, done - wake);
+	real = edge_record(s, phase, deadline, wake);
 	if (phase == PHASE_PS) {
 		s->slices++;
 		s->last_ps_real = real;
@@ -516,17 +528,12 @@ static void
 slot_edge(struct sched *s, int64_t deadline, int64_t wake)
 {
 	int	 k = find_seg(&s->lay, wake - s->ps_at);
-	int64_t	 real, done;
 
 	account(s, wake);
 	s->sl.overruns += (uint64_t)(k - s->seg - 1);
 	s->seg = k;
 	set_cur(s, s->lay.seg[k].who, wake, 0, 1);
-	real = s->real();
-	done = s->mono();
-	trace_record(TRACE_SLOT, deadline, wake, done, real);
-	hist_add(&s->st.late, wake - deadline);
-	hist_add(&s->st.op, done - wake);
+	(void)edge_record(s, TRACE_SLOT, deadline, wake);
 }
 
 static void
