@@ -38,8 +38,10 @@ taskset -c 1 stress-ng --cpu 1 --timeout 300 --quiet &
 t_track $!
 t_sleep 1.5	# a priority scan has brought the tasks below pvmd
 
-# 1. A's command lifted (tolerant: < 1 s; unlifted, it waits for an LS of
-# 10 ms at each of its round trips to pvmd, and takes minutes here)
+# 1. A's command lifted (tolerant: < 5 s, beside another build too; it
+# took 514-709 ms under load here; unlifted, it waits for an LS of 10 ms
+# at each of its round trips to pvmd, and takes minutes; the hard figure
+# is bench-control's)
 timed() {	# timed VAR ARGS...: apvm ARGS, its ms into VAR
 	local t0 t1
 	n_now_us t0
@@ -57,7 +59,7 @@ done
 t_logged "(uid $T_UID) into $N_GANG for at most" || t_fail "dts did not log A's lift"
 t_logged "ended after .*: the console let go" || t_fail "dts did not log the lift's end"
 t_log "A's tasks beside 8 spinners and stress-ng on CPU 1 (PS 90% of IP 100 ms): lifted, max of 3 $max ms"
-[ "$max" -lt 1000 ] || t_fail "a lifted command took $max ms"
+[ "$max" -lt 5000 ] || t_fail "a lifted command took $max ms"
 
 # 2. after a lift the process is back: its cgroup, SCHED_OTHER, running
 home=$(sed -n 's/^0:://p' /proc/self/cgroup)
