@@ -383,9 +383,9 @@ c_gang_dir() {
 	t_job_cg "${C_GANG_USER:-root}" pvm "$h"
 }
 
-# _c_cg_pids DIR [COMM]: live members of the cgroup DIR (whose command
+# _c_members DIR [COMM]: live members of the cgroup DIR (whose command
 # is COMM).
-_c_cg_pids() {
+_c_members() {
 	local p
 	[ -r "$1/cgroup.procs" ] || return 0
 	for p in $(cat "$1/cgroup.procs" 2> /dev/null); do
@@ -398,7 +398,7 @@ _c_cg_pids() {
 c_gang_pids() {
 	local g
 	g=$(c_gang_dir "$1") || return 1
-	_c_cg_pids "$g" "${2:-}"
+	_c_members "$g" "${2:-}"
 }
 
 # c_pvmd_pid K: the pvmd in K's gang (a pvmd' the master forks to start
@@ -1580,7 +1580,7 @@ c_job_dir() {
 c_job_pids() {
 	local g
 	g=$(c_job_dir "$1" "$2" "$3") || return 1
-	_c_cg_pids "$g" "${4:-}"
+	_c_members "$g" "${4:-}"
 }
 
 # c_sched_watch: on every host a sniffer (python3, a packet socket in the
