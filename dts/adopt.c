@@ -611,7 +611,7 @@ lift_end(struct adopt *a, struct adopt_lift *l, int64_t now, const char *how)
 	int		 alive = pidfd_pid(l->pidfd) == l->pid, rc = 0, e = 0;
 
 	snprintf(text, sizeof(text), "%d\n", (int)l->pid);
-	sched_lock(a->jobs->sched);
+	(void)sched_lock_quiet(a->jobs->sched, SCHED_QUIET_WAIT);
 	if (j != NULL)
 		(void)gang_lift(&j->gang, l->pid, 0);
 	if (alive) {
@@ -731,7 +731,7 @@ decide_lift(struct adopt *a, const struct adopt_conn *c, const char *more,
 		    strerror(errno));
 		goto refund;
 	}
-	sched_lock(a->jobs->sched);
+	(void)sched_lock_quiet(a->jobs->sched, SCHED_QUIET_WAIT);
 	if ((rc = gang_lift(&j->gang, peer->pid, 1)) == 0 &&
 	    (rc = gang_adopt(&j->gang, peer->pid)) == -1)
 		(void)gang_lift(&j->gang, peer->pid, 0);

@@ -227,7 +227,7 @@ jobs_start(struct jobs *J, const char *name, uid_t uid, pid_t pid, char *err,
 	}
 	if (job_make(J, j, name, uid, err, errlen) == -1)
 		return NULL;
-	sched_lock(J->sched);
+	(void)sched_lock_quiet(J->sched, SCHED_QUIET_WAIT);
 	if ((i = sched_job_add(J->sched, &j->gang, name)) != -1) {
 		j->used = 1;
 		rc = gang_adopt(&j->gang, pid);
@@ -259,7 +259,7 @@ jobs_adopt(struct jobs *J, struct job *j, pid_t pid)
 {
 	int	 rc, e;
 
-	sched_lock(J->sched);
+	(void)sched_lock_quiet(J->sched, SCHED_QUIET_WAIT);
 	rc = gang_adopt(&j->gang, pid);
 	e = errno;
 	sched_unlock(J->sched);

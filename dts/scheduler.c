@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -929,10 +930,51 @@ sched_stop(struct sched *s)
 	s->running = 0;
 }
 
+#define QUIET_POLL_NS		(NS_PER_MS)
+#define QUIET_AFTER_EDGE_NS	(50 * 1000)
+
 void
 sched_lock(struct sched *s)
 {
 	pthread_mutex_lock(&s->mu);
+}
+
+/* Does a gang hold a CPU at real-time priority now (a PS, HPDT)? */
+static int
+gang_runs_rt(const struct sched *s)
+{
+	for (int i = 0; i < s->max_jobs; i++)
+		if (s->job[i].gang != NULL && s->job[i].run)
+			return 1;
+	return 0;
+}
+
+int
+sched_lock_quiet(struct sched *s, int64_t max_ns)
+{
+	int64_t			 end = s->mono() + max_ns, at;
+	struct timespec		 ts = { 0, 0 };
+
+	for (;;) {
+		pthread_mutex_lock(&s->mu);
+		if (!gang_runs_rt(s))
+			return 1;
+		/* no edge comes: no LS to wait for */
+		if (!s->running || !s->slicing || s->mono() >= end)
+			return 0;
+		at = s->wake_at > 0 ? s->wake_at : s->mono() + QUIET_POLL_NS;
+		pthread_mutex_unlock(&s->mu);
+		at = at < end ? at : end;
+		ts.tv_sec = at / NS_PER_SEC;
+		ts.tv_nsec = at % NS_PER_SEC;
+		/* the edge thread takes the lock at its edge: a little later */
+		ts.tv_nsec += QUIET_AFTER_EDGE_NS;
+		if (ts.tv_nsec >= NS_PER_SEC) {
+			ts.tv_sec++;
+			ts.tv_nsec -= NS_PER_SEC;
+		}
+		(void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
 }
 
 void

@@ -194,6 +194,26 @@ void sched_lock(struct sched *s);
 void sched_unlock(struct sched *s);
 
 /*
+ * sched_lock() at a moment when no gang holds a CPU at real-time priority
+ * (an LS, or every gang released), waiting for one at most max_ns; at
+ * once if no edge will come (the edge thread is not running, or the
+ * phases do not alternate: HPDT, OFF).  1 if the moment is quiet, 0 if
+ * not (locked all the same).
+ *
+ * For a cgroup migration (a write to cgroup.procs).  The kernel makes it
+ * holding cgroup_mutex, and first waits for an RCU grace period, which
+ * needs the SCHED_OTHER kthread rcu_preempt to run.  In a PS whose gang
+ * spins on every CPU that kthread does not run; the edge that would end
+ * the PS writes cgroup.freeze, which waits for cgroup_mutex: the node
+ * would make no edge until the kernel's RT throttling or dts-load's
+ * fail-safe let the kthread run (250 ms to 1.5 s measured with t54's
+ * load).  In an LS the gangs are frozen, the grace period takes a few
+ * ms, and the PS that follows starts that much later.
+ */
+int sched_lock_quiet(struct sched *s, int64_t max_ns);
+#define SCHED_QUIET_WAIT (100 * NS_PER_MS)	/* for a migration */
+
+/*
  * Apply a schedule (from the console, or from the config at start-up).
  * arrival_mono/arrival_real: when the datagram arrived.  Returns 0, or
  * -1 with a reason (and nothing changed).

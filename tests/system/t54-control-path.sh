@@ -10,7 +10,12 @@
 # (tests/bench/bench-control.sh measures them) and fails one that takes
 # 5 s, which a busy machine cannot break and the old behaviour could not
 # meet.  The load and the commands are node.sh's (n_control_*), which the
-# benchmark shares.
+# benchmark shares.  Each command is lifted (dts(8), LIFTS): dts moves the
+# client into the gang and back while 64 tasks spin on both CPUs; the
+# node must go on making its edges all the while (a move made in a PS
+# held the kernel's cgroup lock until an RCU grace period that could not
+# end: no edge for up to 1.5 s, and dts-load's fail-safe released the
+# gang), so dts-load must not have released the gang once.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup control-path
@@ -36,6 +41,8 @@ timed delete
 timed tasks
 [ "$(grep -c spin "$T_LOG/tasks.out")" = $((N_CTL_TASKS + 1)) ] ||
 	t_fail "tasks: not $((N_CTL_TASKS + 1)) spin: $(grep -c spin "$T_LOG/tasks.out")"
+fs=$(grep -c "made no slice edge" "$T_LOG/dts.log")
+[ "$fs" = 0 ] || t_fail "dts made no slice edge long enough for dts-load to release the gang $fs time(s) during the lifted commands: $(grep "made no slice edge" "$T_LOG/dts.log" | head -n 3)"
 # the gang's own user names a spinning task pvmd (dts knows pvmd by its
 # name): it may reach pvmd's priority, never above, and LS still stops it
 # (LS 50 ms of IP 100 ms from here: an LS of 0.1 ms is too short to poll)
