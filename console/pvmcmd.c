@@ -276,13 +276,19 @@ cmd_halt(struct cpvm *p, int argc, char **argv)
 	return 0;
 }
 
-/* Each command lifted for its length (ready, cmd_halt), and no longer. */
+/*
+ * Each command lifted for its length (ready, cmd_halt), its answer
+ * written out included (a pipe's stdio buffer would otherwise be written
+ * after, at SCHED_OTHER), and no longer.
+ */
 #define LIFTED(name)							\
 int									\
 cpvm_cmd_##name(struct cpvm *p, int argc, char **argv)			\
 {									\
 	int	 rc = cmd_##name(p, argc, argv);			\
 									\
+	if (p->lift_fd != -1)						\
+		fflush(p->out->f);					\
 	cpvm_unlift(p);							\
 	return rc;							\
 }

@@ -9,24 +9,63 @@
 # t54's order, halt.  Quiet, then with `stress-ng --cpu 1` (SCHED_OTHER)
 # beside.  The goal for each command is one IP + 100 ms.
 #
-# Writes OUTDIR/control.csv (load,op,n,p50_ms,max_ms,goal_ms,met),
+# Two clients: "pvmctl", a new dts-pvmctl -L process for each command (as
+# t54 runs them: its fork, exec and pvm_mytid run at SCHED_OTHER), and
+# "console", one dts-console for the whole run, as an operator keeps it
+# open, its commands written to its stdin one at a time: a command's time
+# runs from the write of its line to the read of its result line.
+#
+# Writes OUTDIR/control.csv (load,client,op,n,p50_ms,max_ms,goal_ms,met),
 # OUTDIR/control-raw.csv (every command) and OUTDIR/control.md.
-# Full: N = 5 (~2 min); --quick: N = 2.
+# Full: N = 5; --quick: N = 1 (each cycle starts the 64 tasks anew, for
+# each client: minutes on a loaded machine).
 . "$(dirname "$0")/common.sh"
 b_init control "$@"
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs"
 command -v stress-ng > /dev/null || t_skip "needs stress-ng"
+command -v python3 > /dev/null || t_skip "needs python3"
 
 N=5
-[ "$B_QUICK" = 1 ] && N=2
+[ "$B_QUICK" = 1 ] && N=1
 OPS="spawn add delete tasks halt"
 RAW=$B_OUT/control-raw.csv
 CSV=$B_OUT/control.csv
-echo "load,op,i,ms" > "$RAW"
-echo "load,op,n,p50_ms,max_ms,goal_ms,met" > "$CSV"
+CLIENTS="pvmctl console"
+echo "load,client,op,i,ms" > "$RAW"
+echo "load,client,op,n,p50_ms,max_ms,goal_ms,met" > "$CSV"
+
+# con_start: the long-running console, driven by condrive.py (CON: the
+# driver's pipes, CON_PID), in the job of the pvmds that n_control_gang
+# starts (same user, same PVM_TMP).  The driver reads the console's output
+# in blocks: a shell's `read` takes a pipe a byte at a time, which at
+# SCHED_OTHER in the LS would be most of what is timed.
+con_start() {
+	coproc CON { DTS_SOCKET=$N_SOCK exec python3 "$B_SRC/tests/bench/condrive.py" \
+	    "$T_LOG/console.out" "$B_BUILD/tests/pvm/spin" \
+	    "$B_BUILD/console/dts-console" -f "$N_CONF"; }
+	CON_DRV=$CON_PID
+	t_track "$CON_DRV"
+	CON_IN=${CON[1]} CON_OUT=${CON[0]}
+}
+
+# con_op OP: one command through the console, timed by the driver
+# (N_OP_US).  Returns 1 if its result did not come in 20 s or was not what
+# the command should do.
+con_op() {
+	local ms ok spins
+	echo "$1" >&"$CON_IN"
+	read -r -t 30 ms ok spins <&"$CON_OUT" || return 1
+	N_OP_US=$(awk -v m="$ms" 'BEGIN { printf "%d", m * 1000 }')
+	[ "$ok" = ok ] || return 1
+	case $1 in
+	tasks) [ "$spins" = "$(n_gang_pids spin | wc -w)" ] ;;
+	halt) t_wait_for 10 n_gang_empty ;;
+	esac
+}
 
 n_control_conf
 n_start_dts
+con_start
 for load in quiet stress; do
 	hog=
 	if [ "$load" = stress ]; then
@@ -36,24 +75,35 @@ for load in quiet stress; do
 		t_track "$hog"
 	fi
 	for i in $(seq "$N"); do
-		n_control_gang
-		for op in $OPS; do
-			n_control_op "$op" || t_fail "$load, cycle $i: $op: $(cat "$T_LOG/$op.out")"
-			printf '%s,%s,%d,%.3f\n' "$load" "$op" "$i" "$(awk -v u="$N_OP_US" 'BEGIN { print u / 1000 }')" >> "$RAW"
+		for client in $CLIENTS; do
+			n_control_gang
+			for op in $OPS; do
+				if [ "$client" = pvmctl ]; then
+					n_control_op "$op" || t_fail "$load, cycle $i: $op: $(cat "$T_LOG/$op.out")"
+				else
+					con_op "$op" || t_fail "$load, cycle $i: console $op: $(tail -n 20 "$T_LOG/console.out")"
+				fi
+				printf '%s,%s,%s,%d,%.3f\n' "$load" "$client" "$op" "$i" "$(awk -v u="$N_OP_US" 'BEGIN { print u / 1000 }')" >> "$RAW"
+			done
+			t_log "$load, $client, cycle $i: $(awk -F, -v l="$load" -v c="$client" -v i="$i" '$1 == l && $2 == c && $4 == i { printf "%s %s ms  ", $3, $5 }' "$RAW")"
 		done
-		t_log "$load, cycle $i: $(awk -F, -v l="$load" -v i="$i" '$1 == l && $3 == i { printf "%s %s ms  ", $2, $4 }' "$RAW")"
 	done
 	if [ -n "$hog" ]; then
 		kill -TERM "$hog"
 		wait "$hog" 2>/dev/null
 		t_untrack "$hog"
 	fi
-	for op in $OPS; do
-		read -r n p50 _ max _ <<< "$(awk -F, -v l="$load" -v o="$op" '$1 == l && $2 == o { print $4 }' "$RAW" | b_stats)"
-		met=$(awk -v m="$max" -v g="$N_CTL_GOAL_MS" 'BEGIN { print (m <= g) ? "yes" : "no" }')
-		printf '%s,%s,%d,%.1f,%.1f,%d,%s\n' "$load" "$op" "$n" "$p50" "$max" "$N_CTL_GOAL_MS" "$met" >> "$CSV"
+	for client in $CLIENTS; do
+		for op in $OPS; do
+			read -r n p50 _ max _ <<< "$(awk -F, -v l="$load" -v c="$client" -v o="$op" '$1 == l && $2 == c && $3 == o { print $5 }' "$RAW" | b_stats)"
+			met=$(awk -v m="$max" -v g="$N_CTL_GOAL_MS" 'BEGIN { print (m <= g) ? "yes" : "no" }')
+			printf '%s,%s,%s,%d,%.1f,%.1f,%d,%s\n' "$load" "$client" "$op" "$n" "$p50" "$max" "$N_CTL_GOAL_MS" "$met" >> "$CSV"
+		done
 	done
 done
+exec {CON_IN}>&-
+wait "$CON_DRV" || t_fail "the console or its driver did not end well at the end of its input"
+t_untrack "$CON_DRV"
 kill -TERM "$N_DTS"
 n_wait_exit || t_fail "dts did not end on SIGTERM"
 n_no_leftovers || t_fail "gang left stopped or RT"
@@ -69,10 +119,13 @@ MD=$B_OUT/control.md
 	echo "$N cycles of: the load, the commands in t54's order, halt. *quiet*: nothing else of ours runs;"
 	echo "*stress*: \`stress-ng --cpu 1\` (SCHED_OTHER) beside. Goal: one IP + 100 ms = $N_CTL_GOAL_MS ms. Unit: ms."
 	echo
-	echo "| load | command | n | p50 | max | goal | max within goal? |"
-	echo "|---|---|---|---|---|---|---|"
-	while IFS=, read -r load op n p50 max goal met; do
-		echo "| $load | $op | $n | **$p50** | $max | $goal | $met |"
+	echo "*pvmctl*: a new \`dts-pvmctl -L\` process for each command; *console*: one \`dts-console\` for the"
+	echo "whole run, each command written to its stdin, timed from the write to its result line."
+	echo
+	echo "| load | client | command | n | p50 | max | goal | max within goal? |"
+	echo "|---|---|---|---|---|---|---|---|"
+	while IFS=, read -r load client op n p50 max goal met; do
+		echo "| $load | $client | $op | $n | **$p50** | $max | $goal | $met |"
 	done < <(tail -n +2 "$CSV")
 	echo
 	b_env_note
