@@ -1333,7 +1333,7 @@ c_ft_leftovers() {
 # runs on HOST) hands to HOST's dts is in HOST's gang.
 #
 # The launch lines (C_MPI_ARGV, set by c_mpi_argv N KIND; dts-run through
-# PATH: $T_DIR/bin/dts-run is a link to the build's):
+# PATH: $T_DIR/bin/dts-run is a copy of the build's):
 #   ompi:   dts-run -- mpirun.openmpi --allow-run-as-root --mca plm_rsh_agent
 #           $BUILD/run/dts-ssh --mca btl_tcp_if_include eth0
 #           --mca oob_tcp_if_include eth0 --bind-to none
@@ -1389,7 +1389,11 @@ c_mpi_setup() {
 		for ((k = 0; k < n; k++)); do echo "${C_HOSTS[$k]} slots=1"; done > "$d/hosts-$n"
 		for ((k = 0; k < n; k++)); do echo "${C_HOSTS[$k]}:1"; done > "$d/machines-$n"
 	done
-	ln -sf "$BUILD/run/dts-run" "$b/dts-run"
+	# a copy, not a link: a test user may run it too (t106's user A
+	# starts its pvmd through $b/dts-run), and the build may be in a
+	# directory only root can enter
+	rm -f "$b/dts-run"
+	t_pub_bin "$BUILD/run/dts-run" || _c_die "c_mpi_setup: cannot copy dts-run to $b"
 	# the cgroup of this test: where c-ssh's remote side starts
 	home=$_C_CGM$(sed -n 's/^0:://p' /proc/$$/cgroup)
 	home=${home%/}

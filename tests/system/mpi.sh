@@ -25,7 +25,8 @@
 #     --launch-agent "dts-run -- orted" and a plain ssh; MPICH:
 #     -bootstrap-exec dts-ssh); NetPIPE too (Open MPI).
 #  3. A 3-host job, busy-polling, completes the same way.  A longer one
-#     (sleeping waits, so this 2-CPU machine keeps CPU for the checks):
+#     (sleeping waits, so this 2-CPU machine keeps CPU for the checks;
+#     it runs until the checks are done, a stop file):
 #     the launcher is in h0's gang and the daemon in h1's and h2's, every
 #     gang member is SCHED_RR, every rank is seen stopped in some LS; a
 #     second job with its own label (DTS_JOB) runs beside it as a job of
@@ -174,7 +175,10 @@ c_mpi_run 3 job3 -r -i 0 -t 8 || t_fail "3-host job: status $C_MPI_RC: $(tail -n
 m_job_ok job3 3 5
 t_log "3 hosts, busy polling: $ITERS iterations, each rank in its host's gang"
 
-c_mpi_bg 3 long -r -i 0 -t 40 -s 200
+# until the checks below are done (a stop file), not for a fixed time: a
+# loaded machine took more than 40 s to reach the hpdt check, and rank 0
+# had ended (-t 120: a backstop)
+c_mpi_bg 3 long -r -i 0 -t 120 -s 200 -f "$T_DIR/mpi/long.stop"
 t_wait_for 60 m_ranks_up long 3 || t_fail "3-host job: no ranks: $(tail -n 5 "$T_LOG/long.log")"
 c_mpi_ranks_ok "$T_LOG/long.log" 3 || t_fail "long: $MPI_WHY"
 declare -a RANK
@@ -246,6 +250,7 @@ for m in balanced distributed hpdt off static; do
 	esac
 done
 t_log "balanced, distributed, hpdt (ranks RR, never stopped), off (ranks TS, never stopped), static: all $N hosts"
+: > "$T_DIR/mpi/long.stop" || t_fail "cannot write the long job's stop file"
 c_mpi_wait 90 || t_fail "long job: status $C_MPI_RC: $(tail -n 5 "$T_LOG/long.log")"
 m_job_ok long 3
 t_log "long job: $ITERS iterations"
