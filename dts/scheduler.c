@@ -931,6 +931,7 @@ sched_stop(struct sched *s)
 }
 
 #define QUIET_POLL_NS		(NS_PER_MS)
+#define QUIET_LATE_NS		(100 * 1000)
 #define QUIET_AFTER_EDGE_NS	(50 * 1000)
 
 void
@@ -952,7 +953,7 @@ gang_runs_rt(const struct sched *s)
 int
 sched_lock_quiet(struct sched *s, int64_t max_ns)
 {
-	int64_t			 end = s->mono() + max_ns, at;
+	int64_t			 end = s->mono() + max_ns, at, now;
 	struct timespec		 ts = { 0, 0 };
 
 	for (;;) {
@@ -962,7 +963,11 @@ sched_lock_quiet(struct sched *s, int64_t max_ns)
 		/* no edge comes: no LS to wait for */
 		if (!s->running || !s->slicing || s->mono() >= end)
 			return 0;
-		at = s->wake_at > 0 ? s->wake_at : s->mono() + QUIET_POLL_NS;
+		now = s->mono();
+		/* the next edge; if it is due already (the edge thread is
+		 * late), a short poll: never a busy loop at this priority */
+		at = s->wake_at > now ? s->wake_at : now + (s->wake_at > 0 ?
+		    QUIET_LATE_NS : QUIET_POLL_NS);
 		pthread_mutex_unlock(&s->mu);
 		at = at < end ? at : end;
 		ts.tv_sec = at / NS_PER_SEC;

@@ -15,6 +15,13 @@
 #  4. Hand back: SIGUSR1 to the standby on h0 takes over; every node's
 #     master is h0 again, h1 stands by (no node refuses a schedule of h1
 #     over 2 s: it sends none), no fallback anywhere.
+#  5. The operator forgets --standby: kill -9 the master on h0 (h1 takes
+#     over), then start h0's console again as a plain master with
+#     `start`.  It hears h1's copies while no node calls it master, so it
+#     yields: every node's master stays h1, and after at most a few
+#     refused schedules (sent before the first copy came) the nodes
+#     refuse none over 2 s.  It is a working standby: kill -9 h1's console
+#     and h0's takes over, with no fallback anywhere.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/system/cluster.sh"
@@ -139,4 +146,27 @@ r1=$(refused) || t_fail "status"
 no_fallback "after the hand back"
 _c_alive "$standby" || t_fail "the console on h1 ended"
 t_log "hand back: nodes follow h0, h1 stands by"
+
+# ---- 5. a master restarted without --standby ----------------------------------
+kill -9 "$back"
+t_wait_for 5 eval '! _c_alive "$back"' || t_fail "the console on h0 ($back) did not die"
+t_untrack "$back"
+t_wait_for 10 masters "$A1" || t_fail "h1 did not take over again: $(c_status h1)"
+con h0 con-plain --daemon -c "mode static; ip 100ms; ps 80%; si 500ms; start" ||
+    t_fail "plain master on h0: $(cat "$T_LOG/con-plain.out")"
+plain=$CON_PID
+[ -n "$plain" ] || t_fail "the plain master on h0 did not stay: $(cat "$T_LOG/con-plain.out")"
+sleep 1.5	# 3 SI: h1's copies have reached it
+r0=$(refused) || t_fail "status"
+sleep 2
+masters "$A1" || t_fail "a console started without --standby took the nodes from h1: $(c_status h1)"
+r1=$(refused) || t_fail "status"
+[ "$r1" = "$r0" ] || t_fail "the console started without --standby still sends: the nodes refused $((r1 - r0)) over 2 s"
+no_fallback "with a second master started"
+kill -9 "$standby"
+t_wait_for 5 eval '! _c_alive "$standby"' || t_fail "the console on h1 ($standby) did not die"
+t_untrack "$standby"
+t_wait_for 10 masters "$A0" || t_fail "the console started without --standby did not take over when h1 died: $(c_status h1)"
+no_fallback "after h0's second takeover"
+t_log "a master started without --standby yields to h1 (refused before: $r0), and takes over when h1 dies"
 t_pass
