@@ -135,6 +135,8 @@ t_wait_for 10 sh -c "! kill -0 $dts 2>/dev/null" || t_fail "dts did not exit on 
 wait "$dts" 2> /dev/null
 t_untrack "$dts"
 t_wait_for 5 sh -c "[ -z \"\$(cat $gang 2>/dev/null)\" ]" || t_fail "the gang is not empty"
+# the installed dts's log, where t_pass reads the daemons' lines
+cp "$root/var/log/dts-test.log" "$T_LOG/dts-installed.log" || t_fail "no log of the installed dts"
 # the administrator's own files: dpkg leaves them, rightly
 rm -f "$root/var/log/dts-test.log" "$root/etc/dts/node.key" "$root/etc/dts/dts.conf"
 rm -rf "$root/var/tmp/pvm" "$root/var/tmp/debs"
