@@ -80,6 +80,19 @@ no_fallback() {
 	done
 }
 
+# steady SECS A WHAT: over SECS every node keeps A as its master, with the
+# static schedule, and refuses no schedule (no other console sends); no
+# node fell back to its configuration.  WHAT names the situation.
+steady() {
+	local r0 r1
+	r0=$(refused) || t_fail "status"
+	sleep "$1"
+	masters "$2" || t_fail "$3: a node's master is no longer $2: $(c_status h1)"
+	r1=$(refused) || t_fail "status"
+	[ "$r1" = "$r0" ] || t_fail "$3: the nodes refused $((r1 - r0)) schedules over $1 s: another console sends"
+	no_fallback "$3"
+}
+
 # ---- 1. master on h0, standby on h1 -----------------------------------------
 con h0 con-master --daemon -c "mode static; ip 100ms; ps 80%; si 500ms; start" ||
     t_fail "master on h0: $(cat "$T_LOG/con-master.out")"
@@ -89,12 +102,7 @@ t_wait_for 5 masters "$A0" || t_fail "the nodes do not follow the master h0: $(c
 con h1 con-standby --daemon --standby || t_fail "standby on h1: $(cat "$T_LOG/con-standby.out")"
 standby=$CON_PID
 [ -n "$standby" ] || t_fail "standby on h1 did not stay: $(cat "$T_LOG/con-standby.out")"
-r0=$(refused) || t_fail "status"
-sleep 2
-masters "$A0" || t_fail "with a standby, a node's master is no longer h0: $(c_status h1)"
-r1=$(refused) || t_fail "status"
-[ "$r1" = "$r0" ] || t_fail "the standby sent schedules: the nodes refused $((r1 - r0))"
-no_fallback "with the master on h0"
+steady 2 "$A0" "with the master on h0 and a standby on h1"
 t_log "master h0 ($master), standby h1 ($standby): nodes follow h0, none refused"
 
 # ---- 2. kill -9 the master ----------------------------------------------------
@@ -127,23 +135,13 @@ t_log "master killed: every node follows h1, taken over after kill:$took (silenc
 con h0 con-back --daemon --standby || t_fail "standby on h0: $(cat "$T_LOG/con-back.out")"
 back=$CON_PID
 [ -n "$back" ] || t_fail "standby on h0 did not stay: $(cat "$T_LOG/con-back.out")"
-r0=$(refused) || t_fail "status"
-sleep 3
-masters "$A1" || t_fail "the old master took the nodes back: $(c_status h1)"
-r1=$(refused) || t_fail "status"
-[ "$r1" = "$r0" ] || t_fail "the old master sent schedules: the nodes refused $((r1 - r0))"
-no_fallback "with the old master back"
+steady 3 "$A1" "with the old master back as standby"
 t_log "old master back on h0 ($back): stays standby, nodes follow h1"
 
 # ---- 4. hand back: SIGUSR1 to the standby on h0 -------------------------------
 kill -USR1 "$back"
 t_wait_for 5 masters "$A0" || t_fail "the hand back to h0 did not happen: $(c_status h1)"
-r0=$(refused) || t_fail "status"
-sleep 2
-masters "$A0" || t_fail "after the hand back the nodes left h0: $(c_status h1)"
-r1=$(refused) || t_fail "status"
-[ "$r1" = "$r0" ] || t_fail "h1 went on sending after the hand back: the nodes refused $((r1 - r0))"
-no_fallback "after the hand back"
+steady 2 "$A0" "after the hand back to h0"
 _c_alive "$standby" || t_fail "the console on h1 ended"
 t_log "hand back: nodes follow h0, h1 stands by"
 
@@ -157,16 +155,11 @@ con h0 con-plain --daemon -c "mode static; ip 100ms; ps 80%; si 500ms; start" ||
 plain=$CON_PID
 [ -n "$plain" ] || t_fail "the plain master on h0 did not stay: $(cat "$T_LOG/con-plain.out")"
 sleep 1.5	# 3 SI: h1's copies have reached it
-r0=$(refused) || t_fail "status"
-sleep 2
-masters "$A1" || t_fail "a console started without --standby took the nodes from h1: $(c_status h1)"
-r1=$(refused) || t_fail "status"
-[ "$r1" = "$r0" ] || t_fail "the console started without --standby still sends: the nodes refused $((r1 - r0)) over 2 s"
-no_fallback "with a second master started"
+steady 2 "$A1" "with a console started without --standby on h0"
 kill -9 "$standby"
 t_wait_for 5 eval '! _c_alive "$standby"' || t_fail "the console on h1 ($standby) did not die"
 t_untrack "$standby"
 t_wait_for 10 masters "$A0" || t_fail "the console started without --standby did not take over when h1 died: $(c_status h1)"
 no_fallback "after h0's second takeover"
-t_log "a master started without --standby yields to h1 (refused before: $r0), and takes over when h1 dies"
+t_log "a master started without --standby yields to h1 ($(refused) schedules refused in all), and takes over when h1 dies"
 t_pass
