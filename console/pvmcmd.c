@@ -287,8 +287,7 @@ cpvm_cmd_##name(struct cpvm *p, int argc, char **argv)			\
 {									\
 	int	 rc = cmd_##name(p, argc, argv);			\
 									\
-	if (p->lift_fd != -1)						\
-		fflush(p->out->f);					\
+	fflush(p->out->f);						\
 	cpvm_unlift(p);							\
 	return rc;							\
 }

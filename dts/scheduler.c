@@ -954,30 +954,23 @@ int
 sched_lock_quiet(struct sched *s, int64_t max_ns)
 {
 	int64_t			 end = s->mono() + max_ns, at, now;
-	struct timespec		 ts = { 0, 0 };
+	struct timespec		 ts;
 
 	for (;;) {
 		pthread_mutex_lock(&s->mu);
 		if (!gang_runs_rt(s))
 			return 1;
-		/* no edge comes: no LS to wait for */
-		if (!s->running || !s->slicing || s->mono() >= end)
-			return 0;
 		now = s->mono();
-		/* the next edge; if it is due already (the edge thread is
-		 * late), a short poll: never a busy loop at this priority */
-		at = s->wake_at > now ? s->wake_at : now + (s->wake_at > 0 ?
-		    QUIET_LATE_NS : QUIET_POLL_NS);
+		/* no edge comes: no LS to wait for */
+		if (!s->running || !s->slicing || now >= end)
+			return 0;
+		/* just after the next edge (the edge thread takes the lock
+		 * at it); if it is due already (the edge thread is late), a
+		 * short poll: never a busy loop at this priority */
+		at = s->wake_at > now ? s->wake_at + QUIET_AFTER_EDGE_NS :
+		    now + (s->wake_at > 0 ? QUIET_LATE_NS : QUIET_POLL_NS);
 		pthread_mutex_unlock(&s->mu);
-		at = at < end ? at : end;
-		ts.tv_sec = at / NS_PER_SEC;
-		ts.tv_nsec = at % NS_PER_SEC;
-		/* the edge thread takes the lock at its edge: a little later */
-		ts.tv_nsec += QUIET_AFTER_EDGE_NS;
-		if (ts.tv_nsec >= NS_PER_SEC) {
-			ts.tv_sec++;
-			ts.tv_nsec -= NS_PER_SEC;
-		}
+		ts = ns_to_ts(at < end ? at : end);
 		(void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
 }
