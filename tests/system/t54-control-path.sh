@@ -15,7 +15,9 @@
 # node must go on making its edges all the while (a move made in a PS
 # held the kernel's cgroup lock until an RCU grace period that could not
 # end: no edge for up to 1.5 s, and dts-load's fail-safe released the
-# gang), so dts-load must not have released the gang once.
+# gang), so dts-load must not have released the gang once; nor while
+# three short jobs start beside the spinning gang (each a move into a new
+# job's cgroup).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup control-path
@@ -41,8 +43,14 @@ timed delete
 timed tasks
 [ "$(grep -c spin "$T_LOG/tasks.out")" = $((N_CTL_TASKS + 1)) ] ||
 	t_fail "tasks: not $((N_CTL_TASKS + 1)) spin: $(grep -c spin "$T_LOG/tasks.out")"
+# the same moves by adoption: three short jobs of our own started beside
+# the spinning gang, each a new job's cgroup to move into
+for i in 1 2 3; do
+	DTS_SOCKET=$N_SOCK "$BUILD/run/dts-run" --job "short$i" -- true > "$T_LOG/short.out" 2>&1 ||
+		t_fail "job short$i: $(cat "$T_LOG/short.out")"
+done
 fs=$(grep -c "made no slice edge" "$T_LOG/dts.log")
-[ "$fs" = 0 ] || t_fail "dts made no slice edge long enough for dts-load to release the gang $fs time(s) during the lifted commands: $(grep "made no slice edge" "$T_LOG/dts.log" | head -n 3)"
+[ "$fs" = 0 ] || t_fail "dts made no slice edge long enough for dts-load to release the gang $fs time(s) during the lifted commands and the short jobs: $(grep "made no slice edge" "$T_LOG/dts.log" | head -n 3)"
 # the gang's own user names a spinning task pvmd (dts knows pvmd by its
 # name): it may reach pvmd's priority, never above, and LS still stops it
 # (LS 50 ms of IP 100 ms from here: an LS of 0.1 ms is too short to poll)
