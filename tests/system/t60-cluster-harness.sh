@@ -149,8 +149,8 @@ done
 # ---- 5. teardown ------------------------------------------------------------
 prefix=$C_PREFIX dir=$T_DIR
 cgs="$(c_cg_dir h0) $(c_cg_dir h1) $(c_cg_dir h2)"
-pids=$(_c_ours | paste -sd' ')
-[ -n "$pids" ] || t_fail "no processes in our namespaces?"
+ids=$(_c_ids | paste -sd' ')
+[ -n "$ids" ] || t_fail "no processes in our namespaces?"
 c_down || t_fail "c_down reported leftovers"
 t_log "c_down: ${C_DOWN_S} s"
 for k in 0 1 2; do
@@ -160,8 +160,8 @@ done
 c_down || t_fail "a second c_down failed"
 ns=$(ip netns list | awk -v p="$prefix" 'index($1, p) == 1 { print $1 }' | paste -sd' ')
 [ -z "$ns" ] || t_fail "namespaces left after c_down: $ns"
-for p in $pids; do
-	_t_alive "$p" && t_fail "process $p ($(_c_comm "$p")) survived c_down"
+for id in $ids; do	# PID:START, so that a reused PID is not ours
+	_c_id_alive "$id" && t_fail "process ${id%%:*} ($(_c_comm "${id%%:*}")) survived c_down"
 done
 for c in $cgs; do
 	[ ! -e "$c" ] || t_fail "cgroup $c left after c_down"
@@ -188,14 +188,14 @@ KEEP=0 READY=$ready bash -c '
 	kill -STOP "$(c_agent_pid h1)" "$(c_dts_pid h1)"
 	echo 1 > "$(c_gang_dir h1)/cgroup.freeze"
 	for p in $(c_gang_pids h1); do kill -STOP "$p"; done
-	echo "$C_PREFIX $T_DIR $(c_cg_dir h0) $(c_cg_dir h1) $(_c_ours | paste -sd" ")" > "$READY.tmp"
+	echo "$C_PREFIX $T_DIR $(c_cg_dir h0) $(c_cg_dir h1) $(_c_ids | paste -sd" ")" > "$READY.tmp"
 	mv "$READY.tmp" "$READY"
 	c_exec h1 sleep 300
 	t_pass' > "$clog" 2>&1 &
 child=$!
 t_track "$child"
 t_wait_for 120 test -s "$ready" || t_fail "the child run did not come up"
-read -r cprefix cdir ccg0 ccg1 cpids < "$ready"
+read -r cprefix cdir ccg0 ccg1 cids < "$ready"
 t_sleep 0.5
 t0=$(_t_now_us)
 kill -TERM "$child"
@@ -208,8 +208,9 @@ t_log "killed run ended in $(awk -v d="$(($(_t_now_us) - t0))" 'BEGIN { printf "
 [ "$crc" = 143 ] || t_fail "killed run: status $crc, not 143 (see log/child.log)"
 ns=$(ip netns list | awk -v p="$cprefix" 'index($1, p) == 1 { print $1 }' | paste -sd' ')
 [ -z "$ns" ] || t_fail "killed run left namespaces: $ns"
-for p in $cpids; do
-	_t_alive "$p" && t_fail "killed run left process $p ($(_c_comm "$p"), state $(t_proc_state "$p"))"
+for id in $cids; do
+	p=${id%%:*}
+	_c_id_alive "$id" && t_fail "killed run left process $p ($(_c_comm "$p"), state $(t_proc_state "$p"))"
 done
 for c in $ccg0 $ccg1; do
 	[ ! -e "$c" ] || t_fail "killed run left cgroup $c"
