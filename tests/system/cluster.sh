@@ -326,25 +326,12 @@ c_pids() {
 
 _c_comm() { cat "/proc/$1/comm" 2>/dev/null; }
 
-# A process's identity, PID:START (start time, field 22 of /proc/PID/stat):
-# a PID the kernel hands to someone else's process later has another START.
-_c_id() {
-	local s
-	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-	set -- "$1" ${s##*) }
-	echo "$1:${21}"
-}
-
 # _c_ids: the identities of every process of ours, one line each.
 _c_ids() {
 	local p
-	for p in $(_c_ours); do _c_id "$p"; done
+	for p in $(_c_ours); do t_proc_id "$p"; done
 }
 
-# _c_id_alive PID:START: does that very process still live (not a zombie)?
-_c_id_alive() {
-	[ "$(_c_id "${1%%:*}")" = "$1" ] && [ "$(t_proc_state "${1%%:*}")" != Z ]
-}
 
 # ppid and pgid of PID (/proc/PID/stat after "comm)": state ppid pgrp).
 _c_ppid() {

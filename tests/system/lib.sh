@@ -605,6 +605,21 @@ t_proc_state() {
 	echo "${s%% *}"
 }
 
+# A process's identity, PID:START (start time, field 22 of /proc/PID/stat):
+# pid_max is 32768 here, so a PID recorded now may be someone else's later;
+# that process has another START.
+t_proc_id() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	set -- "$1" ${s##*) }
+	echo "$1:${21}"
+}
+
+# t_id_alive PID:START: does that very process still live (not a zombie)?
+t_id_alive() {
+	[ "$(t_proc_id "${1%%:*}")" = "$1" ] && [ "$(t_proc_state "${1%%:*}")" != Z ]
+}
+
 # The real-time priority of PID (0 if not real-time, empty if gone):
 # /proc/PID/stat's 40th field, with builtins.
 t_rtprio() {

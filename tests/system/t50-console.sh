@@ -353,6 +353,7 @@ for p in $PVMD $spins; do
 done
 
 # ---- halt: every pvmd ends; the dts service and the console stay -------
+ids=$(for p in $PVMD $spins; do t_proc_id "$p"; done)
 con -c "mode static; start; halt; halt; mode"
 [ "$RC" = 1 ] || t_fail "halt; halt: status $RC"
 has "halted the virtual machine" halt
@@ -360,8 +361,8 @@ has "mode static" "mode after halt"
 grep -qxF "dts-console: halt: no virtual machine to halt (no pvmd runs with PVM_TMP $T_TMP)" "$ERR" ||
     t_fail "second halt: $(cat "$ERR")"
 t_wait_for 10 n_gang_empty || t_fail "the gang is not empty after halt: $(n_gang_pids)"
-for p in $PVMD $spins; do
-	_t_alive "$p" && t_fail "$p ($(cat /proc/$p/comm 2>/dev/null)) survived the halt"
+for id in $ids; do
+	t_id_alive "$id" && t_fail "${id%%:*} ($(cat /proc/${id%%:*}/comm 2>/dev/null)) survived the halt"
 done
 kill -0 "$DTS" || t_fail "the dts service ended with the VM"
 con -n -c "conf"

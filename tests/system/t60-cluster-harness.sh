@@ -161,7 +161,7 @@ c_down || t_fail "a second c_down failed"
 ns=$(ip netns list | awk -v p="$prefix" 'index($1, p) == 1 { print $1 }' | paste -sd' ')
 [ -z "$ns" ] || t_fail "namespaces left after c_down: $ns"
 for id in $ids; do	# PID:START, so that a reused PID is not ours
-	_c_id_alive "$id" && t_fail "process ${id%%:*} ($(_c_comm "${id%%:*}")) survived c_down"
+	t_id_alive "$id" && t_fail "process ${id%%:*} ($(_c_comm "${id%%:*}")) survived c_down"
 done
 for c in $cgs; do
 	[ ! -e "$c" ] || t_fail "cgroup $c left after c_down"
@@ -210,7 +210,7 @@ ns=$(ip netns list | awk -v p="$cprefix" 'index($1, p) == 1 { print $1 }' | past
 [ -z "$ns" ] || t_fail "killed run left namespaces: $ns"
 for id in $cids; do
 	p=${id%%:*}
-	_c_id_alive "$id" && t_fail "killed run left process $p ($(_c_comm "$p"), state $(t_proc_state "$p"))"
+	t_id_alive "$id" && t_fail "killed run left process $p ($(_c_comm "$p"), state $(t_proc_state "$p"))"
 done
 for c in $ccg0 $ccg1; do
 	[ ! -e "$c" ] || t_fail "killed run left cgroup $c"
