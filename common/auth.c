@@ -406,47 +406,72 @@ fresh(const struct replay *r, uint64_t seq, uint64_t raise)
 	    (seq > r->start_us && within(seq, stamp, r->window_us));
 }
 
-int
-replay_check(struct replay *r, uint32_t sender, uint64_t seq)
+/* Remember seq from sender at e. */
+static int
+take(struct replay *r, struct replay_entry *e, uint32_t sender, uint64_t seq)
 {
-	struct replay_entry	*e = NULL;
-	uint64_t		 pace;
-	unsigned		 i;
-
-	for (i = 0; i < r->n && e == NULL; i++)
-		if (r->e[i].sender == sender)
-			e = &r->e[i];
-	if (e != NULL) {
-		/* heard before: newer, and at that sender's pace */
-		pace = (uint64_t)((int64_t)r->mono_us + e->pace_us);
-		if (seq <= e->last_seq || !within(seq, pace, r->window_us))
-			return -1;
-	} else if (r->n < AUTH_SENDERS_MAX) {
-		if (!fresh(r, seq, 0))
-			return -1;
-		e = &r->e[r->n++];
-	} else {
-		/*
-		 * The table is full: forget the sender heard longest ago, but
-		 * raise the floors to its last sequence, so that nothing it
-		 * sent (nor anything older from anyone) can be replayed.
-		 */
-		e = &r->e[0];
-		for (i = 1; i < r->n; i++)
-			if (r->e[i].seen_us < e->seen_us)
-				e = &r->e[i];
-		if (!fresh(r, seq, e->last_seq))
-			return -1;
-		if (e->last_seq > r->floor_us)
-			r->floor_us = e->last_seq;
-		if (e->last_seq > r->start_us)
-			r->start_us = e->last_seq;
-	}
 	e->sender = sender;
 	e->last_seq = seq;
 	e->pace_us = (int64_t)seq - (int64_t)r->mono_us;
 	e->seen_us = r->mono_us;
 	return 0;
+}
+
+/* A sender heard before, at e: newer, and at its pace. */
+static int
+known(struct replay *r, struct replay_entry *e, uint64_t seq)
+{
+	uint64_t pace = (uint64_t)((int64_t)r->mono_us + e->pace_us);
+
+	if (seq <= e->last_seq || !within(seq, pace, r->window_us))
+		return -1;
+	return take(r, e, e->sender, seq);
+}
+
+int
+replay_check_entry(struct replay *r, struct replay_entry *e, uint32_t sender,
+    uint64_t seq)
+{
+	if (e->last_seq != 0 && e->sender == sender)
+		return known(r, e, seq);
+	/* the peer's first datagram, or its first since it restarted */
+	if (!fresh(r, seq, e->last_seq))
+		return -1;
+	return take(r, e, sender, seq);
+}
+
+int
+replay_check(struct replay *r, uint32_t sender, uint64_t seq)
+{
+	struct replay_entry	*e = NULL;
+	unsigned		 i;
+
+	for (i = 0; i < r->n && e == NULL; i++)
+		if (r->e[i].sender == sender)
+			e = &r->e[i];
+	if (e != NULL)
+		return known(r, e, seq);
+	if (r->n < AUTH_SENDERS_MAX) {
+		if (!fresh(r, seq, 0))
+			return -1;
+		return take(r, &r->e[r->n++], sender, seq);
+	}
+	/*
+	 * The table is full: forget the sender heard longest ago, but raise
+	 * the floors to its last sequence, so that nothing it sent (nor
+	 * anything older from anyone) can be replayed.
+	 */
+	e = &r->e[0];
+	for (i = 1; i < r->n; i++)
+		if (r->e[i].seen_us < e->seen_us)
+			e = &r->e[i];
+	if (!fresh(r, seq, e->last_seq))
+		return -1;
+	if (e->last_seq > r->floor_us)
+		r->floor_us = e->last_seq;
+	if (e->last_seq > r->start_us)
+		r->start_us = e->last_seq;
+	return take(r, e, sender, seq);
 }
 
 int

@@ -231,6 +231,15 @@ int64_t replay_clock(struct replay *r, uint64_t real_us, uint64_t mono_us);
 int replay_check(struct replay *r, uint32_t sender, uint64_t seq);
 
 /*
+ * The same for a receiver that keeps one entry a peer itself (the console:
+ * a node's replies are under its own key, so its address names it): e is
+ * that peer's, zeroed before its first datagram.  A new sender at e (the
+ * peer restarted) must still be fresh and above e's last sequence.
+ */
+int replay_check_entry(struct replay *r, struct replay_entry *e,
+    uint32_t sender, uint64_t seq);
+
+/*
  * Would seq be taken as a new sender's first datagram at the last
  * replay_clock()?  1 or 0.  Nothing is remembered: for read requests.
  */

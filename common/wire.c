@@ -754,12 +754,16 @@ proto_frame(const uint8_t *buf, size_t len, unsigned accept,
 	return 0;
 }
 
-int
-proto_verify(const struct auth_key *k, struct replay *r, const uint8_t *buf,
-    size_t len, struct proto_msg *msg, enum proto_reject *why)
+/* proto_verify's, with the replay check at the peer's entry e or, NULL,
+ * in r's table */
+static int
+verify(const struct auth_key *k, struct replay *r, struct replay_entry *e,
+    const uint8_t *buf, size_t len, struct proto_msg *msg,
+    enum proto_reject *why)
 {
 	size_t		 tag = proto_tag_len(msg->hdr.type);
 	const char	*err;
+	int		 rc;
 
 	/* read requests: proto_verify_read's only */
 	if (proto_is_command(msg->hdr.type) && msg->hdr.key_id == AUTH_READ_ID)
@@ -767,7 +771,9 @@ proto_verify(const struct auth_key *k, struct replay *r, const uint8_t *buf,
 	if (auth_tag_check(k, proto_is_command(msg->hdr.type),
 	    msg->hdr.key_id, buf, len - tag, buf + len - tag) == -1)
 		return reject(why, REJ_MAC);
-	if (replay_check(r, msg->hdr.sender, msg->hdr.seq) == -1)
+	rc = e != NULL ? replay_check_entry(r, e, msg->hdr.sender,
+	    msg->hdr.seq) : replay_check(r, msg->hdr.sender, msg->hdr.seq);
+	if (rc == -1)
 		return reject(why, REJ_REPLAY);
 	if (msg->hdr.type == PROTO_SCHEDULE &&
 	    proto_check_schedule(&msg->u.schedule, &err) == -1)
@@ -777,6 +783,21 @@ proto_verify(const struct auth_key *k, struct replay *r, const uint8_t *buf,
 	if (msg->hdr.type == PROTO_JOB && check_job(&msg->u.job) == -1)
 		return reject(why, REJ_RANGE);
 	return 0;
+}
+
+int
+proto_verify(const struct auth_key *k, struct replay *r, const uint8_t *buf,
+    size_t len, struct proto_msg *msg, enum proto_reject *why)
+{
+	return verify(k, r, NULL, buf, len, msg, why);
+}
+
+int
+proto_verify_peer(const struct auth_key *k, struct replay *r,
+    struct replay_entry *e, const uint8_t *buf, size_t len,
+    struct proto_msg *msg, enum proto_reject *why)
+{
+	return verify(k, r, e, buf, len, msg, why);
 }
 
 /* The two types a read request may have. */

@@ -16,6 +16,7 @@
 
 struct auth_key;
 struct replay;
+struct replay_entry;
 struct seqgen;
 
 /*
@@ -61,6 +62,11 @@ int proto_frame(const uint8_t *buf, size_t len, unsigned accept,
 int proto_verify(const struct auth_key *k, struct replay *r,
     const uint8_t *buf, size_t len, struct proto_msg *msg,
     enum proto_reject *why);
+/* proto_verify() with the replay check at one peer's entry e
+ * (replay_check_entry), not in r's table. */
+int proto_verify_peer(const struct auth_key *k, struct replay *r,
+    struct replay_entry *e, const uint8_t *buf, size_t len,
+    struct proto_msg *msg, enum proto_reject *why);
 int proto_open(const struct auth_key *k, struct replay *r, unsigned accept,
     const uint8_t *buf, size_t len, struct proto_msg *msg,
     enum proto_reject *why);

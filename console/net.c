@@ -20,6 +20,50 @@
 #include "timeutil.h"
 #include "wire.h"
 
+static int
+peer_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const struct net_peer *)a)->addr.s_addr;
+	uint32_t y = ((const struct net_peer *)b)->addr.s_addr;
+
+	return x < y ? -1 : x > y;
+}
+
+/* console.nodes: an entry for every address of the list, sorted once, so
+ * that a round of replies inserts nothing */
+static void
+peers_seed(struct net *n)
+{
+	int	 i, k = 0;
+
+	for (i = 0; i < n->nlist; i++)
+		n->peer[i] = (struct net_peer){ .addr = n->list[i] };
+	qsort(n->peer, (size_t)n->nlist, sizeof(*n->peer), peer_cmp);
+	for (i = 0; i < n->nlist; i++)
+		if (k == 0 || n->peer[i].addr.s_addr != n->peer[k - 1].addr.s_addr)
+			n->peer[k++] = n->peer[i];
+	n->npeer = k;
+}
+
+/* The index of a's entry, or -(where it goes) - 1. */
+static int
+peer_find(const struct net *n, struct in_addr a)
+{
+	int	 lo = 0, hi = n->npeer;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (n->peer[mid].addr.s_addr == a.s_addr)
+			return mid;
+		if (n->peer[mid].addr.s_addr < a.s_addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -lo - 1;
+}
+
 /*
  * A keyless console: the read keys of the console keys the nodes obey
  * (console_keys: the same dts.conf, mode 0644), for status and jobs.
@@ -77,7 +121,10 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
 	seqgen_init(&n->seq);
 	replay_init(&n->replay, now_real_us(), now_mono_us(),
 	    (uint64_t)(c->replay_window_ns / NS_PER_US));
-	if ((n->list = calloc(NET_DST_MAX, sizeof(*n->list))) == NULL) {
+	if ((n->list = calloc(NET_DST_MAX, sizeof(*n->list))) == NULL ||
+	    (n->peer = calloc(NET_DST_MAX, sizeof(*n->peer))) == NULL) {
+		free(n->list);
+		n->list = NULL;
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -90,6 +137,7 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
 			return -1;
 		}
 		n->nlist = i;
+		peers_seed(n);
 	} else
 		n->how = c->console.unicast ? NET_UNICAST : NET_BROADCAST;
 	if (!open_socket)
@@ -435,8 +483,8 @@ net_send_each(struct net *n, const struct in_addr *dst,
  * made it (master.c says so beside what it prints).
  */
 static int
-read_accept(struct net *n, const uint8_t *buf, size_t len,
-    struct proto_msg *msg)
+read_accept(struct net *n, struct replay_entry *e, const uint8_t *buf,
+    size_t len, struct proto_msg *msg)
 {
 	enum proto_reject	 why = REJ_MAC;
 	struct auth_key		 k = { 0 };
@@ -448,7 +496,8 @@ read_accept(struct net *n, const uint8_t *buf, size_t len,
 	}
 	for (i = 0; i < n->rkey.npub && rc == -1; i++) {
 		memcpy(k.key, n->rkey.read[i], sizeof(k.key));
-		rc = proto_verify(&k, &n->replay, buf, len, msg, &why);
+		rc = proto_verify_peer(&k, &n->replay, e, buf, len, msg,
+		    &why);
 		if (rc == -1 && why != REJ_MAC)
 			break;
 	}
@@ -467,6 +516,8 @@ net_accept(struct net *n, const uint8_t *buf, size_t len,
 {
 	enum proto_reject	 why;
 	struct auth_key		 k;
+	struct replay_entry	 e;
+	int			 i, rc;
 
 	if (proto_frame(buf, len, PROTO_ACCEPT_CONSOLE, msg, &why) == -1) {
 		/* a broadcast of ours, heard back: not an attack */
@@ -477,17 +528,38 @@ net_accept(struct net *n, const uint8_t *buf, size_t len,
 		return -1;
 	}
 	n->stepped_us += replay_clock(&n->replay, now_real_us(), now_mono_us());
-	if (n->keyless)
-		return read_accept(n, buf, len, msg);
-	/* the key of the node at that address: no node speaks for another */
-	auth_for_node(&n->key, from.s_addr, &k);
-	if (proto_verify(&k, &n->replay, buf, len, msg, &why) == -1) {
-		sodium_memzero(&k, sizeof(k));
-		n->dropped[why]++;
+	/* the node's replay entry; a node heard first gets one only once its
+	 * reply is good, so that forged sources fill nothing */
+	i = peer_find(n, from);
+	e = i >= 0 ? n->peer[i].e : (struct replay_entry){ 0 };
+	if (i < 0 && n->npeer == NET_DST_MAX) {
+		n->dropped[REJ_REPLAY]++;	/* no room to follow it */
 		return -1;
 	}
-	sodium_memzero(&k, sizeof(k));
-	n->received++;
+	if (n->keyless)
+		rc = read_accept(n, &e, buf, len, msg);
+	else {
+		/* the key of the node at that address: no node speaks for
+		 * another */
+		auth_for_node(&n->key, from.s_addr, &k);
+		rc = proto_verify_peer(&k, &n->replay, &e, buf, len, msg,
+		    &why);
+		sodium_memzero(&k, sizeof(k));
+		if (rc == -1)
+			n->dropped[why]++;
+		else
+			n->received++;
+	}
+	if (rc == -1)
+		return -1;
+	if (i < 0) {
+		i = -i - 1;
+		memmove(&n->peer[i + 1], &n->peer[i],
+		    (size_t)(n->npeer - i) * sizeof(*n->peer));
+		n->peer[i].addr = from;
+		n->npeer++;
+	}
+	n->peer[i].e = e;
 	return 0;
 }
 
@@ -612,4 +684,7 @@ net_close(struct net *n)
 	free(n->list);
 	n->list = NULL;
 	n->nlist = 0;
+	free(n->peer);
+	n->peer = NULL;
+	n->npeer = 0;
 }

@@ -31,6 +31,18 @@
 #define NET_BATCH   256		/* datagrams a sendmmsg() */
 #define NET_RCV_PER_NODE 2048	/* receive buffer a destination (bytes) */
 
+/*
+ * A node's replay entry.  Its replies are under its own key, derived from
+ * its address, so the address names the sender: one entry a node keeps
+ * every node's sequences however many nodes answer (a table of senders
+ * evicts, and an evicted node's next reply must beat the floor that the
+ * eviction raised to another node's clock).
+ */
+struct net_peer {
+	struct in_addr		 addr;
+	struct replay_entry	 e;
+};
+
 enum net_how { NET_BROADCAST = 0, NET_UNICAST, NET_LIST, NET_HOSTFILE };
 
 struct net {
@@ -39,7 +51,9 @@ struct net {
 	enum net_how	 how;
 	struct auth_key	 key;
 	struct seqgen	 seq;
-	struct replay	 replay;
+	struct replay	 replay;	/* clocks and floors; the entries: */
+	struct net_peer	*peer;		/* one a node address, sorted, room */
+	int		 npeer;		/* ... for NET_DST_MAX (net_init) */
 	struct in_addr	*list;		/* all but NET_BROADCAST: room for
 					   NET_DST_MAX (net_init) */
 	int		 nlist;

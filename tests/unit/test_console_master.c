@@ -591,6 +591,87 @@ master_status_from(struct fixture *f, const char *addr, uint8_t flags,
 }
 
 /* A node taken over by another console: said once, with both addresses. */
+/*
+ * More nodes than a sender table holds (AUTH_SENDERS_MAX), half of them
+ * with clocks 5 ms behind the rest, answering in that order: every reply
+ * is taken, round after round.  A table of senders evicted the leaders
+ * and raised its floor to their clocks, above the laggards' sequences.
+ * Replays stay refused, a node's restart is taken once, its old sender's
+ * datagrams no more, and forged sources leave no entry behind.
+ */
+#define MANY (4 * AUTH_SENDERS_MAX)
+
+static void
+test_many_nodes(void **state)
+{
+	struct fixture	*f = *state;
+	static struct seqgen g[MANY];
+	static uint8_t	 old[MANY / 8][PROTO_MAX_DGRAM];
+	static int	 oldn[MANY / 8];
+	struct auth_key	 node = { 0 };
+	struct proto_msg m, out;
+	struct in_addr	 a;
+	uint8_t		 buf[PROTO_MAX_DGRAM];
+	int		 round, i, n, npeer = f->c.net.npeer;
+
+	memset(f->c.net.key.key, 7, sizeof(f->c.net.key.key));
+	f->c.net.key.derive = 1;
+	f->c.net.key.insecure = 0;
+	f->c.net.keyless = 0;
+	/* the console started a second ago, before the laggards' clocks */
+	replay_init(&f->c.net.replay, now_real_us() - 1000000,
+	    now_mono_us() - 1000000, 30000000);
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_STATUS;
+	for (i = 0; i < MANY; i++) {
+		seqgen_init(&g[i]);
+		if (i >= MANY / 2)
+			g[i].base_us -= 5000;	/* 5 ms behind */
+	}
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < MANY; i++) {
+			a.s_addr = htonl(0x0a010000u + (uint32_t)i);
+			auth_node_key(f->c.net.key.key, a.s_addr, node.key);
+			n = seal(&node, &g[i], &m, buf);
+			if (round == 0 && i % 8 == 0) {
+				memcpy(old[i / 8], buf, (size_t)n);
+				oldn[i / 8] = n;
+			}
+			if (net_accept(&f->c.net, buf, (size_t)n, a, &out) != 0)
+				fail_msg("round %d: node %d refused", round, i);
+		}
+	}
+	assert_int_equal(f->c.net.received, 3 * MANY);
+	assert_int_equal(f->c.net.npeer, npeer + MANY);
+	/* round 0's datagrams, again: every one refused */
+	for (i = 0; i < MANY / 8; i++) {
+		a.s_addr = htonl(0x0a010000u + (uint32_t)(8 * i));
+		assert_int_equal(net_accept(&f->c.net, old[i], (size_t)oldn[i],
+		    a, &out), -1);
+	}
+	assert_int_equal(f->c.net.dropped[REJ_REPLAY], MANY / 8);
+	/* node 0 restarts: a new sender at its address is taken, and then
+	 * its old sender's last datagram is no longer */
+	a.s_addr = htonl(0x0a010000u);
+	auth_node_key(f->c.net.key.key, a.s_addr, node.key);
+	n = seal(&node, &g[0], &m, buf);	/* before the restart */
+	seqgen_init(&g[0]);
+	g[0].base_us += 1000;	/* a restart takes a while: 1 ms */
+	memcpy(old[0], buf, (size_t)n);
+	oldn[0] = n;
+	n = seal(&node, &g[0], &m, buf);
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a, &out), 0);
+	assert_int_equal(net_accept(&f->c.net, old[0], (size_t)oldn[0], a,
+	    &out), -1);
+	/* a forged reply from an address never heard makes no entry */
+	npeer = f->c.net.npeer;	/* (the fixture's list seeded some) */
+	a.s_addr = htonl(0x0b000001u);
+	memset(node.key, 9, sizeof(node.key));
+	n = seal(&node, &g[1], &m, buf);
+	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a, &out), -1);
+	assert_int_equal(f->c.net.npeer, npeer);
+}
+
 static void
 test_master_lost(void **state)
 {
@@ -645,6 +726,7 @@ main(void)
 		T(test_cancel_trace),
 		T(test_trace_done),
 		T(test_incoming),
+		T(test_many_nodes),
 		T(test_master_lost),
 	};
 
