@@ -20,8 +20,10 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "console.h"
@@ -50,6 +52,8 @@ static struct {
 	struct console	 c;
 	struct script	 s;
 	int		 sigfd, timerfd;
+	int64_t		 armed;		/* the timer's deadline (0: disarmed,
+					   INT64_MIN: fired since) */
 	int		 use_stdin;	/* commands from a non-terminal stdin */
 	int		 daemon_fd;	/* pipe to the waiting parent, or -1 */
 	int		 detached;	/* --daemon, commands done */
@@ -231,11 +235,16 @@ signals(struct console *c)
 	}
 }
 
+/* Arm the timer for master_deadline(), unless it is armed for it already
+ * (a round's replies wake the loop thousands of times an SI). */
 static void
 arm_timer(struct console *c)
 {
 	int64_t	 t = master_deadline(c);
 
+	if (t == g.armed)
+		return;
+	g.armed = t;
 	if (evfd_timer_set(g.timerfd, t == 0 ? 0 : (t > 0 ? t : 1), 1) == -1)
 		log_warn("timerfd_settime");
 }
@@ -286,14 +295,17 @@ loop(struct console *c, int daemon)
 			fatal("poll");
 		if (p[3].revents & POLLIN)
 			signals(c);
-		if (p[1].revents & POLLIN)
-			master_input(c, now_mono_ns());
+		if ((p[1].revents & POLLIN) &&
+		    master_input(c, now_mono_ns()) >= MASTER_FLOW)
+			(void)nanosleep(&(struct timespec){ .tv_nsec =
+			    MASTER_FLOW_WAIT_NS }, NULL);
 		if (p[4].revents & POLLIN)
 			standby_input(c, now_mono_ns());
 		if (p[2].revents & POLLIN) {
 			if (read(g.timerfd, &exp, sizeof(exp)) == -1 &&
 			    errno != EAGAIN)
 				log_warn("timerfd");
+			g.armed = INT64_MIN;	/* fired: re-arm */
 		}
 		master_timer(c, now_mono_ns());
 		after_async(c);

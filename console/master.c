@@ -476,14 +476,16 @@ master_datagram(struct console *c, const struct proto_msg *m,
 		master_balance(c, now);
 }
 
-void
+int
 master_input(struct console *c, int64_t now)
 {
 	struct proto_msg	 m;
 	struct sockaddr_in	 from;
 	int			 i, rc;
 
-	for (i = 0; i < 256; i++) {
+	/* 256 at most, then the other fds; but never leave datagrams
+	 * already read in net's batch: poll() does not see those */
+	for (i = 0; i < 256 || net_pending(&c->net) > 0; i++) {
 		rc = net_recv(&c->net, &m, &from);
 		if (c->net.stepped_us != 0) {
 			out_notice(&c->out, "the real-time clock was stepped "
@@ -492,10 +494,11 @@ master_input(struct console *c, int64_t now)
 			c->net.stepped_us = 0;
 		}
 		if (rc == 0)
-			return;
+			return i;
 		if (rc == 1)
 			master_datagram(c, &m, from.sin_addr, now);
 	}
+	return i;
 }
 
 /*

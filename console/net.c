@@ -150,6 +150,11 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
 		net_close(n);
 		return -1;
 	}
+	if ((n->rx = calloc(1, sizeof(*n->rx))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		net_close(n);
+		return -1;
+	}
 	size_rcvbuf(n);
 	return 0;
 }
@@ -563,28 +568,61 @@ net_accept(struct net *n, const uint8_t *buf, size_t len,
 	return 0;
 }
 
+/* Read what the socket holds, NET_RX_BATCH at most: 0 if nothing. */
+static int
+rx_fill(struct net *n)
+{
+	struct net_rx	*rx = n->rx;
+	struct mmsghdr	 mm[NET_RX_BATCH];
+	struct iovec	 iov[NET_RX_BATCH];
+	int		 i, got;
+
+	memset(mm, 0, sizeof(mm));
+	for (i = 0; i < NET_RX_BATCH; i++) {
+		iov[i].iov_base = rx->buf[i];
+		iov[i].iov_len = sizeof(rx->buf[i]);
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+		mm[i].msg_hdr.msg_name = &rx->from[i];
+		mm[i].msg_hdr.msg_namelen = sizeof(rx->from[i]);
+	}
+	rx->n = rx->next = 0;
+	got = recvmmsg(n->fd, mm, NET_RX_BATCH, MSG_TRUNC, NULL);
+	if (got < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			log_warn("recvmmsg");
+		return 0;
+	}
+	for (i = 0; i < got; i++)	/* MSG_TRUNC: the datagram's length */
+		rx->len[i] = mm[i].msg_len;
+	rx->n = got;
+	return got;
+}
+
+int
+net_pending(const struct net *n)
+{
+	return n->rx != NULL ? n->rx->n - n->rx->next : 0;
+}
+
 int
 net_recv(struct net *n, struct proto_msg *msg, struct sockaddr_in *from)
 {
-	uint8_t		 buf[PROTO_MAX_DGRAM + 1];
-	socklen_t	 flen = sizeof(*from);
-	ssize_t		 len;
+	struct net_rx	*rx = n->rx;
+	int		 i;
 
-	if (n->fd == -1)
+	if (n->fd == -1 || rx == NULL)
 		return 0;
-	len = recvfrom(n->fd, buf, sizeof(buf), MSG_TRUNC,
-	    (struct sockaddr *)from, &flen);
-	if (len < 0) {
-		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-			log_warn("recvfrom");
+	if (rx->next == rx->n && rx_fill(n) == 0)
 		return 0;
-	}
-	if ((size_t)len > PROTO_MAX_DGRAM) {
+	i = rx->next++;
+	*from = rx->from[i];
+	if (rx->len[i] > PROTO_MAX_DGRAM) {
 		n->dropped[REJ_LONG]++;
 		return 2;
 	}
-	return net_accept(n, buf, (size_t)len, from->sin_addr, msg) == 0 ?
-	    1 : 2;
+	return net_accept(n, rx->buf[i], rx->len[i], from->sin_addr, msg) ==
+	    0 ? 1 : 2;
 }
 
 const char *
@@ -687,4 +725,6 @@ net_close(struct net *n)
 	free(n->peer);
 	n->peer = NULL;
 	n->npeer = 0;
+	free(n->rx);
+	n->rx = NULL;
 }

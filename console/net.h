@@ -30,6 +30,15 @@
 #define NET_DST_MAX NODES_TABLE_MAX
 #define NET_BATCH   256		/* datagrams a sendmmsg() */
 #define NET_RCV_PER_NODE 2048	/* receive buffer a destination (bytes) */
+#define NET_RX_BATCH 64		/* datagrams a recvmmsg() */
+
+/* Datagrams read with one recvmmsg(), handed out one by one. */
+struct net_rx {
+	uint8_t			 buf[NET_RX_BATCH][PROTO_MAX_DGRAM + 1];
+	struct sockaddr_in	 from[NET_RX_BATCH];
+	unsigned		 len[NET_RX_BATCH];
+	int			 n, next;
+};
 
 /*
  * A node's replay entry.  Its replies are under its own key, derived from
@@ -54,6 +63,7 @@ struct net {
 	struct replay	 replay;	/* clocks and floors; the entries: */
 	struct net_peer	*peer;		/* one a node address, sorted, room */
 	int		 npeer;		/* ... for NET_DST_MAX (net_init) */
+	struct net_rx	*rx;		/* with the socket */
 	struct in_addr	*list;		/* all but NET_BROADCAST: room for
 					   NET_DST_MAX (net_init) */
 	int		 nlist;
@@ -118,9 +128,12 @@ int net_send_to(struct net *n, struct in_addr dst, struct proto_msg *msg);
 
 /*
  * Receive one datagram: 1 with msg and from, 0 if nothing is waiting,
- * 2 if one was dropped (counted).
+ * 2 if one was dropped (counted).  The socket is read NET_RX_BATCH
+ * datagrams a system call; net_pending() says how many of them are still
+ * to be handed out (poll() does not see those).
  */
 int net_recv(struct net *n, struct proto_msg *msg, struct sockaddr_in *from);
+int net_pending(const struct net *n);
 
 /* Check one datagram as net_recv does (for tests); 0 or -1 (counted). */
 int net_accept(struct net *n, const uint8_t *buf, size_t len,
