@@ -522,6 +522,7 @@ net_accept(struct net *n, const uint8_t *buf, size_t len,
 	enum proto_reject	 why;
 	struct auth_key		 k;
 	struct replay_entry	 e;
+	uint8_t			 key[AUTH_KEY_LEN] = { 0 };
 	int			 i, rc;
 
 	if (proto_frame(buf, len, PROTO_ACCEPT_CONSOLE, msg, &why) == -1) {
@@ -546,9 +547,20 @@ net_accept(struct net *n, const uint8_t *buf, size_t len,
 	else {
 		/* the key of the node at that address: no node speaks for
 		 * another */
-		auth_for_node(&n->key, from.s_addr, &k);
+		if (i >= 0 && n->peer[i].keyed)
+			k = (struct auth_key){ .insecure = n->key.insecure };
+		else
+			auth_for_node(&n->key, from.s_addr, &k);
+		if (i >= 0 && n->peer[i].keyed)
+			memcpy(k.key, n->peer[i].key, sizeof(k.key));
+		else if (i >= 0) {
+			memcpy(n->peer[i].key, k.key, sizeof(k.key));
+			n->peer[i].keyed = 1;
+		}
 		rc = proto_verify_peer(&k, &n->replay, &e, buf, len, msg,
 		    &why);
+		if (rc == 0 && i < 0)	/* for its entry, below */
+			memcpy(key, k.key, sizeof(key));
 		sodium_memzero(&k, sizeof(k));
 		if (rc == -1)
 			n->dropped[why]++;
@@ -561,10 +573,13 @@ net_accept(struct net *n, const uint8_t *buf, size_t len,
 		i = -i - 1;
 		memmove(&n->peer[i + 1], &n->peer[i],
 		    (size_t)(n->npeer - i) * sizeof(*n->peer));
-		n->peer[i].addr = from;
+		n->peer[i] = (struct net_peer){ .addr = from,
+		    .keyed = !n->keyless };
+		memcpy(n->peer[i].key, key, sizeof(key));
 		n->npeer++;
 	}
 	n->peer[i].e = e;
+	sodium_memzero(key, sizeof(key));
 	return 0;
 }
 
@@ -722,6 +737,8 @@ net_close(struct net *n)
 	free(n->list);
 	n->list = NULL;
 	n->nlist = 0;
+	if (n->peer != NULL)
+		sodium_memzero(n->peer, NET_DST_MAX * sizeof(*n->peer));
 	free(n->peer);
 	n->peer = NULL;
 	n->npeer = 0;

@@ -45,11 +45,14 @@ struct net_rx {
  * its address, so the address names the sender: one entry a node keeps
  * every node's sequences however many nodes answer (a table of senders
  * evicts, and an evicted node's next reply must beat the floor that the
- * eviction raised to another node's clock).
+ * eviction raised to another node's clock).  It also keeps the node's key,
+ * derived at its first reply, not at every one.
  */
 struct net_peer {
 	struct in_addr		 addr;
 	struct replay_entry	 e;
+	uint8_t			 key[AUTH_KEY_LEN];	/* its key, derived */
+	int			 keyed;			/* ... once */
 };
 
 enum net_how { NET_BROADCAST = 0, NET_UNICAST, NET_LIST, NET_HOSTFILE };
