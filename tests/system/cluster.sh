@@ -31,6 +31,10 @@
 #   C_LAN_SEED       its random seed (default: time and pid)
 #   C_LAN_RTPRIO     > 0: lanswitch runs at SCHED_FIFO C_LAN_RTPRIO
 #                    (default 0: SCHED_OTHER)
+#   C_LAN_BUSY_US    lanswitch polls instead of sleeping for the last
+#                    C_LAN_BUSY_US before a frame leaves (default 0: a VM
+#                    wakes timers up 50-100 µs late; costs CPU)
+#   C_LAN_CPU        pin lanswitch to this CPU (default: none)
 # C_LAN_PID is lanswitch (our child); c_lan_stats prints its counters
 # (lanswitch.c: port=K ... lines and "total links=N lost=N loss=F"; they
 # are also in $T_LOG/lanswitch.stats).  c_down ends it after the
@@ -200,6 +204,8 @@ C_LAN_LOSS=${C_LAN_LOSS:-0.001}
 C_LAN_RATE=${C_LAN_RATE:-1g}
 C_LAN_SEED=${C_LAN_SEED:-}
 C_LAN_RTPRIO=${C_LAN_RTPRIO:-0}
+C_LAN_BUSY_US=${C_LAN_BUSY_US:-0}
+C_LAN_CPU=${C_LAN_CPU:-}
 C_LAN_PID=
 _C_ACTIVE=0
 _C_TRAP=0
@@ -683,10 +689,11 @@ _c_net_up() {
 _c_lan_up() {
 	local sw=$BUILD/tests/tools/lanswitch out=$T_LOG/lanswitch.out
 	local -a o=(-d "$C_LAN_DELAY_US" -j "$C_LAN_JITTER_US" -l "$C_LAN_LOSS" -r "$C_LAN_RATE"
-	    -R "$C_LAN_RTPRIO" -S "$T_LOG/lanswitch.stats")
+	    -R "$C_LAN_RTPRIO" -b "$C_LAN_BUSY_US" -S "$T_LOG/lanswitch.stats") pin=()
 	[ -x "$sw" ] || { _c_log "not built: $sw"; return 1; }
 	[ -z "$C_LAN_SEED" ] || o+=(-s "$C_LAN_SEED")
-	nsenter "--net=/run/netns/$C_BR" -- "$sw" "${o[@]}" "${C_HOSTS[@]}" \
+	[ -z "$C_LAN_CPU" ] || pin=(taskset -c "$C_LAN_CPU")
+	nsenter "--net=/run/netns/$C_BR" -- "${pin[@]}" "$sw" "${o[@]}" "${C_HOSTS[@]}" \
 	    < /dev/null > "$out" 2>&1 &
 	C_LAN_PID=$!
 	t_track "$C_LAN_PID"

@@ -3,8 +3,8 @@
  * the hosts of a test cluster (tests/system/cluster.sh, C_LAN=tap): every
  * link adds a delay with jitter, loses frames and has a finite rate.
  *
- *   lanswitch [-d DELAY_US] [-j JITTER_US] [-l LOSS] [-r RATE] [-s SEED]
- *             [-S STATSFILE] [-R RTPRIO] [-q QUEUE] TAP...
+ *   lanswitch [-b BUSY_US] [-d DELAY_US] [-j JITTER_US] [-l LOSS] [-r RATE]
+ *             [-s SEED] [-S STATSFILE] [-R RTPRIO] [-q QUEUE] TAP...
  *
  * It creates one TAP device per name (TUNSETIFF, IFF_TAP|IFF_NO_PI, not
  * persistent: the device goes away with lanswitch), prints "ready" on
@@ -25,7 +25,9 @@
  *   - keeps its frames in order (a wire: a frame never leaves before the
  *     one ahead of it, whatever its own draw).
  * A frame is written to the host's TAP at its computed time (ppoll with a
- * 1 ns timer slack: within ~10 µs on an idle machine); at most QUEUE
+ * 1 ns timer slack); a VM's timer wake-ups can come 50-100 µs late, so
+ * -b BUSY_US > 0 sleeps only until BUSY_US before a departure and polls
+ * from there on (costs CPU: up to BUSY_US per frame; default 0).  At most QUEUE
  * frames (default 512) wait per output port, more are dropped and counted
  * as "full".  -s SEED: the random draws (default from the time and pid).
  * -R RTPRIO > 0: SCHED_FIFO RTPRIO and mlockall (whoever starts it must
@@ -38,9 +40,10 @@
  * if given, else stderr) and exits 0; SIGUSR1 writes STATSFILE now.
  * Format, one line per port then a total:
  *   port=K tap=NAME in=N up_lost=N down=N down_lost=N out=N full=N werr=N
- *   total links=N lost=N loss=F
- * where links = in + down (link crossings tried) and lost = up_lost +
- * down_lost.  Bad arguments: a one-line error, exit 2; a failure to set
+ *   total links=N lost=N loss=F late_avg_us=F late_max_us=F
+ * where links = in + down (link crossings tried), lost = up_lost +
+ * down_lost, and late_* how long after its computed time a frame was
+ * written to its TAP (mean, max: this machine's timer wake-ups).  Bad arguments: a one-line error, exit 2; a failure to set
  * up: exit 1.
  */
 #ifndef _GNU_SOURCE
@@ -95,12 +98,14 @@ static struct port ports[MAX_PORTS];
 static int nports;
 static unsigned qcap = 512;
 static struct mac_entry macs[MAC_SLOTS];
-static int64_t delay_ns = 100000, jitter_ns = 50000;
+static int64_t delay_ns = 100000, jitter_ns = 50000, busy_ns;
 static double loss = 0.001;
 static double rate = 1e9;
 static uint64_t rng;
 static const char *stats_file;
 static volatile sig_atomic_t quit, dump;
+static int64_t late_sum, late_max;	/* written - due, ns */
+static uint64_t late_n;
 
 static void
 on_term(int sig)
@@ -119,8 +124,8 @@ on_usr1(int sig)
 static void __attribute__((noreturn))
 usage(const char *why)
 {
-	fprintf(stderr, "lanswitch: %s (usage: lanswitch [-d DELAY_US] [-j JITTER_US] "
-	    "[-l LOSS] [-r RATE] [-s SEED] [-S STATSFILE] [-R RTPRIO] [-q QUEUE] TAP...)\n",
+	fprintf(stderr, "lanswitch: %s (usage: lanswitch [-b BUSY_US] [-d DELAY_US] "
+	    "[-j JITTER_US] [-l LOSS] [-r RATE] [-s SEED] [-S STATSFILE] [-R RTPRIO] [-q QUEUE] TAP...)\n",
 	    why);
 	exit(2);
 }
@@ -383,6 +388,9 @@ send_due(int64_t now)
 					p->out++;
 				else
 					p->werr++;
+				late_sum += now - f->due;
+				late_max = now - f->due > late_max ? now - f->due : late_max;
+				late_n++;
 			}
 			p->head = (p->head + 1) % qcap;
 			p->count--;
@@ -408,8 +416,10 @@ write_stats(FILE *fp)
 		links += p->in + p->down;
 		lostn += p->up_lost + p->down_lost;
 	}
-	fprintf(fp, "total links=%llu lost=%llu loss=%.6f\n", (unsigned long long)links,
-	    (unsigned long long)lostn, links ? (double)lostn / (double)links : 0.0);
+	fprintf(fp, "total links=%llu lost=%llu loss=%.6f late_avg_us=%.1f late_max_us=%.1f\n",
+	    (unsigned long long)links, (unsigned long long)lostn,
+	    links ? (double)lostn / (double)links : 0.0,
+	    late_n ? (double)late_sum / (double)late_n / 1e3 : 0.0, (double)late_max / 1e3);
 }
 
 static void
@@ -442,8 +452,13 @@ main(int argc, char **argv)
 	long long v, rtprio = 0, seed = -1;
 	int c, i, live;
 
-	while ((c = getopt(argc, argv, "d:j:l:r:s:S:R:q:")) != -1) {
+	while ((c = getopt(argc, argv, "b:d:j:l:r:s:S:R:q:")) != -1) {
 		switch (c) {
+		case 'b':
+			if (!parse_ll(optarg, 0, 10000, &v))
+				usage("bad -b (µs, 0..10000)");
+			busy_ns = v * 1000;
+			break;
 		case 'd':
 			if (!parse_ll(optarg, 0, 10000000, &v))
 				usage("bad -d (µs, 0..10000000)");
@@ -559,8 +574,8 @@ main(int argc, char **argv)
 		if (next >= 0) {
 			int64_t d = next - now;
 
-			if (d < 0)
-				d = 0;
+			/* the last busy_ns before a departure: no sleep */
+			d = d > busy_ns ? d - busy_ns : 0;
 			ts.tv_sec = (time_t)(d / 1000000000);
 			ts.tv_nsec = (long)(d % 1000000000);
 			tp = &ts;
