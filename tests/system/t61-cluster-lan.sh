@@ -20,9 +20,9 @@
 #     bounds, which load cannot break.
 #  3. PVM across the LAN: master1 spawns slave1 on every host and gets
 #     every result; a spin spawned on h1 runs in h1's gang.  A STATIC
-#     schedule broadcast from h0 reaches both dts services (ps_us), and
-#     both gangs are seen frozen and running within a few seconds (the
-#     hosts slice).
+#     schedule broadcast from h0 reaches both dts services (ps_us); both
+#     hosts slice (slices counters up by >= 10 in 2 s at IP 100 ms, each
+#     gang seen frozen), and spin gets >= 100 ms of CPU in those 2 s.
 #  4. c_down: lanswitch ended (its counters written), no namespace,
 #     process, TAP device or run directory left.
 set -u
@@ -124,10 +124,22 @@ for k in 0 1; do
 	t_wait_for 5 test "$(c_status h$k ps_us)" = 40000 ||
 	    t_fail "h$k: the broadcast schedule did not arrive (ps_us $(c_status h$k ps_us))"
 done
+# both hosts slice: their slice counters run, each gang is seen frozen
+# (an LS), and spin on h1 gets CPU time (its PS)
+spin=$(c_gang_pids h1 spin | head -n 1)
+for k in 0 1; do S0[k]=$(c_status h$k slices); done
+c0=$(awk '{ print $1 }' "/proc/$spin/schedstat") || t_fail "no spin $spin"
 for k in 0 1; do
-	t_wait_for 5 c_gang_frozen h$k || t_fail "h$k: gang never frozen (no LS)"
-	t_wait_for 5 eval '! c_gang_frozen h'$k || t_fail "h$k: gang never running (no PS)"
+	t_wait_for 5 c_gang_frozen h$k || t_fail "h$k: gang never seen frozen (no LS)"
 done
+t_sleep 2
+c1=$(awk '{ print $1 }' "/proc/$spin/schedstat") || t_fail "no spin $spin"
+for k in 0 1; do
+	s=$(c_status h$k slices)
+	[ "$s" -ge $((S0[k] + 10)) ] || t_fail "h$k: slices ${S0[k]} -> $s in > 2 s at IP 100 ms"
+done
+[ $((c1 - c0)) -ge 100000000 ] || t_fail "spin on h1 got $(((c1 - c0) / 1000000)) ms of CPU in > 2 s"
+t_log "slices ${S0[*]} -> $(c_status h0 slices) $(c_status h1 slices); spin on h1: $(((c1 - c0) / 1000000)) ms of CPU"
 t_log "lanswitch: $(c_lan_stats | grep '^total ')"
 
 # ---- 4. teardown ---------------------------------------------------------------
