@@ -25,6 +25,8 @@
 #     gang seen frozen), and spin gets >= 100 ms of CPU in those 2 s.
 #  4. c_down: lanswitch ended (its counters written), no namespace,
 #     process, TAP device or run directory left.
+#  5. A second run with lanswitch at SCHED_FIFO 10, killed with SIGTERM in
+#     the middle of a foreground c_exec, leaves nothing either.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/system/cluster.sh"
@@ -148,4 +150,35 @@ ids="$(_c_ids | paste -sd' ') $sw"
 c_down || t_fail "c_down reported leftovers"
 t_id_alive "$sw" && t_fail "lanswitch survived c_down"
 leftovers "$prefix" "$dir" "$ids"
+
+# ---- 5. killed midway -------------------------------------------------------
+# A child run on the LAN with lanswitch at SCHED_FIFO 10, SIGTERM in the
+# middle of a foreground c_exec: lanswitch ends too, nothing is left.
+mkdir -p "$T_LOG" || t_fail "cannot make $T_LOG"
+ready=$T_DIR/child.ready clog=$T_LOG/child.log
+KEEP=0 READY=$ready C_LAN=tap C_LAN_RTPRIO=10 bash -c '
+	set -u
+	. "$SRC/tests/system/lib.sh"
+	. "$SRC/tests/system/cluster.sh"
+	t_setup t61-child
+	c_up 2 --no-pvm
+	[ "$(t_policy "$C_LAN_PID")" = FF ] || t_fail "lanswitch is not SCHED_FIFO"
+	echo "$C_PREFIX $T_DIR $(t_proc_id "$C_LAN_PID") $(_c_ids | paste -sd" ")" > "$READY.tmp"
+	mv "$READY.tmp" "$READY"
+	c_exec h1 sleep 300
+	t_pass' > "$clog" 2>&1 &
+child=$!
+t_track "$child"
+t_wait_for 60 test -s "$ready" || t_fail "the child run did not come up: $(tail -n 3 "$clog")"
+read -r cprefix cdir csw cids < "$ready"
+t_sleep 0.5
+kill -TERM "$child"
+t_wait_for 60 eval '! kill -0 "$child" 2>/dev/null || [ "$(t_proc_state "$child")" = Z ]' ||
+    t_fail "the child run did not end within 60 s of SIGTERM"
+wait "$child"
+crc=$?
+t_untrack "$child"
+[ "$crc" = 143 ] || t_fail "killed run: status $crc, not 143 (see log/child.log)"
+t_id_alive "$csw" && t_fail "killed run left lanswitch ${csw%%:*}"
+leftovers "$cprefix" "$cdir" "$cids"
 t_pass
