@@ -24,7 +24,8 @@
 # arrival skew p99 and its ratio to that spread (goal <= 2x), clock skew
 # p99 (goal <= 200 µs), share error (goal <= 0.5 pt), and lanswitch's
 # measured loss per link crossing.  The figures of one network are the
-# median over bench-sync's repetitions (1 --quick, 2 full).
+# upper median over bench-sync's repetitions (1 --quick, 2 full: the
+# larger of the two).
 # Writes OUTDIR/lan.csv, OUTDIR/lan.md; bench-sync's own files in
 # OUTDIR/lan-bridge/ and OUTDIR/lan-tap/, its logs OUTDIR/lan-NET.log.
 set -u
@@ -144,8 +145,8 @@ L.append("The 4-host cluster of bench-sync (STATIC, IP 100 ms, PS 50 %%, a sched
          "*one-way delay* = owd.c probe's receive stamp − send time on h1..h3; *spread* = |receive stamp on "
          "host k − on h0| of one broadcast (h0 hears its own broadcast through loopback, as h0's dts does), "
          "measured in the floor window just before the runs. Skews are bench-sync's (PS starts of h1..h3 "
-         "against h0's); share error = spin's CPU share on h0 − PS/IP. Each figure is the median over %d "
-         "repetition(s)%s. Took %s s.\n" % (delay, jitter, loss, rate, rtprio, t["late_avg_us"], t["late_max_us"], max(t["reps"], 1),
+         "against h0's); share error = spin's CPU share on h0 − PS/IP. Each figure is the upper median over %d "
+         "repetition(s) (of two: the larger)%s. Took %s s.\n" % (delay, jitter, loss, rate, rtprio, t["late_avg_us"], t["late_max_us"], max(t["reps"], 1),
                                            " (quick form)" if quick else "", elapsed))
 L.append("| | bridge | LAN |")
 L.append("|---|---|---|")
