@@ -133,6 +133,7 @@
 #                           no fork
 #   c_host K / c_idx K / c_ns K / c_addr K       name / index / netns / IP
 #   c_dump_logs             tail of every host's pvmd log (stderr)
+#   c_lan_stats             lanswitch's counters now (C_LAN=tap; above)
 #   c_down                  tear everything down (idempotent; EXIT trap);
 #                           1 if a process, namespace or cgroup could not
 #                           be removed
