@@ -29,7 +29,9 @@
 #      a ratio to the floor of their sync method too.
 # Writes OUTDIR/sync.csv, OUTDIR/sync-floor.csv, OUTDIR/sync.md,
 # OUTDIR/gantt-trace.csv (host,phase,real_ns of ~6 IPs at IP 100 ms,
-# arrival sync).
+# arrival sync).  bench-lan.sh runs it with BENCH_SYNC_SWEEP=0 (no IP
+# sweep) on the bridge and on the emulated LAN (C_LAN=tap, cluster.sh):
+# then it also writes OUTDIR/lanswitch.stats (lanswitch's counters).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/common.sh"
@@ -50,6 +52,8 @@ else
 	MAIN_S=10 SI_S=2 SWEEP_S=3 REPS=2 SWEEP_SYNCS="arrival clock" IPS_MS="100 50 20 10 5 2 1"
 	FLOOR_MAIN_S=6 FLOOR_SWEEP_S=3 FLOOR_IPS="50 20 10 5 2 1"
 fi
+# BENCH_SYNC_SWEEP=0 (bench-lan.sh): the runs at IP 100 ms only, no sweep
+[ "${BENCH_SYNC_SWEEP:-1}" = 0 ] && IPS_MS=
 FLOOR_WARM=0.2		# s of each bare loop before it records
 OWD_PORT=$((C_PORT + 1))	# the probes' port on every host (dts has C_PORT)
 OWD_US=9700		# probe interval: no multiple or divisor of any IP swept
@@ -281,6 +285,11 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		done
 	done
 done
+
+# on the emulated LAN (cluster.sh C_LAN=tap): lanswitch's counters
+if [ "$C_LAN" = tap ]; then
+	c_lan_stats > "$OUT/lanswitch.stats" || t_fail "no counters from lanswitch"
+fi
 
 # ---- report -----------------------------------------------------------------
 ELAPSED=$(awk -v d="$(($(_t_now_us) - T_START))" 'BEGIN { printf "%.0f", d / 1e6 }')

@@ -16,6 +16,29 @@
 # Layout (per run; nothing in the root network namespace, nothing in /etc):
 #   netns ${C_PREFIX}br   bridge br0 and one veth end per host (hK)
 #   netns ${C_PREFIX}hK   eth0 = $C_NET.(10+K)/24, broadcast $C_BCAST
+#
+# A LAN instead of the bridge: C_LAN=tap (set before c_up; default
+# C_LAN=bridge, the veth pairs and br0 above).  c_up then starts
+# tests/tools/lanswitch in ${C_PREFIX}br, which makes one TAP device hK
+# per host there; each is moved into its host's namespace as eth0 (the
+# switch keeps its fd: frames cross namespaces through it).  lanswitch
+# forwards between them and emulates, on each of the two links a frame
+# crosses (host -> switch -> host):
+#   C_LAN_DELAY_US   delay per link, µs (default 100)
+#   C_LAN_JITTER_US  the delay is uniform in DELAY ± JITTER (default 50)
+#   C_LAN_LOSS       loss probability per link (default 0.001)
+#   C_LAN_RATE       bits/s, suffix k/m/g (default 1g)
+#   C_LAN_SEED       its random seed (default: time and pid)
+#   C_LAN_RTPRIO     > 0: lanswitch runs at SCHED_FIFO C_LAN_RTPRIO
+#                    (default 0: SCHED_OTHER)
+#   C_LAN_BUSY_US    lanswitch polls instead of sleeping for the last
+#                    C_LAN_BUSY_US before a frame leaves (default 0: a VM
+#                    wakes timers up 50-100 µs late; costs CPU)
+#   C_LAN_CPU        pin lanswitch to this CPU (default: none)
+# C_LAN_PID is lanswitch (our child); c_lan_stats prints its counters
+# (lanswitch.c: port=K ... lines and "total links=N lost=N loss=F"; they
+# are also in $T_LOG/lanswitch.stats).  c_down ends it after the
+# services, before everything else of ours, by PID.
 #   Every command "on" host hK runs through
 #     nsenter --net=/run/netns/${C_PREFIX}hK -- unshare --mount
 #         --propagation slave --uts -- $T_DIR/bin/hinner hK CMD
@@ -110,6 +133,7 @@
 #                           no fork
 #   c_host K / c_idx K / c_ns K / c_addr K       name / index / netns / IP
 #   c_dump_logs             tail of every host's pvmd log (stderr)
+#   c_lan_stats             lanswitch's counters now (C_LAN=tap; above)
 #   c_down                  tear everything down (idempotent; EXIT trap);
 #                           1 if a process, namespace or cgroup could not
 #                           be removed
@@ -174,6 +198,16 @@ _C_GANG=()
 C_UP_S=
 C_DOWN_S=
 C_CONF_EXTRA=${C_CONF_EXTRA:-}
+C_LAN=${C_LAN:-bridge}
+C_LAN_DELAY_US=${C_LAN_DELAY_US:-100}
+C_LAN_JITTER_US=${C_LAN_JITTER_US:-50}
+C_LAN_LOSS=${C_LAN_LOSS:-0.001}
+C_LAN_RATE=${C_LAN_RATE:-1g}
+C_LAN_SEED=${C_LAN_SEED:-}
+C_LAN_RTPRIO=${C_LAN_RTPRIO:-0}
+C_LAN_BUSY_US=${C_LAN_BUSY_US:-0}
+C_LAN_CPU=${C_LAN_CPU:-}
+C_LAN_PID=
 _C_ACTIVE=0
 _C_TRAP=0
 _C_OLD_EXIT=
@@ -626,20 +660,65 @@ _c_write_files() {
 _c_net_up() {
 	local k ns h
 	ip netns add "$C_BR" || return 1
-	ip -n "$C_BR" link set lo up &&
-	    ip -n "$C_BR" link add br0 type bridge &&
-	    ip -n "$C_BR" link set br0 up || return 1
+	ip -n "$C_BR" link set lo up || return 1
+	if [ "$C_LAN" = tap ]; then
+		_c_lan_up || return 1
+	else
+		ip -n "$C_BR" link add br0 type bridge &&
+		    ip -n "$C_BR" link set br0 up || return 1
+	fi
 	for k in "${!C_HOSTS[@]}"; do
 		ns=${C_NS[$k]} h=${C_HOSTS[$k]}
 		ip netns add "$ns" || return 1
-		# both ends are born in our namespaces: nothing in the root netns
-		ip -n "$C_BR" link add "$h" type veth peer name eth0 netns "$ns" &&
-		    ip -n "$C_BR" link set "$h" master br0 &&
-		    ip -n "$C_BR" link set "$h" up &&
-		    ip -n "$ns" link set lo up &&
+		if [ "$C_LAN" = tap ]; then
+			# lanswitch's TAP hK becomes the host's eth0
+			ip -n "$C_BR" link set "$h" netns "$ns" name eth0 || return 1
+		else
+			# both ends are born in our namespaces: nothing in the root netns
+			ip -n "$C_BR" link add "$h" type veth peer name eth0 netns "$ns" &&
+			    ip -n "$C_BR" link set "$h" master br0 &&
+			    ip -n "$C_BR" link set "$h" up || return 1
+		fi
+		ip -n "$ns" link set lo up &&
 		    ip -n "$ns" addr add "${C_ADDR[$k]}/24" brd "$C_BCAST" dev eth0 &&
 		    ip -n "$ns" link set eth0 up || return 1
 	done
+}
+
+# _c_lan_up: lanswitch in the bridge namespace with a TAP hK per host;
+# waits for its "ready" (the TAPs exist).
+_c_lan_up() {
+	local sw=$BUILD/tests/tools/lanswitch out=$T_LOG/lanswitch.out
+	local -a o=(-d "$C_LAN_DELAY_US" -j "$C_LAN_JITTER_US" -l "$C_LAN_LOSS" -r "$C_LAN_RATE"
+	    -R "$C_LAN_RTPRIO" -b "$C_LAN_BUSY_US" -S "$T_LOG/lanswitch.stats") pin=()
+	[ -x "$sw" ] || { _c_log "not built: $sw"; return 1; }
+	[ -z "$C_LAN_SEED" ] || o+=(-s "$C_LAN_SEED")
+	[ -z "$C_LAN_CPU" ] || pin=(taskset -c "$C_LAN_CPU")
+	nsenter "--net=/run/netns/$C_BR" -- "${pin[@]}" "$sw" "${o[@]}" "${C_HOSTS[@]}" \
+	    < /dev/null > "$out" 2>&1 &
+	C_LAN_PID=$!
+	t_track "$C_LAN_PID"
+	t_wait_for 5 grep -q '^ready$' "$out" ||
+	    { _c_log "lanswitch did not start: $(head -n 1 "$out")"; return 1; }
+}
+
+# c_lan_stats: lanswitch's counters now (C_LAN=tap).
+c_lan_stats() {
+	local f=$T_LOG/lanswitch.stats
+	[ -n "$C_LAN_PID" ] || { _c_log "c_lan_stats: no lanswitch"; return 1; }
+	rm -f "$f"	# lanswitch renames a new one into place
+	kill -USR1 "$C_LAN_PID" || return 1
+	t_wait_for 2 test -s "$f" || return 1
+	cat "$f"
+}
+
+# _c_lan_down: SIGTERM to lanswitch (it writes its counters), a wait.
+_c_lan_down() {
+	[ -n "$C_LAN_PID" ] || return 0
+	kill -TERM "$C_LAN_PID" 2> /dev/null
+	wait "$C_LAN_PID" 2> /dev/null
+	t_untrack "$C_LAN_PID"
+	C_LAN_PID=
 }
 
 # ---- bring-up -------------------------------------------------------------
@@ -699,6 +778,7 @@ c_up() {
 	*) _c_die "c_up N [--no-pvm]: bad option '$2'" ;;
 	esac
 	case $n in '' | *[!0-9]*) _c_die "c_up N: bad N '$n'" ;; esac
+	case $C_LAN in bridge | tap) ;; *) _c_die "c_up: C_LAN must be bridge or tap, not '$C_LAN'" ;; esac
 	[ "$n" -ge 1 ] && [ "$n" -le 64 ] || _c_die "c_up: N must be 1..64"
 	[ "$_C_ACTIVE" = 0 ] || _c_die "c_up: a cluster is already up"
 	_c_need
@@ -969,6 +1049,7 @@ c_down() {
 		[ "${!p}" = 0 ] || _c_log "NOTE: dts of h$k ended with status ${!p}"
 	done
 	_c_release
+	_c_lan_down
 	_c_signal_all TERM
 	_c_wait_empty 2 || { _c_release; _c_signal_all KILL; _c_wait_empty 5; }
 	left=$(_c_ours | tr '\n' ' ')
