@@ -153,11 +153,33 @@ failed(struct script *s, struct console *c, const struct script_cmd *q)
 		cmds_quit(c);
 }
 
+/*
+ * Forget the commands that have run: a console fed on its stdin for
+ * weeks (a master under a supervisor) must not keep every line it ran.
+ * Not while one runs: script_finished still reports it.
+ */
+static void
+forget_done(struct script *s)
+{
+	size_t	 i;
+
+	if (s->running || s->head == 0)
+		return;
+	for (i = 0; i < s->head; i++) {
+		free(s->q[i].text);
+		free(s->q[i].src);
+	}
+	memmove(s->q, s->q + s->head, (s->n - s->head) * sizeof(*s->q));
+	s->n -= s->head;
+	s->head = 0;
+}
+
 void
 script_run(struct script *s, struct console *c)
 {
 	struct script_cmd	*q;
 
+	forget_done(s);
 	while (!s->running && s->head < s->n && !cmds_quitting(c)) {
 		q = &s->q[s->head++];
 		fflush(cmds_output(c));

@@ -3,12 +3,15 @@
  * prefix, ambiguity, argument counts, words and quotes, scripts, help,
  * completion, and the one-line errors of the commands themselves.
  */
+#include <poll.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "cmds.h"
+#include "script.h"
 #include "console_fixture.h"
 #include "proto.h"
 #include "rules.h"
@@ -422,6 +425,51 @@ test_status_option(void **state)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, \
     fixture_teardown)
 
+/*
+ * A console fed on its stdin (a master under a supervisor, bench-soak's)
+ * runs every line once and keeps none of those it ran: 4000 commands
+ * leave an empty queue, no larger than one read's worth of lines.
+ */
+static void
+test_script_forgets(void **state)
+{
+	struct fixture	*f = *state;
+	struct script	 s;
+	const char	*out;
+	int		 fds[2], i, k, sent = 0, ran = 0;
+	size_t		 most = 0;
+
+	script_init(&s, 0);
+	assert_int_equal(pipe(fds), 0);
+	s.reading = 1;
+	for (k = 0; k < 40; k++) {
+		for (i = 0; i < 100; i++, sent++)
+			assert_int_equal(write(fds[1], "mode\n", 5), 5);
+		while (s.reading) {
+			struct pollfd p = { fds[0], POLLIN, 0 };
+
+			if (poll(&p, 1, 0) != 1)
+				break;
+			script_read(&s, fds[0]);
+			if (s.cap > most)
+				most = s.cap;
+			script_run(&s, &f->c);
+		}
+		for (out = fixture_output(f); (out = strstr(out,
+		    "mode static")) != NULL; out++)
+			ran++;
+	}
+	close(fds[1]);
+	script_read(&s, fds[0]);	/* EOF */
+	script_run(&s, &f->c);
+	close(fds[0]);
+	assert_int_equal(ran, sent);
+	assert_true(script_done(&s));
+	assert_int_equal(s.n, 0);
+	assert_true(most <= 1024);	/* 4096 bytes a read: 820 lines */
+	script_fini(&s);
+}
+
 int
 main(void)
 {
@@ -441,6 +489,7 @@ main(void)
 		T(test_set_bad_changes_nothing),
 		T(test_set_changes_one_key),
 		T(test_status_option),
+		T(test_script_forgets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
