@@ -58,6 +58,17 @@ ping_run() {
 	t_log "lanping: $PING_OUT"
 }
 
+# down_clean WHAT: c_down the cluster that is up, then check that nothing
+# of it is left, lanswitch included (WHAT names the run in a failure).
+down_clean() {
+	local prefix=$C_PREFIX dir=$T_DIR sw ids
+	sw=$(t_proc_id "$C_LAN_PID")
+	ids="$(_c_ids | paste -sd' ') $sw"
+	c_down || t_fail "c_down reported leftovers ($1)"
+	t_id_alive "$sw" && t_fail "lanswitch survived c_down ($1)"
+	leftovers "$prefix" "$dir" "$ids"
+}
+
 # leftovers PREFIX DIR IDS: nothing of a cluster run left after c_down
 leftovers() {
 	local ns id
@@ -88,11 +99,7 @@ links=$(kv links "$tot") loss=$(kv loss "$tot")
 [ "${links:-0}" -ge 400 ] || t_fail "lanswitch counted $links link crossings, not >= 400: $tot"
 awk -v l="$loss" 'BEGIN { exit !(l >= 0.14 && l <= 0.26) }' ||
     t_fail "lanswitch lost $loss of the link crossings, not 0.2 +- 0.06: $tot"
-prefix=$C_PREFIX dir=$T_DIR sw=$(t_proc_id "$C_LAN_PID")
-ids="$(_c_ids | paste -sd' ') $sw"
-c_down || t_fail "c_down reported leftovers (loss run)"
-t_id_alive "$sw" && t_fail "lanswitch survived c_down"
-leftovers "$prefix" "$dir" "$ids"
+down_clean "loss run"
 mkdir -p "$T_LOG" || t_fail "cannot make $T_LOG"	# c_down removed $T_DIR
 
 # ---- 2. the defaults: delay and jitter ---------------------------------------
@@ -145,11 +152,7 @@ t_log "slices ${S0[*]} -> $(c_status h0 slices) $(c_status h1 slices); spin on h
 t_log "lanswitch: $(c_lan_stats | grep '^total ')"
 
 # ---- 4. teardown ---------------------------------------------------------------
-prefix=$C_PREFIX dir=$T_DIR sw=$(t_proc_id "$C_LAN_PID")
-ids="$(_c_ids | paste -sd' ') $sw"
-c_down || t_fail "c_down reported leftovers"
-t_id_alive "$sw" && t_fail "lanswitch survived c_down"
-leftovers "$prefix" "$dir" "$ids"
+down_clean "the defaults run"
 
 # ---- 5. killed midway -------------------------------------------------------
 # A child run on the LAN with lanswitch at SCHED_FIFO 10, SIGTERM in the

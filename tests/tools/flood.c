@@ -53,6 +53,7 @@
 #include "proto.h"
 #include "timeutil.h"
 #include "wire.h"
+#include "xorshift.h"
 
 #define BATCH_MAX 1024
 
@@ -107,10 +108,7 @@ static uint64_t rng;
 static uint64_t
 rnd(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717ULL;
+	return xorshift64s(&rng);
 }
 
 /* -T slots: a SCHEDULE with a slot table (type_parse's own code). */

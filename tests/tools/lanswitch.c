@@ -66,6 +66,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "xorshift.h"
+
 #define MAX_PORTS 64
 #define FRAME_MAX 2048		/* MTU 1500 + header; no offloads (no vnet hdr) */
 #define MAC_SLOTS 256
@@ -143,10 +145,7 @@ now_ns(void)
 static uint64_t
 rnd(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717ULL;
+	return xorshift64s(&rng);
 }
 
 static double
