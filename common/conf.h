@@ -63,6 +63,7 @@ struct dts_conf {
 	/* network and security */
 	int     port;
 	char    bind[CONF_STR_MAX];
+	char    group[CONF_STR_MAX];      /* multicast group to join, "" none */
 	char    key_file[CONF_STR_MAX];
 	int     insecure;
 	int64_t replay_window_ns;
@@ -111,6 +112,10 @@ struct dts_conf {
 		int64_t status_wait_ns;       /* collect STATUS replies */
 		int     unicast;              /* to each PVM host, not broadcast */
 		struct conf_strlist nodes;    /* explicit destinations */
+		char    group[CONF_STR_MAX];  /* SCHEDULEs to this multicast
+						 group, "" = to each node */
+		char    group_if[CONF_STR_MAX]; /* ... out of this address's
+						   interface, "" = the route's */
 		int     rla;                  /* enum conf_rla */
 		double  hysteresis;           /* |RLA - RLA_prev| to act on */
 		char    peer[CONF_STR_MAX];   /* the other console of a master

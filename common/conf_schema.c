@@ -54,6 +54,8 @@ const char *const conf_no_service_names[] = {
 };
 
 static int valid_ipv4(const void *, char *, size_t);
+static int valid_group(const void *, char *, size_t);
+static int valid_ipv4_or_empty(const void *, char *, size_t);
 static int valid_node_entry(const void *, char *, size_t);
 static int valid_path(const void *, char *, size_t);
 static int valid_path_or_empty(const void *, char *, size_t);
@@ -97,6 +99,9 @@ const struct conf_key confkey_schema[] = {
 	  .def = "7746", .off = OFF(port), .help = "UDP control port" },
 	{ .path = "bind", .type = CT_STRING, .def = "0.0.0.0", .off = OFF(bind),
 	  .valid = valid_ipv4, .help = "IPv4 address of the control socket" },
+	{ .path = "group", .type = CT_STRING, .def = "", .off = OFF(group),
+	  .valid = valid_group, .help = "IPv4 multicast group the control "
+	  "socket joins (the console's console.group); \"\" = none" },
 	{ .path = "key_file", .type = CT_STRING, .def = SYSCONFDIR
 	  "/dts/dts.key", .off = OFF(key_file), .valid = valid_path,
 	  .help = "this node's own key, which authenticates its replies: 64 "
@@ -225,6 +230,14 @@ const struct conf_key confkey_schema[] = {
 	{ .path = "console.nodes", .type = CT_STRLIST, .def = "",
 	  .off = OFF(console.nodes), .valid = valid_node_entry,
 	  .help = "send to these addresses, ranges (a.b.c.0/24), @files" },
+	{ .path = "console.group", .type = CT_STRING, .def = "",
+	  .off = OFF(console.group), .valid = valid_group,
+	  .help = "send each SCHEDULE once, to this multicast group that the "
+	  "nodes join (their group), when no node has a slot table" },
+	{ .path = "console.group_if", .type = CT_STRING, .def = "",
+	  .off = OFF(console.group_if), .valid = valid_ipv4_or_empty,
+	  .help = "the address of the interface the group's datagrams leave "
+	  "by; \"\" = the route's" },
 	{ .path = "console.rla", .type = CT_ENUM, .def = "mean",
 	  .off = OFF(console.rla), .names = conf_rla_names,
 	  .help = "balanced: RLA is the mean or the max of Q/W" },
@@ -256,6 +269,29 @@ valid_ipv4(const void *p, char *why, size_t len)
 	snprintf(why, len, "\"%s\" is not an IPv4 address (e.g. 0.0.0.0)",
 	    (const char *)p);
 	return -1;
+}
+
+/* group, console.group: "", or an IPv4 multicast address (224.0.0.0/4) */
+static int
+valid_group(const void *p, char *why, size_t len)
+{
+	struct in_addr	 a;
+
+	if (*(const char *)p == '\0')
+		return 0;
+	if (inet_pton(AF_INET, p, &a) == 1 && IN_MULTICAST(ntohl(a.s_addr)))
+		return 0;
+	snprintf(why, len, "\"%s\" is not an IPv4 multicast address "
+	    "(224.0.0.0 to 239.255.255.255; e.g. 239.255.77.46)",
+	    (const char *)p);
+	return -1;
+}
+
+/* console.group_if: "", or an IPv4 address */
+static int
+valid_ipv4_or_empty(const void *p, char *why, size_t len)
+{
+	return *(const char *)p == '\0' ? 0 : valid_ipv4(p, why, len);
 }
 
 /* console.peer: "", or an IPv4 address with an optional :PORT */

@@ -183,7 +183,9 @@ master_send_flags(struct console *c, int flags, int64_t now)
 			memset(c->nodes.v[i].sent, 0,
 			    sizeof(c->nodes.v[i].sent));
 		}
-		n = net_send(&c->net, &m);
+		/* console.group: one datagram for every node */
+		n = !c->net.have_group ? net_send(&c->net, &m) :
+		    net_send_to(&c->net, c->net.group, &m) == 0 ? 1 : -1;
 	}
 	if (n < 0)
 		return out_err(&c->out, "no destination to send the schedule "

@@ -29,6 +29,29 @@ peer_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * console.group: the group's datagrams leave by the interface of the
+ * address ifaddr ("" = the route's), with TTL 1 (the kernel's default:
+ * no router forwards them), and come back to this host's own sockets
+ * (loop: nodes on this host, and simnodes, are in the group too).
+ */
+static int
+group_socket(struct net *n, const char *ifaddr, char *err, size_t errlen)
+{
+	struct ip_mreqn	 mr = { .imr_ifindex = 0 };
+
+	if (*ifaddr == '\0')
+		return 0;
+	if (inet_pton(AF_INET, ifaddr, &mr.imr_address) != 1 ||
+	    setsockopt(n->fd, IPPROTO_IP, IP_MULTICAST_IF, &mr,
+	    sizeof(mr)) == -1) {
+		snprintf(err, errlen, "console.group_if %s: %s", ifaddr,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* console.nodes: an entry for every address of the list, sorted once, so
  * that a round of replies inserts nothing */
 static void
@@ -140,6 +163,8 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
 		peers_seed(n);
 	} else
 		n->how = c->console.unicast ? NET_UNICAST : NET_BROADCAST;
+	/* the schema checked both: a multicast address, an IPv4 one */
+	n->have_group = inet_pton(AF_INET, c->console.group, &n->group) == 1;
 	if (!open_socket)
 		return 0;
 	n->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -147,6 +172,11 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
 	    sizeof(on)) == -1 || bind(n->fd, (struct sockaddr *)&sin,
 	    sizeof(sin)) == -1) {
 		snprintf(err, errlen, "UDP socket: %s", strerror(errno));
+		net_close(n);
+		return -1;
+	}
+	if (n->have_group && group_socket(n, c->console.group_if, err,
+	    errlen) == -1) {
 		net_close(n);
 		return -1;
 	}

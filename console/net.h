@@ -67,6 +67,8 @@ struct net {
 	struct net_peer	*peer;		/* one a node address, sorted, room */
 	int		 npeer;		/* ... for NET_DST_MAX (net_init) */
 	struct net_rx	*rx;		/* with the socket */
+	struct in_addr	 group;		/* console.group: SCHEDULEs to it */
+	int		 have_group;
 	struct in_addr	*list;		/* all but NET_BROADCAST: room for
 					   NET_DST_MAX (net_init) */
 	int		 nlist;

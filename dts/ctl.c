@@ -38,6 +38,12 @@ ctl_open(struct ctl *c, const char *addr, int port, const struct auth_key *key,
 }
 
 int
+ctl_join(struct ctl *c, const char *group, char *err, size_t errlen)
+{
+	return intake_join(&c->in, group, err, errlen);
+}
+
+int
 ctl_start(struct ctl *c, int prio)
 {
 	return intake_start(&c->in, prio);

@@ -49,6 +49,9 @@ int ctl_open(struct ctl *c, const char *addr, int port,
     const struct auth_key *key, int64_t replay_window, int64_t silence,
     const struct proto_schedule *own, char *err, size_t errlen);
 
+/* Join the multicast group of dts.conf (intake_join). */
+int ctl_join(struct ctl *c, const char *group, char *err, size_t errlen);
+
 /* Start the intake thread at SCHED_FIFO prio (after privileges are
  * dropped).  0 or -1. */
 int ctl_start(struct ctl *c, int prio);

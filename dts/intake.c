@@ -97,6 +97,28 @@ port_socket(const struct sockaddr_in *bound)
 }
 
 int
+intake_join(struct intake *in, const char *group, char *err, size_t errlen)
+{
+	struct ip_mreqn	 mr = { .imr_address = in->bound.sin_addr };
+
+	if (*group == '\0')
+		return 0;
+	if (inet_pton(AF_INET, group, &mr.imr_multiaddr) != 1 ||
+	    !IN_MULTICAST(ntohl(mr.imr_multiaddr.s_addr))) {
+		snprintf(err, errlen, "group \"%s\" is not an IPv4 multicast "
+		    "address", group);
+		return -1;
+	}
+	if (setsockopt(in->fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr,
+	    sizeof(mr)) == -1) {
+		snprintf(err, errlen, "group %s: cannot join: %s", group,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
 intake_open(struct intake *in, const char *addr, int port,
     const struct auth_key *key, int64_t replay_window, char *err,
     size_t errlen)

@@ -92,6 +92,15 @@ int  intake_open(struct intake *in, const char *addr, int port,
 		 const struct auth_key *key, int64_t replay_window,
 		 char *err, size_t errlen);
 
+/*
+ * Join the IPv4 multicast group (dts.conf group; "" joins nothing) on
+ * the control socket, on the interface of its bound address (the
+ * kernel's choice when bound to 0.0.0.0): the console's SCHEDULEs to the
+ * group arrive as its broadcasts do.  0 or -1 with err.
+ */
+int  intake_join(struct intake *in, const char *group, char *err,
+		 size_t errlen);
+
 /* Start the thread at SCHED_FIFO prio.  0 or -1. */
 int  intake_start(struct intake *in, int prio);
 

@@ -760,8 +760,12 @@ main(int argc, char **argv)
 	own = own_schedule(&d);
 	if (ctl_open(&d.ctl, d.conf.bind, d.conf.port, &key,
 	    d.conf.replay_window_ns, d.conf.silence_ns, &own, err,
-	    sizeof(err)) == -1)
+	    sizeof(err)) == -1 ||
+	    ctl_join(&d.ctl, d.conf.group, err, sizeof(err)) == -1)
 		die_early("%s", err);
+	if (d.conf.group[0] != '\0')
+		log_info("joined multicast group %s on the control socket",
+		    d.conf.group);
 	sodium_memzero(&key, sizeof(key));
 	if (d.conf.insecure)
 		log_warnx("insecure = true: control datagrams are NOT "

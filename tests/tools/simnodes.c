@@ -3,7 +3,7 @@
  * benchmark (tests/bench/bench-scale.sh).
  *
  *   simnodes -f CONF -n N [-b 127.1.0.1] [-d SECONDS] [-o PREFIX]
- *            [-l T:FRACTION:Q]... [-j JOBS] [-V]
+ *            [-l T:FRACTION:Q]... [-j JOBS] [-V] [-g GROUP[@IFADDR]]
  *
  * Node i has the address base + i (every 127.0.0.0/8 address can be
  * bound on loopback) and its own UDP socket bound to CONF's port there.
@@ -23,6 +23,12 @@
  * own.  N nodes then cost one check a SCHEDULE, and one process keeps
  * up with 10,000 nodes on a small machine (counted: verify_full,
  * verify_shared).
+ *
+ * -g: every node also joins the multicast group GROUP (dts.conf group) on
+ * the interface of IFADDR (default 127.0.0.1: loopback must have the
+ * MULTICAST flag), with a second socket bound to GROUP and the port, as
+ * a dts node's control socket bound to 0.0.0.0 hears it.  The kernel
+ * gives each of the N sockets its own copy of a datagram to the group.
  *
  * Answers as a node does: STATUS to SCHEDULE and STATUS_REQ (mode,
  * PS/IP/SI, phase, master, the scripted jobs), METRICS, JOB, TRACE (no
@@ -78,6 +84,7 @@
 
 struct sim {
 	int		 fd;
+	int		 gfd;		/* -g: the group's socket, or -1 */
 	struct in_addr	 addr;
 	struct auth_key	 key;		/* own key, the consoles' public keys */
 	struct replay	 replay;
@@ -116,6 +123,8 @@ struct load_step {
 	int		 done;
 	int64_t		 real;		/* REALTIME ns its LOADs went out */
 };
+
+#define GROUP_BIT 0x80000000u	/* epoll data: the node's group socket */
 
 static volatile sig_atomic_t stop;
 static struct sim	*sims;
@@ -406,7 +415,7 @@ refused:
 }
 
 static void
-drain(struct sim *s)
+drain(struct sim *s, int fd)
 {
 	uint8_t			 buf[PROTO_MAX_DGRAM + 1];
 	char			 cbuf[CMSG_SPACE(sizeof(struct timespec))];
@@ -423,7 +432,7 @@ drain(struct sim *s)
 		mh.msg_iovlen = 1;
 		mh.msg_control = cbuf;
 		mh.msg_controllen = sizeof(cbuf);
-		if ((n = recvmsg(s->fd, &mh, MSG_DONTWAIT)) < 0)
+		if ((n = recvmsg(fd, &mh, MSG_DONTWAIT)) < 0)
 			return;
 		intake(s, buf, (size_t)n, (size_t)n > PROTO_MAX_DGRAM ||
 		    (mh.msg_flags & MSG_TRUNC), &from, rx_real_ns(&mh));
@@ -690,14 +699,51 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: simnodes -f CONF -n N [-b 127.1.0.1] "
-	    "[-d SECONDS] [-o PREFIX] [-l T:FRACTION:Q]... [-j JOBS] [-V]\n");
+	    "[-d SECONDS] [-o PREFIX] [-l T:FRACTION:Q]... [-j JOBS] [-V] "
+	    "[-g GROUP[@IFADDR]]\n");
 	exit(2);
+}
+
+/* -g GROUP[@IFADDR] into mr; 0 or -1 */
+static int
+group_parse(char *arg, struct ip_mreqn *mr)
+{
+	char	*at = strchr(arg, '@');
+
+	memset(mr, 0, sizeof(*mr));
+	if (at != NULL)
+		*at++ = '\0';
+	return inet_pton(AF_INET, arg, &mr->imr_multiaddr) == 1 &&
+	    IN_MULTICAST(ntohl(mr->imr_multiaddr.s_addr)) &&
+	    inet_pton(AF_INET, at != NULL ? at : "127.0.0.1",
+	    &mr->imr_address) == 1 ? 0 : -1;
+}
+
+/* A node's socket on the group: bound to GROUP:port (SO_REUSEADDR, as
+ * every node's is), joined on mr's interface. */
+static int
+group_socket(const struct ip_mreqn *mr, int port)
+{
+	struct sockaddr_in	 sin = { .sin_family = AF_INET,
+	    .sin_port = htons((uint16_t)port), .sin_addr = mr->imr_multiaddr };
+	int			 fd, on = 1;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on,
+	    sizeof(on)) == -1 || setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS,
+	    &on, sizeof(on)) == -1 || bind(fd, (struct sockaddr *)&sin,
+	    sizeof(sin)) == -1 || setsockopt(fd, IPPROTO_IP,
+	    IP_ADD_MEMBERSHIP, mr, sizeof(*mr)) == -1)
+		die("group socket: %s", strerror(errno));
+	return fd;
 }
 
 int
 main(int argc, char **argv)
 {
 	const char		*cf = NULL, *prefix = NULL, *base = "127.1.0.1";
+	char			*group = NULL;
+	struct ip_mreqn		 gmr;
 	struct auth_key		 secret = { 0 };
 	struct epoll_event	 ee, evs[256];
 	struct rlimit		 rl;
@@ -707,7 +753,7 @@ main(int argc, char **argv)
 	int64_t			 t0, end = 0, last_tick = 0;
 	int			 c, ep, on = 1;
 
-	while ((c = getopt(argc, argv, "Vb:d:f:j:l:n:o:")) != -1) {
+	while ((c = getopt(argc, argv, "Vb:d:f:g:j:l:n:o:")) != -1) {
 		switch (c) {
 		case 'b': base = optarg; break;
 		case 'd': dur = atof(optarg); break;
@@ -723,11 +769,13 @@ main(int argc, char **argv)
 		case 'n': nsim = atoi(optarg); break;
 		case 'o': prefix = optarg; break;
 		case 'V': share_verify = 1; break;
+		case 'g': group = optarg; break;
 		default: usage();
 		}
 	}
 	if (cf == NULL || nsim <= 0 || njobs < 0 || njobs > PROTO_JOBS_MAX ||
-	    inet_pton(AF_INET, base, &b) != 1)
+	    inet_pton(AF_INET, base, &b) != 1 ||
+	    (group != NULL && group_parse(group, &gmr) == -1))
 		usage();
 	if (sodium_init() < 0)
 		die("%s", "sodium_init failed");
@@ -737,7 +785,20 @@ main(int argc, char **argv)
 	if (!conf.insecure && auth_key_load(&secret, conf.console.node_secret,
 	    err, sizeof(err)) == -1)
 		die("console.node_secret: %s", err);
-	rl.rlim_cur = rl.rlim_max = (rlim_t)nsim + 64;
+	/* a socket a node (two with -g), and a few more; root may not raise
+	 * the hard limit everywhere (20000 here): then up to it */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		die("getrlimit RLIMIT_NOFILE: %s", strerror(errno));
+	rl.rlim_cur = (rlim_t)nsim * (group != NULL ? 2 : 1) + 64;
+	if (rl.rlim_cur > rl.rlim_max && setrlimit(RLIMIT_NOFILE,
+	    &(struct rlimit){ rl.rlim_cur, rl.rlim_cur }) == 0)
+		rl.rlim_max = rl.rlim_cur;
+	if (rl.rlim_cur > rl.rlim_max)
+		rl.rlim_cur = rl.rlim_max;
+	if ((rlim_t)nsim * (group != NULL ? 2 : 1) + 16 > rl.rlim_cur)
+		die("%d nodes need %d descriptors; the limit is %lu", nsim,
+		    nsim * (group != NULL ? 2 : 1) + 16,
+		    (unsigned long)rl.rlim_cur);
 	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
 		die("setrlimit RLIMIT_NOFILE: %s", strerror(errno));
 	if ((sims = calloc((size_t)nsim, sizeof(*sims))) == NULL)
@@ -782,6 +843,13 @@ main(int argc, char **argv)
 		ee.data.u32 = (uint32_t)i;
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, s->fd, &ee) == -1)
 			die("epoll_ctl: %s", strerror(errno));
+		s->gfd = -1;
+		if (group == NULL)
+			continue;
+		s->gfd = group_socket(&gmr, conf.port);
+		ee.data.u32 = (uint32_t)i | GROUP_BIT;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, s->gfd, &ee) == -1)
+			die("epoll_ctl: %s", strerror(errno));
 	}
 	sodium_memzero(&secret, sizeof(secret));
 	signal(SIGTERM, on_signal);
@@ -795,8 +863,11 @@ main(int argc, char **argv)
 		int	 n = epoll_wait(ep, evs, 256, 10);
 		int64_t	 now;
 
-		for (int i = 0; i < n; i++)
-			drain(&sims[evs[i].data.u32]);
+		for (int i = 0; i < n; i++) {
+			struct sim *s = &sims[evs[i].data.u32 & ~GROUP_BIT];
+
+			drain(s, evs[i].data.u32 & GROUP_BIT ? s->gfd : s->fd);
+		}
 		now = now_mono_ns();
 		if (now - last_tick >= 10 * NS_PER_MS) {
 			tick(steps, nsteps, t0);
@@ -806,8 +877,11 @@ main(int argc, char **argv)
 			break;
 	}
 	/* what arrived before the end is counted, even if not read yet */
-	for (int i = 0; i < nsim; i++)
-		drain(&sims[i]);
+	for (int i = 0; i < nsim; i++) {
+		drain(&sims[i], sims[i].fd);
+		if (sims[i].gfd != -1)
+			drain(&sims[i], sims[i].gfd);
+	}
 	report(prefix, (double)(now_mono_ns() - t0) / NS_PER_SEC);
 	report_nodes(prefix);
 	return 0;

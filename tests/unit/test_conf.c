@@ -264,6 +264,11 @@ test_partial_keeps_defaults(void **state)
 	struct dts_conf	 c;
 
 	(void)state;
+	load_ok(&c, "group = \"239.255.77.46\"; console = { group = "
+	    "\"224.0.0.251\"; group_if = \"10.0.0.1\"; };\n");
+	assert_string_equal(c.group, "239.255.77.46");
+	assert_string_equal(c.console.group, "224.0.0.251");
+	assert_string_equal(c.console.group_if, "10.0.0.1");
 	load_ok(&c, "load = { window = \"2m\"; };\n");
 	assert_int_equal(c.load.window_ns, 120 * NS_PER_SEC);
 	assert_int_equal(c.load.interval_ns, 10 * NS_PER_SEC);
@@ -501,6 +506,12 @@ test_bad_values(void **state)
 	assert_contains(load_err("bind = \"localhost\";\n"),
 	    "bind: \"localhost\" is not an IPv4 address");
 	assert_contains(load_err("bind = \"::1\";\n"), "not an IPv4 address");
+	assert_contains(load_err("group = \"10.0.0.1\";\n"),
+	    "group: \"10.0.0.1\" is not an IPv4 multicast address");
+	assert_contains(load_err("console = { group = \"240.0.0.1\"; };\n"),
+	    "console.group: \"240.0.0.1\" is not an IPv4 multicast");
+	assert_contains(load_err("console = { group_if = \"lo\"; };\n"),
+	    "console.group_if: \"lo\" is not an IPv4 address");
 	assert_contains(load_err("pvmd = \"pvmd\";\n"),
 	    "pvmd: \"pvmd\" is not an absolute path");
 	assert_contains(load_err("log_file = \"dts.log\";\n"),

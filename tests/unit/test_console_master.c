@@ -76,6 +76,48 @@ test_si_broadcasts(void **state)
 	assert_int_equal(f->c.net.sent, 5);
 }
 
+/* Every destination a message went to, in order. */
+static struct in_addr	 tapped[64];
+static int		 ntapped;
+
+static void
+tap(void *arg, struct in_addr dst, const struct proto_msg *m)
+{
+	(void)arg;
+	if (m->hdr.type == PROTO_SCHEDULE && ntapped < 64)
+		tapped[ntapped++] = dst;
+}
+
+/*
+ * console.group: the SCHEDULE goes once, to the group, however many
+ * nodes (with slot tables, the gang matrix, send_tables is unchanged).
+ */
+static void
+test_group(void **state)
+{
+	struct fixture	*f = *state;
+	struct in_addr	 list[3] = { ip4("10.0.0.1"), ip4("10.0.0.2"),
+	    ip4("10.0.0.3") };
+
+	net_set_list(&f->c.net, list, 3, "test");
+	f->c.net.tap = tap;
+	ntapped = 0;
+	assert_int_equal(cmds_exec(&f->c, "start"), 0);
+	assert_int_equal(ntapped, 3);		/* no group: each node */
+	f->c.net.group = ip4("239.255.77.46");
+	f->c.net.have_group = 1;
+	ntapped = 0;
+	assert_int_equal(cmds_exec(&f->c, "ps 60%"), 0);
+	assert_int_equal(ntapped, 1);
+	assert_int_equal(tapped[0].s_addr, ip4("239.255.77.46").s_addr);
+	(void)fixture_output(f);
+	assert_int_equal(cmds_exec(&f->c, "sync"), 0);
+	assert_contains(fixture_output(f), "sync sent to 1 destination");
+	master_timer(&f->c, master_deadline(&f->c));	/* every SI too */
+	assert_int_equal(ntapped, 3);
+	assert_int_equal(tapped[2].s_addr, ip4("239.255.77.46").s_addr);
+}
+
 static void
 test_balanced(void **state)
 {
@@ -727,6 +769,7 @@ main(void)
 		T(test_trace_done),
 		T(test_incoming),
 		T(test_many_nodes),
+		T(test_group),
 		T(test_master_lost),
 	};
 
