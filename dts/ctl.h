@@ -49,7 +49,8 @@ int ctl_open(struct ctl *c, const char *addr, int port,
     const struct auth_key *key, int64_t replay_window, int64_t silence,
     const struct proto_schedule *own, char *err, size_t errlen);
 
-/* Join the multicast group of dts.conf (intake_join). */
+/* Join the multicast group of dts.conf (intake_join): the interfaces
+ * joined, or -1 with err. */
 int ctl_join(struct ctl *c, const char *group, char *err, size_t errlen);
 
 /* Start the intake thread at SCHED_FIFO prio (after privileges are

@@ -3,6 +3,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
@@ -96,10 +98,20 @@ port_socket(const struct sockaddr_in *bound)
 	return fd;
 }
 
+/* Join mr's group on the interface mr names; 0, or -1 with errno. */
+static int
+join(int fd, const struct ip_mreqn *mr)
+{
+	return setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, mr, sizeof(*mr));
+}
+
 int
 intake_join(struct intake *in, const char *group, char *err, size_t errlen)
 {
 	struct ip_mreqn	 mr = { .imr_address = in->bound.sin_addr };
+	struct ifaddrs	*ifs, *i;
+	unsigned	 done[32], k;
+	int		 n = 0, idx;
 
 	if (*group == '\0')
 		return 0;
@@ -109,13 +121,46 @@ intake_join(struct intake *in, const char *group, char *err, size_t errlen)
 		    "address", group);
 		return -1;
 	}
-	if (setsockopt(in->fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr,
-	    sizeof(mr)) == -1) {
+	/* bound to one address: its interface */
+	if (mr.imr_address.s_addr != htonl(INADDR_ANY)) {
+		if (join(in->fd, &mr) == 0)
+			return 1;
 		snprintf(err, errlen, "group %s: cannot join: %s", group,
 		    strerror(errno));
 		return -1;
 	}
-	return 0;
+	/* bound to every interface: join on every one that can (no route
+	 * to the group is needed), as the console broadcasts on each */
+	if (getifaddrs(&ifs) == -1) {
+		snprintf(err, errlen, "group %s: getifaddrs: %s", group,
+		    strerror(errno));
+		return -1;
+	}
+	for (i = ifs; i != NULL; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET ||
+		    !(i->ifa_flags & IFF_UP) || !(i->ifa_flags & IFF_MULTICAST) ||
+		    (i->ifa_flags & IFF_LOOPBACK) ||
+		    (idx = (int)if_nametoindex(i->ifa_name)) == 0)
+			continue;
+		for (k = 0; k < (unsigned)n && done[k] != (unsigned)idx; k++)
+			;
+		if (k < (unsigned)n || n == (int)(sizeof(done) /
+		    sizeof(done[0])))
+			continue;
+		mr.imr_ifindex = idx;
+		if (join(in->fd, &mr) == 0)
+			done[n++] = (unsigned)idx;
+		else
+			log_warn("group %s: cannot join on %s", group,
+			    i->ifa_name);
+	}
+	freeifaddrs(ifs);
+	if (n == 0) {
+		snprintf(err, errlen, "group %s: no interface to join it on "
+		    "(none up with multicast and an IPv4 address)", group);
+		return -1;
+	}
+	return n;
 }
 
 int

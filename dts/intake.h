@@ -94,9 +94,11 @@ int  intake_open(struct intake *in, const char *addr, int port,
 
 /*
  * Join the IPv4 multicast group (dts.conf group; "" joins nothing) on
- * the control socket, on the interface of its bound address (the
- * kernel's choice when bound to 0.0.0.0): the console's SCHEDULEs to the
- * group arrive as its broadcasts do.  0 or -1 with err.
+ * the control socket: on the interface of its bound address, or, bound
+ * to 0.0.0.0, on every interface that is up with multicast and an IPv4
+ * address (loopback left out).  The console's SCHEDULEs to the group
+ * then arrive as its broadcasts do.  The interfaces joined (0 for ""),
+ * or -1 with err.
  */
 int  intake_join(struct intake *in, const char *group, char *err,
 		 size_t errlen);

@@ -691,7 +691,7 @@ main(int argc, char **argv)
 	struct proto_schedule	 own;
 	char			 err[512];
 	int			 ch, check = 0, debug = 0, daemonize = 0;
-	int			 explicit_conf = 0;
+	int			 explicit_conf = 0, joined;
 	const char		*keygen = NULL;
 
 	d.conf_path = SYSCONFDIR "/dts/dts.conf";
@@ -761,11 +761,12 @@ main(int argc, char **argv)
 	if (ctl_open(&d.ctl, d.conf.bind, d.conf.port, &key,
 	    d.conf.replay_window_ns, d.conf.silence_ns, &own, err,
 	    sizeof(err)) == -1 ||
-	    ctl_join(&d.ctl, d.conf.group, err, sizeof(err)) == -1)
+	    (joined = ctl_join(&d.ctl, d.conf.group, err, sizeof(err))) == -1)
 		die_early("%s", err);
-	if (d.conf.group[0] != '\0')
-		log_info("joined multicast group %s on the control socket",
-		    d.conf.group);
+	if (joined > 0)
+		log_info("joined multicast group %s on the control socket "
+		    "(%d interface%s)", d.conf.group, joined,
+		    joined == 1 ? "" : "s");
 	sodium_memzero(&key, sizeof(key));
 	if (d.conf.insecure)
 		log_warnx("insecure = true: control datagrams are NOT "

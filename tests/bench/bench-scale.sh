@@ -29,6 +29,13 @@
 # fell back to their own schedule, the longest gap between two SCHEDULEs
 # at any node and the nodes whose gap passed 2 SIs (one SI missed and
 # more) (OUTDIR/scale-standby.csv).
+# Row 3 again with console.group (N = 10000, or what 2 descriptors a node
+# allow under the hard limit; --quick 1000): the master sends one datagram
+# an SI to a multicast group that every simulated node joined (simnodes
+# -g), in a network namespace of its own (OUTDIR/scale-group.csv).  On
+# loopback the kernel hands every socket a clone of one received datagram,
+# with one receive stamp: the spread is the master's part only (none), not
+# a LAN's replication (bench-lan and bench-sync measure that).
 # Writes OUTDIR/scale.csv and OUTDIR/scale.md.  Full: WIN = 60 SIs; --quick
 # 10 SIs (about 90 s in all).
 . "$(dirname "$0")/common.sh"
@@ -85,16 +92,18 @@ echo "nodes,sis,cpu_pct,cpu_ms_per_si,missed,spread_p99_us,spread_max_us,owd_flo
 # start_pair NAME COMMANDS [SIMNODES ARGS...]: simnodes for N nodes on CONF
 # (output in $T_DIR/NAME.N.out, pid sim), then the master, dts-console
 # --daemon running COMMANDS (pid con); both tracked.  stop_pair ends both.
+# IN: a command both run under (the group's network namespace), or none.
+IN=()
 start_pair() {
 	local name=$1 cmds=$2 out
 	shift 2
-	"$SIM" $SIM_OPTS -f "$CONF" -n "$N" -b 127.1.0.1 "$@" \
+	"${IN[@]}" "$SIM" $SIM_OPTS -f "$CONF" -n "$N" -b 127.1.0.1 "$@" \
 	    > "$T_DIR/$name.$N.out" 2> "$T_DIR/$name.$N.err" &
 	sim=$!
 	t_track "$sim"
 	t_wait_for 60 grep -q '^ready=' "$T_DIR/$name.$N.out" ||
 	    t_fail "simnodes -n $N did not start: $(cat "$T_DIR/$name.$N.err")"
-	out=$("$CON" --daemon -n -f "$CONF" -c "$cmds" 2>&1) ||
+	out=$("${IN[@]}" "$CON" --daemon -n -f "$CONF" -c "$cmds" 2>&1) ||
 	    t_fail "dts-console --daemon: $out"
 	con=$(printf '%s\n' "$out" | sed -n 's/.*running in the background, pid \([0-9]*\).*/\1/p')
 	[ -n "$con" ] || t_fail "no daemon pid in: $out"
@@ -208,6 +217,64 @@ for N in $SB_NS; do
 	tail -n 1 "$SCSV"
 done
 
+# Row 3 with console.group: the master sends each SI's SCHEDULE once, to
+# a multicast group every simulated node joined (simnodes -g: a second
+# socket a node, bound to the group).  In a network namespace of its own
+# (loopback with MULTICAST, nothing joined outside it).  Two descriptors a
+# node: N is what this machine's hard limit allows, 10000 at most.
+GCSV=$B_OUT/scale-group.csv
+echo "nodes,sis,cpu_pct,missed,spread_p99_us,spread_max_us,owd_min_us,owd_p50_us,sim_cpu_pct" > "$GCSV"
+G_N=$(( ($(ulimit -Hn) - 16) / 2 ))
+[ "$G_N" -gt 10000 ] && G_N=10000
+[ "$B_QUICK" = 1 ] && G_N=1000
+[ -n "${SCALE_GROUP_N+x}" ] && G_N=$SCALE_GROUP_N
+G_NS=dtsg$$
+GROUP=239.255.77.46
+_g_on_exit() {
+	ip netns del "$G_NS" 2> /dev/null	# gone once its processes are
+	eval "$G_OLD_EXIT"
+}
+if [ "$G_N" -gt 0 ]; then
+	G_OLD_EXIT=$(trap -p EXIT)
+	[ -z "$G_OLD_EXIT" ] || { eval "t=($G_OLD_EXIT)"; G_OLD_EXIT=${t[2]}; }
+	trap _g_on_exit EXIT
+	ip netns add "$G_NS" && ip -n "$G_NS" link set lo up multicast on ||
+	    t_fail "netns $G_NS for the group run"
+	IN=(ip netns exec "$G_NS")
+	N=$G_N
+	NODES=$T_DIR/nodes.g$N
+	awk -v n="$N" 'BEGIN { for (i = 0; i < n; i++)
+	    printf "127.1.%d.%d\n", int((i + 1) / 256), (i + 1) % 256 }' > "$NODES"
+	CONF=$T_DIR/scale.g$N.conf
+	cat > "$CONF" <<-EOF
+	port = $PORT;
+	console_keys = ["$(cat "$T_DIR/console.pub")"];
+	console = { nodes = ["@$NODES"]; node_secret = "$T_DIR/nodes.key";
+	    sign_key = "$T_DIR/console.key"; history = ""; status_wait = "$WAIT";
+	    group = "$GROUP"; group_if = "127.0.0.1"; };
+	EOF
+	start_pair grp "mode static; ip 100ms; ps 50%; si 1s; start" -g "$GROUP" \
+	    -o "$B_OUT/scale-group"
+	t_sleep 3
+	c0=$(cpu_ns "$con")
+	s0=$(cpu_ns "$sim")
+	w0=$(_t_now_us)
+	t_sleep "$WIN"
+	c1=$(cpu_ns "$con")
+	s1=$(cpu_ns "$sim")
+	w1=$(_t_now_us)
+	stop_pair
+	IN=()
+	S=$T_DIR/grp.$N.out
+	v() { sed -n "s/^$1=//p" "$S" | tail -n 1; }
+	cpu=$(awk -v c=$((c1 - c0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.3f", c / 1e3 / w * 100 }')
+	scpu=$(awk -v c=$((s1 - s0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.1f", c / 1e3 / w * 100 }')
+	owd50=$(tail -n +2 "$B_OUT/scale-group.si.csv" | cut -d, -f9 | sort -g |
+	    awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "") }')
+	echo "$N,$(v sis_inner),$cpu,$(v missed_inner),$(v spread_p99_max_us),$(v spread_max_us),$(v owd_min_us),$owd50,$scpu" >> "$GCSV"
+	tail -n 1 "$GCSV"
+fi
+
 # the goals of issue 23 (at N = 10000; the largest N run stands in)
 read -r NMAX CPU10 < <(awk -F, 'NR == 2 { c = $3 } NR > 1 { n = $1; cm = $3 }
     END { print n, c }' "$CSV")
@@ -236,6 +303,10 @@ read -r NMAX CPU10 < <(awk -F, 'NR == 2 { c = $3 } NR > 1 { n = $1; cm = $3 }
 	    printf "| 4 | status within 2 s with every node; metrics within 10 s | a 2 s status round (%s ms in all) had %s nodes; metrics %s ms, %s nodes | %s |\n", f[9], f[10], f[11], f[12], (f[10] == n && f[11] <= 10000 && f[12] == n) ? "met" : "not met"
 	    printf "| 6 | RSS <= 64 MiB | %.1f MiB | %s |\n", f[13] / 1024, f[13] <= 65536 ? "met" : "not met"
 	}' "$CSV"
+	awk -F, 'NR > 1 { r = $0 } END { if (r == "") exit
+	    split(r, f, ",")
+	    printf "| 3 | the same with console.group (one datagram an SI to a multicast group) | N = %s: spread p99 %.1f ms, %s missed over %s SIs, console to node %.0f µs (p50 %.0f µs); daemon CPU %s %% | %s |\n", f[1], f[5] / 1000, f[4], f[2], f[7], f[8], f[3], (f[5] <= 5000 && f[4] == 0 && f[2] > 0) ? "met" : "not met"
+	}' "$GCSV"
 	awk -F, 'NR > 1 { r = $0 } END { if (r == "") exit
 	    split(r, f, ",")
 	    printf "| 5 | BALANCED: a load change on 10 %% of the nodes in every node'"'"'s schedule within one SI | N = %s: %s nodes had the new PS %s ms after the LOADs (daemon CPU %s %%) | %s |\n", f[1], f[2], f[3], f[4], (f[2] == f[1] && f[3] >= 0 && f[3] <= 1000) ? "met" : "not met"
