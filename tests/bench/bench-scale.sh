@@ -118,6 +118,24 @@ stop_pair() {
 	t_untrack "$sim"
 }
 
+# window: 3 s for every node to answer once (the table is full), then
+# the daemon's and simnodes' CPU over WIN SIs: cpu (% of a core), scpu,
+# cpsi (ms an SI).
+window() {
+	local c0 s0 w0 c1 s1 w1
+	t_sleep 3
+	c0=$(cpu_ns "$con")
+	s0=$(cpu_ns "$sim")
+	w0=$(_t_now_us)
+	t_sleep "$WIN"
+	c1=$(cpu_ns "$con")
+	s1=$(cpu_ns "$sim")
+	w1=$(_t_now_us)
+	cpu=$(awk -v c=$((c1 - c0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.3f", c / 1e3 / w * 100 }')
+	scpu=$(awk -v c=$((s1 - s0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.1f", c / 1e3 / w * 100 }')
+	cpsi=$(awk -v c=$((c1 - c0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.3f", c / 1e6 / (w / 1e6) }')
+}
+
 for N in $NS; do
 	NODES=$T_DIR/nodes.$N
 	awk -v n="$N" 'BEGIN { for (i = 0; i < n; i++)
@@ -130,14 +148,7 @@ for N in $NS; do
 	    sign_key = "$T_DIR/console.key"; history = ""; status_wait = "$WAIT"; };
 	EOF
 	start_pair sim "mode static; ip 100ms; ps 50%; si 1s; start" -o "$B_OUT/scale-$N"
-	t_sleep 3	# every node answered once: the table is full
-	c0=$(cpu_ns "$con")
-	s0=$(cpu_ns "$sim")
-	w0=$(_t_now_us)
-	t_sleep "$WIN"
-	c1=$(cpu_ns "$con")
-	s1=$(cpu_ns "$sim")
-	w1=$(_t_now_us)
+	window
 	read -r st_ms st_n < <(round "$N" status)
 	read -r me_ms _ < <(round "$N" "metrics $T_DIR/m.$N.prom")
 	me_n=$(grep -c '^dts_uptime_seconds{' "$T_DIR/m.$N.prom" 2> /dev/null)
@@ -147,9 +158,6 @@ for N in $NS; do
 	stop_pair
 	S=$T_DIR/sim.$N.out
 	v() { sed -n "s/^$1=//p" "$S" | tail -n 1; }
-	cpu=$(awk -v c=$((c1 - c0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.3f", c / 1e3 / w * 100 }')
-	scpu=$(awk -v c=$((s1 - s0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.1f", c / 1e3 / w * 100 }')
-	cpsi=$(awk -v c=$((c1 - c0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.3f", c / 1e6 / (w / 1e6) }')
 	echo "$N,$(v sis_inner),$cpu,$cpsi,$(v missed_inner),$(v spread_p99_max_us),$(v spread_max_us),$(v owd_min_us),$st_ms,$st_n,$me_ms,$me_n,$rss,$drops,$(v refused),$scpu" >> "$CSV"
 	tail -n 1 "$CSV"
 done
@@ -255,20 +263,11 @@ if [ "$G_N" -gt 0 ]; then
 	EOF
 	start_pair grp "mode static; ip 100ms; ps 50%; si 1s; start" -g "$GROUP" \
 	    -o "$B_OUT/scale-group"
-	t_sleep 3
-	c0=$(cpu_ns "$con")
-	s0=$(cpu_ns "$sim")
-	w0=$(_t_now_us)
-	t_sleep "$WIN"
-	c1=$(cpu_ns "$con")
-	s1=$(cpu_ns "$sim")
-	w1=$(_t_now_us)
+	window
 	stop_pair
 	IN=()
 	S=$T_DIR/grp.$N.out
 	v() { sed -n "s/^$1=//p" "$S" | tail -n 1; }
-	cpu=$(awk -v c=$((c1 - c0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.3f", c / 1e3 / w * 100 }')
-	scpu=$(awk -v c=$((s1 - s0)) -v w=$((w1 - w0)) 'BEGIN { printf "%.1f", c / 1e3 / w * 100 }')
 	owd50=$(tail -n +2 "$B_OUT/scale-group.si.csv" | cut -d, -f9 | sort -g |
 	    awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "") }')
 	echo "$N,$(v sis_inner),$cpu,$(v missed_inner),$(v spread_p99_max_us),$(v spread_max_us),$(v owd_min_us),$owd50,$scpu" >> "$GCSV"
