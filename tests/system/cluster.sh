@@ -1616,6 +1616,8 @@ c_mpi_ranks_ok() {
 #
 #   t_make_user                   # user A: T_USER (lib.sh)
 #   c_make_user UB b              # user B: UB=dtsb<PID>, UB_UID, UB_ARGV
+#   c_user_a                      # user A: lib.sh's t_make_user, A and UA
+#   c_jobs_need                   # skip unless the t10x tests can run
 #   c_exec h0 "${UB_ARGV[@]}" dts-console ...   # as B on h0
 #   c_job_pids h1 "$UB" pvm spin  # B's job's members on h1 named spin
 #   c_sched_watch                 # record every SCHEDULE each host gets
@@ -1643,6 +1645,27 @@ c_make_user() {
 	printf -v "${v}_UID" %s "$uid"
 	eval "${v}_ARGV=(setpriv --reuid=$uid --regid=$gid --init-groups \
 	    --inh-caps=-all --bounding-set=-all -- env -u PVM_ALLOW_ROOT)"
+}
+
+# c_jobs_need: skip unless what the several-jobs tests (t10x) run on is
+# here: dts-console, dts-pvmjoin and hog built, 2 CPUs (a host on CPU 1,
+# the others on CPU 0) and taskset.
+c_jobs_need() {
+	local p
+	for p in console/dts-console run/dts-pvmjoin tests/tools/hog; do
+		[ -x "$BUILD/$p" ] || t_skip "not built: $p"
+	done
+	[ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs (a host on CPU 1, the others on CPU 0)"
+	command -v taskset > /dev/null || t_skip "needs taskset"
+}
+
+# c_user_a: lib.sh's test user (t_make_user) as user A: A = its name, UA
+# the words that run a command as it (as c_make_user's VAR_ARGV).
+c_user_a() {
+	t_make_user
+	A=$T_USER
+	UA=(setpriv --reuid="$T_UID" --regid="$(id -g "$A")" --init-groups
+	    --inh-caps=-all --bounding-set=-all -- env -u PVM_ALLOW_ROOT)
 }
 
 _c_rm_users() {

@@ -37,22 +37,15 @@ t_setup t101-cluster-jobs
 for p in master1 slave1; do
 	command -v "$p" > /dev/null || t_skip "needs pvm-examples ($p)"
 done
-for p in console/dts-console run/dts-pvmjoin tests/tools/hog; do
-	[ -x "$BUILD/$p" ] || t_skip "not built: $p"
-done
-[ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs (a host on CPU 1, the others on CPU 0)"
-command -v taskset > /dev/null || t_skip "needs taskset"
+c_jobs_need
 
 N=3
 SI_S=1
 TOL=4	# points of CPU share a job may miss its slot's by (the issue: 1)
-t_make_user
-A=$T_USER
+c_user_a
 c_make_user UB b
 c_make_user UC c
 B=$UB C=$UC
-UA=(setpriv --reuid="$T_UID" --regid="$(id -g "$A")" --init-groups
-    --inh-caps=-all --bounding-set=-all -- env -u PVM_ALLOW_ROOT)
 t_pub_bin "$BUILD/run/dts-run" "$BUILD/run/dts-pvmjoin" "$BUILD/console/dts-console" \
     "$BUILD/tests/pvm/dts-pvmctl" "$BUILD/tests/pvm/spin" || t_fail "t_pub_bin"
 C_RUN=$T_DIR/bin/dts-run C_PVMJOIN=$T_DIR/bin/dts-pvmjoin
