@@ -550,9 +550,8 @@ net_accept(struct net *n, const uint8_t *buf, size_t len,
     struct in_addr from, struct proto_msg *msg)
 {
 	enum proto_reject	 why;
-	struct auth_key		 k;
-	struct replay_entry	 e;
-	uint8_t			 key[AUTH_KEY_LEN] = { 0 };
+	struct auth_key		 k = { .insecure = n->key.insecure };
+	struct net_peer		 p;
 	int			 i, rc;
 
 	if (proto_frame(buf, len, PROTO_ACCEPT_CONSOLE, msg, &why) == -1) {
@@ -564,53 +563,46 @@ net_accept(struct net *n, const uint8_t *buf, size_t len,
 		return -1;
 	}
 	n->stepped_us += replay_clock(&n->replay, now_real_us(), now_mono_us());
-	/* the node's replay entry; a node heard first gets one only once its
-	 * reply is good, so that forged sources fill nothing */
+	/* the node's entry, or a new one that is kept only once the reply
+	 * is good, so that forged sources fill nothing */
 	i = peer_find(n, from);
-	e = i >= 0 ? n->peer[i].e : (struct replay_entry){ 0 };
 	if (i < 0 && n->npeer == NET_DST_MAX) {
 		n->dropped[REJ_REPLAY]++;	/* no room to follow it */
 		return -1;
 	}
+	p = i >= 0 ? n->peer[i] : (struct net_peer){ .addr = from };
 	if (n->keyless)
-		rc = read_accept(n, &e, buf, len, msg);
+		rc = read_accept(n, &p.e, buf, len, msg);
 	else {
-		/* the key of the node at that address: no node speaks for
-		 * another */
-		if (i >= 0 && n->peer[i].keyed)
-			k = (struct auth_key){ .insecure = n->key.insecure };
-		else
+		/* the key of the node at that address, derived once: no node
+		 * speaks for another */
+		if (!p.keyed) {
 			auth_for_node(&n->key, from.s_addr, &k);
-		if (i >= 0 && n->peer[i].keyed)
-			memcpy(k.key, n->peer[i].key, sizeof(k.key));
-		else if (i >= 0) {
-			memcpy(n->peer[i].key, k.key, sizeof(k.key));
-			n->peer[i].keyed = 1;
+			memcpy(p.key, k.key, sizeof(p.key));
+			p.keyed = 1;
 		}
-		rc = proto_verify_peer(&k, &n->replay, &e, buf, len, msg,
+		memcpy(k.key, p.key, sizeof(k.key));
+		rc = proto_verify_peer(&k, &n->replay, &p.e, buf, len, msg,
 		    &why);
-		if (rc == 0 && i < 0)	/* for its entry, below */
-			memcpy(key, k.key, sizeof(key));
-		sodium_memzero(&k, sizeof(k));
 		if (rc == -1)
 			n->dropped[why]++;
 		else
 			n->received++;
 	}
-	if (rc == -1)
-		return -1;
-	if (i < 0) {
+	/* a known node's entry as the checks left it (its sequence is taken
+	 * only by a reply that passed the replay check, as in a table); a
+	 * new node's, only if its reply was good */
+	if (i < 0 && rc == 0) {
 		i = -i - 1;
 		memmove(&n->peer[i + 1], &n->peer[i],
 		    (size_t)(n->npeer - i) * sizeof(*n->peer));
-		n->peer[i] = (struct net_peer){ .addr = from,
-		    .keyed = !n->keyless };
-		memcpy(n->peer[i].key, key, sizeof(key));
 		n->npeer++;
 	}
-	n->peer[i].e = e;
-	sodium_memzero(key, sizeof(key));
-	return 0;
+	if (i >= 0)
+		n->peer[i] = p;
+	sodium_memzero(&k, sizeof(k));
+	sodium_memzero(&p, sizeof(p));
+	return rc;
 }
 
 /* Read what the socket holds, NET_RX_BATCH at most: 0 if nothing. */
