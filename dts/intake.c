@@ -110,8 +110,7 @@ intake_join(struct intake *in, const char *group, char *err, size_t errlen)
 {
 	struct ip_mreqn	 mr = { .imr_address = in->bound.sin_addr };
 	struct ifaddrs	*ifs, *i;
-	unsigned	 done[32], k;
-	int		 n = 0, idx;
+	int		 done[32], n = 0, k, idx;
 
 	if (*group == '\0')
 		return 0;
@@ -142,14 +141,13 @@ intake_join(struct intake *in, const char *group, char *err, size_t errlen)
 		    (i->ifa_flags & IFF_LOOPBACK) ||
 		    (idx = (int)if_nametoindex(i->ifa_name)) == 0)
 			continue;
-		for (k = 0; k < (unsigned)n && done[k] != (unsigned)idx; k++)
-			;
-		if (k < (unsigned)n || n == (int)(sizeof(done) /
-		    sizeof(done[0])))
+		for (k = 0; k < n && done[k] != idx; k++)
+			;	/* an interface with several addresses: once */
+		if (k < n || n == (int)(sizeof(done) / sizeof(done[0])))
 			continue;
 		mr.imr_ifindex = idx;
 		if (join(in->fd, &mr) == 0)
-			done[n++] = (unsigned)idx;
+			done[n++] = idx;
 		else
 			log_warn("group %s: cannot join on %s", group,
 			    i->ifa_name);
