@@ -29,7 +29,9 @@ result() {	# result NAME RC [LOG]
 	0) pass=$((pass + 1)); echo "PASS: $1" ;;
 	77) skip=$((skip + 1)); echo "SKIP: $1${3:+ ($(grep -m1 '^SKIP' "$3" 2>/dev/null | cut -d: -f3- | sed 's/^ //'))}" ;;
 	*) fail=$((fail + 1)); echo "FAIL: $1${3:+ (log: $3)}"
-	   [ -n "${3:-}" ] && tail -n 25 "$3" | sed 's/^/    /' ;;
+	   # the reason first (t_fail's line, a failed assertion), then the tail
+	   [ -n "${3:-}" ] && { grep -m3 -E '^(FAIL: |not ok|\[  FAILED  \]|.*: ERROR: )' "$3"
+	       tail -n 25 "$3"; } | sed 's/^/    /' ;;
 	esac
 }
 
