@@ -73,6 +73,7 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 	g->procs_fd = -1;
 	g->thaw_fd = -1;
 	g->hold_fd = -1;
+	g->held_fd = -1;
 	g->rt_prio = rt_prio;
 	g->be = backend == BACKEND_FREEZER ? &gang_freezer_backend
 	    : &gang_signal_backend;
@@ -93,6 +94,8 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 	    (g->hold_fd = cg_open(g->jobs, "cgroup.freeze", O_WRONLY)) == -1)
 		log_warn("%s/cgroup.freeze: each gang stops by itself",
 		    g->jobs);
+	if (g->hold_fd != -1)
+		g->held_fd = cg_open(g->jobs, "cgroup.events", O_RDONLY);
 	return 0;
 }
 
@@ -104,6 +107,19 @@ gang_hold(const struct gang *t, int on)
 		return -1;
 	}
 	return cg_write_fd(t->hold_fd, on ? "1" : "0");
+}
+
+int
+gang_held(const struct gang *t)
+{
+	char	 buf[128];
+	ssize_t	 n;
+
+	if (t->held_fd == -1 ||
+	    (n = pread(t->held_fd, buf, sizeof(buf) - 1, 0)) <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strstr(buf, "frozen 1") != NULL;
 }
 
 int
@@ -123,6 +139,7 @@ gang_open_at(struct gang *g, const struct gang *t, const char *name,
 	*g = *t;
 	g->cg[0] = g->rel[0] = '\0';
 	g->freeze_fd = g->procs_fd = g->thaw_fd = g->hold_fd = -1;
+	g->held_fd = -1;
 	g->sig_stopped = (struct pidset){ NULL, 0, 0 };
 	g->stopped = g->rt = g->idle = g->fill = 0;
 	g->unidle = 0;

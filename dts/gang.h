@@ -63,6 +63,8 @@ struct gang {
 	                             several jobs) */
 	int   hold_fd;            /* a template's, freezer: base/jobs's open
 	                             cgroup.freeze (gang_hold); else -1 */
+	int   held_fd;            /* a template's, with hold_fd: base/jobs's
+	                             open cgroup.events (gang_held); else -1 */
 	int   thaw_fd;            /* open cgroup.freeze: a switch away from
 	                             SCHED_RR freezes a gang that clones
 	                             faster than it is swept */
@@ -90,6 +92,13 @@ int  gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
  * write with the signal backend, whose gangs stop one by one).
  */
 int  gang_hold(const struct gang *t, int on);
+/*
+ * Has every gang frozen since gang_hold(t, 1)?  The kernel freezes each
+ * task when it next runs, so a gang of many spinning tasks takes a while
+ * (the edge thread's freeze lead, dts/scheduler.c).  1, 0, or -1 (no
+ * cgroup.events, or it cannot be read).
+ */
+int  gang_held(const struct gang *t);
 
 /*
  * The gang of template t in the cgroup base/jobs/name: made (root's, 0755) if

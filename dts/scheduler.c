@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,13 +56,16 @@ sched_init(struct sched *s, volatile struct agent_shared *shm, int64_t silence)
  * The edge thread's next wake-up: the next edge (a slot edge in a PS
  * before its LS edge), or a pending jump.
  */
+static int64_t edge_due(const struct sched *s);
+
 static void
 replan(struct sched *s)
 {
-	int64_t	 w = s->slicing ? s->sl.deadline : 0;
+	int64_t	 w = s->slicing ? edge_due(s) : 0, slot;
 
-	if (s->slicing && s->phase == PHASE_PS && s->seg + 1 < s->lay.n)
-		w = s->ps_at + s->lay.seg[s->seg + 1].off;
+	if (s->slicing && s->phase == PHASE_PS && s->seg + 1 < s->lay.n &&
+	    (slot = s->ps_at + s->lay.seg[s->seg + 1].off) < w)
+		w = slot;
 
 	if (s->jump_at != 0 && (w == 0 || s->jump_at < w))
 		w = s->jump_at;
@@ -267,6 +271,51 @@ hold(struct sched *s, int on)
 	}
 	s->held = on;
 	return 0;
+}
+
+/*
+ * The freeze lead in force: only where an LS is one write that freezes
+ * every gang (hold), whose end the edge thread can watch.
+ */
+static int64_t
+lead_now(const struct sched *s)
+{
+	return can_hold(s) ? s->lead : 0;
+}
+
+/* When the edge thread does the next edge: an LS edge lead_now early. */
+static int64_t
+edge_due(const struct sched *s)
+{
+	return s->sl.deadline - ((s->sl.edge & 1) ? lead_now(s) : 0);
+}
+
+/*
+ * A freeze time measured: the lead from the last FREEZE_SAMPLES, said
+ * in the log when it comes or goes (a move by a quarter at debug level).
+ */
+static void
+freeze_sample(struct sched *s, int64_t took)
+{
+	int64_t	 was = s->lead;
+
+	s->frz[s->frz_next] = took;
+	s->frz_next = (s->frz_next + 1) % FREEZE_SAMPLES;
+	if (s->nfrz < FREEZE_SAMPLES)
+		s->nfrz++;
+	s->lead = slice_lead(s->frz, s->nfrz, s->sl.ps, s->sl.ip);
+	if (s->lead == 0 && was != 0)
+		log_info("the gangs freeze within a quarter of the LS again: "
+		    "each LS starts on time");
+	else if (s->lead != 0 && was == 0)
+		log_info("the gangs take more than a quarter of the LS "
+		    "(%.0f us) to freeze: each LS freezes them %.0f us early "
+		    "(at most a quarter of the PS), so that local users get "
+		    "the whole LS", (double)(s->sl.ip - s->sl.ps) / NS_PER_US,
+		    (double)s->lead / NS_PER_US);
+	else if (llabs(s->lead - was) > was / 4)
+		log_debug("freeze lead %.0f us (was %.0f)",
+		    (double)s->lead / NS_PER_US, (double)was / NS_PER_US);
 }
 
 /*
@@ -512,8 +561,14 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 		s->slices++;
 		s->last_ps_real = real;
 	} else {
-		if (s->held)
+		if (s->held) {
 			ready_ps(s);
+			/* how long the freeze takes, now and then */
+			if (s->njobs > 0 && s->held_ls++ % FREEZE_PROBE_EVERY == 0) {
+				s->probe = 1;
+				s->probe_from = wake;
+			}
+		}
 		notify(s);
 	}
 	if (s->shm)
@@ -603,6 +658,7 @@ start_slicing(struct sched *s, int64_t t0, int64_t ps, int64_t now, int jump)
 	s->overruns += s->sl.overruns;
 	memset(&s->sl, 0, sizeof(s->sl));
 	phase = slice_sync(&s->sl, t0, ps, s->ip, now);
+	s->lead = slice_lead(s->frz, s->nfrz, ps, s->ip);	/* for this PS */
 	s->slicing = 1;
 	s->jump_at = 0;
 	if (s->next_ps != ps)		/* (an arrival jump to a new PS) */
@@ -816,8 +872,8 @@ sched_apply(struct sched *s, const struct proto_schedule *p,
 void
 sched_timer(struct sched *s, int64_t wake)
 {
-	int64_t	 deadline = s->sl.deadline, slot = 0;
-	int	 crossed, phase, left = 0;
+	int64_t	 deadline = s->sl.deadline, due = edge_due(s), slot = 0;
+	int	 crossed, phase, left = 0, k;
 
 	if (s->jump_at != 0 && wake >= s->jump_at) {
 		start_slicing(s, s->jump_at, s->jump_ps, wake, 1);
@@ -825,22 +881,29 @@ sched_timer(struct sched *s, int64_t wake)
 	}
 	if (s->slicing && s->phase == PHASE_PS && s->seg + 1 < s->lay.n) {
 		slot = s->ps_at + s->lay.seg[s->seg + 1].off;
-		left = s->lay.n - 1 - s->seg;	/* slot edges to come */
+		/* slot edges to come before the (early) LS edge */
+		for (k = s->seg + 1; k < s->lay.n &&
+		    s->ps_at + s->lay.seg[k].off < due; k++)
+			left++;
+		if (slot >= due)
+			slot = 0;
 	}
-	if (!s->slicing || (wake < deadline && (slot == 0 || wake < slot))) {
+	if (!s->slicing || (wake < due && (slot == 0 || wake < slot))) {
 		replan(s);			/* nothing due */
 		return;
 	}
 	if (s->shm)
 		s->shm->beat_ns = wake;	/* liveness, for the fail-safe */
-	if (wake < deadline) {
+	if (wake < due) {
 		slot_edge(s, slot, wake);
 		replan(s);
 		return;
 	}
-	phase = slice_advance(&s->sl, wake, &crossed);
+	/* an LS edge done early (the lead) is the edge at its deadline */
+	phase = slice_advance(&s->sl, wake < deadline ? deadline : wake,
+	    &crossed);
 	if (crossed > 0 && (phase != s->phase || crossed > 1)) {
-		enter_phase(s, phase, deadline, wake);
+		enter_phase(s, phase, due, wake);
 		/* slot edges passed: the PS's left, the new PS's up to wake */
 		s->sl.overruns += (uint64_t)left;
 		if (phase == PHASE_PS)
@@ -880,6 +943,46 @@ wake_edge_thread(struct sched *s)
 }
 
 /*
+ * After an LS edge that froze every gang (hold): how long until they are
+ * frozen, re-reading base/jobs's cgroup.events FREEZE_PROBE_STEP, then
+ * a quarter more each time, apart (its poll notice is rate limited to one per 10 ms or so,
+ * shared/reference/limits.md section 2), without the lock, and never
+ * past the next edge: a freeze not done by then counts as taking the
+ * whole LS.  Called with the lock held; returns with it held.
+ */
+#define FREEZE_PROBE_STEP	(5 * NS_PER_US)
+#define FREEZE_PROBE_STEP_MAX	(500 * NS_PER_US)
+
+static void
+probe_freeze(struct sched *s)
+{
+	const struct gang	*t = s->hold;
+	struct timespec		 ts;
+	int64_t			 from = s->probe_from, until = s->wake_at, at;
+	int64_t			 step = FREEZE_PROBE_STEP;
+	int			 frozen;
+
+	s->probe = 0;
+	pthread_mutex_unlock(&s->mu);
+	for (;;) {
+		frozen = gang_held(t);
+		at = s->mono();
+		if (frozen != 0 || (until != 0 && at + step >= until))
+			break;
+		ts = ns_to_ts(at + step);
+		(void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		/* a quarter longer each time: the tasks on this CPU need it
+		 * to freeze, and the time is known to a quarter */
+		if (step < FREEZE_PROBE_STEP_MAX)
+			step += step / 4;
+	}
+	pthread_mutex_lock(&s->mu);
+	/* unreadable, or thawed meanwhile (a new plan): no sample */
+	if (frozen != -1 && s->held && s->phase == PHASE_LS)
+		freeze_sample(s, at - from);
+}
+
+/*
  * The edge thread: sleep until wake_at, or until the main thread moves
  * it; then do what is due.  Holds the lock except while asleep.
  */
@@ -901,6 +1004,8 @@ edge_thread(void *arg)
 		now = s->mono();
 		if (!s->quit && s->wake_at != 0 && now >= s->wake_at)
 			sched_timer(s, now);
+		if (s->probe)
+			probe_freeze(s);
 	}
 	pthread_mutex_unlock(&s->mu);
 	return NULL;

@@ -95,6 +95,9 @@ struct sched_layout {
 	struct sched_seg	 seg[SCHED_SEGS_MAX];
 };
 
+#define FREEZE_SAMPLES		8
+#define FREEZE_PROBE_EVERY	16
+
 struct sched {
 	/* desired state; ps as set by the console or the config, in ns */
 	int			 mode, sync, active;
@@ -113,6 +116,19 @@ struct sched {
 	 * its own state */
 	const struct gang	*hold;
 	int			 held;
+
+	/*
+	 * The freeze lead (slice_lead): each LS edge freezes the gangs this
+	 * long before its time.  frz: the last freeze times the edge thread
+	 * measured (every FREEZE_PROBE_EVERY-th held LS: probe, from the LS
+	 * edge's wake-up probe_from), nfrz of them, the next at frz_next.
+	 */
+	int64_t			 lead;
+	int64_t			 frz[FREEZE_SAMPLES];
+	int			 nfrz, frz_next;
+	uint64_t		 held_ls;
+	int			 probe;
+	int64_t			 probe_from;
 
 	/*
 	 * The slots: lay for the PS that runs; next built (on the main

@@ -1,6 +1,8 @@
 /*
  * slice.c - deadline arithmetic of the PS/LS loop.  See slice.h.
  */
+#include <stdlib.h>
+
 #include "proto.h"
 #include "slice.h"
 
@@ -65,4 +67,30 @@ slice_advance(struct slice *s, int64_t now, int *edges_crossed)
 	s->edge = e + 1;
 	s->deadline = slice_edge_time(s->t0, s->ps, s->ip, s->edge);
 	return s->phase;
+}
+
+static int
+cmp64(const void *a, const void *b)
+{
+	int64_t	 x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int64_t
+slice_lead(const int64_t *f, int n, int64_t ps, int64_t ip)
+{
+	int64_t	 v[64], med;
+
+	if (n < SLICE_LEAD_MIN || ps <= 0 || ip <= ps)
+		return 0;
+	if (n > 64)
+		n = 64;
+	for (int i = 0; i < n; i++)
+		v[i] = f[i];
+	qsort(v, (size_t)n, sizeof(v[0]), cmp64);
+	med = v[n / 2];
+	if (med <= (ip - ps) / 4)
+		return 0;
+	return med < ps / 4 ? med : ps / 4;
 }

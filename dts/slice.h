@@ -42,6 +42,18 @@ int slice_sync(struct slice *s, int64_t t0, int64_t ps, int64_t ip, int64_t now)
  */
 int slice_advance(struct slice *s, int64_t now, int *edges_crossed);
 
+/*
+ * The freeze lead (ns): how much before its time an LS edge freezes the
+ * gangs, from the last n freeze times f[] (ns from the LS edge to every
+ * task frozen; the kernel freezes a task when it next runs, so a gang of
+ * many spinning tasks per CPU takes a while).  Their median, if it is
+ * more than a quarter of the LS (ip - ps): the local users then get the
+ * whole LS, and the gang's PS pays for its own freeze.  0 otherwise, or
+ * for fewer than SLICE_LEAD_MIN times; at most a quarter of the PS.
+ */
+#define SLICE_LEAD_MIN 3
+int64_t slice_lead(const int64_t *f, int n, int64_t ps, int64_t ip);
+
 /* Phase of an edge index. */
 static inline int slice_edge_phase(int64_t e) { return (e & 1) ? 2 /* LS */ : 1 /* PS */; }
 

@@ -37,7 +37,9 @@ fake_gang_init(struct gang *g)
 	g->freeze_fd = -1;
 	g->procs_fd = -1;
 	g->hold_fd = -1;
+	g->held_fd = -1;
 	g->thaw_fd = -1;
+	fake_gang.held = 1;
 	for (i = 0; i < FAKE_GANGS; i++)
 		if (counts[i].g == g)
 			counts[i].g = NULL;
@@ -108,6 +110,13 @@ gang_hold(const struct gang *g, int on)
 {
 	op(on ? "hold" : "unhold");
 	return 0;
+}
+
+int
+gang_held(const struct gang *g)
+{
+	(void)g;
+	return fake_gang.held;
 }
 
 int

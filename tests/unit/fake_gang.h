@@ -14,6 +14,7 @@
 struct fake_gang {
 	int  can_idle;
 	int  members;
+	int  held;        /* gang_held's answer (fake_gang_init: 1) */
 	char ops[1024];   /* the calls since fake_gang_clear, space-separated:
 			     stop cont rt0 rt1 idle0 idle1 release forget,
 			     hold unhold (a template whose hold_fd is not

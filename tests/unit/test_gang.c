@@ -125,6 +125,7 @@ setup_with(void **state, const struct gang_backend *be)
 	/* the template, as gang_setup leaves it */
 	memset(&f->t, 0, sizeof(f->t));
 	f->t.freeze_fd = f->t.procs_fd = f->t.hold_fd = f->t.thaw_fd = -1;
+	f->t.held_fd = -1;
 	f->t.rt_prio = RT_PRIO;
 	f->t.be = be;
 	snprintf(f->t.base, sizeof(f->t.base), "%s/dts", f->top);
@@ -310,6 +311,16 @@ test_freezer(void **state)
 	assert_string_equal(get(f->t.jobs, "cgroup.freeze"), "1\n");
 	assert_int_equal(gang_hold(&f->t, 0), 0);
 	assert_string_equal(get(f->t.jobs, "cgroup.freeze"), "0\n");
+	/* has every gang frozen since?  base/jobs's cgroup.events says */
+	assert_int_equal(gang_held(&f->t), -1);		/* not open */
+	put(f->t.jobs, "cgroup.events", "populated 1\nfrozen 0\n");
+	f->t.held_fd = cg_open(f->t.jobs, "cgroup.events", O_RDONLY);
+	assert_int_not_equal(f->t.held_fd, -1);
+	assert_int_equal(gang_held(&f->t), 0);
+	put(f->t.jobs, "cgroup.events", "populated 1\nfrozen 1\n");
+	assert_int_equal(gang_held(&f->t), 1);
+	close(f->t.held_fd);
+	f->t.held_fd = -1;
 	close(f->t.hold_fd);
 	f->t.hold_fd = -1;
 }

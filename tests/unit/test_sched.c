@@ -1246,6 +1246,55 @@ test_jobs_hold(void **state)
 	assert_string_equal(running(f), "ABCD");
 }
 
+/*
+ * The freeze lead (slice_lead): under hold each LS edge comes that much
+ * early, the PS starts stay on the grid, and a slot edge that the early
+ * LS edge passes is no overrun.  Without hold (each gang stops by
+ * itself: the edge thread cannot watch one freeze) no lead.
+ */
+static void
+test_jobs_lead(void **state)
+{
+	struct jfixture		*f = *state;
+	struct gang		 t;
+	int64_t			 ps_at;
+
+	fake_gang_init(&t);
+	fake_gang_name(&t, "T");
+	t.hold_fd = 0;
+	sched_set_hold(&f->s, &t);
+	add_jobs(f, 4);
+	assert_int_equal(japply(f, static80(0)), 0);
+	while (f->s.phase != PHASE_LS)
+		next_edge(f);
+	f->s.lead = MS(25);	/* D's slot edge (60 ms) comes after 55 ms */
+	for (int it = 0; it < 2; it++) {
+		next_edge(f);		/* a PS start, on the grid */
+		assert_int_equal(f->s.phase, PHASE_PS);
+		ps_at = mono_now;
+		assert_int_equal((ps_at - f->s.sl.t0) % MS(100), 0);
+		next_edge(f);		/* B's slot */
+		next_edge(f);		/* C's */
+		assert_int_equal(mono_now - ps_at, MS(40));
+		assert_string_equal(in_slot(f), "C");
+		next_edge(f);		/* the LS, 25 ms early: D's slot skipped */
+		assert_int_equal(f->s.phase, PHASE_LS);
+		assert_int_equal(mono_now - ps_at, MS(55));
+		assert_true(f->s.held);
+		assert_int_equal(f->s.sl.overruns, 0);
+		assert_int_equal(f->s.wake_at, ps_at + MS(100));
+	}
+	/* no hold (set in a PS, as a gang's own stop would be): on time */
+	next_edge(f);
+	ps_at = mono_now;
+	t.hold_fd = -1;
+	for (int k = 0; k < 4; k++)
+		next_edge(f);
+	assert_int_equal(f->s.phase, PHASE_LS);
+	assert_int_equal(mono_now - ps_at, MS(80));
+	assert_int_equal(f->s.sl.overruns, 0);
+}
+
 /* A late wake-up skips slot edges, as it skips PS and LS edges. */
 static void
 test_jobs_late(void **state)
@@ -1741,6 +1790,7 @@ main(void)
 		J(test_jobs_equal2),
 		J(test_jobs_equal4),
 		J(test_jobs_hold),
+		J(test_jobs_lead),
 		J(test_jobs_late),
 		J(test_jobs_table),
 		J(test_jobs_table_refused),

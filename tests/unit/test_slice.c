@@ -12,6 +12,7 @@
 #include "slice.h"
 
 #define MS 1000000LL
+#define US 1000LL
 
 static void
 test_edge_index(void **state)
@@ -122,6 +123,33 @@ test_clock_origin(void **state)
 	assert_int_equal(a.phase, b.phase);
 }
 
+/* slice_lead: the median freeze time, past a quarter of the LS, capped */
+static void
+test_lead(void **state)
+{
+	/* IP 1 ms, PS 90 %: the LS is 100 us, a quarter of it 25 us */
+	int64_t	 many[] = { 180 * US, 150 * US, 9000 * US, 170 * US, 160 * US };
+	int64_t	 few[] = { 10 * US, 12 * US, 900 * US, 15 * US, 8 * US };
+	int64_t	 huge[] = { 400 * US, 500 * US, 450 * US };
+
+	(void)state;
+	/* 64 spinning tasks: the median (not the outlier) */
+	assert_int_equal(slice_lead(many, 5, 900 * US, MS), 170 * US);
+	/* one task: a freeze within a quarter of the LS needs no lead,
+	 * whatever one late wake-up measured */
+	assert_int_equal(slice_lead(few, 5, 900 * US, MS), 0);
+	/* at most a quarter of the PS */
+	assert_int_equal(slice_lead(huge, 3, 900 * US, MS), 225 * US);
+	/* the same gang at IP 100 ms: 170 us is no quarter of a 10 ms LS */
+	assert_int_equal(slice_lead(many, 5, 90 * MS, 100 * MS), 0);
+	/* too few times yet, or no LS */
+	assert_int_equal(slice_lead(many, SLICE_LEAD_MIN - 1, 900 * US, MS), 0);
+	assert_int_equal(slice_lead(many, 5, MS, MS), 0);
+	/* exactly a quarter: none */
+	int64_t	 edge[] = { 25 * US, 25 * US, 25 * US };
+	assert_int_equal(slice_lead(edge, 3, 900 * US, MS), 0);
+}
+
 int
 main(void)
 {
@@ -132,6 +160,7 @@ main(void)
 		cmocka_unit_test(test_overrun_skips),
 		cmocka_unit_test(test_spurious_early),
 		cmocka_unit_test(test_clock_origin),
+		cmocka_unit_test(test_lead),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
