@@ -21,6 +21,7 @@ static const int payload_len[PROTO_TYPE_LAST + 1] = {
 	[PROTO_METRICS]    = PROTO_METRICS_LEN,
 	[PROTO_JOB_REQ]    = PROTO_JOB_REQ_LEN,
 	[PROTO_JOB]        = PROTO_JOB_LEN_WIRE,
+	[PROTO_WEIGHT]     = PROTO_WEIGHT_LEN,
 };
 
 int
@@ -34,7 +35,8 @@ proto_payload_len(unsigned type)
 int
 proto_is_command(unsigned type)
 {
-	return (PROTO_ACCEPT_NODE & PROTO_TYPE_BIT(type)) != 0;
+	return ((PROTO_ACCEPT_NODE | PROTO_ACCEPT_PEER) &
+	    PROTO_TYPE_BIT(type)) != 0;
 }
 
 size_t

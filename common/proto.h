@@ -30,6 +30,9 @@
  *      carry one job's counters.  Not compatible with 4.
  *      Read requests (auth.h): a STATUS_REQ or JOB_REQ with key_id
  *      AUTH_READ_ID, tagged under a read key, answered under it.
+ *      WEIGHT, between a master and standby pair of consoles only: no
+ *      node takes it (REJ_TYPE, as an unknown type), and no message a
+ *      node sees changed, so the version stays 5.
  */
 #ifndef DTS_PROTO_H
 #define DTS_PROTO_H
@@ -74,7 +77,8 @@ enum proto_type {
 	PROTO_METRICS     = 8, /* node -> console: reply to 7 */
 	PROTO_JOB_REQ     = 9, /* console -> node: job number i's counters */
 	PROTO_JOB         = 10, /* node -> console: reply to 9 */
-	PROTO_TYPE_LAST   = PROTO_JOB
+	PROTO_WEIGHT      = 11, /* console -> its peer console: one weight */
+	PROTO_TYPE_LAST   = PROTO_WEIGHT
 };
 
 /* Which types a receiver takes (proto_frame's accept mask). */
@@ -89,6 +93,9 @@ enum proto_type {
 			     PROTO_TYPE_BIT(PROTO_TRACE) | \
 			     PROTO_TYPE_BIT(PROTO_METRICS) | \
 			     PROTO_TYPE_BIT(PROTO_JOB))
+/* A console from its peer (console.peer_port): the copies, the weights. */
+#define PROTO_ACCEPT_PEER   (PROTO_TYPE_BIT(PROTO_SCHEDULE) | \
+			     PROTO_TYPE_BIT(PROTO_WEIGHT))
 
 /* Scheduling modes.  BALANCED is STATIC with PS chosen by the console. */
 enum proto_mode {
@@ -309,6 +316,40 @@ struct proto_job {
 	uint32_t running;    /* 1 if it runs at RT now */
 };
 
+/*
+ * WEIGHT: one entry of the snapshot of a master console's weights, to
+ * its standby (standby.h): the hosts' power weights (`set weight HOST
+ * W`, BALANCED's RLA) and the jobs' weights (`set weight JOB W`, the gang
+ * matrix).  A snapshot is count datagrams of one gen, entry index each;
+ * the master bumps gen whenever either table changes.  count 0: both
+ * tables are empty, and the one datagram (index 0) carries no entry:
+ * kind, weight and name zero.  Weights are fixed point, in millionths
+ * (PROTO_WEIGHT_UNIT): a host's in (0, PROTO_WEIGHT_HOST_MAX], a job's
+ * a whole 1 .. PROTO_WEIGHT_JOB_MAX.
+ */
+#define PROTO_WEIGHT_NAME_LEN 64    /* a host name or a job name */
+#define PROTO_WEIGHT_UNIT     1000000u
+#define PROTO_WEIGHT_HOST_MAX 1000  /* the console's WEIGHT_MAX */
+#define PROTO_WEIGHT_JOB_MAX  100   /* the console's MATRIX_WEIGHT_MAX */
+#define PROTO_WEIGHTS_MAX     128   /* entries: 64 hosts' and 64 jobs' */
+
+enum proto_weight_kind {
+	WEIGHT_KIND_NONE = 0,	/* count 0: no entry */
+	WEIGHT_KIND_HOST = 1,
+	WEIGHT_KIND_JOB  = 2,
+	WEIGHT_KIND_COUNT
+};
+
+struct proto_weight {
+	uint32_t gen;
+	uint16_t index;      /* < count, or 0 if count is 0 */
+	uint16_t count;      /* <= PROTO_WEIGHTS_MAX */
+	uint8_t  kind;       /* enum proto_weight_kind */
+	uint8_t  pad[3];     /* zero */
+	uint32_t weight;     /* millionths */
+	char     name[PROTO_WEIGHT_NAME_LEN]; /* NUL terminated and padded */
+};
+
 /* Sizes on the wire: checked so a change cannot go unnoticed. */
 #define PROTO_HDR_LEN        24
 #define PROTO_SLOT_LEN       40
@@ -325,6 +366,7 @@ struct proto_job {
 #define PROTO_HIST_LEN       (4 * HIST_BUCKETS + 8)
 #define PROTO_METRICS_LEN    272
 #define PROTO_METRICS_REQ_LEN PROTO_METRICS_LEN
+#define PROTO_WEIGHT_LEN     (16 + PROTO_WEIGHT_NAME_LEN)
 
 _Static_assert(sizeof(struct proto_hdr) == PROTO_HDR_LEN, "hdr size");
 _Static_assert(offsetof(struct proto_hdr, seq) == 16, "hdr layout");
@@ -368,6 +410,12 @@ _Static_assert(PROTO_HDR_LEN + PROTO_TRACE_REQ_LEN + PROTO_SIG_LEN <=
     PROTO_MAX_DGRAM, "the largest datagram fits");
 _Static_assert(PROTO_HDR_LEN + PROTO_METRICS_REQ_LEN + PROTO_SIG_LEN <=
     PROTO_MAX_DGRAM, "the metrics request fits");
+_Static_assert(sizeof(struct proto_weight) == PROTO_WEIGHT_LEN,
+    "weight size");
+_Static_assert(offsetof(struct proto_weight, name) == 16, "weight layout");
+_Static_assert(PROTO_WEIGHT_NAME_LEN >= PROTO_JOB_LEN, "a job name fits");
+_Static_assert((uint64_t)PROTO_WEIGHT_HOST_MAX * PROTO_WEIGHT_UNIT <=
+    UINT32_MAX, "the heaviest weight fits");
 
 /* A decoded datagram, in host order. */
 struct proto_msg {
@@ -381,13 +429,15 @@ struct proto_msg {
 		struct proto_metrics    metrics;
 		struct proto_job_req    job_req;
 		struct proto_job        job;
+		struct proto_weight     weight;
 	} u;
 };
 
 /* Payload length a type must have, or -1 for an unknown type. */
 int proto_payload_len(unsigned type);
 
-/* 1 for the types a console sends (SCHEDULE and the *_REQ). */
+/* 1 for the types a console sends, signed (SCHEDULE, the *_REQ and
+ * WEIGHT). */
 int proto_is_command(unsigned type);
 
 /* Tag length of a type: PROTO_SIG_LEN for commands, else PROTO_MAC_LEN. */

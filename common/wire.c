@@ -278,6 +278,26 @@ enc_job(struct wbuf *w, const struct proto_job *j)
 	put32(w, j->running);
 }
 
+/* count 0: no entry, the rest zero. */
+static void
+enc_weight(struct wbuf *w, const struct proto_weight *p)
+{
+	char	 name[PROTO_WEIGHT_NAME_LEN] = { 0 };
+
+	put32(w, p->gen);
+	put16(w, p->index);
+	put16(w, p->count);
+	if (p->count == 0) {
+		put(w, zeros, PROTO_WEIGHT_LEN - 8);
+		return;
+	}
+	put8(w, p->kind);
+	put(w, zeros, sizeof(p->pad));
+	put32(w, p->weight);
+	memcpy(name, p->name, strnlen(p->name, sizeof(name) - 1));
+	put(w, name, sizeof(name));
+}
+
 int
 proto_encode(const struct proto_msg *m, uint8_t *buf, size_t cap)
 {
@@ -326,6 +346,9 @@ proto_encode(const struct proto_msg *m, uint8_t *buf, size_t cap)
 		break;
 	case PROTO_JOB:
 		enc_job(&w, &m->u.job);
+		break;
+	case PROTO_WEIGHT:
+		enc_weight(&w, &m->u.weight);
 		break;
 	}
 	if (w.err || w.len != (size_t)(PROTO_HDR_LEN + plen))
@@ -453,6 +476,37 @@ dec_job(struct rbuf *r, struct proto_job *j)
 	    j->stopped_ns != 0 || j->cpu_ns != 0 || j->members != 0 ||
 	    j->running != 0 || !is_zero(j->job, sizeof(j->job))))
 		bad = 1;	/* no job: all zero */
+	return bad ? -1 : 0;
+}
+
+/*
+ * The layout: pad zero, the name NUL terminated and padded within its
+ * field, count at most PROTO_WEIGHTS_MAX, index below it, and no entry
+ * (all zero after count) if count is 0.  The values are
+ * proto_check_weight's, after the tag.
+ */
+static int
+dec_weight(struct rbuf *r, struct proto_weight *p)
+{
+	size_t	 n;
+	int	 bad;
+
+	p->gen = get32(r);
+	p->index = get16(r);
+	p->count = get16(r);
+	p->kind = get8(r);
+	bad = get_pad(r, sizeof(p->pad));
+	p->weight = get32(r);
+	get(r, p->name, sizeof(p->name));
+	n = strnlen(p->name, sizeof(p->name));
+	bad |= n == sizeof(p->name) || !is_zero(p->name + n,
+	    sizeof(p->name) - n);
+	bad |= p->count > PROTO_WEIGHTS_MAX;
+	if (p->count == 0)
+		bad |= p->index != 0 || p->kind != WEIGHT_KIND_NONE ||
+		    p->weight != 0 || n != 0;
+	else
+		bad |= p->index >= p->count;
 	return bad ? -1 : 0;
 }
 
@@ -599,6 +653,10 @@ proto_decode(const uint8_t *buf, size_t len, struct proto_msg *m,
 		if (dec_job(&r, &m->u.job) == -1)
 			return reject(why, REJ_RANGE);
 		break;
+	case PROTO_WEIGHT:
+		if (dec_weight(&r, &m->u.weight) == -1)
+			return reject(why, REJ_RANGE);
+		break;
 	}
 	return 0;
 }
@@ -721,6 +779,75 @@ check_job(const struct proto_job *j)
 	return job_name_check(j->job, why, sizeof(why));
 }
 
+int
+proto_weight_name_check(unsigned kind, const char *name, char *err,
+    size_t len)
+{
+	char		 job[PROTO_JOB_LEN] = { 0 };
+	size_t		 i, n = strnlen(name, PROTO_WEIGHT_NAME_LEN);
+
+	if (kind == WEIGHT_KIND_JOB) {
+		if (n >= PROTO_JOB_LEN) {
+			snprintf(err, len, "job name \"%.20s...\" is too long "
+			    "(at most %d bytes)", name, PROTO_JOB_LEN - 1);
+			return -1;
+		}
+		memcpy(job, name, n);
+		return job_name_check(job, err, len);
+	}
+	if (kind != WEIGHT_KIND_HOST) {
+		snprintf(err, len, "unknown kind of weight %u", kind);
+		return -1;
+	}
+	if (n == 0 || n >= PROTO_WEIGHT_NAME_LEN) {
+		snprintf(err, len, "a host name is 1 to %d bytes",
+		    PROTO_WEIGHT_NAME_LEN - 1);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (name[i] <= ' ' || name[i] > '~' || name[i] == ':') {
+			snprintf(err, len, "host name \"%.*s\" has a byte that "
+			    "is not printable, a space or ':'", (int)n, name);
+			return -1;
+		}
+	return 0;
+}
+
+int
+proto_check_weight(const struct proto_weight *w, const char **err)
+{
+	static _Thread_local char buf[160];
+	uint32_t	 max;
+
+	if (w->count > PROTO_WEIGHTS_MAX || (w->count > 0 &&
+	    w->index >= w->count) || (w->count == 0 && (w->index != 0 ||
+	    w->kind != WEIGHT_KIND_NONE || w->weight != 0 ||
+	    w->name[0] != '\0'))) {
+		snprintf(buf, sizeof(buf), "entry %u of %u", w->index,
+		    w->count);
+		*err = buf;
+		return -1;
+	}
+	if (w->count == 0)
+		return 0;
+	if (proto_weight_name_check(w->kind, w->name, buf,
+	    sizeof(buf)) == -1) {
+		*err = buf;
+		return -1;
+	}
+	max = (w->kind == WEIGHT_KIND_HOST ? PROTO_WEIGHT_HOST_MAX :
+	    PROTO_WEIGHT_JOB_MAX) * PROTO_WEIGHT_UNIT;
+	if (w->weight == 0 || w->weight > max || (w->kind == WEIGHT_KIND_JOB &&
+	    w->weight % PROTO_WEIGHT_UNIT != 0)) {
+		snprintf(buf, sizeof(buf), "%s weight %u millionths is out of "
+		    "range", w->kind == WEIGHT_KIND_HOST ? "a host's" :
+		    "a job's", w->weight);
+		*err = buf;
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- whole datagrams ----------------------------------------------- */
 
 int
@@ -781,6 +908,9 @@ verify(const struct auth_key *k, struct replay *r, struct replay_entry *e,
 	if (msg->hdr.type == PROTO_STATUS && check_status(&msg->u.status) == -1)
 		return reject(why, REJ_RANGE);
 	if (msg->hdr.type == PROTO_JOB && check_job(&msg->u.job) == -1)
+		return reject(why, REJ_RANGE);
+	if (msg->hdr.type == PROTO_WEIGHT &&
+	    proto_check_weight(&msg->u.weight, &err) == -1)
 		return reject(why, REJ_RANGE);
 	return 0;
 }

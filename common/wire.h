@@ -38,6 +38,17 @@ int proto_decode(const uint8_t *buf, size_t len, struct proto_msg *msg,
 
 /* Range checks of a decoded payload; returns 0 or -1 with *err. */
 int proto_check_schedule(const struct proto_schedule *s, const char **err);
+int proto_check_weight(const struct proto_weight *w, const char **err);
+
+/*
+ * The name of a WEIGHT entry of kind: a job's, a job name (job.h); a
+ * host's, 1 to PROTO_WEIGHT_NAME_LEN - 1 bytes from '!' to '~' but ':'
+ * (a name with ':' is a job's).  `set weight` stores no other, so that
+ * every weight a master holds reaches its standby.  0, or -1 with a
+ * one-line err.
+ */
+int proto_weight_name_check(unsigned kind, const char *name, char *err,
+    size_t len);
 
 /*
  * Whole datagrams: proto_encode()/proto_decode() with the tag and the

@@ -35,6 +35,18 @@ bal_weight_set(struct weights *ws, const char *host, double w)
 	return 0;
 }
 
+uint32_t
+bal_weight_micro(double w)
+{
+	return (uint32_t)llround(w * PROTO_WEIGHT_UNIT);
+}
+
+double
+bal_weight_round(double w)
+{
+	return (double)bal_weight_micro(w) / PROTO_WEIGHT_UNIT;
+}
+
 double
 bal_weight_configured(const struct weights *ws, const struct node *n)
 {

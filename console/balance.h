@@ -15,9 +15,13 @@
 
 #include "conf.h"
 #include "nodes.h"
+#include "proto.h"
 
 #define WEIGHTS_MAX 64
 #define WEIGHT_MAX  1000.0
+/* Weights are kept to the millionth, as the standby's copy carries them
+ * (PROTO_WEIGHT): the smallest is this. */
+#define WEIGHT_MIN  (1.0 / PROTO_WEIGHT_UNIT)
 
 struct weights {
 	int	 n;
@@ -41,6 +45,14 @@ struct rla {
 
 /* Set (w > 0) or clear (w == 0) the weight of host; -1 if full. */
 int bal_weight_set(struct weights *ws, const char *host, double w);
+
+/*
+ * w in millionths, and w rounded to the millionth: what a standby makes
+ * of bal_weight_micro(w) ((double)micro / PROTO_WEIGHT_UNIT), the very
+ * same double.
+ */
+uint32_t bal_weight_micro(double w);
+double bal_weight_round(double w);
 
 /* The configured weight for node n, or 0 if none. */
 double bal_weight_configured(const struct weights *ws, const struct node *n);

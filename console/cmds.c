@@ -327,6 +327,7 @@ set_job_weight(struct console *c, const char *job, const char *ws)
 	if (jobw_set(&c->jobw, job, w) == -1)
 		return out_err(&c->out, "set weight: at most %d job weights "
 		    "(set weight JOB 1 forgets one)", JOBW_MAX);
+	standby_weights_changed(c, now);
 	master_changed(c, 0, now);
 	fprintf(c->out.f, "weight %s %d%s\n", job, w, !seen ?
 	    " (no node runs it yet: kept for when one does)" :
@@ -345,6 +346,7 @@ set_weight(struct console *c, const char *host, const char *ws)
 	if (bal_weight_set(&c->weights, host, w) == -1)
 		return out_err(&c->out, "set weight: at most %d weights",
 		    WEIGHTS_MAX);
+	standby_weights_changed(c, now_mono_ns());
 	master_balance(c, now_mono_ns());
 	if (w > 0)
 		fprintf(c->out.f, "weight %s %g\n", host, w);
@@ -367,6 +369,11 @@ cmd_set(struct console *c, int argc, char **argv)
 		return out_err(&c->out, "set %s: %s arguments (usage: set %s "
 		    "%s)", argv[1], argc - 2 < n ? "missing" : "too many",
 		    argv[1], setkeys_usage(argv[1], u, sizeof(u)));
+	/* the master's snapshot would replace it: the weights are set
+	 * there (standby.h) */
+	if (n == 2 && standby_following(c))
+		return out_err(&c->out, "set weight: this console is standby: "
+		    "it takes its master's weights (set them there)");
 	if (n == 2 && strchr(argv[2], ':') != NULL)
 		return set_job_weight(c, argv[2], argv[3]);
 	if (n == 2)

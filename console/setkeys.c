@@ -11,6 +11,7 @@
 #include "conf.h"
 #include "setkeys.h"
 #include "timeutil.h"
+#include "wire.h"
 
 /* `set` name and dts.conf key, in the order of enum setkey. */
 static const struct {
@@ -144,12 +145,18 @@ int
 setkeys_weight(const char *host, const char *s, double *w, char *err,
     size_t len)
 {
-	char	*end;
+	char	*end, why[160];
 
 	*w = 0;
 	if (strlen(host) >= HOST_NAME_MAX_) {
 		snprintf(err, len, "set weight: host name \"%.20s...\" is too "
 		    "long", host);
+		return -1;
+	}
+	/* a name the standby's copy could not carry is no host's */
+	if (proto_weight_name_check(WEIGHT_KIND_HOST, host, why,
+	    sizeof(why)) == -1) {
+		snprintf(err, len, "set weight: %s", why);
 		return -1;
 	}
 	if (strcmp(s, "auto") == 0)
@@ -163,6 +170,13 @@ setkeys_weight(const char *host, const char *s, double *w, char *err,
 	if (*w <= 0 || *w > WEIGHT_MAX) {
 		snprintf(err, len, "set weight: %s is out of range (0, %g]", s,
 		    WEIGHT_MAX);
+		return -1;
+	}
+	/* to the millionth, as the standby's copy carries it */
+	if ((*w = bal_weight_round(*w)) < WEIGHT_MIN) {
+		snprintf(err, len, "set weight: %s is below %.6f, the smallest "
+		    "weight (weights are kept to the millionth)", s,
+		    WEIGHT_MIN);
 		return -1;
 	}
 	return 0;

@@ -14,6 +14,13 @@
 #include "timeutil.h"
 #include "wire.h"
 
+/* A snapshot holds every weight a console can hold, each in its entry. */
+_Static_assert(WEIGHTS_MAX + JOBW_MAX <= PROTO_WEIGHTS_MAX,
+    "a snapshot holds both tables");
+_Static_assert(HOST_NAME_MAX_ <= PROTO_WEIGHT_NAME_LEN, "a host name fits");
+_Static_assert((int)WEIGHT_MAX == PROTO_WEIGHT_HOST_MAX &&
+    MATRIX_WEIGHT_MAX == PROTO_WEIGHT_JOB_MAX, "the wire's ranges are ours");
+
 int64_t
 standby_due(int64_t heard, int64_t si)
 {
@@ -122,22 +129,90 @@ standby_role_name(const struct console *c)
 	    "standby" : "";
 }
 
-void
-standby_forward(struct console *c, const struct proto_msg *m)
+/* m, sealed with the console key, to the peer. */
+static void
+peer_send(struct console *c, struct proto_msg *m)
 {
 	struct standby	*sb = &c->sb;
-	struct proto_msg copy = *m;
 	uint8_t		 buf[PROTO_MAX_DGRAM];
 	int		 n;
 
-	if (sb->role != SB_MASTER || sb->fd == -1)
-		return;
-	if ((n = proto_seal(&c->net.key, &c->net.seq, now_mono_us(), &copy,
+	if ((n = proto_seal(&c->net.key, &c->net.seq, now_mono_us(), m,
 	    buf, sizeof(buf))) < 0)
 		return;
 	if (sendto(sb->fd, buf, (size_t)n, 0, (struct sockaddr *)&sb->peer,
 	    sizeof(sb->peer)) == -1)
 		log_debug("standby: copy to the peer: %s", strerror(errno));
+}
+
+/* Entry i of the snapshot: the hosts' weights, then the jobs'. */
+static void
+weight_entry(const struct console *c, int i, struct proto_weight *p)
+{
+	const char	*name;
+
+	if (i < c->weights.n) {
+		p->kind = WEIGHT_KIND_HOST;
+		p->weight = bal_weight_micro(c->weights.v[i].w);
+		name = c->weights.v[i].host;
+	} else {
+		i -= c->weights.n;
+		p->kind = WEIGHT_KIND_JOB;
+		p->weight = (uint32_t)c->jobw.w[i] * PROTO_WEIGHT_UNIT;
+		name = c->jobw.name[i];
+	}
+	memset(p->name, 0, sizeof(p->name));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+}
+
+/* The whole snapshot of our weights, generation w.own, to the peer. */
+static void
+weights_send(struct console *c, int64_t now)
+{
+	struct standby		*sb = &c->sb;
+	struct proto_msg	 m;
+	struct proto_weight	*p = &m.u.weight;
+	int			 i, n = c->weights.n + c->jobw.n;
+
+	if (sb->role != SB_MASTER || sb->fd == -1)
+		return;
+	sb->w.next = now + c->sch.si / 2;
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_WEIGHT;
+	p->gen = sb->w.own;
+	p->count = (uint16_t)n;
+	if (n == 0) {
+		peer_send(c, &m);	/* both tables empty: no entry */
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		p->index = (uint16_t)i;
+		weight_entry(c, i, p);
+		peer_send(c, &m);
+	}
+}
+
+void
+standby_forward(struct console *c, const struct proto_msg *m)
+{
+	struct standby	*sb = &c->sb;
+	struct proto_msg copy = *m;
+	int64_t		 now = now_mono_ns();
+
+	if (sb->role != SB_MASTER || sb->fd == -1)
+		return;
+	peer_send(c, &copy);
+	/* the SI's copy takes the snapshot along; a schedule sent more
+	 * often (BALANCED, changes) does at most twice an SI */
+	if (now >= sb->w.next)
+		weights_send(c, now);
+}
+
+void
+standby_weights_changed(struct console *c, int64_t now)
+{
+	c->sb.w.own++;
+	weights_send(c, now);
 }
 
 /* The schedule p, the peer's, becomes ours (not sent: we follow). */
@@ -214,6 +289,104 @@ peer_schedule(struct console *c, const struct proto_msg *m, int64_t now)
 	follow(c, p);
 }
 
+/* Generation a is newer than b (serial numbers: they wrap). */
+static int
+gen_newer(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+/* Collect generation p->gen of p->count entries from scratch. */
+static void
+weights_start(struct sb_weights *w, const struct proto_weight *p)
+{
+	w->collecting = 1;
+	w->gen = p->gen;
+	w->count = p->count;
+	w->have = 0;
+	memset(w->got, 0, sizeof(w->got));
+}
+
+/*
+ * Every entry of generation w->gen is in: it replaces both tables.  A
+ * snapshot that does not fit them (a name twice is once, but more than
+ * WEIGHTS_MAX hosts or JOBW_MAX jobs) changes nothing.
+ */
+static void
+weights_apply(struct console *c)
+{
+	struct sb_weights	*w = &c->sb.w;
+	struct weights		 ws = { 0 };
+	struct jobw		 jw = { 0 };
+	const struct proto_weight *p;
+	int			 i, rc = 0;
+
+	for (i = 0; i < w->count && rc == 0; i++) {
+		p = &w->e[i];
+		if (p->kind == WEIGHT_KIND_HOST)
+			rc = bal_weight_set(&ws, p->name, (double)p->weight /
+			    PROTO_WEIGHT_UNIT);
+		else
+			rc = jobw_set(&jw, p->name, (int)(p->weight /
+			    PROTO_WEIGHT_UNIT));
+	}
+	w->collecting = 0;
+	w->done = 1;		/* not collected again, applied or not */
+	w->last = w->gen;
+	if (rc == -1) {
+		log_warnx("standby: the master's weights (generation %u) do "
+		    "not fit this console's tables: kept its own", w->gen);
+		return;
+	}
+	c->weights = ws;
+	c->jobw = jw;
+	w->applied++;
+	w->own++;		/* what we send as master is newer */
+	out_notice(&c->out, "standby: the master's weights (generation %u): "
+	    "%d host%s, %d job%s", w->gen, ws.n, ws.n == 1 ? "" : "s", jw.n,
+	    jw.n == 1 ? "" : "s");
+}
+
+/* A checked WEIGHT from the peer: a standby collects its generation. */
+static void
+peer_weight(struct console *c, const struct proto_msg *m)
+{
+	struct sb_weights		*w = &c->sb.w;
+	const struct proto_weight	*p = &m->u.weight;
+
+	if (c->sb.role != SB_STANDBY)
+		return;		/* a master's weights are its own */
+	if (!w->heard || m->hdr.sender != w->sender) {
+		/* another run of the peer: its generations start over */
+		w->heard = 1;
+		w->sender = m->hdr.sender;
+		w->done = w->collecting = 0;
+	}
+	if (w->done && !gen_newer(p->gen, w->last))
+		return;		/* the one applied again, or older */
+	if (w->collecting && gen_newer(w->gen, p->gen))
+		return;		/* older than the one being collected */
+	if (!w->collecting || p->gen != w->gen || p->count != w->count)
+		weights_start(w, p);
+	if (p->count > 0 && !w->got[p->index]) {
+		w->got[p->index] = 1;
+		w->e[p->index] = *p;
+		w->have++;
+	}
+	if (w->have == w->count)
+		weights_apply(c);
+}
+
+/* A checked datagram from the peer. */
+static void
+peer_input(struct console *c, const struct proto_msg *m, int64_t now)
+{
+	if (m->hdr.type == PROTO_SCHEDULE)
+		peer_schedule(c, m, now);
+	else
+		peer_weight(c, m);
+}
+
 void
 standby_input(struct console *c, int64_t now)
 {
@@ -234,13 +407,12 @@ standby_input(struct console *c, int64_t now)
 			return;	/* EAGAIN, or nothing we can do */
 		(void)replay_clock(&sb->replay, now_real_us(), now_mono_us());
 		if (from.sin_addr.s_addr != sb->peer.sin_addr.s_addr ||
-		    proto_open(&sb->key, &sb->replay,
-		    PROTO_TYPE_BIT(PROTO_SCHEDULE), buf, (size_t)r, &m,
-		    &why) == -1) {
+		    proto_open(&sb->key, &sb->replay, PROTO_ACCEPT_PEER, buf,
+		    (size_t)r, &m, &why) == -1) {
 			sb->refused++;
 			continue;
 		}
-		peer_schedule(c, &m, now);
+		peer_input(c, &m, now);
 	}
 }
 

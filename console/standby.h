@@ -28,6 +28,21 @@
  * to a --daemon standby) takes over with the schedule it follows; the
  * acting master hears the copy and becomes standby.
  *
+ * Weights: the master also sends its peer the weights `set weight` gave
+ * (the hosts', for BALANCED's RLA; the jobs', for the gang matrix), as a
+ * snapshot of PROTO_WEIGHT datagrams, one entry each (proto.h), sealed
+ * as the copies are: at once after every change, which bumps the
+ * snapshot's generation, and again with the SI's copy, so that a
+ * standby started later, or one that lost a datagram, has them within
+ * an SI.  A standby collects the entries of the newest generation and
+ * replaces both tables when it has them all: a weight cleared on the
+ * master is cleared there, and a takeover keeps the master's weights,
+ * so the schedule does not change.  Generations count per sender id (a
+ * master run); applying a snapshot bumps the standby's own generation,
+ * so that what it sends once it is master is newer than anything it
+ * sent before.  A standby refuses `set weight`: the master's weights
+ * are its own.
+ *
  * Replay: both consoles sign with the same key but each has its own
  * random sender id (hdr.sender) and its own sequence: a node keeps one
  * replay entry for each, so neither's stamps are refused for the
@@ -53,6 +68,23 @@ enum sb_role {
 	SB_STANDBY		/* follows the peer, sends no SCHEDULE */
 };
 
+/* The weights' snapshots (PROTO_WEIGHT). */
+struct sb_weights {
+	uint32_t		 own;		/* our generation, as master */
+	int64_t			 next;		/* master: resend due with a copy */
+	/* standby: the peer's generations, of one sender id */
+	int			 heard;		/* sender is set */
+	uint32_t		 sender;
+	int			 done;		/* last is set */
+	uint32_t		 last;		/* the last generation complete */
+	int			 collecting;	/* gen is being collected */
+	uint32_t		 gen;
+	uint16_t		 count, have;
+	uint8_t			 got[PROTO_WEIGHTS_MAX];
+	struct proto_weight	 e[PROTO_WEIGHTS_MAX];
+	uint64_t		 applied;	/* snapshots applied */
+};
+
 struct standby {
 	int			 role;		/* enum sb_role */
 	int			 fd;		/* console.peer_port, or -1 */
@@ -65,6 +97,7 @@ struct standby {
 	int64_t			 took;		/* our last takeover, 0 = never */
 	int64_t			 next_poll;	/* standby: STATUS_REQ due */
 	uint64_t		 copies, refused, takeovers, yields;
+	struct sb_weights	 w;
 };
 
 /*
@@ -80,6 +113,10 @@ int standby_following(const struct console *c);
 
 /* The SCHEDULE m went to the nodes: a copy to the peer. */
 void standby_forward(struct console *c, const struct proto_msg *m);
+
+/* c->weights or c->jobw changed (set weight): a new generation of the
+ * snapshot, to the peer now if this console is master. */
+void standby_weights_changed(struct console *c, int64_t now);
 
 /* The peer socket is readable. */
 void standby_input(struct console *c, int64_t now);

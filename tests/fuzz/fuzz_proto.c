@@ -45,12 +45,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * normalised; job names, pads and unused entries are
 		 * decoded only if they are as the encoder writes them */
 		if (m.hdr.type == PROTO_SCHEDULE || m.hdr.type == PROTO_LOAD ||
-		    m.hdr.type == PROTO_JOB_REQ || m.hdr.type == PROTO_JOB) {
+		    m.hdr.type == PROTO_JOB_REQ || m.hdr.type == PROTO_JOB ||
+		    m.hdr.type == PROTO_WEIGHT) {
 			if (n < 0 || memcmp(again, data, (size_t)n) != 0)
 				abort();
 		}
 		if (m.hdr.type == PROTO_SCHEDULE)
 			(void)proto_check_schedule(&m.u.schedule, &err);
+		if (m.hdr.type == PROTO_WEIGHT)
+			(void)proto_check_weight(&m.u.weight, &err);
 	} else if (why >= REJ_COUNT) {
 		abort();
 	}
@@ -58,6 +61,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    &m, &why);
 	(void)proto_open(&node, &r, PROTO_ACCEPT_NODE, data, size,
 	    &m, &why);
+	(void)proto_open(&node, &r, PROTO_ACCEPT_PEER, data, size,
+	    &m, &why);	/* a standby console */
 	(void)proto_open(&keyed, &r, PROTO_ACCEPT_CONSOLE, data,
 	    size, &m, &why);
 	return 0;

@@ -95,5 +95,11 @@ main(int argc, char **argv)
 	m.u.job = (struct proto_job){ .index = 1, .count = 2, .job = "bob:pvm",
 	    .slot_ns = 5, .members = 1, .running = 1 };
 	emit(argv[1], "job", &m);
+	/* a master console's weight, to its standby */
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_WEIGHT;
+	m.u.weight = (struct proto_weight){ .gen = 3, .index = 1, .count = 2,
+	    .kind = WEIGHT_KIND_HOST, .weight = 1500000, .name = "node2" };
+	emit(argv[1], "weight", &m);
 	return 0;
 }

@@ -22,6 +22,11 @@
 #     refused schedules (sent before the first copy came) the nodes
 #     refuse none over 2 s.  It is a working standby: kill -9 h1's console
 #     and h0's takes over, with no fallback anywhere.
+#  6. The weights the first master was given (`set weight HOST 2.5`,
+#     `set weight JOB 7`) went from console to console with every
+#     takeover and yield above: a new standby on h1 (fed on its stdin)
+#     shows them, though the console now master on h0 was started
+#     without them, and it refuses `set weight` itself.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/system/cluster.sh"
@@ -94,7 +99,9 @@ steady() {
 }
 
 # ---- 1. master on h0, standby on h1 -----------------------------------------
-con h0 con-master --daemon -c "mode static; ip 100ms; ps 80%; si 500ms; start" ||
+A2=$(c_addr h2)
+W="set weight $A2 2.5; set weight alice:vm1 7"	# (6. checks they went along)
+con h0 con-master --daemon -c "mode static; ip 100ms; ps 80%; si 500ms; $W; start" ||
     t_fail "master on h0: $(cat "$T_LOG/con-master.out")"
 master=$CON_PID
 [ -n "$master" ] || t_fail "master on h0 did not stay: $(cat "$T_LOG/con-master.out")"
@@ -162,4 +169,16 @@ t_untrack "$standby"
 t_wait_for 10 masters "$A0" || t_fail "the console started without --standby did not take over when h1 died: $(c_status h1)"
 no_fallback "after h0's second takeover"
 t_log "a master started without --standby yields to h1 ($(refused) schedules refused in all), and takes over when h1 dies"
+
+# ---- 6. the weights went along ------------------------------------------------
+# (4 SIs to hear a copy and the snapshot that goes with it, then show)
+{ sleep 2; echo show; echo "set weight $A2 3"; } |
+    c_exec h1 "$BUILD/console/dts-console" -n -f "$T_DIR/console-h1.conf" \
+    --standby > "$T_LOG/con-late.out" 2>&1
+grep -qx "weight       $A2 2.5; others from the PVM host speed" "$T_LOG/con-late.out" &&
+    grep -qx "job weights  alice:vm1 7; others 1" "$T_LOG/con-late.out" ||
+    t_fail "a standby of h0 does not show the first master's weights: $(cat "$T_LOG/con-late.out")"
+grep -q "set weight: this console is standby: it takes its master's weights" "$T_LOG/con-late.out" ||
+    t_fail "a standby took set weight: $(cat "$T_LOG/con-late.out")"
+t_log "the first master's weights ($A2 2.5, alice:vm1 7) went through 4 takeovers to a standby started last"
 t_pass

@@ -301,6 +301,15 @@ test_set_errors(void **state)
 		{ "set weight vm 0", "set weight: 0 is out of range (0, 1000]" },
 		{ "set weight vm 1001",
 		  "set weight: 1001 is out of range (0, 1000]" },
+		/* kept to the millionth, as the standby's copy carries it */
+		{ "set weight vm 0.0000004", "set weight: 0.0000004 is below "
+		  "0.000001, the smallest weight (weights are kept to the "
+		  "millionth)" },
+		/* a name the standby's copy could not carry */
+		{ "set weight 'v m' 2", "set weight: host name \"v m\" has a "
+		  "byte that is not printable, a space or ':'" },
+		{ "set weight '' 2",
+		  "set weight: a host name is 1 to 63 bytes" },
 		{ "set sync clock now", "set sync: too many arguments (usage: "
 		  "set sync arrival|clock)" },
 	};
@@ -338,6 +347,11 @@ test_set_good(void **state)
 	assert_contains(fixture_output(f), "weight       node1 0.5");
 	assert_int_equal(cmds_exec(&f->c, "set weight node1 auto"), 0);
 	assert_int_equal(f->c.weights.n, 0);
+	/* to the nearest millionth; the smallest is one */
+	assert_int_equal(cmds_exec(&f->c, "set weight node2 0.0000006"), 0);
+	assert_true(f->c.weights.v[0].w == 0.000001);
+	assert_int_equal(cmds_exec(&f->c, "set weight node2 2.0000004"), 0);
+	assert_true(f->c.weights.v[0].w == 2.0);
 }
 
 /* A bad value, whatever is wrong with it, changes nothing at all. */

@@ -9,11 +9,13 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <sodium.h>
 
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "auth.h"
+#include "cmds.h"
 #include "console_fixture.h"
 #include "standby.h"
 #include "wire.h"
@@ -99,6 +101,33 @@ pair(struct fixture *f, int role, int *peer_fd, struct sockaddr_in *peer)
 	sb->peer = *peer;
 }
 
+/* m sealed with k (seq from g) into buf: its length. */
+static int
+seal(const struct auth_key *k, struct seqgen *g, struct proto_msg *m,
+    uint8_t buf[PROTO_MAX_DGRAM])
+{
+	int	 n;
+
+	assert_true((n = proto_seal(k, g, now_mono_us(), m, buf,
+	    PROTO_MAX_DGRAM)) > 0);
+	return n;
+}
+
+/* The datagram buf[0..n) from peer_fd to f's peer socket, and f reads. */
+static void
+deliver(struct fixture *f, int peer_fd, const uint8_t *buf, int n)
+{
+	struct sockaddr_in	 to;
+	socklen_t		 l = sizeof(to);
+
+	assert_int_equal(getsockname(f->c.sb.fd, (struct sockaddr *)&to, &l),
+	    0);
+	assert_int_equal(sendto(peer_fd, buf, (size_t)n, 0,
+	    (struct sockaddr *)&to, sizeof(to)), n);
+	usleep(2000);
+	standby_input(&f->c, now_mono_ns());
+}
+
 /* The peer (at peer_fd) sends f a SCHEDULE (insecure: untagged). */
 static void
 peer_sends(struct fixture *f, int peer_fd, struct seqgen *g,
@@ -106,20 +135,10 @@ peer_sends(struct fixture *f, int peer_fd, struct seqgen *g,
 {
 	struct proto_msg	 m = { .hdr.type = PROTO_SCHEDULE };
 	struct auth_key		 k = { .insecure = 1 };
-	struct sockaddr_in	 to;
-	socklen_t		 l = sizeof(to);
 	uint8_t			 buf[PROTO_MAX_DGRAM];
-	int			 n;
 
 	m.u.schedule = *p;
-	assert_true((n = proto_seal(&k, g, now_mono_us(), &m, buf,
-	    sizeof(buf))) > 0);
-	assert_int_equal(getsockname(f->c.sb.fd, (struct sockaddr *)&to, &l),
-	    0);
-	assert_int_equal(sendto(peer_fd, buf, (size_t)n, 0,
-	    (struct sockaddr *)&to, sizeof(to)), n);
-	usleep(2000);
-	standby_input(&f->c, now_mono_ns());
+	deliver(f, peer_fd, buf, seal(&k, g, &m, buf));
 }
 
 static const struct proto_schedule static80 = {
@@ -274,6 +293,292 @@ test_refused(void **state)
 	close(ofd);
 }
 
+/* ---- the master's weights -------------------------------------------- */
+
+/* Two fixtures' consoles, a master and a standby, peers on loopback. */
+static void
+couple(struct fixture *m, struct fixture *s)
+{
+	struct sockaddr_in	 am, as;
+
+	m->c.sb.fd = udp(&am);
+	s->c.sb.fd = udp(&as);
+	m->c.sb.peer = as;
+	s->c.sb.peer = am;
+	m->c.sb.role = SB_MASTER;
+	s->c.sb.role = SB_STANDBY;
+	m->c.sb.key.insecure = s->c.sb.key.insecure = 1;
+	/* started a second ago: the first stamps are newer than that */
+	replay_init(&m->c.sb.replay, now_real_us() - 1000000, now_mono_us() -
+	    1000000, 5000000);
+	s->c.sb.replay = m->c.sb.replay;
+}
+
+/* cmds_exec() at f's console must succeed, and its peer g reads. */
+static void
+run(struct fixture *f, const char *line, struct fixture *g)
+{
+	if (cmds_exec(&f->c, line) != 0)
+		fail_msg("%s: %s", line, f->c.out.err);
+	usleep(2000);
+	standby_input(&g->c, now_mono_ns());
+}
+
+static void
+test_weights_copied(void **state)
+{
+	struct fixture	*f = *state, *s = fixture_new();
+	struct console	*m = &f->c, *sc = &s->c;
+	uint64_t	 copies;
+
+	couple(f, s);
+	run(f, "set weight node1 2.5", s);
+	run(f, "set weight alice:vm1 7", s);
+	assert_int_equal(sc->weights.n, 1);
+	assert_string_equal(sc->weights.v[0].host, "node1");
+	assert_true(sc->weights.v[0].w == 2.5);
+	assert_int_equal(sc->jobw.n, 1);
+	assert_int_equal(jobw_get(&sc->jobw, "alice:vm1"), 7);
+	/* a weight of no round millionth: the master keeps it rounded, and
+	 * the standby has the very same double */
+	run(f, "set weight 10.0.0.3 0.33333333", s);
+	assert_true(m->weights.v[1].w == 0.333333);
+	assert_int_equal(sc->weights.n, 2);
+	assert_memory_equal(&sc->weights, &m->weights, sizeof(m->weights));
+	/* cleared on the master, cleared on the standby */
+	run(f, "set weight node1 auto", s);
+	assert_int_equal(sc->weights.n, 1);
+	assert_string_equal(sc->weights.v[0].host, "10.0.0.3");
+	assert_int_equal(jobw_get(&sc->jobw, "alice:vm1"), 7);
+	run(f, "set weight alice:vm1 1", s);
+	assert_int_equal(sc->jobw.n, 0);
+	assert_int_equal(sc->weights.n, 1);
+	run(f, "set weight 10.0.0.3 auto", s);
+	assert_int_equal(sc->weights.n, 0);	/* count 0: both empty */
+	run(f, "set weight bob:pvm 3", s);
+	assert_int_equal(jobw_get(&sc->jobw, "bob:pvm"), 3);
+
+	/* a standby refuses set weight: its master's would replace it */
+	assert_int_equal(cmds_exec(sc, "set weight node1 3"), -1);
+	assert_string_equal(sc->out.err, "set weight: this console is "
+	    "standby: it takes its master's weights (set them there)");
+	assert_int_equal(cmds_exec(sc, "set weight bob:pvm 9"), -1);
+	assert_int_equal(sc->weights.n, 0);
+	assert_int_equal(jobw_get(&sc->jobw, "bob:pvm"), 3);
+
+	/* a standby started later: the snapshot goes with the SI's copy,
+	 * not with every copy */
+	memset(&sc->sb.w, 0, sizeof(sc->sb.w));
+	memset(&sc->jobw, 0, sizeof(sc->jobw));
+	copies = sc->sb.copies;
+	assert_true(master_send(m, now_mono_ns()) > 0);
+	usleep(2000);
+	standby_input(sc, now_mono_ns());
+	assert_int_equal(sc->sb.copies, copies + 1);
+	assert_int_equal(sc->jobw.n, 0);	/* half an SI not over */
+	m->sb.w.next = now_mono_ns();		/* now it is */
+	assert_true(master_send(m, now_mono_ns()) > 0);
+	usleep(2000);
+	standby_input(sc, now_mono_ns());
+	assert_int_equal(sc->sb.copies, copies + 2);
+	assert_int_equal(jobw_get(&sc->jobw, "bob:pvm"), 3);
+
+	/* the standby takes over with them; the old master hears the
+	 * TAKEOVER, becomes standby and takes the new master's snapshot */
+	assert_true(standby_take(sc, "test", now_mono_ns()) >= 0);
+	assert_int_equal(sc->sb.role, SB_MASTER);
+	assert_int_equal(jobw_get(&sc->jobw, "bob:pvm"), 3);
+	memset(&m->jobw, 0, sizeof(m->jobw));
+	usleep(2000);
+	standby_input(m, now_mono_ns());
+	assert_int_equal(m->sb.role, SB_STANDBY);
+	assert_int_equal(m->sb.w.applied, 1);
+	assert_int_equal(jobw_get(&m->jobw, "bob:pvm"), 3);
+	/* and the new master's changes from then on */
+	run(s, "set weight bob:pvm 4", f);
+	assert_int_equal(jobw_get(&m->jobw, "bob:pvm"), 4);
+	standby_close(&sc->sb);
+	standby_close(&m->sb);
+	fixture_free(s);
+}
+
+/* Entry index of count, generation gen: a host's or a job's. */
+static struct proto_msg
+entry(uint32_t gen, int index, int count, int kind, const char *name,
+    uint32_t w)
+{
+	struct proto_msg	 m = { .hdr.type = PROTO_WEIGHT };
+
+	m.u.weight = (struct proto_weight){ .gen = gen,
+	    .index = (uint16_t)index, .count = (uint16_t)count,
+	    .kind = (uint8_t)kind, .weight = w };
+	snprintf(m.u.weight.name, sizeof(m.u.weight.name), "%s", name);
+	return m;
+}
+
+/* The peer sends f m, insecure. */
+static void
+peer_weight(struct fixture *f, int pfd, struct seqgen *g, struct proto_msg m)
+{
+	struct auth_key		 k = { .insecure = 1 };
+	uint8_t			 buf[PROTO_MAX_DGRAM];
+
+	deliver(f, pfd, buf, seal(&k, g, &m, buf));
+}
+
+#define UNIT PROTO_WEIGHT_UNIT
+
+static void
+test_weights_generations(void **state)
+{
+	struct fixture		*f = *state;
+	struct console		*c = &f->c;
+	struct sockaddr_in	 peer;
+	struct seqgen		 g, other;
+	char			 h[16];
+	int			 i, pfd;
+
+	pair(f, SB_STANDBY, &pfd, &peer);
+	seqgen_init(&g);
+	/* an incomplete generation is not applied, a part twice is once */
+	peer_weight(f, pfd, &g, entry(5, 1, 2, WEIGHT_KIND_JOB, "a:x",
+	    4 * UNIT));
+	peer_weight(f, pfd, &g, entry(5, 1, 2, WEIGHT_KIND_JOB, "a:x",
+	    4 * UNIT));
+	assert_int_equal(c->jobw.n, 0);
+	assert_int_equal(c->weights.n, 0);
+	assert_int_equal(c->sb.w.applied, 0);
+	peer_weight(f, pfd, &g, entry(5, 0, 2, WEIGHT_KIND_HOST, "n1",
+	    UNIT / 2));
+	assert_int_equal(c->sb.w.applied, 1);
+	assert_int_equal(jobw_get(&c->jobw, "a:x"), 4);
+	assert_int_equal(c->weights.n, 1);
+	assert_true(c->weights.v[0].w == 0.5);
+	/* an older generation, even whole, is ignored */
+	peer_weight(f, pfd, &g, entry(4, 0, 1, WEIGHT_KIND_HOST, "n2", UNIT));
+	assert_int_equal(c->sb.w.applied, 1);
+	assert_string_equal(c->weights.v[0].host, "n1");
+	/* and the one applied, sent again, changes nothing */
+	peer_weight(f, pfd, &g, entry(5, 0, 1, WEIGHT_KIND_HOST, "n2", UNIT));
+	assert_int_equal(c->sb.w.applied, 1);
+	/* a newer one replaces both tables */
+	peer_weight(f, pfd, &g, entry(6, 0, 1, WEIGHT_KIND_HOST, "n3", UNIT));
+	assert_int_equal(c->sb.w.applied, 2);
+	assert_int_equal(c->jobw.n, 0);
+	assert_int_equal(c->weights.n, 1);
+	assert_string_equal(c->weights.v[0].host, "n3");
+	/* a part of 7, then 8 whole: the rest of 7 comes too late */
+	peer_weight(f, pfd, &g, entry(7, 0, 2, WEIGHT_KIND_JOB, "b:y",
+	    2 * UNIT));
+	peer_weight(f, pfd, &g, entry(8, 0, 1, WEIGHT_KIND_JOB, "c:z",
+	    3 * UNIT));
+	assert_int_equal(c->sb.w.applied, 3);
+	peer_weight(f, pfd, &g, entry(7, 1, 2, WEIGHT_KIND_HOST, "n4", UNIT));
+	assert_int_equal(c->sb.w.applied, 3);
+	assert_int_equal(c->weights.n, 0);
+	assert_int_equal(jobw_get(&c->jobw, "c:z"), 3);
+	assert_int_equal(jobw_get(&c->jobw, "b:y"), 1);
+	/* count 0: both tables empty */
+	peer_weight(f, pfd, &g, entry(9, 0, 0, WEIGHT_KIND_NONE, "", 0));
+	assert_int_equal(c->sb.w.applied, 4);
+	assert_int_equal(c->jobw.n, 0);
+	/* a snapshot that does not fit the tables changes nothing */
+	peer_weight(f, pfd, &g, entry(10, 0, 1, WEIGHT_KIND_JOB, "d:w",
+	    5 * UNIT));
+	for (i = 0; i < WEIGHTS_MAX + 1; i++) {
+		snprintf(h, sizeof(h), "h%d", i);
+		peer_weight(f, pfd, &g, entry(11, i, WEIGHTS_MAX + 1,
+		    WEIGHT_KIND_HOST, h, UNIT));
+	}
+	assert_int_equal(c->sb.w.applied, 5);
+	assert_int_equal(jobw_get(&c->jobw, "d:w"), 5);
+	assert_int_equal(c->weights.n, 0);
+	/* the peer's next run (another sender id) starts over at 1 */
+	seqgen_init(&other);
+	peer_weight(f, pfd, &other, entry(1, 0, 1, WEIGHT_KIND_HOST, "n5",
+	    2 * UNIT));
+	assert_int_equal(c->sb.w.applied, 6);
+	assert_string_equal(c->weights.v[0].host, "n5");
+	assert_int_equal(c->jobw.n, 0);
+	/* a master keeps its own weights */
+	c->sb.role = SB_MASTER;
+	peer_weight(f, pfd, &other, entry(2, 0, 0, WEIGHT_KIND_NONE, "", 0));
+	assert_int_equal(c->weights.n, 1);
+	assert_int_equal(c->sb.refused, 0);
+	standby_close(&c->sb);
+	close(pfd);
+}
+
+/* The console key pair made from 32 bytes of seed, and its public key. */
+static void
+key_pair(uint8_t seed, struct auth_key *k, uint8_t pk[32])
+{
+	uint8_t	 s[32];
+
+	assert_true(sodium_init() >= 0);
+	memset(k, 0, sizeof(*k));
+	memset(s, seed, sizeof(s));
+	crypto_sign_seed_keypair(pk, k->sk, s);
+	k->can_sign = 1;
+	k->sign_id = auth_key_id(pk);
+}
+
+static void
+test_weights_forged(void **state)
+{
+	struct fixture		*f = *state;
+	struct console		*c = &f->c;
+	struct sockaddr_in	 peer;
+	struct auth_key		 ours, theirs;
+	struct proto_msg	 m;
+	struct seqgen		 g;
+	uint8_t			 pk[32], pk2[32];
+	uint8_t			 buf[PROTO_MAX_DGRAM], old[PROTO_MAX_DGRAM];
+	int			 pfd, n, k;
+
+	pair(f, SB_STANDBY, &pfd, &peer);
+	key_pair(1, &ours, pk);
+	key_pair(2, &theirs, pk2);
+	memset(&c->sb.key, 0, sizeof(c->sb.key));
+	c->sb.key.npub = 1;
+	memcpy(c->sb.key.pub[0], pk, sizeof(pk));
+	c->sb.key.pub_id[0] = ours.sign_id;
+	seqgen_init(&g);
+	m = entry(1, 0, 1, WEIGHT_KIND_HOST, "n1", 3 * UNIT);
+	k = seal(&ours, &g, &m, old);
+	deliver(f, pfd, old, k);
+	assert_int_equal(c->sb.refused, 0);
+	assert_int_equal(c->weights.n, 1);
+	/* signed with another key, even one that names ours: refused */
+	m = entry(2, 0, 0, WEIGHT_KIND_NONE, "", 0);
+	deliver(f, pfd, buf, seal(&theirs, &g, &m, buf));
+	assert_int_equal(c->sb.refused, 1);
+	theirs.sign_id = ours.sign_id;
+	m = entry(2, 0, 0, WEIGHT_KIND_NONE, "", 0);
+	deliver(f, pfd, buf, seal(&theirs, &g, &m, buf));
+	assert_int_equal(c->sb.refused, 2);
+	assert_int_equal(c->weights.n, 1);
+	/* one byte changed after the signature: refused */
+	m = entry(2, 0, 1, WEIGHT_KIND_HOST, "n1", 3 * UNIT);
+	n = seal(&ours, &g, &m, buf);
+	buf[PROTO_HDR_LEN + 12 + 3] ^= 1;	/* the weight */
+	deliver(f, pfd, buf, n);
+	assert_int_equal(c->sb.refused, 3);
+	assert_true(c->weights.v[0].w == 3.0);
+	/* the tables cleared, then a replay of the first datagram: the
+	 * replay check refuses it (a newer generation would be taken) */
+	m = entry(3, 0, 0, WEIGHT_KIND_NONE, "", 0);
+	deliver(f, pfd, buf, seal(&ours, &g, &m, buf));
+	assert_int_equal(c->sb.refused, 3);
+	assert_int_equal(c->weights.n, 0);
+	memset(&c->sb.w, 0, sizeof(c->sb.w));	/* forget the generations */
+	deliver(f, pfd, old, k);
+	assert_int_equal(c->sb.refused, 4);
+	assert_int_equal(c->weights.n, 0);
+	standby_close(&c->sb);
+	close(pfd);
+}
+
 /* ---- console.peer ------------------------------------------------------ */
 
 static const char *
@@ -363,6 +668,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_master_yields,
 		    fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_refused,
+		    fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_weights_copied,
+		    fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_weights_generations,
+		    fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_weights_forged,
 		    fixture_setup, fixture_teardown),
 		cmocka_unit_test(test_conf),
 		cmocka_unit_test_setup_teardown(test_init,

@@ -53,16 +53,19 @@ check(const struct vector *v, struct proto_msg *m)
 	struct proto_msg again;
 	enum proto_reject why;
 	uint8_t		 buf[PROTO_MAX_DGRAM];
+	unsigned	 accept;
 	int		 cmd, n;
 
 	keys(&con, &node, &console);
 	assert_int_equal(proto_decode(v->b, v->len, m, &why), 0);
 	cmd = proto_is_command(m->hdr.type);
+	/* WEIGHT goes to the peer console, which checks it as a node */
+	accept = m->hdr.type == PROTO_WEIGHT ? PROTO_ACCEPT_PEER : cmd ?
+	    PROTO_ACCEPT_NODE : PROTO_ACCEPT_CONSOLE;
 	replay_init(&r, m->hdr.seq - 1, 0, 60000000);
 	auth_for_node(&console, inet_addr("10.0.0.1"), &k);
-	assert_int_equal(proto_open(cmd ? &node : &k, &r,
-	    cmd ? PROTO_ACCEPT_NODE : PROTO_ACCEPT_CONSOLE, v->b, v->len,
-	    &again, &why), 0);
+	assert_int_equal(proto_open(cmd ? &node : &k, &r, accept, v->b,
+	    v->len, &again, &why), 0);
 	/* a reply of another node's address fails */
 	if (!cmd) {
 		replay_init(&r, m->hdr.seq - 1, 0, 60000000);
@@ -179,6 +182,34 @@ test_requests(void **state)
 	assert_int_equal(m.hdr.type, PROTO_JOB_REQ);
 	assert_true(m.hdr.seq == 1763770000000005ull);
 	assert_int_equal(m.u.job_req.index, 1);
+}
+
+static void
+test_weight(void **state)
+{
+	struct vector	 v;
+	struct proto_msg m;
+	enum proto_reject why;
+
+	vector_load("WEIGHT", &v);
+	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_WEIGHT_LEN +
+	    PROTO_SIG_LEN);
+	assert_int_equal(v.b[5], 11);
+	check(&v, &m);
+	assert_int_equal(m.hdr.type, PROTO_WEIGHT);
+	assert_int_equal(m.hdr.sender, 0x11223344);
+	assert_int_equal(m.hdr.key_id, 0x8a88e3dd);
+	assert_true(m.hdr.seq == 1763770000000007ull);
+	assert_int_equal(m.u.weight.gen, 3);
+	assert_int_equal(m.u.weight.index, 1);
+	assert_int_equal(m.u.weight.count, 2);
+	assert_int_equal(m.u.weight.kind, WEIGHT_KIND_JOB);
+	assert_int_equal(m.u.weight.weight, 5000000);
+	assert_string_equal(m.u.weight.name, "alice:vm1");
+	/* a node drops it before any cryptography */
+	assert_int_equal(proto_frame(v.b, v.len, PROTO_ACCEPT_NODE, &m, &why),
+	    -1);
+	assert_int_equal(why, REJ_TYPE);
 }
 
 static void
@@ -431,6 +462,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schedule),
 		cmocka_unit_test(test_requests),
+		cmocka_unit_test(test_weight),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_load_trace),
 		cmocka_unit_test(test_metrics),

@@ -10,9 +10,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "auth.h"
 #include "job.h"
 #include "names.h"
 #include "proto.h"
+#include "timeutil.h"
 #include "wire.h"
 
 static struct proto_msg
@@ -161,20 +163,33 @@ test_metrics_roundtrip(void **state)
 	assert_memory_equal(&out.u.metrics, &m.u.metrics, sizeof(m.u.metrics));
 }
 
-/* Every type's datagram fits, and a node takes exactly the commands. */
+/*
+ * Every type's datagram fits; a node takes exactly the commands but
+ * WEIGHT, a console the replies from its nodes and SCHEDULE and WEIGHT
+ * from its peer; every type a console sends is signed.
+ */
 static void
 test_every_type(void **state)
 {
+	unsigned peer = PROTO_TYPE_BIT(PROTO_WEIGHT);
+
 	for (unsigned t = 1; t <= PROTO_TYPE_LAST; t++) {
 		assert_true(proto_payload_len(t) > 0);
 		assert_true(PROTO_HDR_LEN + (size_t)proto_payload_len(t) +
 		    proto_tag_len(t) <= PROTO_MAX_DGRAM);
-		assert_int_equal(!!(PROTO_ACCEPT_NODE & PROTO_TYPE_BIT(t)),
-		    proto_is_command(t));
+		assert_int_equal(!!((PROTO_ACCEPT_NODE | peer) &
+		    PROTO_TYPE_BIT(t)), proto_is_command(t));
 		assert_int_equal(!!(PROTO_ACCEPT_CONSOLE & PROTO_TYPE_BIT(t)),
 		    !proto_is_command(t));
+		assert_int_equal(proto_tag_len(t), proto_is_command(t) ?
+		    PROTO_SIG_LEN : PROTO_MAC_LEN);
 	}
 	assert_int_equal(proto_payload_len(PROTO_TYPE_LAST + 1), -1);
+	/* WEIGHT is the peer's only: no node takes it */
+	assert_int_equal(PROTO_TYPE_LAST, PROTO_WEIGHT);
+	assert_false(PROTO_ACCEPT_NODE & peer);
+	assert_int_equal(PROTO_ACCEPT_PEER, PROTO_TYPE_BIT(PROTO_SCHEDULE) |
+	    peer);
 }
 
 static void
@@ -529,6 +544,224 @@ test_slot_ranges(void **state)
 	assert_string_equal(err, "unknown mode");
 }
 
+/* ---- WEIGHT: a master console's weights, to its standby ------------- */
+
+static struct proto_msg
+sample_weight(void)
+{
+	struct proto_msg m = { .hdr = { .type = PROTO_WEIGHT,
+	    .sender = 0x11223344, .key_id = 7, .seq = 99 } };
+
+	m.u.weight = (struct proto_weight){ .gen = 0xfffffffe, .index = 3,
+	    .count = 128, .kind = WEIGHT_KIND_HOST, .weight = 1500000,
+	    .name = "node-with-a-long-name.cluster.example.org" };
+	return m;
+}
+
+static void
+test_weight_roundtrip(void **state)
+{
+	struct proto_msg m = sample_weight(), out;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM];
+	int n = wire(&m, buf, sizeof(buf));
+
+	/* a console's message: signed, its key_id travels */
+	assert_int_equal(n, PROTO_HDR_LEN + PROTO_WEIGHT_LEN + PROTO_SIG_LEN);
+	assert_int_equal(buf[5], PROTO_WEIGHT);
+	assert_int_equal(buf[15], 7);
+	/* gen, index, count, kind, weight in network order, at 0 4 6 8 12 */
+	assert_memory_equal(buf + PROTO_HDR_LEN, "\xff\xff\xff\xfe\x00\x03"
+	    "\x00\x80\x01\x00\x00\x00\x00\x16\xe3\x60", 16);
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_memory_equal(&out.u.weight, &m.u.weight, sizeof(m.u.weight));
+	/* a job's, and the longest host name (63 bytes) */
+	m.u.weight.kind = WEIGHT_KIND_JOB;
+	m.u.weight.weight = 100 * PROTO_WEIGHT_UNIT;
+	memset(m.u.weight.name, 0, sizeof(m.u.weight.name));
+	strcpy(m.u.weight.name, "alice:vm1");
+	n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_memory_equal(&out.u.weight, &m.u.weight, sizeof(m.u.weight));
+	m.u.weight.kind = WEIGHT_KIND_HOST;
+	memset(m.u.weight.name, 'h', PROTO_WEIGHT_NAME_LEN - 1);
+	n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(strlen(out.u.weight.name), PROTO_WEIGHT_NAME_LEN - 1);
+	/* count 0: no entry, whatever the struct held */
+	m.u.weight.count = 0;
+	m.u.weight.index = 0;
+	n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_int_equal(out.u.weight.count, 0);
+	assert_int_equal(out.u.weight.kind, WEIGHT_KIND_NONE);
+	assert_int_equal(out.u.weight.weight, 0);
+	assert_string_equal(out.u.weight.name, "");
+}
+
+/* The sample's datagram with payload byte off set to b: refused
+ * [range] by the decoder. */
+static void
+weight_refused(size_t off, uint8_t b)
+{
+	struct proto_msg m = sample_weight();
+	uint8_t buf[PROTO_MAX_DGRAM];
+	int n = wire(&m, buf, sizeof(buf));
+
+	assert_int_not_equal(buf[PROTO_HDR_LEN + off], b);
+	buf[PROTO_HDR_LEN + off] = b;
+	expect_reject(buf, (size_t)n, REJ_RANGE);
+}
+
+static void
+test_weight_malformed(void **state)
+{
+	struct proto_msg m = sample_weight(), out;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM];
+	int n;
+
+	weight_refused(4, 0x80);		/* index >= count */
+	weight_refused(5, 0x80);		/* index 128 of 128 */
+	weight_refused(7, 0x81);		/* count 129 */
+	weight_refused(6, 0x01);		/* count 384 */
+	weight_refused(9, 1);			/* pad */
+	weight_refused(11, 1);
+	weight_refused(16 + 50, 'x');		/* after the name's NUL */
+	weight_refused(79, 'x');
+	/* a name that fills its field: no NUL */
+	memset(m.u.weight.name, 'h', PROTO_WEIGHT_NAME_LEN);
+	n = proto_encode(&m, buf, sizeof(buf));
+	memset(buf + PROTO_HDR_LEN + 16, 'h', PROTO_WEIGHT_NAME_LEN);
+	memset(buf + n, 0, PROTO_SIG_LEN);
+	expect_reject(buf, (size_t)n + PROTO_SIG_LEN, REJ_RANGE);
+	/* count 0 carries no entry: index, kind, weight, name all zero */
+	m = sample_weight();
+	m.u.weight.count = 0;
+	m.u.weight.index = 0;
+	n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	for (size_t off = 4; off < PROTO_WEIGHT_LEN; off++) {
+		if (off == 6 || off == 7)
+			continue;	/* count itself */
+		buf[PROTO_HDR_LEN + off] = 1;
+		expect_reject(buf, (size_t)n, REJ_RANGE);
+		buf[PROTO_HDR_LEN + off] = 0;
+	}
+	/* a node takes no WEIGHT: it is the peer's */
+	m = sample_weight();
+	n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(proto_frame(buf, (size_t)n, PROTO_ACCEPT_NODE, &out,
+	    &why), -1);
+	assert_int_equal(why, REJ_TYPE);
+	assert_int_equal(proto_frame(buf, (size_t)n, PROTO_ACCEPT_PEER, &out,
+	    &why), 0);
+}
+
+/* p sealed (insecure) and opened as a standby does: 0, or -1 with why. */
+static int
+weight_open(const struct proto_weight *p, enum proto_reject *why)
+{
+	struct auth_key k = { .insecure = 1 };
+	struct proto_msg m = { .hdr.type = PROTO_WEIGHT }, out;
+	struct replay r;
+	struct seqgen g;
+	uint8_t buf[PROTO_MAX_DGRAM];
+	int n;
+
+	m.u.weight = *p;
+	seqgen_init(&g);
+	/* started a second ago: the seal's stamp is newer than its start */
+	replay_init(&r, now_real_us() - 1000000, now_mono_us() - 1000000,
+	    5000000);
+	n = proto_seal(&k, &g, now_mono_us(), &m, buf, sizeof(buf));
+	assert_true(n > 0);
+	(void)replay_clock(&r, now_real_us(), now_mono_us());
+	return proto_open(&k, &r, PROTO_ACCEPT_PEER, buf, (size_t)n, &out,
+	    why);
+}
+
+/* p is refused [range] after the tag, with err containing want. */
+static void
+weight_out_of_range(const struct proto_weight *p, const char *want)
+{
+	enum proto_reject why = REJ_COUNT;
+	const char *err = "";
+
+	assert_int_equal(proto_check_weight(p, &err), -1);
+	if (strstr(err, want) == NULL)
+		fail_msg("\"%s\" not in \"%s\"", want, err);
+	assert_int_equal(weight_open(p, &why), -1);
+	assert_int_equal(why, REJ_RANGE);
+}
+
+static void
+test_weight_ranges(void **state)
+{
+	struct proto_weight h = sample_weight().u.weight, j = h, t;
+	enum proto_reject why;
+	const char *err;
+
+	j.kind = WEIGHT_KIND_JOB;
+	strcpy(j.name, "alice:vm1");
+	j.weight = 5 * PROTO_WEIGHT_UNIT;
+	assert_int_equal(proto_check_weight(&h, &err), 0);
+	assert_int_equal(weight_open(&h, &why), 0);
+	assert_int_equal(weight_open(&j, &why), 0);
+	/* the bounds themselves */
+	t = h; t.weight = 1;
+	assert_int_equal(proto_check_weight(&t, &err), 0);
+	t = h; t.weight = PROTO_WEIGHT_HOST_MAX * PROTO_WEIGHT_UNIT;
+	assert_int_equal(proto_check_weight(&t, &err), 0);
+	t = j; t.weight = PROTO_WEIGHT_UNIT;
+	assert_int_equal(proto_check_weight(&t, &err), 0);
+	t = j; t.weight = PROTO_WEIGHT_JOB_MAX * PROTO_WEIGHT_UNIT;
+	assert_int_equal(proto_check_weight(&t, &err), 0);
+	/* kind */
+	t = h; t.kind = WEIGHT_KIND_NONE;
+	weight_out_of_range(&t, "unknown kind of weight 0");
+	t = h; t.kind = WEIGHT_KIND_COUNT;
+	weight_out_of_range(&t, "unknown kind of weight 3");
+	/* names: a host's printable, no space nor ':'; a job's valid */
+	t = h; memset(t.name, 0, sizeof(t.name));
+	weight_out_of_range(&t, "a host name is 1 to 63 bytes");
+	t = h; t.name[2] = ' ';
+	weight_out_of_range(&t, "has a byte that is not printable");
+	t = h; t.name[2] = '\t';
+	weight_out_of_range(&t, "has a byte that is not printable");
+	t = h; t.name[2] = (char)0xc3;
+	weight_out_of_range(&t, "has a byte that is not printable");
+	t = h; strcpy(t.name, "alice:vm1");
+	weight_out_of_range(&t, "':'");
+	t = j; strcpy(t.name, "alice");
+	weight_out_of_range(&t, "job name");
+	t = j; memset(t.name, 'a', PROTO_JOB_LEN); t.name[3] = ':';
+	weight_out_of_range(&t, "is too long (at most 31 bytes)");
+	/* weights */
+	t = h; t.weight = 0;
+	weight_out_of_range(&t, "a host's weight 0 millionths is out of range");
+	t = h; t.weight = PROTO_WEIGHT_HOST_MAX * PROTO_WEIGHT_UNIT + 1;
+	weight_out_of_range(&t, "out of range");
+	t = j; t.weight = 0;
+	weight_out_of_range(&t, "a job's weight 0 millionths");
+	t = j; t.weight = PROTO_WEIGHT_UNIT + 1;	/* not whole */
+	weight_out_of_range(&t, "a job's weight 1000001 millionths");
+	t = j; t.weight = (PROTO_WEIGHT_JOB_MAX + 1) * PROTO_WEIGHT_UNIT;
+	weight_out_of_range(&t, "out of range");
+	/* index and count, as a receiver's check sees them */
+	t = h; t.index = t.count;
+	assert_int_equal(proto_check_weight(&t, &err), -1);
+	assert_string_equal(err, "entry 128 of 128");
+	t = h; t.count = PROTO_WEIGHTS_MAX + 1; t.index = 0;
+	assert_int_equal(proto_check_weight(&t, &err), -1);
+	t = h; t.count = 0; t.index = 0;
+	assert_int_equal(proto_check_weight(&t, &err), -1);	/* an entry */
+	memset(&t, 0, sizeof(t));
+	t.gen = 5;
+	assert_int_equal(proto_check_weight(&t, &err), 0);	/* none */
+	assert_int_equal(weight_open(&t, &why), 0);
+}
+
 static void
 test_names(void **state)
 {
@@ -572,6 +805,9 @@ main(void)
 		cmocka_unit_test(test_slots_roundtrip),
 		cmocka_unit_test(test_jobs_roundtrip),
 		cmocka_unit_test(test_slot_ranges),
+		cmocka_unit_test(test_weight_roundtrip),
+		cmocka_unit_test(test_weight_malformed),
+		cmocka_unit_test(test_weight_ranges),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

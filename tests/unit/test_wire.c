@@ -45,6 +45,7 @@ test_encodes(void **state)
 		"SCHEDULE", "SCHEDULE_SLOTS", "STATUS_REQ", "TRACE_REQ",
 		"METRICS_REQ", "JOB_REQ", "STATUS", "STATUS_JOBS", "LOAD",
 		"TRACE", "METRICS", "JOB", "READ_JOB_REQ", "READ_JOB",
+		"WEIGHT",
 	};
 
 	(void)state;
@@ -100,6 +101,14 @@ test_v5_refusals(void **state)
 	refused("JOB", P + 71, 2);			/* running 2 */
 	refused("JOB", P + 8 + 31, 'x');
 	refused("METRICS", P + 59, 1);			/* reserved */
+	/* WEIGHT: generation 3, entry 1 of 2, "alice:vm1" */
+	refused("WEIGHT", P + 5, 2);			/* index 2 of 2 */
+	refused("WEIGHT", P + 7, 1);			/* 1 of 1 */
+	refused("WEIGHT", P + 6, 1);			/* count 258 */
+	refused("WEIGHT", P + 9, 1);			/* pad */
+	refused("WEIGHT", P + 11, 1);
+	refused("WEIGHT", P + 16 + 20, 'x');		/* after its NUL */
+	refused("WEIGHT", P + 79, 'x');
 }
 
 /* One byte off the documented layout is refused, with its reason. */
