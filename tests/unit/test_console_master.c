@@ -332,7 +332,7 @@ test_status_json(void **state)
 {
 	struct fixture	*f = *state;
 	json_t		*j, *n, *o;
-	int64_t		 t = 1000 * SEC;
+	int64_t		 t = now_mono_ns() / 2;	/* before the real round below */
 	uint64_t	 ps0 = 1700000000000000000ULL;
 	int		 rc;
 
@@ -409,7 +409,7 @@ test_status_round(void **state)
 {
 	struct fixture	*f = *state;
 	const char	*out;
-	int64_t		 t = 1000 * SEC;
+	int64_t		 t = now_mono_ns() / 2;	/* before the real round below */
 	uint64_t	 ps0 = 1700000000000000000ULL;
 	int		 rc;
 
