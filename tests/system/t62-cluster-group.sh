@@ -14,6 +14,9 @@
 #     gets one copy (no datagram refused as a replay).
 #  4. dts -n (the configuration check) refuses a group that is no
 #     multicast address, in one line naming it.
+#  5. (before 4) a forger on the LAN, h2, floods the group: both members
+#     refuse every forgery and keep the master's schedule; h2's own
+#     socket counts none.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/system/cluster.sh"
@@ -78,6 +81,33 @@ for k in 0 1; do
 	[ "$r" = 0 ] || t_fail "h$k refused $r datagrams as replays (a second copy?)"
 done
 t_log "h1: slices $s0 -> $s1 in 3 s; h2 at its own PS 20 ms, no master"
+
+# ---- 5. a forger on the LAN floods the group ------------------------------------
+# Anyone on the LAN can send to the group, no key needed: h2, which did
+# not join, sends 2 s of forgeries (tests/tools/flood: framed, in range,
+# claiming the console key's id, a random signature) to the group's port.
+# Each member takes every copy through the intake a unicast datagram
+# goes through and refuses it (its rate limit or the signature); both
+# keep the master's schedule; h2's own socket, not in the group, gets
+# none of them.
+sum_rej() { c_status "$1" | awk -F= '/^rej_/ { s += $2 } END { print s + 0 }'; }
+declare -a R0
+for ((k = 0; k < N; k++)); do R0[k]=$(sum_rej h$k); done
+c_exec h2 ip route add 224.0.0.0/4 dev eth0 || t_fail "h2: no route to the group"
+out=$(c_exec h2 "$BUILD/tests/tools/flood" -a "$GROUP" -p "$C_PORT" -t 2 -r 2000 \
+    -i "${C_PUB:0:8}") || t_fail "flood from h2: $out"
+sent=$(sed -n 's/^flood: sent=\([0-9]*\) .*/\1/p' <<< "$out")
+[ "${sent:-0}" -ge 1000 ] || t_fail "flood from h2 sent too little: $out"
+t_sleep 0.5
+for k in 0 1; do
+	d=$(($(sum_rej h$k) - R0[k]))
+	[ "$d" -ge $((sent / 2)) ] ||
+	    t_fail "h$k refused only $d of $sent forgeries sent to the group"
+	follows 40000 $k || t_fail "h$k lost the master's schedule to the flood: $(c_status h$k | paste -sd' ')"
+	t_log "h$k refused $d of the $sent forgeries sent to the group"
+done
+[ "$(sum_rej h2)" = "${R0[2]}" ] ||
+    t_fail "h2, not in the group, counted $(($(sum_rej h2) - R0[2])) of the group's forgeries"
 c_sc_close 2> /dev/null || true
 
 # ---- 4. a group that is not multicast -------------------------------------------
