@@ -944,11 +944,13 @@ wake_edge_thread(struct sched *s)
 
 /*
  * After an LS edge that froze every gang (hold): how long until they are
- * frozen, re-reading base/jobs's cgroup.events FREEZE_PROBE_STEP, then
- * a quarter more each time, apart (its poll notice is rate limited to one per 10 ms or so,
- * shared/reference/limits.md section 2), without the lock, and never
- * past the next edge: a freeze not done by then counts as taking the
- * whole LS.  Called with the lock held; returns with it held.
+ * frozen, re-reading base/jobs's cgroup.events FREEZE_PROBE_STEP, then a
+ * quarter longer each time, apart (its poll notice is rate limited to one
+ * per 10 ms or so, shared/reference/limits.md section 2).  Without the
+ * lock, never past the next edge (a freeze not done by then counts as
+ * taking the whole LS), and asleep as the edge thread sleeps: a plan the
+ * main thread moves (a new schedule, a jump, dts ending) ends the probe
+ * at once, with no sample.  Called with the lock held; returns with it.
  */
 #define FREEZE_PROBE_STEP	(5 * NS_PER_US)
 #define FREEZE_PROBE_STEP_MAX	(500 * NS_PER_US)
@@ -957,9 +959,9 @@ static void
 probe_freeze(struct sched *s)
 {
 	const struct gang	*t = s->hold;
-	struct timespec		 ts;
 	int64_t			 from = s->probe_from, until = s->wake_at, at;
 	int64_t			 step = FREEZE_PROBE_STEP;
+	uint32_t		 seen = __atomic_load_n(&s->plan, __ATOMIC_ACQUIRE);
 	int			 frozen;
 
 	s->probe = 0;
@@ -969,15 +971,18 @@ probe_freeze(struct sched *s)
 		at = s->mono();
 		if (frozen != 0 || (until != 0 && at + step >= until))
 			break;
-		ts = ns_to_ts(at + step);
-		(void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		wait_until(&s->plan, seen, at + step);
+		if (__atomic_load_n(&s->plan, __ATOMIC_ACQUIRE) != seen) {
+			frozen = -1;	/* moved: no sample */
+			break;
+		}
 		/* a quarter longer each time: the tasks on this CPU need it
 		 * to freeze, and the time is known to a quarter */
 		if (step < FREEZE_PROBE_STEP_MAX)
 			step += step / 4;
 	}
 	pthread_mutex_lock(&s->mu);
-	/* unreadable, or thawed meanwhile (a new plan): no sample */
+	/* unreadable, moved, or thawed meanwhile: no sample */
 	if (frozen != -1 && s->held && s->phase == PHASE_LS)
 		freeze_sample(s, at - from);
 }
