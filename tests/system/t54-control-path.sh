@@ -17,7 +17,8 @@
 # end: no edge for up to 1.5 s, and dts-load's fail-safe released the
 # gang), so dts-load must not have released the gang once; nor while
 # three short jobs start beside the spinning gang (each a move into a new
-# job's cgroup).
+# job's cgroup).  The 64 tasks take longer to freeze than the LS lasts:
+# dts must say that it freezes them early (the freeze lead).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup control-path
@@ -28,6 +29,12 @@ n_start_dts
 n_control_gang
 pvmd=$N_PVMD
 t_log "pvmd at RT $(t_rtprio "$pvmd"), $N_CTL_TASKS tasks at $(($(t_rtprio "$pvmd") - 1)), PS $N_CTL_PS_PCT% of IP $N_CTL_IP_MS ms"
+# 64 spinners take 120-250 us to freeze, the LS is 100 us: dts measures
+# that and freezes them early (dts(8), the freeze lead), or the local
+# users (and this test's commands) get no LS at all
+t_wait_for 10 grep -q "each LS freezes them [0-9]* us early" "$T_LOG/dts.log" ||
+    t_fail "no freeze lead with $N_CTL_TASKS spinning tasks and an LS of 100 us"
+t_log "$(grep -o "the gangs take .*" "$T_LOG/dts.log" | head -n 1)"
 
 # timed OP: run it, fail if it failed or took 5 s or more
 timed() {
