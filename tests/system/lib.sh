@@ -183,8 +183,9 @@ t_skip() {
 # other sessions' real-time gangs, which can delay even a FIFO 99 wake-up
 # (a SCHED_OTHER load such as a build or stress-ng cannot).
 t_foreign_rt() {
-	ps -eo pid=,ppid=,cls= | awk -v ours=" $* " '
+	ps -eo pid=,ppid=,cls=,stat= | awk -v ours=" $* " '
 		$3 != "FF" && $3 != "RR" { next }
+		$4 ~ /^Z/ { next }	# ended, not yet reaped: runs no more
 		$1 == 2 || $2 == 2 { next }	# kernel threads
 		index(ours, " " $1 " ") == 0 { n++ } END { print n + 0 }'
 }
