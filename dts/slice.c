@@ -92,5 +92,7 @@ slice_lead(const int64_t *f, int n, int64_t ps, int64_t ip)
 	med = v[n / 2];
 	if (med <= (ip - ps) / 4)
 		return 0;
+	if (med > SLICE_LEAD_MAX)
+		med = SLICE_LEAD_MAX;
 	return med < ps / 4 ? med : ps / 4;
 }

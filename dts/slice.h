@@ -49,9 +49,13 @@ int slice_advance(struct slice *s, int64_t now, int *edges_crossed);
  * many spinning tasks per CPU takes a while).  Their median, if it is
  * more than a quarter of the LS (ip - ps): the local users then get the
  * whole LS, and the gang's PS pays for its own freeze.  0 otherwise, or
- * for fewer than SLICE_LEAD_MIN times; at most a quarter of the PS.
+ * for fewer than SLICE_LEAD_MIN times; at most a quarter of the PS, and
+ * at most SLICE_LEAD_MAX: a spinning task freezes in about 4 us once it
+ * runs, so 1 ms is 250 of them a CPU; a freeze that takes longer waits
+ * for a task asleep in the kernel, which takes no CPU from anyone.
  */
 #define SLICE_LEAD_MIN 3
+#define SLICE_LEAD_MAX 1000000	/* ns */
 int64_t slice_lead(const int64_t *f, int n, int64_t ps, int64_t ip);
 
 /* Phase of an edge index. */

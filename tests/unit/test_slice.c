@@ -140,6 +140,11 @@ test_lead(void **state)
 	assert_int_equal(slice_lead(few, 5, 900 * US, MS), 0);
 	/* at most a quarter of the PS */
 	assert_int_equal(slice_lead(huge, 3, 900 * US, MS), 225 * US);
+	/* at most 1 ms: a longer freeze waits for a task asleep in the
+	 * kernel (IP 20 ms, PS 50 %: 3 ms measured, a quarter of the PS is
+	 * 2.5 ms) */
+	int64_t	 slow[] = { 3000 * US, 3000 * US, 3000 * US };
+	assert_int_equal(slice_lead(slow, 3, 10 * MS, 20 * MS), MS);
 	/* the same gang at IP 100 ms: 170 us is no quarter of a 10 ms LS */
 	assert_int_equal(slice_lead(many, 5, 90 * MS, 100 * MS), 0);
 	/* too few times yet, or no LS */
