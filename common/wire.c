@@ -379,20 +379,26 @@ get_pad(struct rbuf *r, size_t n)
 }
 
 /*
- * A job name field, kept as it came (job_name_check() judges its bytes
- * with the payload's ranges), but NUL terminated and NUL padded within
- * the field or -1: a decoded name is a C string, and encodes again to
- * the same bytes.
+ * A name field of len bytes (a job's, a weight's), kept as it came
+ * (job_name_check() and proto_weight_name_check() judge its bytes with
+ * the payload's ranges), but NUL terminated and NUL padded within the
+ * field or -1: a decoded name is a C string, and encodes again to the
+ * same bytes.
  */
 static int
-get_job(struct rbuf *r, char job[PROTO_JOB_LEN])
+get_name(struct rbuf *r, char *name, size_t len)
 {
 	size_t	 n;
 
-	get(r, job, PROTO_JOB_LEN);
-	n = strnlen(job, PROTO_JOB_LEN);
-	return n < PROTO_JOB_LEN && is_zero(job + n, PROTO_JOB_LEN - n) ?
-	    0 : -1;
+	get(r, name, len);
+	n = strnlen(name, len);
+	return n < len && is_zero(name + n, len - n) ? 0 : -1;
+}
+
+static int
+get_job(struct rbuf *r, char job[PROTO_JOB_LEN])
+{
+	return get_name(r, job, PROTO_JOB_LEN);
 }
 
 static int
@@ -488,7 +494,6 @@ dec_job(struct rbuf *r, struct proto_job *j)
 static int
 dec_weight(struct rbuf *r, struct proto_weight *p)
 {
-	size_t	 n;
 	int	 bad;
 
 	p->gen = get32(r);
@@ -497,14 +502,11 @@ dec_weight(struct rbuf *r, struct proto_weight *p)
 	p->kind = get8(r);
 	bad = get_pad(r, sizeof(p->pad));
 	p->weight = get32(r);
-	get(r, p->name, sizeof(p->name));
-	n = strnlen(p->name, sizeof(p->name));
-	bad |= n == sizeof(p->name) || !is_zero(p->name + n,
-	    sizeof(p->name) - n);
+	bad |= get_name(r, p->name, sizeof(p->name));
 	bad |= p->count > PROTO_WEIGHTS_MAX;
 	if (p->count == 0)
 		bad |= p->index != 0 || p->kind != WEIGHT_KIND_NONE ||
-		    p->weight != 0 || n != 0;
+		    p->weight != 0 || p->name[0] != '\0';
 	else
 		bad |= p->index >= p->count;
 	return bad ? -1 : 0;
