@@ -310,8 +310,8 @@ freeze_sample(struct sched *s, int64_t took)
 	else if (s->lead != 0 && was == 0)
 		log_info("the gangs take more than a quarter of the LS "
 		    "(%.0f us) to freeze: each LS freezes them %.0f us early "
-		    "(at most a quarter of the PS, and 1 ms), so that local "
-		    "users get the whole LS", (double)(s->sl.ip - s->sl.ps) / NS_PER_US,
+		    "(at most a quarter of the PS, and 1 ms)",
+		    (double)(s->sl.ip - s->sl.ps) / NS_PER_US,
 		    (double)s->lead / NS_PER_US);
 	else if (llabs(s->lead - was) > was / 4)
 		log_debug("freeze lead %.0f us (was %.0f)",

@@ -48,7 +48,8 @@ int slice_advance(struct slice *s, int64_t now, int *edges_crossed);
  * task frozen; the kernel freezes a task when it next runs, so a gang of
  * many spinning tasks per CPU takes a while).  Their median, if it is
  * more than a quarter of the LS (ip - ps): the local users then get the
- * whole LS, and the gang's PS pays for its own freeze.  0 otherwise, or
+ * LS, less what a cap cuts off, and the gang's PS pays for its own
+ * freeze.  0 otherwise, or
  * for fewer than SLICE_LEAD_MIN times; at most a quarter of the PS, and
  * at most SLICE_LEAD_MAX: a spinning task freezes in about 4 us once it
  * runs, so 1 ms is 250 of them a CPU; a freeze that takes longer waits
