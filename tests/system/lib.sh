@@ -559,6 +559,14 @@ t_cpu_ticks() {
 	return 1
 }
 
+# t_cpu_clock CPU: microseconds since the epoch less CPU's stolen time so
+# far (t_cpu_ticks): the clock that a share of CPU is measured against.
+t_cpu_clock() {
+	local b a st t=${EPOCHREALTIME/[.,]/}
+	t_cpu_ticks "$1" b a st || return 1
+	echo $((10#$t - st * 10000))
+}
+
 # t_logged PATTERN [FILE]: FILE (dts's log by default) gets a line that
 # matches PATTERN within 3 s.  dts writes its log from a thread of its own
 # at normal priority (dts(8), Start-up), a little after the event; where

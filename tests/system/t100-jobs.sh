@@ -90,10 +90,10 @@ shares() {
 	local l t0 t1 h0 h1 labels=("${@:2}")
 	declare -A u0 u1
 	[ ${#labels[@]} -gt 0 ] || labels=(a1 a2 b1 b2)
-	t0=$(_t_now_us); h0=$(t_cpu_ns "$N_HOG")
+	t0=$(t_cpu_clock 1); h0=$(t_cpu_ns "$N_HOG")
 	for l in "${labels[@]}"; do u0[$l]=$(cpu_us "${J_CG[$l]}"); done
 	t_sleep "$1"
-	t1=$(_t_now_us); h1=$(t_cpu_ns "$N_HOG")
+	t1=$(t_cpu_clock 1); h1=$(t_cpu_ns "$N_HOG")
 	for l in "${labels[@]}"; do u1[$l]=$(cpu_us "${J_CG[$l]}"); done
 	for l in "${labels[@]}"; do
 		SH[$l]=$(awk -v a="${u0[$l]}" -v b="${u1[$l]}" -v w="$((t1 - t0))" 'BEGIN { printf "%.1f", 100 * (b - a) / w }')

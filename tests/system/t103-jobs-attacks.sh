@@ -137,13 +137,14 @@ rt_outside() {
 }
 
 # shares SECONDS: B's share of CPU 1 (its job cgroup's cpu.stat), A's two
-# jobs' and the hog's, percent of wall time, into SH=(b a1 two hog)
+# jobs' and the hog's, percent of CPU 1's time (t_cpu_clock), into
+# SH=(b a1 two hog)
 shares() {
 	local t0 t1 b0 b1 x0 x1 y0 y1 h0 h1
-	t0=$(_t_now_us) h0=$(t_cpu_ns "$N_HOG")
+	t0=$(t_cpu_clock 1) h0=$(t_cpu_ns "$N_HOG")
 	b0=$(cpu_us "$N_GANG") x0=$(cpu_us "${A_CG[a1]}") y0=$(cpu_us "${A_CG[two]}")
 	t_sleep "$1"
-	t1=$(_t_now_us) h1=$(t_cpu_ns "$N_HOG")
+	t1=$(t_cpu_clock 1) h1=$(t_cpu_ns "$N_HOG")
 	b1=$(cpu_us "$N_GANG") x1=$(cpu_us "${A_CG[a1]}") y1=$(cpu_us "${A_CG[two]}")
 	SH=($(awk -v w=$((t1 - t0)) -v b=$((b1 - b0)) -v x=$((x1 - x0)) \
 	    -v y=$((y1 - y0)) -v h=$((h1 - h0)) 'BEGIN {

@@ -64,11 +64,11 @@ n_start_hog 1
 # it) into SH=(ju jn hog dts)
 shares() {
 	local t0 t1 a0 a1 b0 b1 h0 h1 u0 s0 u1 s1
-	t0=$(_t_now_us) h0=$(t_cpu_ns "$N_HOG")
+	t0=$(t_cpu_clock 1) h0=$(t_cpu_ns "$N_HOG")
 	a0=$(cpu_us "${J_CG[ju]}") b0=$(cpu_us "${J_CG[jn]}")
 	read -r u0 s0 < <(awk '{ print $14, $15 }' "/proc/$N_DTS/stat")
 	t_sleep "$1"
-	t1=$(_t_now_us) h1=$(t_cpu_ns "$N_HOG")
+	t1=$(t_cpu_clock 1) h1=$(t_cpu_ns "$N_HOG")
 	a1=$(cpu_us "${J_CG[ju]}") b1=$(cpu_us "${J_CG[jn]}")
 	read -r u1 s1 < <(awk '{ print $14, $15 }' "/proc/$N_DTS/stat")
 	SH=($(awk -v w=$((t1 - t0)) -v a=$((a1 - a0)) -v b=$((b1 - b0)) \

@@ -84,10 +84,10 @@ RESULTS=()
 shares() {
 	local u0 u1 t0 t1 h0 h1
 	u0=$(awk '$1 == "usage_usec" { print $2 }' "$N_GANG/cpu.stat")
-	t0=$(_t_now_us) h0=$(t_cpu_ns "$N_HOG")
+	t0=$(t_cpu_clock 1) h0=$(t_cpu_ns "$N_HOG")
 	t_sleep "$1"
 	u1=$(awk '$1 == "usage_usec" { print $2 }' "$N_GANG/cpu.stat")
-	t1=$(_t_now_us) h1=$(t_cpu_ns "$N_HOG")
+	t1=$(t_cpu_clock 1) h1=$(t_cpu_ns "$N_HOG")
 	awk -v u="$((u1 - u0))" -v w="$((t1 - t0))" -v h="$((h1 - h0))" \
 	    'BEGIN { printf "%.1f %.1f\n", 100 - 100 * u / w, h / (w * 10) }'
 }

@@ -115,10 +115,10 @@ measure() {
 	r0=$(date +%s%N)
 	o0=$(n_status overruns) || o0=-1
 	u0=$(awk '$1 == "usage_usec" { print $2 }' "$N_GANG/cpu.stat")
-	t0=$(_t_now_us) h0=$(t_cpu_ns "$N_HOG")
+	t0=$(t_cpu_clock 1) h0=$(t_cpu_ns "$N_HOG")
 	t_sleep "$SECS"
 	u1=$(awk '$1 == "usage_usec" { print $2 }' "$N_GANG/cpu.stat")
-	t1=$(_t_now_us) h1=$(t_cpu_ns "$N_HOG")
+	t1=$(t_cpu_clock 1) h1=$(t_cpu_ns "$N_HOG")
 	o1=$(n_status overruns) || o1=-1
 	n_send trace "$r0" > "$T_LOG/trace-$1.csv" || : > "$T_LOG/trace-$1.csv"
 	awk -F, -v u="$((u1 - u0))" -v w="$((t1 - t0))" -v h="$((h1 - h0))" \

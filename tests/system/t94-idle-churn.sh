@@ -65,15 +65,14 @@ end_churn() {
 # with the hog, as in t12)
 gang_us() { sed -n 's/^usage_usec //p' "$N_GANG/cpu.stat"; }
 gang_hog_split() {
-	local b0 a0 s0 b1 a1 s1 g0 g1 h0 h1 t0 t1
-	t_cpu_ticks 1 b0 a0 s0 && g0=$(gang_us) && h0=$(t_cpu_ns "$hog") &&
-	    t0=$(_t_now_us) || return 1
+	local b0 a0 b1 a1 g0 g1 h0 h1 t0 t1
+	t_cpu_ticks 1 b0 a0 && g0=$(gang_us) && h0=$(t_cpu_ns "$hog") &&
+	    t0=$(t_cpu_clock 1) || return 1
 	t_sleep "$1"
-	t_cpu_ticks 1 b1 a1 s1 && g1=$(gang_us) && h1=$(t_cpu_ns "$hog") &&
-	    t1=$(_t_now_us) || return 1
-	# of the time CPU 1 ran: less what the hypervisor stole (lib.sh)
+	t_cpu_ticks 1 b1 a1 && g1=$(gang_us) && h1=$(t_cpu_ns "$hog") &&
+	    t1=$(t_cpu_clock 1) || return 1
 	read -r GANG HOG OTHER < <(awk -v g=$((g1 - g0)) -v h=$((h1 - h0)) \
-	    -v w=$((t1 - t0 - (s1 - s0) * 10000)) -v b=$((b1 - b0)) -v a=$((a1 - a0)) 'BEGIN {
+	    -v w=$((t1 - t0)) -v b=$((b1 - b0)) -v a=$((a1 - a0)) 'BEGIN {
 		g = 100 * g / w; h = h / (w * 10); f = 100 * b / a - g - h
 		printf "%.1f %.1f %.1f\n", g, h, (f > 0 ? f : 0) }')
 }
