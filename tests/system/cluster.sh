@@ -47,7 +47,7 @@
 #   mount namespace, so `ip netns del` elsewhere still propagates).
 #   hinner sets the hostname hK, bind-mounts $T_DIR/hosts over /etc/hosts
 #   (only inside that private mount namespace), and sets
-#   HOME=$T_DIR/hK/home, PVM_TMP=$T_DIR/hK/tmp, PVM_ROOT, PVM_ALLOW_ROOT=1,
+#   HOME=$T_DIR/hK/home, PVM_TMP and TMPDIR=$T_DIR/hK/tmp, PVM_ROOT, PVM_ALLOW_ROOT=1,
 #   PVM_RSH=$T_DIR/bin/rsh and PATH ($BUILD/tests/pvm, $BUILD/tests/tools,
 #   $T_DIR/bin first) and DTS_SOCKET=$T_DIR/hK/dts.sock, so an installed
 #   launch script finds its host's dts.  The rest of the environment is
@@ -537,7 +537,8 @@ _c_write_files() {
 	shift
 	hostname "\$h" || exit 126
 	mount --bind "$T_DIR/hosts" /etc/hosts || exit 126
-	export HOME="$T_DIR/\$h/home" PVM_TMP="$T_DIR/\$h/tmp"
+	# the host's own /tmp: mpirun's session directory (ompi.HOST.UID) too
+	export HOME="$T_DIR/\$h/home" PVM_TMP="$T_DIR/\$h/tmp" TMPDIR="$T_DIR/\$h/tmp"
 	export PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1 PVM_RSH="$b/rsh"
 	export PATH="$BUILD/tests/pvm:$BUILD/tests/tools:$b:\$PATH"
 	export C_HOST="\$h"
