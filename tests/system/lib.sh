@@ -559,6 +559,15 @@ t_cpu_ticks() {
 	return 1
 }
 
+# t_steal_ticks VAR: the ticks (10 ms) that the hypervisor has taken from
+# all of this machine's CPUs since boot ("cpu" of /proc/stat): a virtual
+# CPU it runs something else on runs nothing of ours, at any priority.
+t_steal_ticks() {
+	local name u n s i io irq sirq st rest
+	read -r name u n s i io irq sirq st rest < /proc/stat
+	printf -v "$1" %d "$st"
+}
+
 # t_cpu_clock CPU: microseconds since the epoch less CPU's stolen time so
 # far (t_cpu_ticks): the clock that a share of CPU is measured against.
 t_cpu_clock() {

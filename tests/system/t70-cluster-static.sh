@@ -21,8 +21,8 @@
 #     deadlines moves at every SI; with clock sync no node ever jumps, and
 #     the PS deadlines of all hosts lie on one grid (within 0.2 ms).  A
 #     window that other work on this shared machine disturbed (median
-#     skew over the limit, more than a quarter of the PS starts woken
-#     1 ms late or more) is measured once more before the test fails.
+#     skew over the limit, fewer than 100 PS starts woken less than 1 ms
+#     late) is measured again, 3 times in all, before the test fails.
 #  3. The gang of every host (pvmd and a spawned task) runs at SCHED_RR and
 #     is seen stopped in some LS (frozen with the freezer backend, the
 #     default; state T with the signal backend).
@@ -115,15 +115,19 @@ skew_stats() {
 
 _now_ns() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t * 1000))"; }
 
-measure() {	# measure METHOD LIMIT_US
-	local t1 t2 p50 p99 max n
+measure() {	# measure METHOD LIMIT_US; STEAL: % of the CPUs' time stolen
+	local t1 t2 p50 p99 max n st1 st2
 	t_sleep 1.5	# past the switch
+	t_steal_ticks st1
 	t1=$(_now_ns)
 	t_sleep 4	# 40 PS per host, 4 SI syncs
 	t2=$(_now_ns)
+	t_steal_ticks st2
+	STEAL=$(awk -v d=$((st2 - st1)) -v w=$(((t2 - t1) / 1000000)) -v n="$(nproc)" \
+	    'BEGIN { printf "%.1f", 100 * d * 10 / (w * n) }')
 	skew_stats "$t1" "$t2"
 	read -r p50 p99 max n <<< "$STATS"
-	t_log "skew $1: p50 ${p50} us, p99 ${p99} us, max ${max} us ($n PS starts of h1..h$((N - 1)) against h0's)"
+	t_log "skew $1: p50 ${p50} us, p99 ${p99} us, max ${max} us ($n PS starts of h1..h$((N - 1)) against h0's; $STEAL % of the CPUs' time stolen)"
 	echo "$1 p50=$p50 p99=$p99 max=$max n=$n" >> "$T_LOG/skew.txt"
 	WHY=
 	awk -v p="$p50" -v l="$2" 'BEGIN { exit !(p < l) }' ||
@@ -137,7 +141,10 @@ measure() {	# measure METHOD LIMIT_US
 # last traces, woken less than 1 ms late, of its deadline (edge time -
 # lateness - gang op) mod IP, and how many such starts; LATE = how many
 # were left out (an edge the node overran records the deadline it missed,
-# and a busy machine can throttle real-time tasks).
+# and a busy machine can throttle real-time tasks, or its hypervisor run
+# something else on our virtual CPU: CI saw a quarter of the PS starts of
+# a window late by 1-9 ms, with no real-time process of another session).
+# 100 starts on time are enough to judge the grid, however many were late.
 grid() {
 	local k ph r late op
 	for ((k = 0; k < N; k++)); do
@@ -153,23 +160,26 @@ grid() {
 		END { gap = p[1] + ip - p[m]
 		      for (i = 2; i <= m; i++) if (p[i] - p[i - 1] > gap) gap = p[i] - p[i - 1]
 		      printf "%.1f %d\n", (ip - gap) / 1000, m }')"
-	[ "$NGRID" -ge 100 ] && [ "$LATE" -le $((NGRID / 4)) ] || {
-		WHY="$1: $NGRID PS starts on time, $LATE late: the machine is too busy"
+	[ "$NGRID" -ge 100 ] || {
+		WHY="$1: $NGRID PS starts on time, $LATE late: the machine is too busy (the hypervisor took $STEAL % of the CPUs' time)"
 		return 1
 	}
 }
 # measure_grid METHOD LIMIT_US: measure and grid; a window that other
 # work on this shared machine disturbed (skew median, late wake-ups) is
-# measured once more before the test fails.  Late wake-ups of FIFO 99
-# edges twice, with other sessions' real-time processes running: the
-# machine cannot be judged (skip, said why); without them: a failure.
+# measured again, 3 times in all, before the test fails.  Too few FIFO 99
+# edges on time 3 times, with other sessions' real-time processes running
+# or 1 % of the CPUs' time stolen by the hypervisor: the machine cannot be
+# judged (skip, said why); without either: a failure.
 measure_grid() {
 	local try rt
-	for try in 1 2; do
+	for try in 1 2 3; do
+		NGRID=
 		measure "$1" "$2" && grid "$1" && return 0
-		if [ "$try" = 2 ]; then
+		if [ "$try" = 3 ]; then
 			rt=$(t_foreign_rt $$ $(_c_all_pids))
-			[ "$LATE" -gt $((NGRID / 4)) ] && [ "$rt" -gt 0 ] &&
+			[ "$NGRID" -lt 100 ] && [ -n "$NGRID" ] &&
+			    { [ "$rt" -gt 0 ] || awk -v s="$STEAL" 'BEGIN { exit !(s >= 1) }'; } &&
 			    t_skip "$WHY ($rt real-time processes of other sessions ran)"
 			t_fail "$WHY"
 		fi
