@@ -125,8 +125,9 @@ awk -v a="$min" -v b="$max" 'BEGIN { exit !(b - a >= 100) }' ||
 
 # ---- 3. PVM and STATIC across the LAN ----------------------------------------
 c_master1 ""
-c_pvm h0 spawn -w h1 "$BUILD/tests/pvm/spin" 60 > /dev/null || t_fail "spawn -w h1 failed"
-t_wait_for 10 test -n "$(c_gang_pids h1 spin)" || t_fail "spin is not in h1's gang"
+tid=$(c_pvm h0 spawn -w h1 "$BUILD/tests/pvm/spin" 60) || t_fail "spawn -w h1 failed: $tid"
+t_wait_for 10 test -n "$(c_gang_pids h1 spin)" ||
+    t_fail "spin (tid $tid) is not in h1's gang: its members $(for p in $(c_gang_pids h1); do echo -n "$p:$(_c_comm "$p") "; done); PVM's tasks: $(c_pvm h0 tasks 2>&1 | paste -sd'|'); every spin: $(for p in $(pgrep -x spin); do echo -n "$p:$(t_proc_state "$p"):$(cut -d: -f3- "/proc/$p/cgroup" | paste -sd,) "; done)"
 c_exec h0 sendgram -k "$C_KEY" -s "$C_SIGN" -a "$C_BCAST" -p "$C_PORT" \
     schedule static 40000 100000 > /dev/null || t_fail "broadcast SCHEDULE: no reply"
 for k in 0 1; do
