@@ -222,14 +222,19 @@ awk -F, 'NR > 1 && ($3 != "PS" && $3 != "LS" || $2 != "127.0.0.1") { exit 1 }' "
 # or up to 1 ms less if dts freezes the gang early (the freeze lead,
 # dts(8), never more than 1 ms).  Not the edges themselves: beside
 # stress-ng a run of LS edges came 4-9 ms late now and then, before and
-# after the freeze lead, which is the benchmarks' matter (bench-latency)
+# after the freeze lead, which is the benchmarks' matter (bench-latency):
+# this VM's hypervisor takes 1-3 % of its CPUs' time (t70).  A wake-up
+# more than a slice late skips the edges it passed (an overrun, recorded
+# with the first deadline it missed, in the phase it lands in): at most 3
+# in the second are let pass, and the grid is checked again after each.
 awk -F, 'NR == 1 { next }
 	{ d = ($4 - $5 - $6) / 1e6 }
+	$5 >= 9e6 { over++; p = ""; ps = ""; next }
 	$3 == p { bad++ }
 	$3 == "PS" && ps != "" && (d - ps < 19.9 || d - ps > 20.1) { bad++ }
 	$3 == "LS" && ps != "" && (d - ps < 8.9 || d - ps > 10.1) { bad++ }
 	$3 == "PS" { ps = d }
-	{ p = $3 } END { exit bad > 0 }' "$T_DIR/trace.csv" ||
+	{ p = $3 } END { exit bad > 0 || over > 3 }' "$T_DIR/trace.csv" ||
     t_fail "trace: edges do not alternate 10 ms apart: $(awk -F, 'NR > 1 { printf "%s %.3f ", $3, ($4 - $5 - $6) / 1e6 }' "$T_DIR/trace.csv" | tail -c 400)"
 bad "trace $T_DIR/x.csv 2m" "trace: 120s is out of range (0, 60s]"
 bad "trace /nonexistent/x.csv" "trace: /nonexistent/x.csv: No such file or directory"
