@@ -48,12 +48,13 @@ int slice_advance(struct slice *s, int64_t now, int *edges_crossed);
  * task frozen; the kernel freezes a task when it next runs, so a gang of
  * many spinning tasks per CPU takes a while).  Their median, if it is
  * more than a quarter of the LS (ip - ps): the local users then get the
- * LS, less what a cap cuts off, and the gang's PS pays for its own
- * freeze.  0 otherwise, or
- * for fewer than SLICE_LEAD_MIN times; at most a quarter of the PS, and
- * at most SLICE_LEAD_MAX: a spinning task freezes in about 4 us once it
- * runs, so 1 ms is 250 of them a CPU; a freeze that takes longer waits
- * for a task asleep in the kernel, which takes no CPU from anyone.
+ * LS, less what a cap cuts off, and the end of the PS (its last slot's
+ * jobs) pays for the freeze.  0 otherwise, or for fewer than
+ * SLICE_LEAD_MIN times; at most a quarter of the PS, and at most
+ * SLICE_LEAD_MAX: a task that can run costs some 3 us to freeze, so 1 ms
+ * is about 300 of them; a job of more takes the rest from the LS (a
+ * bound on a job's tasks is not dts's: dts(8) BUGS), and a freeze that
+ * waits for a task asleep in the kernel costs nobody CPU.
  */
 #define SLICE_LEAD_MIN 3
 #define SLICE_LEAD_MAX 1000000	/* ns */

@@ -541,12 +541,13 @@ t_wait_for() {
 	done
 }
 
-# t_cpu_ticks CPU BUSY ALL [STEAL]: CPU's ticks from /proc/stat into the
-# variables BUSY (user, nice, system, irq, softirq), ALL (those, idle and
-# iowait) and STEAL (the time the hypervisor ran something else on this
-# virtual CPU: nobody here ran then, and a task's own CPU time leaves it
-# out, so a share is of ALL, never of the wall clock's time; CI saw 4.5 %
-# stolen from a gang at 80 % of CPU 1).
+# t_cpu_ticks CPU BUSY ALL [STEAL]: CPU's ticks (10 ms) from /proc/stat
+# (CPU "": all CPUs together) into the variables BUSY (user, nice,
+# system, irq, softirq), ALL (those, idle and iowait) and STEAL (the time
+# the hypervisor ran something else on this virtual CPU: nobody here ran
+# then, at any priority, and a task's own CPU time leaves it out, so a
+# share is of ALL, never of the wall clock's time; CI saw 4.5 % stolen
+# from a gang at 80 % of CPU 1).
 t_cpu_ticks() {
 	local name u n s i io irq sirq st rest
 	while read -r name u n s i io irq sirq st rest; do
@@ -557,15 +558,6 @@ t_cpu_ticks() {
 		return 0
 	done < /proc/stat
 	return 1
-}
-
-# t_steal_ticks VAR: the ticks (10 ms) that the hypervisor has taken from
-# all of this machine's CPUs since boot ("cpu" of /proc/stat): a virtual
-# CPU it runs something else on runs nothing of ours, at any priority.
-t_steal_ticks() {
-	local name u n s i io irq sirq st rest
-	read -r name u n s i io irq sirq st rest < /proc/stat
-	printf -v "$1" %d "$st"
 }
 
 # t_cpu_clock CPU: microseconds since the epoch less CPU's stolen time so

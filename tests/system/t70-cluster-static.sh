@@ -116,13 +116,13 @@ skew_stats() {
 _now_ns() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t * 1000))"; }
 
 measure() {	# measure METHOD LIMIT_US; STEAL: % of the CPUs' time stolen
-	local t1 t2 p50 p99 max n st1 st2
+	local t1 t2 p50 p99 max n b a st1 st2
 	t_sleep 1.5	# past the switch
-	t_steal_ticks st1
+	t_cpu_ticks "" b a st1
 	t1=$(_now_ns)
 	t_sleep 4	# 40 PS per host, 4 SI syncs
 	t2=$(_now_ns)
-	t_steal_ticks st2
+	t_cpu_ticks "" b a st2
 	STEAL=$(awk -v d=$((st2 - st1)) -v w=$(((t2 - t1) / 1000000)) -v n="$(nproc)" \
 	    'BEGIN { printf "%.1f", 100 * d * 10 / (w * n) }')
 	skew_stats "$t1" "$t2"
@@ -178,9 +178,9 @@ measure_grid() {
 		measure "$1" "$2" && grid "$1" && return 0
 		if [ "$try" = 3 ]; then
 			rt=$(t_foreign_rt $$ $(_c_all_pids))
-			[ "$NGRID" -lt 100 ] && [ -n "$NGRID" ] &&
+			[ -n "$NGRID" ] && [ "$NGRID" -lt 100 ] &&
 			    { [ "$rt" -gt 0 ] || awk -v s="$STEAL" 'BEGIN { exit !(s >= 1) }'; } &&
-			    t_skip "$WHY ($rt real-time processes of other sessions ran)"
+			    t_skip "$WHY ($rt real-time processes of other sessions ran, $STEAL % of the CPUs' time stolen)"
 			t_fail "$WHY"
 		fi
 		t_log "$WHY: measuring once more"
