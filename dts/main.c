@@ -255,6 +255,13 @@ agent_exited(struct dts *d, int status)
 		close(d->agent.sock);
 		d->agent.sock = -1;
 	}
+	if (!d->done) {
+		log_warnx("no fail-safe, so the gang is released until dts-load "
+		    "runs again");
+		sched_lock(&d->sched);
+		sched_suspend(&d->sched);
+		sched_unlock(&d->sched);
+	}
 	agent_backoff(d);
 }
 

@@ -4,7 +4,7 @@
 # stopped (SIGSTOP: a hung dts) makes no slice edge: dts-load releases the
 # gang within max(2 IP, 200 ms) + 100 ms, and once dts runs again it
 # slices again.  A killed dts-load is restarted, as root with only
-# cap_kill and cap_sys_nice.  SIGTERM, SIGINT and SIGHUP release the gang
+# cap_kill and cap_sys_nice; until then the gang is released.  SIGTERM, SIGINT and SIGHUP release the gang
 # and exit 0.  A new dts takes over the populated gang each time.  pvmd
 # halting or dying does not end dts.
 . "$(dirname "$0")/lib.sh"
@@ -124,7 +124,8 @@ hang 80000 PS
 hang 20000 LS
 n_send schedule static 200000 1000000 > /dev/null || t_fail "no reply"
 
-# ---- 4. dts-load killed: dts starts a new one, root with 2 capabilities ----
+# ---- 4. dts-load killed: the gang released until dts starts a new one,
+# root with 2 capabilities ----
 old=$N_AGENT
 kill -KILL "$old"
 new_agent() { local a; a=$(_n_child_named "$N_DTS" dts-load); [ -n "$a" ] && [ "$a" != "$old" ]; }
@@ -132,6 +133,14 @@ t_wait_for 5 new_agent || t_fail "dts-load not restarted"
 N_AGENT=$(_n_child_named "$N_DTS" dts-load)
 t_logged "dts-load (pid $old) killed by signal 9" || t_fail "the death of dts-load is not logged"
 t_logged "dts-load started, pid $N_AGENT" || t_fail "the restart is not logged"
+# no slicing without the fail-safe: released from its death to the restart
+t_logged "dts-load runs again: slicing resumes" || t_fail "slicing did not resume after the restart"
+released_at=$(grep -n "no fail-safe, so the gang is released until dts-load runs again" \
+    "$T_LOG/dts.log" | tail -n 1 | cut -d: -f1)
+resumed_at=$(grep -n "dts-load runs again: slicing resumes" "$T_LOG/dts.log" | tail -n 1 | cut -d: -f1)
+[ -n "$released_at" ] || t_fail "the gang was not released when dts-load died"
+[ -n "$resumed_at" ] && [ "$resumed_at" -gt "$released_at" ] ||
+    t_fail "slicing did not resume after the restart (released at log line $released_at, resumed at '$resumed_at')"
 st() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$N_AGENT/status"; }
 [ "$(st Uid)" = 0 ] || t_fail "new dts-load runs as uid $(st Uid)"
 [ "$(st CapEff)" = $CAPS ] || t_fail "new dts-load CapEff $(st CapEff), want $CAPS"
