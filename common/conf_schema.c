@@ -391,11 +391,12 @@ valid_rt_priority(const void *p, char *why, size_t len)
 {
 	int	 v = *(const int *)p;
 
-	if (v < 1 || v > 3)
+	if (v < 1 || v > 4)
 		return 0;
 	snprintf(why, len, "%d is too low: dts-load runs at rt_priority-1, "
-	    "pvmd at rt_priority-2 and its tasks at rt_priority-3, so use 0 "
-	    "(the maximum) or 4..99", v);
+	    "pvmd at rt_priority-2, its tasks at rt_priority-3 and a job that "
+	    "fills another's slot at rt_priority-4, so use 0 (the maximum) or "
+	    "5..99", v);
 	return -1;
 }
 

@@ -518,7 +518,16 @@ test_bad_values(void **state)
 	    "not an absolute path");
 	assert_contains(load_err("\nrt_priority = 2;\n"),
 	    "2: rt_priority: 2 is too low");
-	assert_contains(load_err("rt_priority = 1;\n"), "4..99");
+	assert_contains(load_err("rt_priority = 1;\n"), "5..99");
+	/* P-4, a filling job's level, must stay below the tasks' P-3 */
+	assert_contains(load_err("rt_priority = 4;\n"),
+	    "rt_priority: 4 is too low");
+	{
+		struct dts_conf	 c5;
+
+		load_ok(&c5, "rt_priority = 5;\n");
+		assert_int_equal(c5.rt_priority, 5);
+	}
 	assert_contains(load_err("rt_priority = 3;\n"),
 	    "rt_priority: 3 is too low");
 	assert_contains(load_err("rt_priority = 100;\n"),
