@@ -494,10 +494,9 @@ cmd_spawn(struct console *c, int argc, char **argv)
 static int
 cmd_halt(struct console *c, int argc, char **argv)
 {
-	if (cpvm_cmd_halt(&c->pvm, argc, argv) == -1)
-		return -1;
-	sch_forget(&c->sch);	/* every node is gone with its pvmd */
-	return 0;
+	/* the VM ends, not the schedule: every node's dts, and the
+	 * nodes' other jobs, outlive it */
+	return cpvm_cmd_halt(&c->pvm, argc, argv);
 }
 
 static int

@@ -236,6 +236,7 @@ net_set_list(struct net *n, const struct in_addr *a, int k, const char *from)
 	int	 i;
 
 	n->how = NET_HOSTFILE;
+	n->have_group = 0;	/* its hosts replace every destination */
 	n->nlist = 0;
 	for (i = 0; i < k && n->nlist < NET_DST_MAX; i++)
 		n->list[n->nlist++] = a[i];

@@ -221,13 +221,6 @@ sch_set_policy(struct sch *s, const struct dts_conf *c)
 }
 
 void
-sch_forget(struct sch *s)
-{
-	s->started = 0;
-	s->spoken = 0;
-}
-
-void
 sch_rebase(struct sch *s, int64_t now_real)
 {
 	if (s->started)

@@ -66,10 +66,6 @@ void sch_stop(struct sch *s);
  * policy the schedule sends from now on. */
 void sch_set_policy(struct sch *s, const struct dts_conf *c);
 
-/* The nodes are gone (halt ended every pvmd): not started, and nothing
- * said to resend every SI. */
-void sch_forget(struct sch *s);
-
 /* IP or PS changed: a started schedule gets a new origin. */
 void sch_rebase(struct sch *s, int64_t now_real);
 

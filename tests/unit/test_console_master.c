@@ -116,6 +116,13 @@ test_group(void **state)
 	master_timer(&f->c, master_deadline(&f->c));	/* every SI too */
 	assert_int_equal(ntapped, 3);
 	assert_int_equal(tapped[2].s_addr, ip4("239.255.77.46").s_addr);
+	/* hosts FILE: its hosts replace every destination, the group too */
+	net_set_list(&f->c.net, list, 3, "test");
+	ntapped = 0;
+	assert_int_equal(cmds_exec(&f->c, "ps 50%"), 0);
+	assert_int_equal(ntapped, 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(tapped[i].s_addr, list[i].s_addr);
 }
 
 static void
