@@ -31,7 +31,7 @@ if [ -z "${DTS_DEMO_LOCKED:-}" ]; then
 	exit
 fi
 . "$(dirname "$0")/system/lib.sh"
-. "$(dirname "$0")/cluster/cluster.sh"
+. "$(dirname "$0")/system/cluster.sh"
 t_setup demo
 t0_demo=$(_t_now_us)
 
