@@ -250,6 +250,21 @@ runs_json(const struct nodes *ns)
 	return a;
 }
 
+/* show's key, as its text says it: null without one (insecure, or a
+ * keyless console), else the files it signs with and checks under. */
+static json_t *
+key_json(const struct dts_conf *conf, const struct net *net)
+{
+	json_t	*o;
+
+	if (conf->insecure || net->keyless)
+		return NULL;
+	o = json_object();
+	set(o, "sign_key", json_string(conf->console.sign_key));
+	set(o, "node_secret", json_string(conf->console.node_secret));
+	return o;
+}
+
 void
 report_show_json(FILE *f, const struct report_src *src)
 {
@@ -295,7 +310,7 @@ report_show_json(FILE *f, const struct report_src *src)
 	set(root, "table", o);
 	set(root, "nodes", json_string(net_describe(src->net, b,
 	    sizeof(b))));
-	set(root, "key", conf->insecure ? NULL : json_string(conf->key_file));
+	set(root, "key", key_json(conf, src->net));
 	set(root, "state", json_string(s->started ? "started" : s->spoken ?
 	    "stopped" : "not started"));
 	set(root, "values", json_string(report_show_whose(s)));

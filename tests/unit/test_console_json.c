@@ -141,7 +141,29 @@ show_whose(void **state)
 	assert_int_equal(json_integer_value(json_object_get(r, "nodes")), 2);
 	assert_string_equal(json_string_value(json_object_get(r, "master")),
 	    "10.0.0.1");
+	/* the fixture is insecure: no key, as the text says "none" */
+	assert_true(json_is_null(json_object_get(j, "key")));
 	json_decref(j);
+
+	/* with the key pair: the files it signs with and checks under */
+	f->c.conf.insecure = 0;
+	snprintf(f->c.conf.console.sign_key, sizeof(f->c.conf.console.sign_key),
+	    "%s", "/etc/dts/console.key");
+	snprintf(f->c.conf.console.node_secret,
+	    sizeof(f->c.conf.console.node_secret), "%s", "/etc/dts/nodes.key");
+	assert_int_equal(cmds_exec(&f->c, "show --json"), 0);
+	j = json_loads(fixture_output(f), 0, &e);
+	assert_non_null(j);
+	r = json_object_get(j, "key");
+	assert_string_equal(json_string_value(json_object_get(r, "sign_key")),
+	    "/etc/dts/console.key");
+	assert_string_equal(json_string_value(json_object_get(r,
+	    "node_secret")), "/etc/dts/nodes.key");
+	json_decref(j);
+	assert_int_equal(cmds_exec(&f->c, "show"), 0);
+	assert_contains(fixture_output(f), "key          signs with "
+	    "/etc/dts/console.key, checks replies under /etc/dts/nodes.key\n");
+	f->c.conf.insecure = 1;
 
 	/* once started, they are the values sent */
 	assert_int_equal(cmds_exec(&f->c, "start"), 0);
