@@ -50,6 +50,17 @@ unit_tests() {	# unit_tests BUILDDIR TAG [WRAPPER...]
 
 # 1. unit tests
 want unit && unit_tests "$build" unit
+# and the shell tests' waits: t_wait_for's CMD is expanded once, by its
+# caller, so `t_wait_for N test -n "$(...)"` polls a value read once (t61
+# failed so, rarely, for sessions): a value read again goes in a function
+# or in eval '...'
+if want unit; then
+	log="$out/lint-waits.log"
+	grep -rnE 't_wait_for [^ ]+ (test|\[) [^|]*\$\(' "$src/tests" --include='*.sh' |
+	    grep -vE '^[^:]+:[0-9]+:[[:space:]]*#' > "$log"
+	[ -s "$log" ] && rc=1 || rc=0
+	result "lint: no t_wait_for on a value read once" $rc "$log"
+fi
 
 # 2. man pages: lint clean
 want man && for m in "$build"/man/*.[0-9]; do

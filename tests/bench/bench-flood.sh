@@ -86,7 +86,7 @@ NODE_ADDR=$(c_addr h1)
 DTS=$(c_dts_pid h1) || t_fail "no dts on h1"
 if [ "$SPIN" = 1 ]; then
 	c_pvm h0 spawn -w h1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail "spawn spin on h1"
-	t_wait_for 10 test -n "$(c_gang_pids h1 spin)" || t_fail "spin is not in h1's gang"
+	t_wait_for 10 eval '[ -n "$(c_gang_pids h1 spin)" ]' || t_fail "spin is not in h1's gang"
 fi
 t_log "node h1 $NODE_ADDR: dts $DTS, gang: $(c_gang_pids h1 | wc -l) members; flood $RATE/s from $FROM ($FLOODERS process(es)); ${PHASE_S} s per phase x $ROUNDS round(s)"
 

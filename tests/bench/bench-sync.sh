@@ -73,7 +73,7 @@ pgid_of() {	# PID -> its process group (from /proc/PID/stat, after "comm)")
 
 # the parallel task (spin, in h0's gang) and the local hog, both on CPU 0
 c_pvm h0 spawn -w h0 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail "spawn spin"
-t_wait_for 10 test -n "$(c_gang_pids h0 spin)" || t_fail "spin is not in h0's gang"
+t_wait_for 10 eval '[ -n "$(c_gang_pids h0 spin)" ]' || t_fail "spin is not in h0's gang"
 SPIN=$(c_gang_pids h0 spin | head -n 1)
 taskset -p -c 0 "$SPIN" > /dev/null || t_fail "taskset spin"
 c_bg h0 hog "$BUILD/tests/tools/hog" -c 0

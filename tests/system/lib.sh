@@ -528,6 +528,9 @@ t_sleep() {
 }
 
 # t_wait_for TIMEOUT_S CMD...: run CMD every 10-90 ms until it succeeds.
+# CMD's words are expanded once, by the caller: `t_wait_for 5 test -n
+# "$(f)"` tests the one value f gave before the wait.  Wait on a function,
+# or on eval '[ -n "$(f)" ]' (run-all.sh's unit stage refuses the first).
 t_wait_for() {
 	local end
 	end=$(($(_t_now_us) + $(_t_secs_to_us "$1")))

@@ -69,7 +69,7 @@ t_wait_for 30 grep -q pvmtmp "$T_LOG/a-master.log" || t_fail "A's master pvmd: $
 c_exec h0 "${UA[@]}" "$T_DIR/bin/dts-pvmctl" wait $N 60 > /dev/null ||
     t_fail "A's VM did not reach $N hosts"
 for ((k = 0; k < N; k++)); do
-	t_wait_for 10 test -n "$(c_job_pids h$k "$A" pvm pvmd)" || t_fail "h$k: no pvmd of A in job $ja"
+	t_wait_for 10 eval '[ -n "$(c_job_pids h$k "$A" pvm pvmd)" ]' || t_fail "h$k: no pvmd of A in job $ja"
 done
 t_log "A's VM from a shell: pvmd of $A in job $ja on h0 h1 h2"
 
@@ -91,7 +91,7 @@ grep -q "^h1: added" "$T_LOG/bcons.out" && grep -q "^h2: added" "$T_LOG/bcons.ou
 grep -q "^dts-console: no console key (.*): the PVM commands only$" "$T_LOG/bcons.err" ||
     t_fail "B's console does not say it has no key: $(cat "$T_LOG/bcons.err")"
 for ((k = 0; k < N; k++)); do
-	t_wait_for 10 test -n "$(c_job_pids h$k "$B" pvm pvmd)" || t_fail "h$k: no pvmd of B in job $jb"
+	t_wait_for 10 eval '[ -n "$(c_job_pids h$k "$B" pvm pvmd)" ]' || t_fail "h$k: no pvmd of B in job $jb"
 done
 for cmd in start stop status "mode off"; do
 	bcons h0 "$cmd"

@@ -283,7 +283,7 @@ attacks() {
 	out=$(sed -n 's/^0:://p' "$T_LOG/attempt.log")
 	[ "$out" = "${N_CG#"$(t_cg_mount)"}/jobs/job.$A_USER@pvm" ] ||
 		t_fail "$BACKEND: A's --job pvm ran in '$out', not in its own job $A_USER:pvm"
-	t_wait_for 3 test ! -d "$(n_job_cg "$A_USER" pvm)" || t_fail "$BACKEND: A's job pvm did not end"
+	t_wait_for 3 eval '[ ! -d "$(n_job_cg "$A_USER" pvm)" ]' || t_fail "$BACKEND: A's job pvm did not end"
 	t_log "$BACKEND: A's --job pvm ran in its own job: $out"
 	# bad labels from dts-run: one line each, exit 126, nothing run
 	for l in "$T_USER:pvm" "../pvm" "../$T_USER@pvm" "x/y" "abcdefghij1234567" "$(printf 'a\001b')" \
@@ -309,7 +309,7 @@ attacks() {
 		out=$(sed -n 's/^0:://p' "$T_LOG/attempt.log")
 		[ "$out" = "${N_CG#"$(t_cg_mount)"}/jobs/job.$A_USER@.." ] ||
 			t_fail "$BACKEND: label '..' ran in $out"
-		t_wait_for 3 test ! -d "$(n_job_cg "$A_USER" ..)" || t_fail "$BACKEND: A's job .. did not end"
+		t_wait_for 3 eval '[ ! -d "$(n_job_cg "$A_USER" ..)" ]' || t_fail "$BACKEND: A's job .. did not end"
 		t_log "$BACKEND: label '..': A's own job, cgroup $out"
 	else
 		one_line "label '..'" "$(cat "$T_LOG/attempt.log")" '^dts-run: '

@@ -70,7 +70,7 @@ out=$(n_send -P "$MPORT" schedule static 60000 100000) || t_fail "master: no rep
 JOB=$!
 t_track "$JOB"
 JOBNAME=$T_USER:r1
-t_wait_for 5 test -d "$(n_job_cg "$T_USER" r1)" || t_fail "no cgroup of job $JOBNAME: $(cat "$T_LOG/job.err")"
+t_wait_for 5 eval '[ -d "$(n_job_cg "$T_USER" r1)" ]' || t_fail "no cgroup of job $JOBNAME: $(cat "$T_LOG/job.err")"
 
 # ---- 1. status and jobs, read-only --------------------------------------------
 READONLY="read-only: a keyless console's answers are authenticated only by the read key"

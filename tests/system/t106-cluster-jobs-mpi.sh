@@ -64,7 +64,7 @@ t_wait_for 30 grep -q pvmtmp "$T_LOG/a-master.log" || t_fail "A's master pvmd: $
 c_exec h0 "${UA[@]}" "$T_DIR/bin/dts-pvmctl" wait $N 60 > /dev/null ||
     t_fail "A's VM did not reach $N hosts"
 for ((k = 0; k < N; k++)); do
-	t_wait_for 10 test -n "$(c_job_pids h$k "$A" pvm pvmd)" || t_fail "h$k: no pvmd of A in job $ja"
+	t_wait_for 10 eval '[ -n "$(c_job_pids h$k "$A" pvm pvmd)" ]' || t_fail "h$k: no pvmd of A in job $ja"
 done
 declare -A SP
 a_spinners() {

@@ -112,7 +112,7 @@ tid=$(c_pvm h0 spawn -w h2 "$BUILD/tests/pvm/spin" 60) || t_fail "spawn -w h2 fa
 tasks=$(c_pvm h0 tasks) || t_fail "tasks failed"
 awk -v t="$tid" '$1 == t && $4 == "h2" { f = 1 } END { exit !f }' <<< "$tasks" ||
     t_fail "task $tid not listed on h2: $(paste -sd';' <<< "$tasks")"
-t_wait_for 10 test -n "$(c_gang_pids h2 spin)" || t_fail "spin is not in h2's gang"
+t_wait_for 10 eval '[ -n "$(c_gang_pids h2 spin)" ]' || t_fail "spin is not in h2's gang"
 [ -z "$(c_gang_pids h1 spin)$(c_gang_pids h0 spin)" ] || t_fail "spin ran elsewhere too"
 
 # 3 tasks without -w: one per host (sleep, not spin: the 2 CPUs stay free)
@@ -142,7 +142,7 @@ done
 c_exec h0 sendgram -k "$C_KEY" -s "$C_SIGN" -a "$C_BCAST" -p "$C_PORT" \
     schedule static 50000 100000 > /dev/null || t_fail "broadcast SCHEDULE: no reply"
 for k in 0 1 2; do
-	t_wait_for 5 test "$(c_status h$k ps_us)" = 50000 ||
+	t_wait_for 5 eval '[ "$(c_status h$k ps_us)" = 50000 ]' ||
 	    t_fail "h$k: broadcast to $C_BCAST did not arrive (ps_us $(c_status h$k ps_us))"
 done
 
@@ -184,7 +184,7 @@ KEEP=0 READY=$ready bash -c '
 	t_setup t60-child
 	c_up 2
 	c_pvm h0 spawn -w h1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail spawn
-	t_wait_for 10 test -n "$(c_gang_pids h1 spin)" || t_fail "no spin"
+	t_wait_for 10 eval '[ -n "$(c_gang_pids h1 spin)" ]' || t_fail "no spin"
 	kill -STOP "$(c_agent_pid h1)" "$(c_dts_pid h1)"
 	echo 1 > "$(c_gang_dir h1)/cgroup.freeze"
 	for p in $(c_gang_pids h1); do kill -STOP "$p"; done

@@ -126,12 +126,12 @@ awk -v a="$min" -v b="$max" 'BEGIN { exit !(b - a >= 100) }' ||
 # ---- 3. PVM and STATIC across the LAN ----------------------------------------
 c_master1 ""
 tid=$(c_pvm h0 spawn -w h1 "$BUILD/tests/pvm/spin" 60) || t_fail "spawn -w h1 failed: $tid"
-t_wait_for 10 test -n "$(c_gang_pids h1 spin)" ||
+t_wait_for 10 eval '[ -n "$(c_gang_pids h1 spin)" ]' ||
     t_fail "spin (tid $tid) is not in h1's gang: its members $(for p in $(c_gang_pids h1); do echo -n "$p:$(_c_comm "$p") "; done); PVM's tasks: $(c_pvm h0 tasks 2>&1 | paste -sd'|'); every spin: $(for p in $(pgrep -x spin); do echo -n "$p:$(t_proc_state "$p"):$(cut -d: -f3- "/proc/$p/cgroup" | paste -sd,) "; done)"
 c_exec h0 sendgram -k "$C_KEY" -s "$C_SIGN" -a "$C_BCAST" -p "$C_PORT" \
     schedule static 40000 100000 > /dev/null || t_fail "broadcast SCHEDULE: no reply"
 for k in 0 1; do
-	t_wait_for 5 test "$(c_status h$k ps_us)" = 40000 ||
+	t_wait_for 5 eval '[ "$(c_status h$k ps_us)" = 40000 ]' ||
 	    t_fail "h$k: the broadcast schedule did not arrive (ps_us $(c_status h$k ps_us))"
 done
 # both hosts slice: their slice counters run, each gang is seen frozen

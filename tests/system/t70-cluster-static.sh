@@ -227,7 +227,7 @@ awk -v s="$SPREAD" 'BEGIN { exit !(s < 200) }' ||
 # ---- 3. the gangs really slice: RR, and stopped in LS ----------------------
 tids=$(c_pvm h0 spawn -n $N /bin/sleep 120) || t_fail "spawn sleep failed"
 for ((k = 0; k < N; k++)); do
-	t_wait_for 10 test -n "$(c_gang_pids h$k sleep)" ||
+	t_wait_for 10 eval '[ -n "$(c_gang_pids h$k sleep)" ]' ||
 	    t_fail "h$k: no spawned sleep in its gang ($(paste -sd' ' <<< "$tids"))"
 done
 declare -a WATCH WHO HOST

@@ -54,7 +54,7 @@ t_log "VM of $N hosts up through the console in $(_c_secs "$T0" "$(_t_now_us)") 
 tids=$(c_pvm h0 spawn -n $N /bin/sleep 300) || t_fail "spawn sleep failed"
 declare -a WATCH WHO HOST
 for ((k = 0; k < N; k++)); do
-	t_wait_for 10 test -n "$(c_gang_pids h$k sleep)" ||
+	t_wait_for 10 eval '[ -n "$(c_gang_pids h$k sleep)" ]' ||
 	    t_fail "h$k: no spawned sleep in its gang ($(paste -sd' ' <<< "$tids"))"
 	p=$(c_pvmd_pid h$k) || t_fail "h$k: no pvmd"
 	WATCH+=("$p" "$(c_gang_pids h$k sleep | head -n 1)")

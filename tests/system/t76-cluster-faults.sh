@@ -88,7 +88,7 @@ c_ft_con -c "spawn -w h0 $SPIN 0; spawn -w h1 $SPIN 0; spawn -w h2 $SPIN 0" ||
 cpu=$(($(nproc) - 1))
 declare -a SP
 for k in 0 1 2; do
-	t_wait_for 10 test -n "$(c_gang_pids h$k spin)" || t_fail "h$k: no spin in its gang"
+	t_wait_for 10 eval '[ -n "$(c_gang_pids h$k spin)" ]' || t_fail "h$k: no spin in its gang"
 	SP[k]=$(c_gang_pids h$k spin | head -n 1)
 	[ "$cpu" = 0 ] || taskset -a -p -c "$cpu" "${SP[k]}" > /dev/null ||
 	    t_fail "taskset of spin ${SP[k]}"

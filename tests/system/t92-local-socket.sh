@@ -107,7 +107,7 @@ for try in $(seq 20); do
 	[ -e "/proc/$P" ] && t_skip "pid $P was taken by another process of this machine"
 done
 [ -n "$victim" ] || t_skip "could not give pid $P to a root process in 20 tries (a busy machine)"
-t_wait_for 2 test "$(cat "/proc/$victim/comm" 2> /dev/null)" = sleep || t_fail "no sleep $victim"
+t_wait_for 2 eval '[ "$(cat "/proc/$victim/comm" 2> /dev/null)" = sleep ]' || t_fail "no sleep $victim"
 cg0=$(cg_of "$victim")
 t_log "pid $P: the attacker's connect-time process, reaped; now root's sleep in $cg0"
 touch "$OUT/go"
