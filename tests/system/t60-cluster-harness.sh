@@ -184,7 +184,8 @@ KEEP=0 READY=$ready bash -c '
 	t_setup t60-child
 	c_up 2
 	c_pvm h0 spawn -w h1 "$BUILD/tests/pvm/spin" 0 > /dev/null || t_fail spawn
-	t_wait_for 10 eval '[ -n "$(c_gang_pids h1 spin)" ]' || t_fail "no spin"
+	spin_in() { [ -n "$(c_gang_pids h1 spin)" ]; }
+	t_wait_for 10 spin_in || t_fail "no spin"
 	kill -STOP "$(c_agent_pid h1)" "$(c_dts_pid h1)"
 	echo 1 > "$(c_gang_dir h1)/cgroup.freeze"
 	for p in $(c_gang_pids h1); do kill -STOP "$p"; done
