@@ -267,7 +267,14 @@ jobs_adopt(struct jobs *J, struct job *j, pid_t pid)
 	return rc;
 }
 
-/* j ends: out of the scheduler's table (released), then its files. */
+/*
+ * j ends: out of the scheduler's table (released), then its files.  The
+ * cgroup's removal too is made in an LS, as a move is (sched_lock_quiet):
+ * an rmdir in a PS, with the other jobs spinning on every CPU, once held
+ * cgroup_mutex for 0.9 s, waiting for kernel threads that only the RT
+ * throttling let run, and the next edge's cgroup.freeze waited on it (t54:
+ * no edge for 881.7 ms, from a short job's start to its end).
+ */
 static void
 job_end(struct jobs *J, struct job *j, const char *why)
 {
@@ -275,12 +282,12 @@ job_end(struct jobs *J, struct job *j, const char *why)
 	int		 i;
 
 	snprintf(rel, sizeof(rel), "%s", j->gang.rel);
-	sched_lock(J->sched);
+	(void)sched_lock_quiet(J->sched, SCHED_QUIET_WAIT);
 	if ((i = place_of(J, j)) != -1)
 		sched_job_remove(J->sched, i);
 	j->used = 0;		/* the state hook no longer looks at it */
-	sched_unlock(J->sched);
 	job_free(j, 1);
+	sched_unlock(J->sched);
 	J->changes++;
 	log_info("job %s ended (%s) after %.1f s: cgroup %s removed (%d "
 	    "job(s) on this node)", j->name, why, (double)(now_mono_ns() -
