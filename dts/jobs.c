@@ -269,11 +269,12 @@ jobs_adopt(struct jobs *J, struct job *j, pid_t pid)
 
 /*
  * j ends: out of the scheduler's table (released), then its files.  The
- * cgroup's removal too is made in an LS, as a move is (sched_lock_quiet):
- * an rmdir in a PS, with the other jobs spinning on every CPU, once held
- * cgroup_mutex for 0.9 s, waiting for kernel threads that only the RT
- * throttling let run, and the next edge's cgroup.freeze waited on it (t54:
- * no edge for 881.7 ms, from a short job's start to its end).
+ * cgroup's removal too is made in an LS, as a move is (sched_lock_quiet),
+ * so that a wait of the kernel's for a starved kernel thread finds the
+ * gang frozen.  The suspect, not proven: t54 once had no edge for
+ * 881.7 ms from a short job's start to its end.  Under the lock this
+ * also unlinks the job's state file (tmpfs) and releases its empty
+ * cgroup (frozen at once): no wait on a disk or a member.
  */
 static void
 job_end(struct jobs *J, struct job *j, const char *why)
