@@ -10,10 +10,11 @@
 #      nobody:jn (no valid signature) for 5 s;
 #   3. sends 20 such SCHEDULEs, slowly: each one refused and counted
 #      (rej_mac).
-# During each: every job keeps its 30 % (+-4 points; a miss is measured
-# once more), the master's schedule is the node's (STATUS: its ps_us,
-# master; the jobs' state files' ps_us), and dts spends at most 12 % of a
-# core (t38's bound; its budget is 3 %).  One line of figures per check.
+# During each: every job keeps its 30 % (+-4 points, less what dts
+# spent reading the flood; a miss is measured once more), the master's
+# schedule is the node's (STATUS: its ps_us, master; the jobs' state
+# files' ps_us), and dts spends at most 12 % of a core (t38's bound; its
+# budget is 3 %).  One line of figures per check.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup jobs-datagrams
@@ -95,12 +96,17 @@ sched_now() {
 
 RESULTS=()
 # check NAME WANT: each job WANT % (+-4), dts <= 12 %, the schedule the
-# master's
+# master's.  dts reads its socket at SCHED_FIFO above the gang, on CPU 1
+# here, so what a flood costs it comes out of the slices: a job may be
+# short by dts's share too (CI saw 27.4 % and 25.4 % in a slot table
+# flood beside stress-ng).  A forged table that took effect (0 and 60 %)
+# or slicing stopped by the flood (50 % each, or 0) still fails.
 check() {
 	local name=$1 want=$2 s
 	shares 3
-	ok() { awk -v a="${SH[0]}" -v b="${SH[1]}" -v w="$want" 'BEGIN {
-		exit !(a - w <= 4 && w - a <= 4 && b - w <= 4 && w - b <= 4) }'; }
+	ok() { awk -v a="${SH[0]}" -v b="${SH[1]}" -v w="$want" -v d="${SH[3]}" 'BEGIN {
+		lo = 4 + d
+		exit !(a - w <= 4 && w - a <= lo && b - w <= 4 && w - b <= lo) }'; }
 	if ! ok; then
 		t_log "$name: ju ${SH[0]}%, jn ${SH[1]}% (want $want); load $(cut -d' ' -f1-3 /proc/loadavg); again"
 		shares 3
@@ -109,7 +115,7 @@ check() {
 	RESULTS+=("$(printf '%-32s ju %5s%%  jn %5s%%  (want %s)  hog %5s%%  dts %5s%% of a core  %s' \
 	    "$name" "${SH[0]}" "${SH[1]}" "$want" "${SH[2]}" "${SH[3]}" "$([ -n "${FLOOD:-}" ] || n_status rej_mac | sed 's/^/rej_mac /')")")
 	t_log "${RESULTS[-1]}"
-	ok || t_fail "$name: ju ${SH[0]}%, jn ${SH[1]}% of CPU 1, want $want +-4"
+	ok || t_fail "$name: ju ${SH[0]}%, jn ${SH[1]}% of CPU 1, want $want +-4 (less dts's ${SH[3]}%; hog ${SH[2]}%)"
 	awk -v d="${SH[3]}" 'BEGIN { exit !(d <= 12) }' ||
 		t_fail "$name: dts used ${SH[3]}% of a core (at most 12)"
 	[ -z "${SCHED0:-}" ] || [ "$s" = "$(if [ -n "${FLOOD:-}" ]; then tail -n 1; else cat; fi <<< "$SCHED0")" ] ||
