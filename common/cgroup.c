@@ -379,6 +379,28 @@ cg_set_policy_pid(const char *cg, pid_t pid, int policy, int prio)
 	return pa.changed;
 }
 
+static void
+rt_to_other(pid_t tid, void *arg)
+{
+	struct sched_param	 sp = { 0 };
+	int			*n = arg;
+	int			 p = sched_getscheduler(tid);
+
+	if (p != -1 && ((p & ~SCHED_RESET_ON_FORK) == SCHED_RR ||
+	    (p & ~SCHED_RESET_ON_FORK) == SCHED_FIFO) &&
+	    sched_setscheduler(tid, SCHED_OTHER, &sp) == 0)
+		(*n)++;
+}
+
+int
+cg_rt_to_other(const char *cg)
+{
+	int	 n = 0;
+
+	(void)cg_foreach(cg, "cgroup.threads", rt_to_other, &n);
+	return n;
+}
+
 int
 pidset_add(struct pidset *s, pid_t pid)
 {

@@ -67,6 +67,12 @@ int  cg_cpu_group(const char *mnt, const char *cg, const char *v1_root,
  * thread not yet changed may start another).  Threads changed.
  */
 int  cg_set_policy_pid(const char *cg, pid_t pid, int policy, int prio);
+/*
+ * Every thread of cg at SCHED_RR or SCHED_FIFO to SCHED_OTHER, one by
+ * one (cgroup.threads), nothing kept between calls: safe beside the
+ * other calls here on another thread.  Returns how many it changed.
+ */
+int  cg_rt_to_other(const char *cg);
 
 /* sig to every process of cg, again until a pass finds no new member. */
 int  cg_signal_all(const char *cg, int sig);

@@ -1,6 +1,7 @@
 /*
  * gang.c - the gang cgroup and backend-independent gang control.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -120,6 +121,25 @@ gang_held(const struct gang *t)
 		return -1;
 	buf[n] = '\0';
 	return strstr(buf, "frozen 1") != NULL;
+}
+
+int
+gang_demote_all(const struct gang *t)
+{
+	char		 cg[CG_PATH_MAX];
+	DIR		*d;
+	struct dirent	*e;
+	int		 n = 0;
+
+	if (t == NULL || (d = opendir(t->jobs)) == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_type == DT_DIR && e->d_name[0] != '.' &&
+		    (size_t)snprintf(cg, sizeof(cg), "%s/%s", t->jobs,
+		    e->d_name) < sizeof(cg))
+			n += cg_rt_to_other(cg);
+	closedir(d);
+	return n;
 }
 
 int
@@ -461,6 +481,13 @@ gang_set_rt(struct gang *g, int rt)
 	if (n > 0)
 		log_info("gang: %d thread(s) now at %s", n,
 		    rt ? "SCHED_RR" : "SCHED_OTHER");
+}
+
+void
+gang_reapply(struct gang *g)
+{
+	if (g->rt && !g->idle)
+		(void)policy_all(g, SCHED_RR);
 }
 
 void

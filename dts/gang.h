@@ -99,6 +99,13 @@ int  gang_hold(const struct gang *t, int on);
  * cgroup.events, or it cannot be read).
  */
 int  gang_held(const struct gang *t);
+/*
+ * Every thread at a real-time policy in every gang under template t's
+ * base/jobs to SCHED_OTHER, found by walking the directories: no gang
+ * struct, no scheduler lock (the edge guard, dts/scheduler.h).  The
+ * gangs keep their rt flag: gang_reapply puts each back.  How many.
+ */
+int  gang_demote_all(const struct gang *t);
 
 /*
  * The gang of template t in the cgroup base/jobs/name: made (root's, 0755) if
@@ -169,6 +176,9 @@ int  gang_cont(struct gang *g);
 /* Every thread of the gang to SCHED_RR rt_prio or SCHED_OTHER; during
  * an idle LS only remembered, for when it ends. */
 void gang_set_rt(struct gang *g, int rt);
+/* Every thread to the gang's policy again, if that is SCHED_RR (after
+ * gang_demote_all). */
+void gang_reapply(struct gang *g);
 /*
  * Another job's slot (fill 1): every thread, pvmd too, to SCHED_RR one
  * level below every gang's tasks (GANG_FILL_PRIO), so that the gang runs

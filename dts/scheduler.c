@@ -987,6 +987,27 @@ probe_freeze(struct sched *s)
 		freeze_sample(s, at - from);
 }
 
+/* For the edge guard: busy since (mono ns), or 0: asleep. */
+static void
+set_busy(struct sched *s, int64_t since)
+{
+	__atomic_store_n(&s->busy, since, __ATOMIC_RELEASE);
+}
+
+/* After the guard's rescue, with the lock: every gang at its levels. */
+static void
+rescue_end(struct sched *s)
+{
+	struct sched_job	*j;
+
+	if (!__atomic_exchange_n(&s->rescued, 0, __ATOMIC_ACQ_REL))
+		return;
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
+		if (j->gang != NULL)
+			gang_reapply(j->gang);
+	log_info("the edge is made: every gang at its own levels again");
+}
+
 /*
  * The edge thread: sleep until wake_at, or until the main thread moves
  * it; then do what is due.  Holds the lock except while asleep.
@@ -1003,25 +1024,88 @@ edge_thread(void *arg)
 		s->kick = 0;
 		seen = __atomic_load_n(&s->plan, __ATOMIC_ACQUIRE);
 		until = s->wake_at;
+		set_busy(s, 0);
 		pthread_mutex_unlock(&s->mu);
 		wait_until(&s->plan, seen, until);
+		set_busy(s, s->mono());	/* the lock too may keep it */
 		pthread_mutex_lock(&s->mu);
 		now = s->mono();
 		if (!s->quit && s->wake_at != 0 && now >= s->wake_at)
 			sched_timer(s, now);
-		if (s->probe)
+		rescue_end(s);
+		if (s->probe) {
+			set_busy(s, 0);		/* asleep in it */
 			probe_freeze(s);
+		}
 	}
+	set_busy(s, 0);
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
+}
+
+/*
+ * The edge guard (sched_start).  Reads only what the edge thread
+ * publishes atomically (busy; quit, slicing) and base/jobs's
+ * directories.
+ */
+static void *
+guard_thread(void *arg)
+{
+	struct sched	*s = arg;
+	int64_t		 at = s->mono(), since, now, done = 0;
+	int		 n;
+
+	(void)pthread_setname_np(pthread_self(), "dts-guard");
+	while (!__atomic_load_n(&s->quit, __ATOMIC_ACQUIRE)) {
+		/* not slicing: no edge to wait for, a look now and then */
+		at += __atomic_load_n(&s->slicing, __ATOMIC_RELAXED) ?
+		    SCHED_GUARD_STEP : SCHED_GUARD_IDLE;
+		wait_until(&s->guard_word, 0, at);	/* sched_stop wakes it */
+		now = s->mono();
+		if (at < now)
+			at = now;	/* no catching up after a stop */
+		/* whatever the phase says: an LS edge is LS before its
+		 * freeze is written, and that write is what waits */
+		since = __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE);
+		if (since == 0 || since == done ||
+		    now - since < SCHED_GUARD_STUCK)
+			continue;
+		done = since;
+		n = gang_demote_all(s->hold);
+		__atomic_store_n(&s->rescued, 1, __ATOMIC_RELEASE);
+		log_warnx("the edge thread has waited %.1f ms (for the "
+		    "kernel's cgroup lock, or for the scheduler's): %d gang "
+		    "thread(s) at SCHED_OTHER until it is done",
+		    (double)(now - since) / 1e6, n);
+	}
+	return NULL;
+}
+
+/* The edge thread told to end, and joined. */
+static void
+sched_stop_thread(struct sched *s)
+{
+	pthread_mutex_lock(&s->mu);
+	__atomic_store_n(&s->quit, 1, __ATOMIC_RELEASE);
+	plan_moved(s);
+	pthread_mutex_unlock(&s->mu);
+	wake_edge_thread(s);
+	pthread_join(s->thread, NULL);
 }
 
 int
 sched_start(struct sched *s, int prio)
 {
 	s->quit = 0;
+	s->busy = 0;
+	s->rescued = 0;
+	s->guard_word = 0;
 	if (priv_rt_thread(&s->thread, prio, edge_thread, s) == -1)
 		return -1;
+	if (priv_rt_thread(&s->guard, prio, guard_thread, s) == -1) {
+		sched_stop_thread(s);
+		return -1;
+	}
 	s->running = 1;
 	return 0;
 }
@@ -1031,12 +1115,11 @@ sched_stop(struct sched *s)
 {
 	if (!s->running)
 		return;
-	pthread_mutex_lock(&s->mu);
-	s->quit = 1;
-	plan_moved(s);
-	pthread_mutex_unlock(&s->mu);
-	wake_edge_thread(s);
-	pthread_join(s->thread, NULL);
+	sched_stop_thread(s);
+	__atomic_store_n(&s->guard_word, 1, __ATOMIC_RELEASE);
+	(void)syscall(SYS_futex, &s->guard_word, FUTEX_WAKE |
+	    FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	pthread_join(s->guard, NULL);
 	s->running = 0;
 }
 

@@ -178,6 +178,13 @@ struct sched {
 	/* the edge thread; wake_at: its next wake-up (mono ns), 0 = none */
 	pthread_mutex_t		 mu;
 	pthread_t		 thread;
+	/* the edge guard (sched_start): busy is when the edge thread woke
+	 * for work it has not finished (mono ns; 0: asleep), rescued that
+	 * the guard moved the gangs to SCHED_OTHER meanwhile */
+	pthread_t		 guard;
+	int64_t			 busy;
+	int			 rescued;
+	uint32_t		 guard_word;	/* futex: 1 to end it */
 	int64_t			 wake_at;
 	int			 kick;		/* wake_at moved: wake it */
 	uint32_t		 plan;		/* futex word: bumped to wake */
@@ -198,8 +205,30 @@ struct sched {
 void sched_init(struct sched *s, volatile struct agent_shared *shm,
     int64_t silence);
 
-/* Start the edge thread at SCHED_FIFO prio / stop and join it.  0 or -1. */
+/*
+ * Start the edge thread and the edge guard at SCHED_FIFO prio / stop and
+ * join them.  0 or -1.
+ *
+ * The guard looks every SCHED_GUARD_STEP (SCHED_GUARD_IDLE while the
+ * phases do not alternate) whether the edge thread has been busy (woken
+ * for an edge and not done) for SCHED_GUARD_STUCK.  If so, it most
+ * likely waits for a lock that a SCHED_OTHER thread holds, which the gang,
+ * spinning at real-time priority on every CPU, keeps from running:
+ * cgroup_mutex, which every cgroup.freeze write takes,
+ * held by a kernel worker ending a removed cgroup (here 0.1-0.3 s after
+ * a job's end), or the scheduler's lock, held by a move that waits for
+ * an RCU grace period (sched_lock_quiet).  The kernel lets SCHED_OTHER
+ * run after some 0.9 s (t54 saw that: no edge for 0.9 s after a short
+ * job's end, and dts-load's fail-safe released the gang).  The guard
+ * moves every gang thread at a real-time policy to SCHED_OTHER
+ * (gang_demote_all: no lock of the scheduler's or of cgroup's), the
+ * holder runs, the edge is made; then the edge thread puts every gang
+ * back at its levels (gang_reapply).
+ */
 int sched_start(struct sched *s, int prio);
+#define SCHED_GUARD_STEP	(10 * NS_PER_MS)
+#define SCHED_GUARD_IDLE	(500 * NS_PER_MS)	/* not slicing */
+#define SCHED_GUARD_STUCK	(20 * NS_PER_MS)
 void sched_stop(struct sched *s);
 
 /*

@@ -70,15 +70,15 @@ done
 t_logged "dts: uid 0, capabilities \"cap_kill,cap_sys_nice=eip\", not dumpable" ||
     t_fail "dts did not log its privileges"
 
-# priorities: dts's edge thread FIFO max, its other threads (main, intake)
-# and dts-load FIFO max-1, its logger (dts-log) SCHED_OTHER, pvmd RR max-2,
-# the other members RR max-3
+# priorities: dts's edge thread and its guard (dts-guard) FIFO max, its
+# other threads (main, intake) and dts-load FIFO max-1, its logger
+# (dts-log) SCHED_OTHER, pvmd RR max-2, the other members RR max-3
 tprio=$(for t in /proc/"$N_DTS"/task/*; do
 	chrt -p "${t##*/}" | grep -q SCHED_FIFO && prio "${t##*/}" ||
 	    echo "other-$(cat "$t/comm")"
 done | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')
-[ "$tprio" = "$((max - 1)):2 $max:1 other-dts-log:1 " ] ||
-    t_fail "dts threads: want 1 at FIFO $max, 2 at FIFO $((max - 1)) and the logger at SCHED_OTHER, got $tprio"
+[ "$tprio" = "$((max - 1)):2 $max:2 other-dts-log:1 " ] ||
+    t_fail "dts threads: want 2 at FIFO $max, 2 at FIFO $((max - 1)) and the logger at SCHED_OTHER, got $tprio"
 chrt -p "$N_AGENT" | grep -q SCHED_FIFO && [ "$(prio "$N_AGENT")" = $((max - 1)) ] ||
     t_fail "dts-load not at FIFO $((max - 1))"
 

@@ -120,6 +120,22 @@ gang_held(const struct gang *g)
 }
 
 int
+gang_demote_all(const struct gang *t)
+{
+	if (t == NULL)
+		return 0;
+	gang_op(t, "demote");
+	return fake_gang.members;
+}
+
+void
+gang_reapply(struct gang *g)
+{
+	op("reapply");
+	(void)g;
+}
+
+int
 gang_stop(struct gang *g)
 {
 	op("stop");

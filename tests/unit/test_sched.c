@@ -1726,6 +1726,70 @@ test_jobs_edge_thread(void **state)
 	assert_int_equal(f->g[1].stopped, 0);
 }
 
+/*
+ * The edge guard: the edge thread kept from an edge of a PS (here by the
+ * scheduler's lock, held by this test as a stuck move would hold it) for
+ * SCHED_GUARD_STUCK: the guard demotes every gang (gang_demote_all),
+ * without the lock, once; when the edge is made, every gang is put back
+ * at its levels (gang_reapply).  (Not that it stays quiet while edges
+ * come on time: here the edge thread is a plain thread, which a loaded
+ * machine may well keep waiting for 20 ms.)
+ */
+static void
+test_jobs_guard(void **state)
+{
+	struct jfixture		*f = *state;
+	struct proto_schedule	 p = sched_msg(MODE_STATIC, SYNC_ARRIVAL,
+	    SCHED_F_ACTIVE, 80000, 100000, 1000000, 0);
+	struct gang		 t;
+	const char		*err;
+	int64_t			 until;
+	int			 phase = -1;
+
+	fake_gang_init(&t);
+	fake_gang_name(&t, "T");
+	t.hold_fd = 0;
+	sched_set_hold(&f->s, &t);
+	add_jobs(f, 2);
+	f->s.mono = now_mono_ns;
+	f->s.real = now_real_ns;
+	assert_int_equal(sched_start(&f->s, 1), 0);
+	sched_lock(&f->s);
+	assert_int_equal(sched_apply(&f->s, &p, now_mono_ns(), now_real_ns(),
+	    &err), 0);
+	sched_unlock(&f->s);
+	sleep_ms(SCHED_GUARD_IDLE / NS_PER_MS + 20);	/* it saw the slicing */
+
+	/* the lock taken in a PS, held for an IP: an edge waits for it */
+	until = now_mono_ns() + 10 * NS_PER_SEC;
+	for (;;) {
+		sched_lock(&f->s);
+		if ((phase = f->s.phase) == PHASE_PS || now_mono_ns() > until)
+			break;
+		sched_unlock(&f->s);
+		sleep_ms(2);
+	}
+	assert_int_equal(phase, PHASE_PS);
+	fake_gang_clear();
+	sleep_ms(100);
+	assert_int_equal(__atomic_load_n(&f->s.rescued, __ATOMIC_ACQUIRE), 1);
+	assert_string_equal(fake_gang.ops, "T:demote");	/* once */
+	sched_unlock(&f->s);
+	until = now_mono_ns() + 10 * NS_PER_SEC;
+	while (__atomic_load_n(&f->s.rescued, __ATOMIC_ACQUIRE) &&
+	    now_mono_ns() < until)
+		sleep_ms(1);
+	sched_lock(&f->s);
+	assert_int_equal(f->s.rescued, 0);
+	assert_non_null(strstr(fake_gang.ops, "A:reapply B:reapply"));
+
+	p.mode = MODE_OFF;
+	assert_int_equal(sched_apply(&f->s, &p, now_mono_ns(), now_real_ns(),
+	    &err), 0);
+	sched_unlock(&f->s);
+	sched_stop(&f->s);
+}
+
 /* on_phase hears of every slot edge, before the slot's job runs. */
 static int	 slot_calls;
 static char	 slot_seen[64];
@@ -1800,6 +1864,7 @@ main(void)
 		J(test_jobs_hpdt_off),
 		J(test_jobs_idle),
 		J(test_jobs_regain),
+		J(test_jobs_guard),
 		J(test_jobs_status),
 		J(test_jobs_on_phase),
 		J(test_jobs_edge_thread),
