@@ -269,12 +269,13 @@ jobs_adopt(struct jobs *J, struct job *j, pid_t pid)
 
 /*
  * j ends: out of the scheduler's table (released), then its files.  The
- * cgroup's removal too is made in an LS, as a move is (sched_lock_quiet),
- * so that a wait of the kernel's for a starved kernel thread finds the
- * gang frozen.  The suspect, not proven: t54 once had no edge for
- * 881.7 ms from a short job's start to its end.  Under the lock this
- * also unlinks the job's state file (tmpfs) and releases its empty
- * cgroup (frozen at once): no wait on a disk or a member.
+ * cgroup's removal too is made in an LS, as a move is (sched_lock_quiet).
+ * That was a suspect of t54's stalls; their cause came later, from the
+ * kernel worker that ends the removal some 0.1 s after it, starved with
+ * cgroup_mutex held, which the edge guard handles (dts/scheduler.h).
+ * Under the lock this also unlinks the job's state file (tmpfs) and
+ * releases its empty cgroup (frozen at once): no wait on a disk or a
+ * member.
  */
 static void
 job_end(struct jobs *J, struct job *j, const char *why)
