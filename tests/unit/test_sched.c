@@ -855,6 +855,21 @@ sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* The edge thread (and its guard) started on the real clock, p applied. */
+static void
+start_real(struct sched *s, const struct proto_schedule *p)
+{
+	const char	*err;
+
+	s->mono = now_mono_ns;
+	s->real = now_real_ns;
+	assert_int_equal(sched_start(s, 1), 0);
+	sched_lock(s);
+	assert_int_equal(sched_apply(s, p, now_mono_ns(), now_real_ns(), &err),
+	    0);
+	sched_unlock(s);
+}
+
 /* The edge thread on the real clock: edges come, and stop with OFF. */
 static void
 test_edge_thread(void **state)
@@ -866,13 +881,7 @@ test_edge_thread(void **state)
 	int64_t			 until;
 	uint64_t		 n;
 
-	f->s.mono = now_mono_ns;
-	f->s.real = now_real_ns;
-	assert_int_equal(sched_start(&f->s, 1), 0);
-	sched_lock(&f->s);
-	assert_int_equal(sched_apply(&f->s, &p, now_mono_ns(), now_real_ns(),
-	    &err), 0);
-	sched_unlock(&f->s);
+	start_real(&f->s, &p);
 
 	until = now_mono_ns() + 10 * NS_PER_SEC;
 	while ((n = slices_now(&f->s)) < 5 && now_mono_ns() < until)
@@ -1699,13 +1708,7 @@ test_jobs_edge_thread(void **state)
 	uint64_t		 n, edges;
 
 	add_jobs(f, 2);
-	f->s.mono = now_mono_ns;
-	f->s.real = now_real_ns;
-	assert_int_equal(sched_start(&f->s, 1), 0);
-	sched_lock(&f->s);
-	assert_int_equal(sched_apply(&f->s, &p, now_mono_ns(), now_real_ns(),
-	    &err), 0);
-	sched_unlock(&f->s);
+	start_real(&f->s, &p);
 	until = now_mono_ns() + 10 * NS_PER_SEC;
 	while ((n = slices_now(&f->s)) < 6 && now_mono_ns() < until)
 		sleep_ms(1);
@@ -1751,13 +1754,7 @@ test_jobs_guard(void **state)
 	t.hold_fd = 0;
 	sched_set_hold(&f->s, &t);
 	add_jobs(f, 2);
-	f->s.mono = now_mono_ns;
-	f->s.real = now_real_ns;
-	assert_int_equal(sched_start(&f->s, 1), 0);
-	sched_lock(&f->s);
-	assert_int_equal(sched_apply(&f->s, &p, now_mono_ns(), now_real_ns(),
-	    &err), 0);
-	sched_unlock(&f->s);
+	start_real(&f->s, &p);
 	sleep_ms(SCHED_GUARD_IDLE / NS_PER_MS + 20);	/* it saw the slicing */
 
 	/* the lock taken in a PS, held for an IP: an edge waits for it */
