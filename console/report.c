@@ -371,8 +371,8 @@ report_show(FILE *f, const struct report_src *src)
 	fprintf(f, "%-12s %s", "timeout", duration_format(
 	    conf->console.timeout_ns, a, sizeof(a)));
 	if (src->node_timeout != conf->console.timeout_ns)
-		fprintf(f, " (in force: %s, two SIs)", duration_format(
-		    src->node_timeout, a, sizeof(a)));
+		fprintf(f, " (in force: %s, two SIs plus status_wait)",
+		    duration_format(src->node_timeout, a, sizeof(a)));
 	fputc('\n', f);
 	fprintf(f, "%-12s %s\n", "status_wait", duration_format(
 	    conf->console.status_wait_ns, a, sizeof(a)));
