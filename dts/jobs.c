@@ -230,6 +230,10 @@ jobs_start(struct jobs *J, const char *name, uid_t uid, pid_t pid, char *err,
 	(void)sched_lock_quiet(J->sched, SCHED_QUIET_WAIT);
 	if ((i = sched_job_add(J->sched, &j->gang, name)) != -1) {
 		j->used = 1;
+		/* its state file filled before the process runs (the hook
+		 * that sched_job_add called did not look at it yet): a
+		 * member that reads it at once found at_ns 0 (t58, once) */
+		jobs_state_hook(J, J->sched);
 		rc = gang_adopt(&j->gang, pid);
 		e = errno;
 		if (rc == -1) {

@@ -14,7 +14,9 @@
 #     clock did (ps_ns + ls_ns by at_ns, stopped_ns by ls_ns: the gang is
 #     stopped exactly in LS), and stopped_ns by about half the time the
 #     member saw pass (40 to 60%: a read and its clock may straddle an
-#     LS edge, 50 ms of 2 s, at either end).
+#     LS edge, 50 ms of 2 s, at either end).  20 new jobs whose one
+#     member runs dts-state at once: each reads a filled file, never
+#     phase none or at_ns 0.
 #  3. pvmd started through the launch script (run/pvmd.in) has DTS_STATE,
 #     and so has a task it spawns; pvm-examples' timing (spawned by pvmd,
 #     and spawning timing_slave through it) runs in that gang unchanged
@@ -168,8 +170,22 @@ t_log "gang member: $out"
 # (a member reads LS only if an LS edge came while it was inside read(2):
 # it is stopped on the way out; hence the 2% allowed)
 
-# ---- 3. pvmd through the launch script, its tasks, timing ----------------------
+# A new job's member that reads the file as its first act: dts fills it
+# before the member runs (at_ns 0 and phase none were read once, when a
+# job was made in a PS: the hook ran before the job counted)
 t_wait_for 5 n_gang_empty || t_fail "the reader left the gang busy"
+for i in $(seq 20); do
+	s=$("${N_ON[@]}" "$BUILD/run/dts-run" -S "$N_SOCK" -- "$BUILD/run/dts-state" phase at_ns 2> "$T_LOG/first.err") ||
+		t_fail "dts-state as a new job's first act: $(cat "$T_LOG/first.err")"
+	read -r ph at <<< "$(echo $s)"
+	[ "$ph" != none ] && [ "${at:-0}" -gt 0 ] ||
+		t_fail "a new job's member read its state file before dts filled it ($i of 20): phase $ph, at_ns $at"
+	t_wait_for 5 n_gang_empty || t_fail "the first reader $i left the gang busy"
+	t_sleep 0.0$((RANDOM % 10))
+done
+t_log "20 new jobs' members read a filled state file as their first act"
+
+# ---- 3. pvmd through the launch script, its tasks, timing ----------------------
 mkdir -p "$T_DIR/bin" && chmod 755 "$T_DIR/bin"
 sed "s|^exec .*/dts-run |exec $BUILD/run/dts-run |" "$BUILD/run/pvmd" > "$T_DIR/bin/pvmd"
 chmod 755 "$T_DIR/bin/pvmd"
