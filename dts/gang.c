@@ -1,7 +1,6 @@
 /*
  * gang.c - the gang cgroup and backend-independent gang control.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -123,22 +122,20 @@ gang_held(const struct gang *t)
 	return strstr(buf, "frozen 1") != NULL;
 }
 
+static void
+demote_one(const char *cg, const char *name, void *arg)
+{
+	(void)name;
+	*(int *)arg += cg_rt_to_other(cg);
+}
+
 int
 gang_demote_all(const struct gang *t)
 {
-	char		 cg[CG_PATH_MAX];
-	DIR		*d;
-	struct dirent	*e;
-	int		 n = 0;
+	int	 n = 0;
 
-	if (t == NULL || (d = opendir(t->jobs)) == NULL)
-		return 0;
-	while ((e = readdir(d)) != NULL)
-		if (e->d_type == DT_DIR && e->d_name[0] != '.' &&
-		    (size_t)snprintf(cg, sizeof(cg), "%s/%s", t->jobs,
-		    e->d_name) < sizeof(cg))
-			n += cg_rt_to_other(cg);
-	closedir(d);
+	if (t != NULL)
+		(void)cg_foreach_job(t->base, demote_one, &n);
 	return n;
 }
 
