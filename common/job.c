@@ -38,11 +38,14 @@ label_byte(unsigned char c)
 	    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 }
 
-/* A user name's byte: printable ASCII, not ':' nor space. */
+/*
+ * A user name's byte: printable ASCII, not ':', '/' nor space (the name
+ * becomes part of a cgroup's and a state file's name).
+ */
 static int
 user_byte(unsigned char c)
 {
-	return c > 0x20 && c < 0x7f && c != ':';
+	return c > 0x20 && c < 0x7f && c != ':' && c != '/';
 }
 
 int
@@ -95,7 +98,8 @@ user_check(const char *user, size_t n, char *err, size_t errlen)
 	for (i = 0; i < n; i++)
 		if (!user_byte((unsigned char)user[i])) {
 			snprintf(err, errlen, "%s", user[i] == ':' ||
-			    user[i] == ' ' ? "job user name has a ':' or a space" :
+			    user[i] == '/' || user[i] == ' ' ?
+			    "job user name has a ':', '/' or a space" :
 			    "job name is not printable");
 			return -1;
 		}

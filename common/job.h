@@ -34,8 +34,8 @@ int job_label_check(const char *label, char *err, size_t errlen);
 const char *job_label_pick(const char *opt);
 
 /*
- * "USER:LABEL" into out (PROTO_JOB_LEN bytes).  user: printable, no ':'
- * nor space.  0, or -1 with err (too long, bad byte, bad label).
+ * "USER:LABEL" into out (PROTO_JOB_LEN bytes).  user: printable, no ':',
+ * '/' nor space.  0, or -1 with err (too long, bad byte, bad label).
  */
 int job_name_make(char out[PROTO_JOB_LEN], const char *user,
     const char *label, char *err, size_t errlen);

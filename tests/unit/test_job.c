@@ -84,13 +84,15 @@ test_name_make(void **state)
 	user[sizeof(user) - 1] = '\0';
 	assert_int_equal(job_name_make(out, user, "l", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "too long"));
-	/* the user: not empty, printable, no ':' nor space */
+	/* the user: not empty, printable, no ':', '/' nor space */
 	assert_int_equal(job_name_make(out, "", "l", err, sizeof(err)), -1);
 	assert_string_equal(err, "job name has no user");
 	assert_int_equal(job_name_make(out, "a:b", "l", err, sizeof(err)), -1);
-	assert_string_equal(err, "job user name has a ':' or a space");
+	assert_string_equal(err, "job user name has a ':', '/' or a space");
 	assert_int_equal(job_name_make(out, "a b", "l", err, sizeof(err)), -1);
-	assert_string_equal(err, "job user name has a ':' or a space");
+	assert_string_equal(err, "job user name has a ':', '/' or a space");
+	assert_int_equal(job_name_make(out, "a/b", "l", err, sizeof(err)), -1);
+	assert_string_equal(err, "job user name has a ':', '/' or a space");
 	assert_int_equal(job_name_make(out, "a\tb", "l", err, sizeof(err)),
 	    -1);
 	assert_string_equal(err, "job name is not printable");
@@ -131,7 +133,8 @@ test_name_check(void **state)
 	bad_name("bob:p\x7fm", 7, "job name is not printable");
 	bad_name("bobpvm", 6, "job name has no ':' (USER:LABEL)");
 	bad_name(":pvm", 4, "job name has no user");
-	bad_name("b b:pvm", 7, "job user name has a ':' or a space");
+	bad_name("b b:pvm", 7, "job user name has a ':', '/' or a space");
+	bad_name("../x:pvm", 8, "job user name has a ':', '/' or a space");
 	bad_name("bob:", 4, "job label is empty");
 	bad_name("bob:a:b", 7, "job label \"a:b\" has a byte that is not a "
 	    "letter, digit, '.', '_' or '-'");
