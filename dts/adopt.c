@@ -811,6 +811,25 @@ drop_conn(struct adopt *a, int fd)
 }
 
 /*
+ * A free slot, or when every one is taken, the one with the oldest
+ * connection (slots are reused in any order: a freed slot takes the next
+ * connection).
+ */
+static int
+oldest_slot(const struct adopt *a)
+{
+	int	 i, old = 0;
+
+	for (i = 0; i < ADOPT_CONN_MAX; i++) {
+		if (a->conn[i].fd == -1)
+			return i;
+		if (a->conn[i].at < a->conn[old].at)
+			old = i;
+	}
+	return old;
+}
+
+/*
  * c's turn: read its request and answer, or, when it has not arrived
  * yet, wait for it in a slot (epoll).  A client that connects and says
  * nothing must not lock others out: when every slot is taken, the oldest
@@ -826,14 +845,10 @@ serve(struct adopt *a, const struct adopt_conn *c)
 
 	n = recv(c->fd, req, ADOPT_MSG_MAX, MSG_DONTWAIT);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
-		for (i = 0; i < ADOPT_CONN_MAX && a->conn[i].fd != -1; i++)
-			continue;
-		if (i == ADOPT_CONN_MAX) {
-			reply(a->conn[0].fd, ADOPT_BUSY ": try again");
-			close(a->conn[0].fd);	/* and out of epoll */
-			memmove(a->conn, a->conn + 1,
-			    (ADOPT_CONN_MAX - 1) * sizeof(a->conn[0]));
-			i = ADOPT_CONN_MAX - 1;
+		i = oldest_slot(a);
+		if (a->conn[i].fd != -1) {
+			reply(a->conn[i].fd, ADOPT_BUSY ": try again");
+			close(a->conn[i].fd);	/* and out of epoll */
 		}
 		a->conn[i] = *c;
 		if (evfd_watch(a->epfd, c->fd, EPOLLIN) == -1) {

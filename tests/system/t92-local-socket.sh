@@ -16,6 +16,8 @@
 #     gang here).  Refused, and the sleep stays where it was, not at RT.
 #  3. JOIN with the id of a thread (not of a process) is refused, naming
 #     the process, and moves nothing; JOIN of that process joins it.
+#  4. Silent clients: when 8 connections that say nothing hold every
+#     slot, a new one closes the oldest of them, not another.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup local-socket
@@ -152,6 +154,15 @@ n_in_gang "$thr" || t_fail "JOIN $thr answered OK, but $thr is not in the gang"
 t_log "JOIN $thr (the process): OK, in the gang"
 kill "$thr"; wait "$thr" 2> /dev/null; t_untrack "$thr"
 t_wait_for 5 n_gang_empty || t_fail "the gang did not end"
+
+# ---- 4. silent clients -----------------------------------------------------------
+# 8 slots (ADOPT_CONN_MAX) held by connections that say nothing; the first
+# is replaced, so the oldest is now in slot 1: one more connection must
+# close that one ("busy"), not the newest in slot 0 (as before)
+t_as_user "$PY" "$FLOOD" mute "$N_SOCK" 8 "$OUT/mute" || t_fail "adoptflood mute failed"
+t_log "silent clients, the one closed: $(tr '\n' ';' < "$OUT/mute")"
+[ "$(cat "$OUT/mute")" = "1 ERR dts is busy: try again" ] ||
+    t_fail "a 9th silent client closed: '$(tr '\n' ';' < "$OUT/mute")' (want the oldest, 1)"
 kill -TERM "$N_DTS"; n_wait_exit || t_fail "dts did not stop"
 [ "$N_RC" = 0 ] || t_fail "dts exit status $N_RC"
 t_pass

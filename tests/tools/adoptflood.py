@@ -23,6 +23,14 @@ tests/bench/bench-adopt.sh.
       Each request on a connection of its own; "REQ<TAB>REPLY" lines into
       OUT.
 
+  mute SOCK SLOTS OUT
+      Clients that connect and say nothing: SLOTS of them, in turn; the
+      first closes and a new one takes its place (so it holds the slot
+      freed first, not the last one); then one more, for which dts must
+      close the oldest silent connection (the second).  OUT gets one line
+      "I REPLY" for each connection I (0..SLOTS, in the order made, the
+      replacement as 0) that dts answered or closed.
+
   reuse SOCK READY GO OUT
       The pid-reuse attack: a process connects, forks a child that keeps
       the connection, and exits (and is reaped).  Its pid goes into READY;
@@ -175,6 +183,32 @@ def ask_all(path, out, reqs):
             f.write("%s\t%s\n" % (req, rep.split("\n")[0]))
 
 
+def mute(path, slots, out):
+    time.sleep(2)       # the uid's budget, spent by earlier requests, back
+    held = []
+    for _ in range(slots):
+        held.append(connect(path, wait=True))
+        time.sleep(0.15)        # served in turn (10 a second)
+    held[0].close()
+    time.sleep(0.3)
+    held[0] = connect(path, wait=True)
+    time.sleep(0.3)
+    held.append(connect(path, wait=True))
+    time.sleep(0.5)
+    with open(out, "w") as f:
+        for i, s in enumerate(held):
+            s.setblocking(False)
+            try:
+                rep = s.recv(512).decode(errors="replace")
+            except BlockingIOError:
+                continue
+            except OSError as e:
+                rep = "error %s" % e
+            f.write("%d %s\n" % (i, rep.split("\n")[0] or "EOF"))
+    for s in held:
+        s.close()
+
+
 def reuse(path, ready, go, out):
     a = os.fork()
     if a == 0:
@@ -210,6 +244,8 @@ def main(argv):
         legit(argv[2], int(argv[3]), argv[4], argv[5])
     elif len(argv) >= 5 and argv[1] == "ask":
         ask_all(argv[2], argv[3], argv[4:])
+    elif len(argv) == 5 and argv[1] == "mute":
+        mute(argv[2], int(argv[3]), argv[4])
     elif len(argv) == 6 and argv[1] == "reuse":
         reuse(argv[2], argv[3], argv[4], argv[5])
     else:
