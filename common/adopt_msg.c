@@ -82,23 +82,72 @@ adopt_parse_job(const char *req, char label[16], char *err, size_t errlen)
 	return 0;
 }
 
-/* poll for input up to wait_ms; a stop and continue (LS) may cut it short. */
+/* What is left of wait_ms after t0, in ms (0 when it is over). */
 static int
-wait_input(int fd, int wait_ms)
+ms_left(const struct timespec *t0, int wait_ms)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	struct timespec t0, t;
-	int rc, left = wait_ms;
+	struct timespec	 t;
+	int64_t		 gone;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	gone = (int64_t)(t.tv_sec - t0->tv_sec) * 1000 +
+	    (t.tv_nsec - t0->tv_nsec) / 1000000;
+	return gone >= wait_ms ? 0 : (int)(wait_ms - gone);
+}
+
+/*
+ * poll for input until wait_ms after t0; a stop and continue (LS) may cut
+ * a poll short.
+ */
+static int
+wait_input(int fd, const struct timespec *t0, int wait_ms)
+{
+	struct pollfd	 p = { .fd = fd, .events = POLLIN };
+	int		 rc;
+
+	while ((rc = poll(&p, 1, ms_left(t0, wait_ms))) == -1 &&
+	    errno == EINTR)
+		continue;
+	return rc == 1 ? 0 : -1;
+}
+
+/*
+ * A Unix socket's connect() waits while the listener's backlog is full,
+ * for as long as SO_SNDTIMEO says (by default for ever).  A signal (a stop
+ * and continue) ends a bounded wait early: go on with what is left.
+ */
+static int
+connect_until(int fd, const struct sockaddr_un *sun,
+    const struct timespec *t0, int wait_ms)
+{
+	struct timeval	 tv;
+	int		 left = wait_ms;
+
+	for (;;) {
+		tv.tv_sec = left / 1000;
+		tv.tv_usec = (left % 1000) * 1000 + (left == 0); /* 0: no bound */
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
+		    sizeof(tv)) == -1)
+			return -1;
+		if (connect(fd, (const struct sockaddr *)sun,
+		    sizeof(*sun)) == 0)
+			return 0;
+		if (errno != EINTR)
+			return -1;
+		if ((left = ms_left(t0, wait_ms)) == 0) {
+			errno = EAGAIN;
+			return -1;
+		}
+	}
+}
+
+int
+adopt_connect(int fd, const struct sockaddr_un *sun, int wait_ms)
+{
+	struct timespec	 t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while ((rc = poll(&p, 1, left)) == -1 && errno == EINTR) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		left = wait_ms - (int)((t.tv_sec - t0.tv_sec) * 1000 +
-		    (t.tv_nsec - t0.tv_nsec) / 1000000);
-		if (left < 0)
-			left = 0;
-	}
-	return rc == 1 ? 0 : -1;
+	return connect_until(fd, sun, &t0, wait_ms);
 }
 
 int
@@ -106,9 +155,11 @@ adopt_ask(const char *path, const char *req, char *reply, size_t len,
 	  int wait_ms, char *err, size_t errlen)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct timespec t0;
 	ssize_t n;
 	int fd, rc = -1;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (strlen(path) >= sizeof(sun.sun_path)) {
 		snprintf(err, errlen, "socket path too long: %s", path);
 		return -1;
@@ -118,13 +169,16 @@ adopt_ask(const char *path, const char *req, char *reply, size_t len,
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -1;
 	}
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
-		snprintf(err, errlen, "cannot reach the DTS service at %s: %s "
-		    "(is dts running? systemctl start dts, or dts -d)", path,
-		    strerror(errno));
-	else if (send(fd, req, strlen(req), MSG_NOSIGNAL) == -1)
+	if (connect_until(fd, &sun, &t0, wait_ms) == -1) {
+		if (errno == EAGAIN)	/* there, but it takes nobody */
+			snprintf(err, errlen, "no answer from dts at %s", path);
+		else
+			snprintf(err, errlen, "cannot reach the DTS service at "
+			    "%s: %s (is dts running? systemctl start dts, or "
+			    "dts -d)", path, strerror(errno));
+	} else if (send(fd, req, strlen(req), MSG_NOSIGNAL) == -1)
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-	else if (wait_input(fd, wait_ms) == -1)
+	else if (wait_input(fd, &t0, wait_ms) == -1)
 		snprintf(err, errlen, "no answer from dts at %s", path);
 	else if ((n = recv(fd, reply, len - 1, 0)) <= 0)
 		snprintf(err, errlen, "dts at %s closed the connection", path);
@@ -187,9 +241,11 @@ adopt_lift(const char *path, const char *label, int wait_ms, int *fd,
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	char	 req[64], reply[ADOPT_MSG_MAX];
+	struct timespec t0;
 	ssize_t	 n;
 	int	 s, rc = -2;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	*fd = -1;
 	*ms = 0;
 	if (strlen(path) >= sizeof(sun.sun_path)) {
@@ -203,12 +259,16 @@ adopt_lift(const char *path, const char *label, int wait_ms, int *fd,
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -2;
 	}
-	if (connect(s, (struct sockaddr *)&sun, sizeof(sun)) == -1)
-		snprintf(err, errlen, "no DTS service at %s: %s", path,
-		    strerror(errno));
-	else if (send(s, req, strlen(req), MSG_NOSIGNAL) == -1)
+	if (connect_until(s, &sun, &t0, wait_ms) == -1) {
+		if (errno == EAGAIN)
+			snprintf(err, errlen, "no answer from dts at %s "
+			    "within %d ms", path, wait_ms);
+		else
+			snprintf(err, errlen, "no DTS service at %s: %s", path,
+			    strerror(errno));
+	} else if (send(s, req, strlen(req), MSG_NOSIGNAL) == -1)
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-	else if (wait_input(s, wait_ms) == -1)
+	else if (wait_input(s, &t0, wait_ms) == -1)
 		snprintf(err, errlen, "no answer from dts at %s within %d ms",
 		    path, wait_ms);
 	else if ((n = recv(s, reply, sizeof(reply) - 1, 0)) <= 0)

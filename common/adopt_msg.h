@@ -135,11 +135,19 @@ int adopt_parse_job(const char *req, char label[16], char *err,
 
 /*
  * One request, one reply (NUL terminated into reply) over the socket at
- * path, waiting up to wait_ms for the answer.  0, or -1 with a one-line
- * reason in err.
+ * path, waiting up to wait_ms in all for the connection and the answer.
+ * 0, or -1 with a one-line reason in err.
  */
 int adopt_ask(const char *path, const char *req, char *reply, size_t len,
 	      int wait_ms, char *err, size_t errlen);
+
+/*
+ * connect(2) fd to the Unix socket at sun, waiting at most wait_ms while
+ * its backlog is full (a stopped or swamped dts: a plain connect() would
+ * wait for ever).  0, or -1 with errno (EAGAIN: still full).
+ */
+struct sockaddr_un;
+int adopt_connect(int fd, const struct sockaddr_un *sun, int wait_ms);
 
 /*
  * dts's side: the pure parts of its intake and of its checks, apart so

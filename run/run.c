@@ -64,8 +64,10 @@ usage(int rc)
 
 /*
  * No dts on this node: nothing at path, or a socket nobody accepts on (a
- * dts that died).  A dts that does not answer in time is not absent.
+ * dts that died).  A dts that does not answer in time is not absent, nor
+ * one whose backlog is full.
  */
+#define ABSENT_WAIT_MS 100
 static int
 service_absent(const char *path)
 {
@@ -77,7 +79,7 @@ service_absent(const char *path)
 	memcpy(sun.sun_path, path, strlen(path) + 1);
 	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
 		return 0;
-	absent = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 &&
+	absent = adopt_connect(fd, &sun, ABSENT_WAIT_MS) == -1 &&
 	    (errno == ENOENT || errno == ECONNREFUSED || errno == ENOTDIR);
 	close(fd);
 	return absent;

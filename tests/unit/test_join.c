@@ -4,7 +4,8 @@
  * and the cgroup v2 line of /proc/PID/cgroup; and the pure parts of dts's
  * intake (dts(8), SECURITY): the "Tgid:" line (a thread is not a
  * process), a pidfd's "Pid:" (-1 once reaped) and the rate budgets; an
- * ADOPT request's "JOB <label>" line.
+ * ADOPT request's "JOB <label>" line; the client's bounded wait on a dts
+ * whose backlog is full.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,9 +13,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "adopt_msg.h"
 #include "job.h"
@@ -369,6 +375,59 @@ test_lift_loop(void **state)
 	assert_int_equal(shortest, LIFT_MAX_NS);
 }
 
+/*
+ * A listener that accepts nobody (a stopped dts) with a full backlog:
+ * adopt_ask and adopt_lift give up within their wait with dts's
+ * "no answer" line, where a plain connect() waited for ever (alarm: the
+ * old code is killed rather than hanging the suite).
+ */
+static void
+test_full_backlog(void **state)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char		 dir[] = "/tmp/test_join.XXXXXX", err[256], want[256];
+	char		 reply[64];
+	int		 l, c[8], n = 0, fd, ms;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/sock", dir);
+	assert_true((l = socket(AF_UNIX, SOCK_SEQPACKET, 0)) != -1);
+	assert_int_equal(bind(l, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(listen(l, 0), 0);
+	for (n = 0; n < 8; n++) {	/* non-blocking: EAGAIN once full */
+		c[n] = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
+		assert_true(c[n] != -1);
+		if (connect(c[n], (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+			assert_int_equal(errno, EAGAIN);
+			close(c[n]);
+			break;
+		}
+	}
+	assert_true(n < 8);		/* the backlog is full */
+	alarm(20);
+	assert_int_equal(adopt_ask(sun.sun_path, "ADOPT run", reply,
+	    sizeof(reply), 200, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "no answer from dts at %s", sun.sun_path);
+	assert_string_equal(err, want);
+	assert_int_equal(adopt_lift(sun.sun_path, NULL, 200, &fd, &ms, err,
+	    sizeof(err)), -2);
+	snprintf(want, sizeof(want), "no answer from dts at %s within 200 ms",
+	    sun.sun_path);
+	assert_string_equal(err, want);
+	assert_int_equal(fd, -1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	assert_int_equal(adopt_connect(fd, &sun, 200), -1);
+	assert_int_equal(errno, EAGAIN);
+	alarm(0);
+	close(fd);
+	while (n-- > 0)
+		close(c[n]);
+	close(l);
+	unlink(sun.sun_path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -383,6 +442,7 @@ main(void)
 		cmocka_unit_test(test_rate),
 		cmocka_unit_test(test_lift_credit),
 		cmocka_unit_test(test_lift_loop),
+		cmocka_unit_test(test_full_backlog),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
