@@ -107,9 +107,11 @@ main(int argc, char **argv)
 	for (i = 0; i < argc; i++)
 		if ((want[i] = state_field_find(argv[i])) == -1)
 			cli_die(2, "no key %s in a state file", argv[i]);
+	if (path != NULL && path[0] == '\0')
+		cli_die(2, "-f: the file name is empty");
 	if (path == NULL && (path = getenv(STATE_ENV)) == NULL)
 		path = STATE_FILE_DEFAULT;
-	if (path[0] == '\0')
+	if (path[0] == '\0')	/* dts-run's, on a node without one */
 		cli_die(1, "%s is empty: this node keeps no state file", STATE_ENV);
 
 	read_state(path, v);
