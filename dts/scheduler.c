@@ -998,6 +998,7 @@ set_busy(struct sched *s, int64_t since)
 static void
 rescue_end(struct sched *s)
 {
+	static struct log_limit	 lim = LOG_LIMIT_INIT;	/* the edge thread's */
 	struct sched_job	*j;
 
 	if (!__atomic_exchange_n(&s->rescued, 0, __ATOMIC_ACQ_REL))
@@ -1005,7 +1006,8 @@ rescue_end(struct sched *s)
 	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
 		if (j->gang != NULL)
 			gang_reapply(j->gang);
-	log_info("the edge is made: every gang at its own levels again");
+	log_limited(&lim, LOG_LVL_INFO, "the edge is made: every gang at its "
+	    "own levels again");
 }
 
 /*
@@ -1051,6 +1053,7 @@ edge_thread(void *arg)
 static void *
 guard_thread(void *arg)
 {
+	static struct log_limit	 lim = LOG_LIMIT_INIT;	/* churned jobs */
 	struct sched	*s = arg;
 	int64_t		 at = s->mono(), since, now, done = 0;
 	int		 n;
@@ -1073,10 +1076,10 @@ guard_thread(void *arg)
 		done = since;
 		n = gang_demote_all(s->hold);
 		__atomic_store_n(&s->rescued, 1, __ATOMIC_RELEASE);
-		log_warnx("the edge thread has waited %.1f ms (for the "
-		    "kernel's cgroup lock, or for the scheduler's): %d gang "
-		    "thread(s) at SCHED_OTHER until it is done",
-		    (double)(now - since) / 1e6, n);
+		log_limited(&lim, LOG_LVL_WARN, "the edge thread has waited "
+		    "%.1f ms (for the kernel's cgroup lock, or for the "
+		    "scheduler's): %d gang thread(s) at SCHED_OTHER until it "
+		    "is done", (double)(now - since) / 1e6, n);
 	}
 	return NULL;
 }
