@@ -344,6 +344,10 @@ main(int argc, char **argv)
 	if (pvmd) {
 		if (reply[2] != ' ' || reply[3] != '/')
 			cli_die(RUN_EXIT_REFUSED, "malformed answer from dts");
+		if (is_launch_script(reply + 3))	/* it would exec us */
+			cli_die(RUN_EXIT_REFUSED, "pvmd %s, as dts names it, is "
+			    "the launch script itself (dts.conf: pvmd); not "
+			    "started", reply + 3);
 		start_joiner(sock);
 		/* argv[i-1] becomes pvmd's argv[0] */
 		argv[i - 1] = reply + 3;

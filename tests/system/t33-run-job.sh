@@ -81,13 +81,24 @@ out=$(run DTS_JOB= PVM_VMID=vm7 "$RUN" -- sh -c "$SHOW" 2>&1)
 # the launch script's way: --pvmd, pvmd's arguments after it
 out=$(run DTS_PVMJOIN=/nonexistent PVM_VMID=vm8 "$RUN" --job pv --pvmd -- -d0x1 hosts 2> "$T_LOG/pvmd.err")
 [ "$out" = "pvmd -d0x1 hosts DTS_JOB=pv" ] || t_fail "--pvmd: '$out' $(cat "$T_LOG/pvmd.err")"
+# a dts.conf whose pvmd is the launch script (which would run dts-run
+# --pvmd again, for ever): refused in one line, the script not run
+mv "$T_DIR/pvmd" "$T_DIR/pvmd.real"
+printf '#!/bin/sh\n# DTS launch script (a stand-in)\necho ran\n' > "$T_DIR/pvmd"
+chmod 755 "$T_DIR/pvmd"
+out=$(run "$RUN" --pvmd -- -d0x1 2>&1); rc=$?
+[ "$rc $out" = "126 dts-run: pvmd $T_DIR/pvmd, as dts names it, is the launch script itself (dts.conf: pvmd); not started" ] ||
+	t_fail "pvmd is the launch script: exit $rc, '$out'"
+t_log "pvmd is the launch script: $out"
+mv "$T_DIR/pvmd.real" "$T_DIR/pvmd"
 want='ADOPT run|STATE|JOB pvm
 ADOPT run|STATE|JOB pvm
 ADOPT run|STATE|JOB mine
 ADOPT run|STATE|JOB opt.1
 ADOPT run|STATE|JOB o_2
 ADOPT run|STATE|JOB pvm
-ADOPT pvmd|STATE|JOB pv'
+ADOPT pvmd|STATE|JOB pv
+ADOPT pvmd|STATE|JOB pvm'
 [ "$(cat "$REQS")" = "$want" ] || t_fail "requests: $(cat "$REQS")"
 t_log "labels: $(cut -d'|' -f3 "$REQS" | tr '\n' ' ')"
 
