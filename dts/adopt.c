@@ -427,7 +427,8 @@ static struct adopt_uid *uid_slot(struct adopt *, uid_t, int64_t);
  * (its user's: the name says so, and its uid must be the caller's), else
  * a free place (max_jobs), a pvmd that exists; then the move (a new
  * job's gang made first).  Returns NULL when adopted (*jp its job), or
- * the reason; nothing of another job changes either way.
+ * the reason.  The caller may leave another job of its own user (dts(8),
+ * JOBS); nothing of another user's job changes either way.
  */
 static const char *
 decide(struct adopt *a, const struct adopt_conn *c, const char *req,
