@@ -111,8 +111,8 @@ main(int argc, char **argv)
 		cli_die(2, "-f: the file name is empty");
 	if (path == NULL && (path = getenv(STATE_ENV)) == NULL)
 		path = STATE_FILE_DEFAULT;
-	if (path[0] == '\0')	/* dts-run's, on a node without one */
-		cli_die(1, "%s is empty: this node keeps no state file", STATE_ENV);
+	if (path[0] == '\0')	/* dts-run unsets it when there is none */
+		cli_die(1, "%s is empty: it names no state file", STATE_ENV);
 
 	read_state(path, v);
 	if (argc == 0) {

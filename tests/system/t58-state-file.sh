@@ -86,11 +86,11 @@ done
 out=$("$BUILD/run/dts-state" -f "$N_STATE" nokey 2>&1) &&
 	t_fail "dts-state nokey: exit 0, $out"
 [ "$out" = "dts-state: no key nokey in a state file" ] || t_fail "dts-state nokey: $out"
-# an empty -f is a usage error; an empty DTS_STATE is a node without a file
+# an empty -f is a usage error; an empty DTS_STATE names no file
 out=$("$BUILD/run/dts-state" -f '' phase 2>&1); rc=$?
 [ "$rc $out" = "2 dts-state: -f: the file name is empty" ] || t_fail "dts-state -f '': $rc $out"
 out=$(DTS_STATE='' "$BUILD/run/dts-state" phase 2>&1); rc=$?
-[ "$rc $out" = "1 dts-state: DTS_STATE is empty: this node keeps no state file" ] ||
+[ "$rc $out" = "1 dts-state: DTS_STATE is empty: it names no state file" ] ||
 	t_fail "DTS_STATE='' dts-state: $rc $out"
 
 # state_moved: the file is whole and its seq is above $left's; s = it
