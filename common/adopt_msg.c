@@ -150,14 +150,19 @@ adopt_connect(int fd, const struct sockaddr_un *sun, int wait_ms)
 	return connect_until(fd, sun, &t0, wait_ms);
 }
 
-int
-adopt_ask(const char *path, const char *req, char *reply, size_t len,
-	  int wait_ms, char *err, size_t errlen)
+/*
+ * One exchange on a new connection to path, all within wait_ms: send req,
+ * read one reply (NUL terminated) into reply.  The connection, or -1 with
+ * a one-line reason in err.
+ */
+static int
+exchange(const char *path, const char *req, char *reply, size_t len,
+    int wait_ms, char *err, size_t errlen)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	struct timespec t0;
 	ssize_t n;
-	int fd, rc = -1;
+	int fd;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (strlen(path) >= sizeof(sun.sun_path)) {
@@ -184,10 +189,22 @@ adopt_ask(const char *path, const char *req, char *reply, size_t len,
 		snprintf(err, errlen, "dts at %s closed the connection", path);
 	else {
 		reply[n] = '\0';
-		rc = 0;
+		return fd;
 	}
 	close(fd);
-	return rc;
+	return -1;
+}
+
+int
+adopt_ask(const char *path, const char *req, char *reply, size_t len,
+	  int wait_ms, char *err, size_t errlen)
+{
+	int	 fd;
+
+	if ((fd = exchange(path, req, reply, len, wait_ms, err, errlen)) == -1)
+		return -1;
+	close(fd);
+	return 0;
 }
 
 /* The credit as of now (at 0: new, full). */
@@ -239,57 +256,28 @@ int
 adopt_lift(const char *path, const char *label, int wait_ms, int *fd,
     int *ms, char *err, size_t errlen)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	char	 req[64], reply[ADOPT_MSG_MAX];
-	struct timespec t0;
-	ssize_t	 n;
-	int	 s, rc = -2;
+	int	 s;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	*fd = -1;
 	*ms = 0;
-	if (strlen(path) >= sizeof(sun.sun_path)) {
-		snprintf(err, errlen, "socket path too long: %s", path);
-		return -2;
-	}
-	memcpy(sun.sun_path, path, strlen(path) + 1);
 	snprintf(req, sizeof(req), ADOPT_LIFT_LINE "%s%.15s", label ?
 	    "\n" ADOPT_JOB_LINE " " : "", label ? label : "");
-	if ((s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
+	if ((s = exchange(path, req, reply, sizeof(reply), wait_ms, err,
+	    errlen)) == -1)
 		return -2;
+	if (strcmp(reply, ADOPT_REFUSAL_OLD) == 0) {
+		close(s);
+		return 0;
 	}
-	if (connect_until(s, &sun, &t0, wait_ms) == -1) {
-		if (errno == EAGAIN)
-			snprintf(err, errlen, "no answer from dts at %s "
-			    "within %d ms", path, wait_ms);
-		else
-			snprintf(err, errlen, "no DTS service at %s: %s", path,
-			    strerror(errno));
-	} else if (send(s, req, strlen(req), MSG_NOSIGNAL) == -1)
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-	else if (wait_input(s, &t0, wait_ms) == -1)
-		snprintf(err, errlen, "no answer from dts at %s within %d ms",
-		    path, wait_ms);
-	else if ((n = recv(s, reply, sizeof(reply) - 1, 0)) <= 0)
-		snprintf(err, errlen, "dts at %s closed the connection", path);
-	else {
-		rc = -1;
-		reply[n] = '\0';
-		if (strcmp(reply, ADOPT_REFUSAL_OLD) == 0) {
-			close(s);
-			return 0;
-		}
-		if (strncmp(reply, "OK ", 3) == 0 &&
-		    (*ms = atoi(reply + 3)) > 0) {
-			*fd = s;
-			return 1;
-		}
-		snprintf(err, errlen, "%s", strncmp(reply, "ERR ", 4) == 0 ?
-		    reply + 4 : reply);
+	if (strncmp(reply, "OK ", 3) == 0 && (*ms = atoi(reply + 3)) > 0) {
+		*fd = s;
+		return 1;
 	}
+	snprintf(err, errlen, "%s", strncmp(reply, "ERR ", 4) == 0 ?
+	    reply + 4 : reply);
 	close(s);
-	return rc;
+	return -1;
 }
 
 int64_t

@@ -412,8 +412,7 @@ test_full_backlog(void **state)
 	assert_string_equal(err, want);
 	assert_int_equal(adopt_lift(sun.sun_path, NULL, 200, &fd, &ms, err,
 	    sizeof(err)), -2);
-	snprintf(want, sizeof(want), "no answer from dts at %s within 200 ms",
-	    sun.sun_path);
+	snprintf(want, sizeof(want), "no answer from dts at %s", sun.sun_path);
 	assert_string_equal(err, want);
 	assert_int_equal(fd, -1);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
