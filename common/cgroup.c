@@ -335,6 +335,16 @@ cg_set_policy_all(const char *cg, int policy, int prio, int freeze_fd)
 	return pa.changed;
 }
 
+int
+cg_policy_recheck(const char *cg, int policy, int prio)
+{
+	struct policy_arg	 pa = { policy, prio, 0, 0, 0, 0, &swept, 1 };
+
+	(void)policy_sweep(cg, &pa, CG_SWEEPS_FREE);
+	policy_warn(cg, &pa);
+	return pa.changed;
+}
+
 /* The threads of pid not in done: policy for each.  New ones, or -1. */
 static int
 policy_pass(pid_t pid, struct pidset *done, struct policy_arg *pa)

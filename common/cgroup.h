@@ -51,6 +51,16 @@ int  cg_set_policy(const char *cg, int policy, int prio);
 int  cg_set_policy_all(const char *cg, int policy, int prio, int freeze_fd);
 
 /*
+ * After cg_set_policy_all (and before a call for another policy): the
+ * threads of cg that it and the rechecks since have not seen, to policy
+ * if they are not at it, in passes as it makes them.  A clone that was
+ * under way when its creator was changed ends with a child at the old
+ * policy, listed only then: a creator moved to SCHED_IDLE beside a busy
+ * CPU may take the rest of the LS to end it.  Threads changed.
+ */
+int  cg_policy_recheck(const char *cg, int policy, int prio);
+
+/*
  * Is cg (under the cgroup2 mount mnt) in a CPU group of its own, which
  * SCHED_IDLE ranks only inside?  It is if cg or an ancestor below mnt has
  * the cpu controller (its parent's cgroup.subtree_control enables cpu),

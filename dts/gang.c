@@ -513,6 +513,14 @@ gang_set_idle(struct gang *g, int idle)
 }
 
 int
+gang_recheck_idle(struct gang *g)
+{
+	if (!g->idle || g->stopped)
+		return 0;
+	return cg_policy_recheck(g->cg, SCHED_IDLE, 0);
+}
+
+int
 gang_can_idle(const struct gang *g, char *why, size_t len)
 {
 	char	 text[256], mnt[CG_PATH_MAX], where[CG_PATH_MAX];

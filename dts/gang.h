@@ -200,6 +200,14 @@ void gang_set_fill(struct gang *g, int fill);
  */
 void gang_set_idle(struct gang *g, int idle);
 /*
+ * In an idle LS, now and then: the threads born since gang_set_idle at
+ * the policy their creators had when they began to clone (SCHED_RR) to
+ * SCHED_IDLE (cg_policy_recheck: a read of cgroup.threads, and a
+ * sched_setscheduler for each such thread).  Nothing for a gang not idle
+ * or stopped.  Threads changed.
+ */
+int  gang_recheck_idle(struct gang *g);
+/*
  * Would SCHED_IDLE make the gang yield to every local task?  Only if the
  * gang and the local users share one CPU group: not with autogroups
  * (kernel.sched_autogroup_enabled = 1: each session is a group, and

@@ -175,6 +175,10 @@ struct sched {
 	/* arrival sync: a jump to a PS at jump_at (mono ns), 0 = none */
 	int64_t			 jump_at, jump_ps;
 
+	/* an idle LS: the gangs' threads born at SCHED_RR looked for again
+	 * at recheck_at (mono ns; 0: not in such an LS) */
+	int64_t			 recheck_at;
+
 	/* the edge thread; wake_at: its next wake-up (mono ns), 0 = none */
 	pthread_mutex_t		 mu;
 	pthread_t		 thread;

@@ -175,6 +175,15 @@ gang_set_idle(struct gang *g, int idle)
 }
 
 int
+gang_recheck_idle(struct gang *g)
+{
+	if (!g->idle || g->stopped)
+		return 0;
+	op("recheck");
+	return 0;
+}
+
+int
 gang_can_idle(const struct gang *g, char *why, size_t len)
 {
 	int i, can = fake_gang.can_idle;

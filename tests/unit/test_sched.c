@@ -1600,13 +1600,16 @@ test_jobs_hpdt_off(void **state)
 
 /*
  * An idle LS: the jobs out of their slot at SCHED_IDLE; one that cannot
- * idle is stopped instead, the others idle.
+ * idle is stopped instead, the others idle, and their threads looked at
+ * again through the LS.
  */
 static void
 test_jobs_idle(void **state)
 {
 	struct jfixture		*f = *state;
 	struct proto_schedule	 p = static80(0);
+	int64_t			 at;
+	int			 i;
 
 	add_jobs(f, 2);
 	fake_gang_set_can_idle(&f->g[1], 0);
@@ -1625,7 +1628,19 @@ test_jobs_idle(void **state)
 	next_edge(f);				/* LS */
 	assert_string_equal(fake_gang_ops(), "A:idle1 B:stop");
 	assert_int_equal(f->g[0].idle, 1);
+	/* the idle gang's threads born at SCHED_RR looked for every 2 ms
+	 * of the 20 ms LS (a look that takes no time), the stopped one's
+	 * not: 9 looks, then the PS */
+	for (i = 0; i < 9; i++) {
+		at = mono_now;
+		next_edge(f);
+		assert_int_equal(mono_now - at, MS(2));
+		assert_int_equal(f->s.phase, PHASE_LS);
+		assert_string_equal(fake_gang_ops(), "A:recheck");
+	}
 	next_edge(f);				/* PS */
+	assert_int_equal(f->s.phase, PHASE_PS);
+	assert_int_equal(f->s.recheck_at, 0);
 	assert_string_equal(fake_gang_ops(),
 	    "B:fill1 B:cont A:fill0 A:idle0");
 
