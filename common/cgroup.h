@@ -56,7 +56,10 @@ int  cg_set_policy_all(const char *cg, int policy, int prio, int freeze_fd);
  * if they are not at it, in passes as it makes them.  A clone that was
  * under way when its creator was changed ends with a child at the old
  * policy, listed only then: a creator moved to SCHED_IDLE beside a busy
- * CPU may take the rest of the LS to end it.  Threads changed.
+ * CPU may take the rest of the LS to end it.  The threads seen are one
+ * set for every cgroup: after another cgroup's cg_set_policy_all, the
+ * first recheck of cg asks each of its threads for its policy once.
+ * Threads changed.
  */
 int  cg_policy_recheck(const char *cg, int policy, int prio);
 

@@ -61,7 +61,11 @@ sched_init(struct sched *s, volatile struct agent_shared *shm, int64_t silence)
  * every RECHECK_MIN, or 20 times as long as the last look took (a
  * read of cgroup.threads: 50 to 240 us for 1000 threads here), so at
  * most a twentieth of the LS (bench-idle, 1000 threads: dts's CPU time
- * 0.8 -> 1.7 % of a CPU, and 5.9 -> 8.6 % while 4 chains churn).
+ * 1.7 % of a CPU, 0.8 without the looks; 6.2 % while 4 chains churn,
+ * 5.9 without).  None
+ * that would start within half a step of the PS edge: a look that takes
+ * longer than the last must not make that edge late, and the PS edge
+ * moves every thread to SCHED_RR anyway.
  */
 #define RECHECK_MIN	(2 * NS_PER_MS)
 #define RECHECK_SHARE	20
@@ -89,6 +93,16 @@ replan(struct sched *s)
 	if (w != s->wake_at)
 		s->kick = 1;
 	s->wake_at = w;
+}
+
+/* An idle LS's next look, a step after at, or 0: none before its end. */
+static int64_t
+next_look(const struct sched *s, int64_t at)
+{
+	int64_t	 step = s->recheck_step > RECHECK_MIN ? s->recheck_step :
+	    RECHECK_MIN;
+
+	return at + step + step / 2 <= edge_due(s) ? at + step : 0;
 }
 
 /*
@@ -573,8 +587,8 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 		set_cur(s, s->lay.seg[s->seg].who, wake, 1, 1);
 	} else if (phase == PHASE_LS)
 		set_cur(s, SEG_NONE, wake, 0, 0);
-	s->recheck_at = phase == PHASE_LS && s->ls_idle ?
-	    wake + RECHECK_MIN : 0;
+	s->recheck_at = phase == PHASE_LS && s->ls_idle ? next_look(s, wake) :
+	    0;
 	real = edge_record(s, phase, deadline, wake);
 	if (phase == PHASE_PS) {
 		s->slices++;
@@ -902,8 +916,8 @@ recheck_idle(struct sched *s, int64_t wake)
 			idle = 1;
 		}
 	took = s->mono() - wake;
-	s->recheck_at = !idle ? 0 : wake + (RECHECK_SHARE * took > RECHECK_MIN ?
-	    RECHECK_SHARE * took : RECHECK_MIN);
+	s->recheck_step = RECHECK_SHARE * took;
+	s->recheck_at = idle ? next_look(s, wake) : 0;
 }
 
 void

@@ -176,8 +176,9 @@ struct sched {
 	int64_t			 jump_at, jump_ps;
 
 	/* an idle LS: the gangs' threads born at SCHED_RR looked for again
-	 * at recheck_at (mono ns; 0: not in such an LS) */
-	int64_t			 recheck_at;
+	 * at recheck_at (mono ns; 0: not in such an LS), recheck_step apart
+	 * (from the last look's cost; 0: none yet) */
+	int64_t			 recheck_at, recheck_step;
 
 	/* the edge thread; wake_at: its next wake-up (mono ns), 0 = none */
 	pthread_mutex_t		 mu;

@@ -180,6 +180,8 @@ gang_recheck_idle(struct gang *g)
 	if (!g->idle || g->stopped)
 		return 0;
 	op("recheck");
+	if (fake_gang.on_recheck != NULL)
+		fake_gang.on_recheck();
 	return 0;
 }
 

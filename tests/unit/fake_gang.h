@@ -19,7 +19,10 @@ struct fake_gang {
 			     stop cont rt0 rt1 idle0 idle1 release forget,
 			     hold unhold (a template whose hold_fd is not
 			     -1: a test sets it, as if base/jobs were open),
+			     recheck (an idle gang's look),
 			     each "NAME:op" for a named gang */
+	void (*on_recheck)(void);	/* called by each look (its cost on a
+					   fake clock); NULL: none */
 };
 
 extern struct fake_gang fake_gang;

@@ -45,6 +45,7 @@ setup(void **state)
 		return -1;
 	advance(100 * NS_PER_SEC);
 	fake_gang.members = 3;
+	fake_gang.on_recheck = NULL;
 	sched_fixture_init(&f->s, &f->shm);
 	if (sched_fixture_job(&f->s, &f->g) == -1)
 		return -1;
@@ -926,6 +927,7 @@ setup_jobs(void **state)
 		return -1;
 	advance(100 * NS_PER_SEC);
 	fake_gang.members = 3;
+	fake_gang.on_recheck = NULL;
 	sched_fixture_init(&f->s, &f->shm);
 	for (int k = 0; k < NJOBS; k++) {
 		char	 tag[2] = { (char)('A' + k), '\0' };
@@ -1654,6 +1656,58 @@ test_jobs_idle(void **state)
 	assert_int_equal(status_of_jobs(f).flags & STATUS_F_LS_IDLE, 0);
 }
 
+static void
+look_takes_300us(void)
+{
+	advance(300 * NS_PER_US);
+}
+
+/* The mono times of the looks of the next LS, from its start, in ms:
+ * "2 8 14" (the edge thread on time, the LS to its end). */
+static const char *
+looks_of_ls(struct jfixture *f)
+{
+	static char	 out[128];
+	size_t		 n = 0;
+	int64_t		 ls_at;
+
+	while (f->s.phase != PHASE_LS)
+		next_edge(f);
+	ls_at = mono_now;
+	out[0] = '\0';
+	(void)fake_gang_ops();
+	for (next_edge(f); f->s.phase == PHASE_LS; next_edge(f)) {
+		assert_string_equal(fake_gang_ops(), "A:recheck");
+		n += (size_t)snprintf(out + n, sizeof(out) - n, "%s%lld",
+		    n > 0 ? " " : "", (long long)((mono_now - ls_at) / MS(1)));
+	}
+	return out;
+}
+
+/*
+ * An idle LS's looks that take 300 us each: 20 times that apart (6 ms),
+ * the step kept for the next LS, none within half a step of the PS
+ * edge (a look that starts there could make it late).
+ */
+static void
+test_jobs_idle_looks(void **state)
+{
+	struct jfixture		*f = *state;
+	struct proto_schedule	 p = static80(0);
+
+	add_jobs(f, 1);
+	p.flags |= SCHED_F_LS_IDLE;
+	assert_int_equal(japply(f, p), 0);
+	assert_int_equal(f->s.ls_idle, 1);
+	fake_gang.on_recheck = look_takes_300us;
+	/* the first at 2 ms (no cost known), then 6 ms apart; not at 20 */
+	assert_string_equal(looks_of_ls(f), "2 8 14");
+	assert_int_equal(f->s.recheck_step, MS(6));
+	/* the next LS: 6 ms from its start; 18 + 3 is past its end */
+	assert_string_equal(looks_of_ls(f), "6 12");
+	fake_gang.on_recheck = NULL;
+}
+
 /* The fail-safe released every gang: each gets its slot's state again. */
 static void
 test_jobs_regain(void **state)
@@ -1875,6 +1929,7 @@ main(void)
 		J(test_jobs_full),
 		J(test_jobs_hpdt_off),
 		J(test_jobs_idle),
+		J(test_jobs_idle_looks),
 		J(test_jobs_regain),
 		J(test_jobs_guard),
 		J(test_jobs_status),
