@@ -236,6 +236,21 @@ conf_pvmd(const struct dts_conf *c)
 }
 
 int
+conf_unprivileged_port_start(void)
+{
+	FILE	*f = fopen("/proc/sys/net/ipv4/ip_unprivileged_port_start",
+		    "re");
+	int	 start = 1024;
+
+	if (f != NULL) {
+		if (fscanf(f, "%d", &start) != 1)
+			start = 1024;
+		fclose(f);
+	}
+	return start;
+}
+
+int
 conf_dir_make_trusted(const char *dir, const char *what, char *err,
     size_t errlen)
 {

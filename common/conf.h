@@ -165,6 +165,13 @@ const char *conf_pvmd(const struct dts_conf *c);
 /* Checks across keys (PS < IP, RT budget, table); 0 or -1 with err. */
 int conf_check(const struct dts_conf *c, char *err, size_t errlen);
 
+/*
+ * The lowest port that a local user may bind: the kernel's
+ * net.ipv4.ip_unprivileged_port_start (1024 unless lowered; 1024 if
+ * unreadable).  A port below it is root's alone (dts(8) SECURITY).
+ */
+int conf_unprivileged_port_start(void);
+
 /* Print every key with its effective value, in dts.conf syntax. */
 void conf_print(const struct dts_conf *c, FILE *out);
 

@@ -96,7 +96,7 @@ const struct conf_key confkey_schema[] = {
 	  .help = "no command from the console this long: back to this "
 	  "file's schedule (dead-man switch); 0 = 3 SI of the console's" },
 	{ .path = "port", .type = CT_INT, .min = 1, .max = 65535,
-	  .def = "7746", .off = OFF(port), .help = "UDP control port" },
+	  .def = "476", .off = OFF(port), .help = "UDP control port" },
 	{ .path = "bind", .type = CT_STRING, .def = "0.0.0.0", .off = OFF(bind),
 	  .valid = valid_ipv4, .help = "IPv4 address of the control socket" },
 	{ .path = "group", .type = CT_STRING, .def = "", .off = OFF(group),
@@ -250,7 +250,7 @@ const struct conf_key confkey_schema[] = {
 	  .help = "the other console of a master and standby pair, "
 	  "ADDRESS[:PORT]; \"\" = none" },
 	{ .path = "console.peer_port", .type = CT_INT, .min = 1, .max = 65535,
-	  .def = "7747", .off = OFF(console.peer_port),
+	  .def = "477", .off = OFF(console.peer_port),
 	  .help = "UDP port of a master and standby pair (this console's, and "
 	  "the peer's unless console.peer names one)" },
 };
@@ -317,7 +317,7 @@ valid_peer(const void *p, char *why, size_t len)
 	} else if (colon == NULL && inet_pton(AF_INET, s, &in) == 1)
 		return 0;
 	snprintf(why, len, "\"%s\" is not ADDRESS[:PORT] (e.g. 10.0.0.2 or "
-	    "10.0.0.2:7747)", s);
+	    "10.0.0.2:477)", s);
 	return -1;
 }
 

@@ -104,6 +104,11 @@ standby_init(struct console *c, int standby, char *err, size_t len)
 		standby_close(sb);
 		return -1;
 	}
+	if (c->conf.console.peer_port >= conf_unprivileged_port_start())
+		log_warnx("console.peer_port %d: any local user may bind this "
+		    "port (only root may bind one below %d): one who takes it "
+		    "first keeps this console from starting (dts-console(1))",
+		    c->conf.console.peer_port, conf_unprivileged_port_start());
 	sb->role = standby ? SB_STANDBY : SB_MASTER;
 	return 0;
 }

@@ -98,6 +98,40 @@ port_socket(const struct sockaddr_in *bound)
 	return fd;
 }
 
+/*
+ * Connect the master's socket to to, first undoing its last connect():
+ * that one bound a socket of 0.0.0.0 to the address it took to reach
+ * its peer, and only AF_UNSPEC lets it take another.  0, or -1 with
+ * errno.
+ */
+static int
+reconnect(int fd, const struct sockaddr_in *to)
+{
+	struct sockaddr	 none = { .sa_family = AF_UNSPEC };
+
+	if (connect(fd, &none, sizeof(none)) == -1)
+		return -1;
+	return connect(fd, (const struct sockaddr *)to, sizeof(*to));
+}
+
+/*
+ * The master's socket with no master: connected to the control port of
+ * the address it is bound to (127.0.0.1 for 0.0.0.0), a source that
+ * only dts itself can send from, so that it takes no share of the
+ * datagrams of the port (the kernel's SO_REUSEPORT choice skips a
+ * connected socket).  0, or -1 with errno.
+ */
+static int
+park(struct intake *in)
+{
+	struct sockaddr_in	 self = in->bound;
+
+	in->mlive = 0;
+	if (self.sin_addr.s_addr == htonl(INADDR_ANY))
+		self.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return reconnect(in->mfd, &self);
+}
+
 /* Join mr's group on the interface mr names; 0, or -1 with errno. */
 static int
 join(int fd, const struct ip_mreqn *mr)
@@ -180,7 +214,8 @@ intake_open(struct intake *in, const char *addr, int port,
 	in->bound = sin;
 	if ((in->fd = port_socket(&in->bound)) == -1 ||
 	    setsockopt(in->fd, SOL_SOCKET, SO_BROADCAST, &on,
-	    sizeof(on)) == -1) {
+	    sizeof(on)) == -1 || (in->mfd = port_socket(&in->bound)) == -1 ||
+	    park(in) == -1) {
 		snprintf(err, errlen, "control socket %s:%d: %s", addr, port,
 		    strerror(errno));
 		intake_close(in);
@@ -492,12 +527,15 @@ drain(struct intake *in)
  * commands are read whatever that budget says.  Only a flood that forges
  * the master's address and port reaches this socket, and the master's
  * token bucket limits what that costs.
+ *
+ * intake_open binds it, as root, before dts drops its capabilities (the
+ * default port is privileged: dts(8) SECURITY); it is parked (park())
+ * until there is a master, and a new master only connects it again.
  */
 static void
 master_socket(struct intake *in)
 {
 	struct sockaddr_in	 want;
-	int			 fd;
 	unsigned		 gen;
 
 	pthread_mutex_lock(&in->mu);
@@ -506,22 +544,15 @@ master_socket(struct intake *in)
 	pthread_mutex_unlock(&in->mu);
 	if (gen == in->mgen_have)
 		return;
-	in->mgen_have = gen;
 	in->master = want;
-	if (in->mfd >= 0)
-		close(in->mfd);
-	in->mfd = -1;
-	fd = port_socket(&in->bound);
-	if (fd == -1 ||
-	    connect(fd, (const struct sockaddr *)&want, sizeof(want)) == -1) {
+	in->mlive = reconnect(in->mfd, &want) == 0;
+	if (!in->mlive) {
 		log_warn("socket of the master %s:%d (its commands share the "
 		    "socket of everyone else)", inet_ntoa(want.sin_addr),
 		    ntohs(want.sin_port));
-		if (fd >= 0)
-			close(fd);
-		return;
+		(void)park(in);
 	}
-	in->mfd = fd;
+	__atomic_store_n(&in->mgen_have, gen, __ATOMIC_RELEASE);
 }
 
 static void *
@@ -547,7 +578,7 @@ run(void *arg)
 			    NS_PER_MS - 1) / NS_PER_MS);
 		pf[0].events = wait < 0 ? POLLIN : 0;
 		pf[0].revents = pf[2].revents = 0;
-		pf[2].fd = in->mfd;
+		pf[2].fd = in->mlive ? in->mfd : -1;
 		if (poll(pf, 3, wait) == -1) {
 			if (errno != EINTR)
 				log_warn("intake poll");

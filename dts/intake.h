@@ -49,6 +49,8 @@ struct intake {
 	int      fd;                  /* the UDP socket */
 	int      mfd;                 /* the master's: connected to it (thread
 					 only; -1 none) */
+	int      mlive;               /* mfd is connected to a master, not
+					 parked (intake.c) */
 	struct sockaddr_in bound;     /* the address both are bound to */
 	struct sockaddr_in mwant;     /* the master, set by intake_exempt */
 	unsigned mgen, mgen_have;     /* mwant's changes; the thread's copy */

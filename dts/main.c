@@ -770,6 +770,11 @@ main(int argc, char **argv)
 	    sizeof(err)) == -1 ||
 	    (joined = ctl_join(&d.ctl, d.conf.group, err, sizeof(err))) == -1)
 		die_early("%s", err);
+	if (d.conf.port >= conf_unprivileged_port_start())
+		log_warnx("port %d: any local user may bind this port (only "
+		    "root may bind one below %d): one who takes it first "
+		    "keeps dts from starting (dts(8) SECURITY)", d.conf.port,
+		    conf_unprivileged_port_start());
 	if (joined > 0)
 		log_info("joined multicast group %s on the control socket "
 		    "(%d interface%s)", d.conf.group, joined,

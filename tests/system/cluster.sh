@@ -139,7 +139,7 @@
 #                           be removed
 #
 # Variables: C_N, C_HOSTS (h0..), C_ADDR, C_NS, C_BR, C_NET (a.b.c),
-# C_BCAST, C_PORT (default 7746: every host has its own port space),
+# C_BCAST, C_PORT (default 476: every host has its own port space),
 # C_PREFIX (default "dc$$-"), C_KEY, C_HOSTFILE, C_LAUNCHER, C_RSH,
 # C_MASTER_PID (the master pvmd c_start_master started, our child),
 # C_DTS_PID (by host index: the dts c_start_dts started, our child),
@@ -172,7 +172,7 @@
 # (/dts-test.<PID>.*).
 
 C_PREFIX=${C_PREFIX:-dc$$-}
-C_PORT=${C_PORT:-7746}
+C_PORT=${C_PORT:-476}
 C_NET=${C_NET:-10.$((200 + $$ % 50)).$(($$ / 50 % 250))}
 C_BCAST=$C_NET.255
 C_BR=${C_PREFIX}br

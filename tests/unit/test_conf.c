@@ -154,7 +154,7 @@ test_defaults(void **state)
 	assert_int_equal(c.si_ns, 10 * NS_PER_SEC);
 	assert_int_equal(c.sync, SYNC_ARRIVAL);
 	assert_int_equal(c.silence_ns, 0);	/* 0: 3 SI, worked out by dts */
-	assert_int_equal(c.port, 7746);
+	assert_int_equal(c.port, 476);
 	assert_string_equal(c.bind, "0.0.0.0");
 	assert_contains(c.key_file, "/dts/dts.key");
 	assert_true(c.key_file[0] == '/');
@@ -275,7 +275,7 @@ test_partial_keeps_defaults(void **state)
 	assert_int_equal(c.ip_ns, 100 * NS_PER_MS);
 	assert_int_equal(c.ps_ns, 80 * NS_PER_MS);
 	load_ok(&c, "");
-	assert_int_equal(c.port, 7746);
+	assert_int_equal(c.port, 476);
 }
 
 static void
@@ -326,7 +326,7 @@ test_missing_file(void **state)
 	conf_defaults(&c);
 	assert_int_equal(conf_load(&c, "/nonexistent/dts.conf", 1, err,
 	    sizeof(err)), 0);
-	assert_int_equal(c.port, 7746);
+	assert_int_equal(c.port, 476);
 	assert_int_equal(conf_load(&c, "/nonexistent/dts.conf", 0, err,
 	    sizeof(err)), -1);
 	assert_string_equal(err,
@@ -693,7 +693,7 @@ test_print_format(void **state)
 	assert_contains(buf, "\nip = \"100ms\";\n");
 	assert_contains(buf, "\nps = \"80%\";\n");
 	assert_contains(buf, "\nmode = \"static\";\n");
-	assert_contains(buf, "\nport = 7746;\n");
+	assert_contains(buf, "\nport = 476;\n");
 	assert_contains(buf, "\ninsecure = false;\n");
 	assert_contains(buf, "\nload = {\n\tsample = \"1s\";\n");
 	assert_contains(buf, "\ttable = [10, 20, 30, 40, 50, 60, 70, 80, 90];\n};\n");
@@ -794,7 +794,7 @@ test_value_format_set(void **state)
 	assert_string_equal(conf_value_format(c, "mode", buf, sizeof(buf)),
 	    "static");
 	assert_string_equal(conf_value_format(c, "port", buf, sizeof(buf)),
-	    "7746");
+	    "476");
 	assert_string_equal(conf_value_format(c, "console.hysteresis", buf,
 	    sizeof(buf)), "0.5");
 	assert_string_equal(conf_value_format(c, "insecure", buf,

@@ -350,9 +350,9 @@ test_heading_forms(void **state)
 	assert_string_equal(e.type, "duration");
 	assert_string_equal(e.def, "\"100ms\"");
 	assert_string_equal(e.range, "1ms to 60s");
-	assert_int_equal(heading_parse(".BR port \" (int, default 7746, range "
+	assert_int_equal(heading_parse(".BR port \" (int, default 476, range "
 	    "1 to 65535)\"", &e), 0);
-	assert_string_equal(e.def, "7746");
+	assert_string_equal(e.def, "476");
 	assert_string_equal(e.range, "1 to 65535");
 	assert_int_equal(heading_parse(".BR ps \" (slice, default \" "
 	    "\\(dq80%\\(dq \", range 1us to 60s, or a share)\"", &e), 0);

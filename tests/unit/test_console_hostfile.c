@@ -299,7 +299,7 @@ test_cmd_hosts(void **state)
 	/* no file yet: the destinations of the configuration */
 	assert_int_equal(cmds_exec(&f->c, "hosts"), 0);
 	assert_contains(fixture_output(f), "no host file read; the console "
-	    "sends to console.nodes: 127.0.0.1, port 7746");
+	    "sends to console.nodes: 127.0.0.1, port 476");
 
 	path = tmpfile_with("# MPICH style\n127.0.0.2:2\n127.0.0.3:1\n");
 	snprintf(cmd, sizeof(cmd), "hosts %s", path);

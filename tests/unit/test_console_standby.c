@@ -610,20 +610,20 @@ static void
 test_conf(void **state)
 {
 	(void)state;
-	assert_string_equal(conf_why(""), "ok  7747");
+	assert_string_equal(conf_why(""), "ok  477");
 	assert_string_equal(conf_why("console = { peer = \"10.0.0.2\"; };\n"),
-	    "ok 10.0.0.2 7747");
+	    "ok 10.0.0.2 477");
 	assert_string_equal(conf_why("console = { peer = \"10.0.0.2:9000\"; "
 	    "peer_port = 9001; };\n"), "ok 10.0.0.2:9000 9001");
 	assert_string_equal(conf_why("console = { peer = \"node2\"; };\n"),
 	    "1: console.peer: \"node2\" is not ADDRESS[:PORT] (e.g. 10.0.0.2 "
-	    "or 10.0.0.2:7747)");
+	    "or 10.0.0.2:477)");
 	assert_string_equal(conf_why("console = { peer = \"10.0.0.2:\"; };\n"),
 	    "1: console.peer: \"10.0.0.2:\" is not ADDRESS[:PORT] (e.g. "
-	    "10.0.0.2 or 10.0.0.2:7747)");
+	    "10.0.0.2 or 10.0.0.2:477)");
 	assert_string_equal(conf_why("console = { peer = \"10.0.0.2:70000\"; "
 	    "};\n"), "1: console.peer: \"10.0.0.2:70000\" is not ADDRESS[:PORT] "
-	    "(e.g. 10.0.0.2 or 10.0.0.2:7747)");
+	    "(e.g. 10.0.0.2 or 10.0.0.2:477)");
 	assert_string_equal(conf_why("console = { peer_port = 0; };\n"),
 	    "1: console.peer_port: 0 is out of range [1, 65535]");
 }
