@@ -14,6 +14,7 @@
 #include "gang.h"
 #include "log.h"
 #include "proc.h"
+#include "timeutil.h"
 
 /*
  * Under systemd (Delegate=yes) the service's own cgroup is ours, but a
@@ -161,6 +162,9 @@ gang_open_at(struct gang *g, const struct gang *t, const char *name,
 	g->stopped = g->rt = g->idle = g->fill = 0;
 	g->unidle = 0;
 	g->pvmd_pid = 0;
+	g->scan_next = 0;
+	g->count = 0;
+	g->count_at = 0;
 	memset(g->lifted, 0, sizeof(g->lifted));
 	if (strchr(name, '/') != NULL || name[0] == '.' ||
 	    (size_t)snprintf(g->cg, sizeof(g->cg), "%s/%s", t->jobs,
@@ -277,19 +281,27 @@ prio_of(const struct gang *g, pid_t pid)
 
 struct scan {
 	const struct gang	*g;
-	pid_t			 pvmd;
+	pid_t			 pvmd, known;	/* known: the last scan's, still
+						   pvmd (no name read) */
 	struct gang_fix		*fix;
-	int			 n, max;
+	int			 n, max, at, from, to;
 };
 
-/* A member at RR at a priority not its own: noted (no change here). */
+/*
+ * A member at RR at a priority not its own: noted (no change here).
+ * Only the members from..to of the list (GANG_SCAN_MAX of them): a
+ * job's size does not make a scan longer.
+ */
 static void
 scan_one(pid_t pid, void *arg)
 {
 	struct scan		*sc = arg;
 	struct sched_param	 sp;
-	int			 pvmd = is_pvmd(sc->g, pid), want;
+	int			 pvmd, want, at = sc->at++;
 
+	if (at < sc->from || at >= sc->to)
+		return;
+	pvmd = sc->known > 0 ? pid == sc->known : is_pvmd(sc->g, pid);
 	if (pvmd)
 		sc->pvmd = pid;
 	pvmd = pvmd || is_lifted(sc->g, pid);	/* its level */
@@ -302,12 +314,20 @@ scan_one(pid_t pid, void *arg)
 }
 
 int
-gang_prio_scan(const struct gang *g, pid_t *pvmd, struct gang_fix *fix,
-    int max)
+gang_prio_scan(struct gang *g, pid_t *pvmd, struct gang_fix *fix, int max)
 {
-	struct scan	 sc = { g, 0, fix, 0, max };
+	struct scan	 sc = { g, 0, 0, fix, 0, max, 0, g->scan_next,
+	    g->scan_next + GANG_SCAN_MAX };
+	int		 n;
 
-	(void)cg_foreach(g->cg, "cgroup.procs", scan_one, &sc);
+	if (g->pvmd_pid > 0 && is_pvmd(g, g->pvmd_pid))
+		sc.known = sc.pvmd = g->pvmd_pid;
+	n = cg_foreach(g->cg, "cgroup.procs", scan_one, &sc);
+	/* the next members next time; from the start once past the end
+	 * (the list may have moved meanwhile: each is reached in time) */
+	g->scan_next = n > sc.to ? sc.to : 0;
+	if (n > 0 && sc.from >= n)
+		g->scan_next = 0;
 	*pvmd = sc.pvmd;
 	return sc.n;
 }
@@ -566,5 +586,14 @@ gang_forget(struct gang *g)
 int
 gang_members(const struct gang *g)
 {
-	return g->cg[0] ? cg_count(g->cg, NULL) : 0;
+	struct gang	*c = (struct gang *)g;	/* its cache, not the gang */
+	int64_t		 now = now_mono_ns();
+
+	if (g->cg[0] == '\0')
+		return 0;
+	if (g->count_at == 0 || now - g->count_at >= GANG_COUNT_NS) {
+		c->count = cg_count(g->cg, NULL);
+		c->count_at = now;
+	}
+	return g->count;
 }

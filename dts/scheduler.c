@@ -336,13 +336,13 @@ freeze_sample(struct sched *s, int64_t took)
 		s->nfrz++;
 	s->lead = slice_lead(s->frz, s->nfrz, s->sl.ps, s->sl.ip);
 	if (s->lead == 0 && was != 0)
-		log_info("the gangs freeze within a quarter of the LS again: "
-		    "each LS starts on time");
+		log_info("the gangs freeze within half a point of the IP "
+		    "again: each LS starts on time");
 	else if (s->lead != 0 && was == 0)
-		log_info("the gangs take more than a quarter of the LS "
-		    "(%.0f us) to freeze: each LS freezes them %.0f us early "
-		    "(at most a quarter of the PS, and 1 ms)",
-		    (double)(s->sl.ip - s->sl.ps) / NS_PER_US,
+		log_info("the gangs take more than half a point of the IP "
+		    "(%.0f us) to freeze: each LS freezes them %.0f us early, "
+		    "in the PS (at most half of it)",
+		    (double)s->sl.ip / SLICE_LEAD_FLOOR / NS_PER_US,
 		    (double)s->lead / NS_PER_US);
 	else if (llabs(s->lead - was) > was / 4)
 		log_debug("freeze lead %.0f us (was %.0f)",

@@ -96,7 +96,7 @@ struct sched_layout {
 };
 
 #define FREEZE_SAMPLES		8
-#define FREEZE_PROBE_EVERY	16
+#define FREEZE_PROBE_EVERY	4
 
 struct sched {
 	/* desired state; ps as set by the console or the config, in ns */

@@ -80,7 +80,7 @@ cmp64(const void *a, const void *b)
 int64_t
 slice_lead(const int64_t *f, int n, int64_t ps, int64_t ip)
 {
-	int64_t	 v[64], med;
+	int64_t	 v[64], q;
 
 	if (n < SLICE_LEAD_MIN || ps <= 0 || ip <= ps)
 		return 0;
@@ -89,10 +89,9 @@ slice_lead(const int64_t *f, int n, int64_t ps, int64_t ip)
 	for (int i = 0; i < n; i++)
 		v[i] = f[i];
 	qsort(v, (size_t)n, sizeof(v[0]), cmp64);
-	med = v[n / 2];
-	if (med <= (ip - ps) / 4)
+	q = v[n - 2];		/* one outlier aside */
+	if (q <= ip / SLICE_LEAD_FLOOR)
 		return 0;
-	if (med > SLICE_LEAD_MAX)
-		med = SLICE_LEAD_MAX;
-	return med < ps / 4 ? med : ps / 4;
+	q += q / 4;
+	return q < ps / 2 ? q : ps / 2;
 }

@@ -45,19 +45,18 @@ int slice_advance(struct slice *s, int64_t now, int *edges_crossed);
 /*
  * The freeze lead (ns): how much before its time an LS edge freezes the
  * gangs, from the last n freeze times f[] (ns from the LS edge to every
- * task frozen; the kernel freezes a task when it next runs, so a gang of
- * many spinning tasks per CPU takes a while).  Their median, if it is
- * more than a quarter of the LS (ip - ps): the local users then get the
- * LS, less what a cap cuts off, and the end of the PS (its last slot's
- * jobs) pays for the freeze.  0 otherwise, or for fewer than
- * SLICE_LEAD_MIN times; at most a quarter of the PS, and at most
- * SLICE_LEAD_MAX: a task that can run costs some 3 us to freeze, so 1 ms
- * is about 300 of them; a job of more takes the rest from the LS (a
- * bound on a job's tasks is not dts's: dts(8) BUGS), and a freeze that
- * waits for a task asleep in the kernel costs nobody CPU.
+ * task frozen).  The kernel freezes a task when it next runs, and wakes
+ * a sleeping one to do so: a job of many members, spinning or asleep,
+ * takes a while, and that time is the job's, never the local users'.
+ * So: the second largest time (one outlier aside), a quarter more, if it
+ * is more than 1/SLICE_LEAD_FLOOR of the IP (half a point: less costs
+ * the LS nothing worth a cut of the PS); at most half the PS (its last
+ * slot's jobs pay).  0 for fewer than SLICE_LEAD_MIN times.  A freeze
+ * longer than half the PS takes the rest from the LS: the job's tasks
+ * are bounded (max_tasks, dts(8) JOB SIZE).
  */
 #define SLICE_LEAD_MIN 3
-#define SLICE_LEAD_MAX 1000000	/* ns */
+#define SLICE_LEAD_FLOOR 200
 int64_t slice_lead(const int64_t *f, int n, int64_t ps, int64_t ip);
 
 /* Phase of an edge index. */

@@ -123,35 +123,38 @@ test_clock_origin(void **state)
 	assert_int_equal(a.phase, b.phase);
 }
 
-/* slice_lead: the median freeze time, past a quarter of the LS, capped */
+/*
+ * slice_lead: the second largest freeze time and a quarter, past half a
+ * point of the IP, at most half the PS
+ */
 static void
 test_lead(void **state)
 {
-	/* IP 1 ms, PS 90 %: the LS is 100 us, a quarter of it 25 us */
+	/* IP 1 ms, PS 90 %: half a point of the IP is 5 us */
 	int64_t	 many[] = { 180 * US, 150 * US, 9000 * US, 170 * US, 160 * US };
-	int64_t	 few[] = { 10 * US, 12 * US, 900 * US, 15 * US, 8 * US };
+	int64_t	 few[] = { 3 * US, 4 * US, 900 * US, 2 * US, 4 * US };
 	int64_t	 huge[] = { 400 * US, 500 * US, 450 * US };
 
 	(void)state;
-	/* 64 spinning tasks: the median (not the outlier) */
-	assert_int_equal(slice_lead(many, 5, 900 * US, MS), 170 * US);
-	/* one task: a freeze within a quarter of the LS needs no lead,
+	/* 64 spinning tasks: the second largest (not the outlier), +25 % */
+	assert_int_equal(slice_lead(many, 5, 900 * US, MS), 225 * US);
+	/* one task: a freeze within half a point of the IP needs no lead,
 	 * whatever one late wake-up measured */
 	assert_int_equal(slice_lead(few, 5, 900 * US, MS), 0);
-	/* at most a quarter of the PS */
-	assert_int_equal(slice_lead(huge, 3, 900 * US, MS), 225 * US);
-	/* at most 1 ms: a longer freeze waits for a task asleep in the
-	 * kernel (IP 20 ms, PS 50 %: 3 ms measured, a quarter of the PS is
-	 * 2.5 ms) */
-	int64_t	 slow[] = { 3000 * US, 3000 * US, 3000 * US };
-	assert_int_equal(slice_lead(slow, 3, 10 * MS, 20 * MS), MS);
-	/* the same gang at IP 100 ms: 170 us is no quarter of a 10 ms LS */
+	/* at most half the PS */
+	assert_int_equal(slice_lead(huge, 3, 900 * US, MS), 450 * US);
+	/* 4,000 sleeping members at IP 100 ms, PS 50 %: 8-10 ms to freeze
+	 * them, all of it inside the PS (no 1 ms cap: the job pays) */
+	int64_t	 sleepers[] = { 8 * MS, 9 * MS, 10 * MS, 9 * MS };
+	assert_int_equal(slice_lead(sleepers, 4, 50 * MS, 100 * MS),
+	    9 * MS + 9 * MS / 4);
+	/* the 64 spinners at IP 100 ms: 170 us is no half point of it */
 	assert_int_equal(slice_lead(many, 5, 90 * MS, 100 * MS), 0);
 	/* too few times yet, or no LS */
 	assert_int_equal(slice_lead(many, SLICE_LEAD_MIN - 1, 900 * US, MS), 0);
 	assert_int_equal(slice_lead(many, 5, MS, MS), 0);
-	/* exactly a quarter: none */
-	int64_t	 edge[] = { 25 * US, 25 * US, 25 * US };
+	/* exactly half a point: none */
+	int64_t	 edge[] = { 5 * US, 5 * US, 5 * US };
 	assert_int_equal(slice_lead(edge, 3, 900 * US, MS), 0);
 }
 
