@@ -37,6 +37,9 @@ unit=$(sed -n 's/^systemdsystemunitdir = //p' "$BUILD/Makefile")
 grep -q "^ExecStart=$prefix/sbin/dts$" "$root$unit/dts.service" ||
 	t_fail "no systemd unit starting $prefix/sbin/dts in $unit"
 grep -q "^Delegate=yes" "$root$unit/dts.service" || t_fail "the unit does not delegate"
+# the jobs' cgroups are below the unit's: systemd's TasksMax would count
+# a job's threads against dts's own (dts(8), The gang)
+grep -q "^TasksMax=infinity" "$root$unit/dts.service" || t_fail "the unit has a TasksMax: a job of 6,000 threads would starve dts"
 [ -x "$root/usr/bin/pvmd" ] || t_fail "install-pvm-hook installed no /usr/bin/pvmd"
 cmp -s "$root/usr/bin/pvmd" "$root$prefix/libexec/dts/pvmd" ||
 	t_fail "the hook is not the launch script"
