@@ -22,6 +22,7 @@
 #include "log.h"
 #include "rules.h"
 #include "timeutil.h"
+#include "users.h"
 
 #ifndef PVMD_PATH
 #define PVMD_PATH "/usr/bin/pvmd"
@@ -314,6 +315,39 @@ conf_value_set(struct dts_conf *c, const char *path, const char *text,
 
 /* ---- checks across keys -------------------------------------------------- */
 
+int
+conf_jobs_user(const struct dts_conf *c)
+{
+	int	 n = c->max_jobs_user > 0 ? c->max_jobs_user :
+		    (c->max_jobs + 1) / 2;
+
+	return n < c->max_jobs ? n : c->max_jobs;
+}
+
+/* user_weights: a user at most once. */
+static int
+check_user_weights(const struct dts_conf *c, const char *file, char *err,
+    size_t errlen)
+{
+	const struct conf_strlist	*l = &c->user_weights;
+	char				 a[CONF_ITEM_MAX], b[CONF_ITEM_MAX];
+	char				 why[256];
+	int				 i, k;
+
+	for (i = 0; i < l->n; i++)
+		for (k = 0; k < i; k++)
+			if (users_weight_parse(l->s[i], a, sizeof(a), NULL, why,
+			    sizeof(why)) == 0 && users_weight_parse(l->s[k], b,
+			    sizeof(b), NULL, why, sizeof(why)) == 0 &&
+			    strcmp(a, b) == 0) {
+				snprintf(err, errlen, "%s: user_weights: user "
+				    "%s has two entries (%d and %d)", file, a,
+				    k + 1, i + 1);
+				return -1;
+			}
+	return 0;
+}
+
 /* The schedule of the config, through the rules every schedule obeys;
  * the mode may change later, so PS and Table 2.1 must both fit. */
 static int
@@ -366,5 +400,7 @@ conf_check(const struct dts_conf *c, char *err, size_t errlen)
 			    t->ls_pct[j - 1]);
 			return -1;
 		}
+	if (check_user_weights(c, file, err, errlen) == -1)
+		return -1;
 	return check_schedule(c, file, err, errlen);
 }

@@ -38,6 +38,13 @@ enum conf_no_service { NO_SERVICE_RUN = 0, NO_SERVICE_REFUSE = 1 };
 enum ls_policy { LS_STOP = 0, LS_IDLE = 1 };
 
 /*
+ * How a node splits its PS among its jobs where no slot table says
+ * (dts.conf: share): equally among the users that have jobs here, each
+ * user's part equally among that user's jobs; or equally among the jobs.
+ */
+enum conf_share { SHARE_USER = 0, SHARE_JOB = 1 };
+
+/*
  * The one name table of each enum above, as dts.conf writes them (names.h);
  * mode and sync use proto.h's, log_level log.h's.
  */
@@ -45,6 +52,7 @@ extern const char *const conf_backend_names[];
 extern const char *const conf_rla_names[];
 extern const char *const conf_ls_policy_names[];
 extern const char *const conf_no_service_names[];
+extern const char *const conf_share_names[];
 
 struct dts_conf {
 	char    file[CONF_STR_MAX];   /* where it came from, "" for defaults */
@@ -76,6 +84,10 @@ struct dts_conf {
 	struct conf_strlist users;    /* may start a gang besides root:
 					 names, "@group", "*" (users.h) */
 	int     max_jobs;             /* jobs (gangs) at once, 1..8 */
+	int     max_jobs_user;        /* of them one user's; 0 = half of
+					 max_jobs, rounded up (conf_jobs_user) */
+	int     share;                /* enum conf_share */
+	struct conf_strlist user_weights; /* "USER:W" (users.h) */
 	int     no_service;           /* enum conf_no_service (dts-run) */
 	struct conf_strlist console_keys; /* public keys of the consoles
 					     whose signed commands we obey */
@@ -168,6 +180,10 @@ int conf_check(const struct dts_conf *c, char *err, size_t errlen);
 /*
  * The lowest port that a local user may bind: the kernel's
  * net.ipv4.ip_unprivileged_port_start (1024 unless lowered; 1024 if
+/* The jobs one user may run here: max_jobs_user, or for 0 half of
+ * max_jobs rounded up; at most max_jobs. */
+int conf_jobs_user(const struct dts_conf *c);
+
  * unreadable).  A port below it is root's alone (dts(8) SECURITY).
  */
 int conf_unprivileged_port_start(void);

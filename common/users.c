@@ -153,3 +153,34 @@ users_missing_groups(const struct conf_strlist *l, char *buf, size_t len)
 	}
 	return n;
 }
+
+int
+users_weight_parse(const char *s, char *user, size_t len, int *w, char *why,
+    size_t whylen)
+{
+	const char	*colon = strchr(s, ':');
+	size_t		 n = colon != NULL ? (size_t)(colon - s) : 0;
+	char		*end;
+	long		 v;
+
+	if (colon == NULL || n == 0 || s[0] == '-' ||
+	    strspn(s, NAME_CHARS) != n || (user != NULL && n >= len)) {
+		snprintf(why, whylen, "\"%s\" is not USER:WEIGHT (a user name, "
+		    "a colon, a whole number; e.g. \"alice:2\")", s);
+		return -1;
+	}
+	errno = 0;
+	v = strtol(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end != '\0' || errno != 0 || v < 1 ||
+	    v > USERS_WEIGHT_MAX) {
+		snprintf(why, whylen, "\"%s\": the weight \"%s\" is not a "
+		    "whole number from 1 to %d", s, colon + 1,
+		    USERS_WEIGHT_MAX);
+		return -1;
+	}
+	if (user != NULL)
+		snprintf(user, len, "%.*s", (int)n, s);
+	if (w != NULL)
+		*w = (int)v;
+	return 0;
+}

@@ -35,6 +35,16 @@ int users_allowed(const struct conf_strlist *l, uid_t uid, gid_t gid,
 int users_entry_valid(const char *s, char *why, size_t whylen);
 
 /*
+ * An entry of dts.conf's user_weights, "USER:W": a user name and a whole
+ * weight from 1 to USERS_WEIGHT_MAX.  0 with the name into user (len
+ * bytes at most, NUL included; user may be NULL) and the weight into *w
+ * (may be NULL), or -1 with one line in why.
+ */
+#define USERS_WEIGHT_MAX 100
+int users_weight_parse(const char *s, char *user, size_t len, int *w,
+    char *why, size_t whylen);
+
+/*
  * The groups of the list that do not exist on this system, into buf
  * ("dts, hpc"; "" if none): for a warning at start-up.  The count.
  */

@@ -214,6 +214,41 @@ say_full(const struct jobs *J, char *err, size_t errlen)
 	    "(dts.conf: max_jobs)", J->conf->max_jobs, names);
 }
 
+/* The jobs of uid here, and their names (comma-separated) into buf. */
+static int
+user_jobs(const struct jobs *J, uid_t uid, char *buf, size_t len)
+{
+	size_t	 n = 0;
+	int	 count = 0;
+
+	if (len > 0)
+		buf[0] = '\0';
+	for (int k = 0; k < PROTO_JOBS_MAX; k++)
+		if (J->job[k].used && J->job[k].uid == uid) {
+			count++;
+			if (n < len)
+				n += (size_t)snprintf(buf + n, len - n, "%s%s",
+				    n ? ", " : "", J->job[k].name);
+		}
+	return count;
+}
+
+/* name's user runs max_jobs_user jobs here: the refusal, one line. */
+static void
+say_user_full(const struct jobs *J, const char *name, uid_t uid, char *err,
+    size_t errlen)
+{
+	char	 names[PROTO_JOBS_MAX * (PROTO_JOB_LEN + 2)], more[48] = "";
+	int	 n = user_jobs(J, uid, names, sizeof(names));
+	int	 max = conf_jobs_user(J->conf);
+
+	if (n > max)	/* taken over from a dts before */
+		snprintf(more, sizeof(more), " (%d of them)", n);
+	snprintf(err, errlen, "user %.*s runs max_jobs_user = %d jobs on this "
+	    "node already%s: %s (dts.conf: max_jobs_user)",
+	    (int)strcspn(name, ":"), name, max, more, names);
+}
+
 struct job *
 jobs_start(struct jobs *J, const char *name, uid_t uid, pid_t pid, char *err,
     size_t errlen)
@@ -223,6 +258,10 @@ jobs_start(struct jobs *J, const char *name, uid_t uid, pid_t pid, char *err,
 
 	if (jobs_count(J) >= J->conf->max_jobs || (j = free_place(J)) == NULL) {
 		say_full(J, err, errlen);
+		return NULL;
+	}
+	if (user_jobs(J, uid, NULL, 0) >= conf_jobs_user(J->conf)) {
+		say_user_full(J, name, uid, err, errlen);
 		return NULL;
 	}
 	if (job_make(J, j, name, uid, err, errlen) == -1)
@@ -516,6 +555,10 @@ takeover_one(const char *cg, const char *cgname, void *arg)
 	}
 	log_info("taking over the gang in %s (%d processes): job %s, uid %d",
 	    cg, o.n, name, (int)o.uid);
+	if ((i = user_jobs(J, o.uid, NULL, 0)) > conf_jobs_user(J->conf))
+		log_warnx("job %s taken over: its user runs %d jobs here, above "
+		    "max_jobs_user = %d; no new job of theirs starts until "
+		    "fewer run", name, i, conf_jobs_user(J->conf));
 }
 
 void

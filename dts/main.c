@@ -639,10 +639,11 @@ start(struct dts *d)
 	if (users_missing_groups(&d->conf.users, err, sizeof(err)) > 0)
 		log_warnx("users: no group %s on this machine: only root and "
 		    "the users listed by name may start a gang", err);
-	log_info("ready: jobs in %s/%s*, at most %d, backend %s, adoption "
-	    "socket %s, pvmd %s", d->jobs.tmpl.jobs, CG_JOB_PREFIX,
-	    d->conf.max_jobs, d->jobs.tmpl.be->name, d->conf.socket,
-	    conf_pvmd(&d->conf));
+	log_info("ready: jobs in %s/%s*, at most %d (%d a user), PS shared "
+	    "by %s, backend %s, adoption socket %s, pvmd %s",
+	    d->jobs.tmpl.jobs, CG_JOB_PREFIX, d->conf.max_jobs,
+	    conf_jobs_user(&d->conf), conf_share_names[d->conf.share],
+	    d->jobs.tmpl.be->name, d->conf.socket, conf_pvmd(&d->conf));
 }
 
 static void
@@ -792,6 +793,8 @@ main(int argc, char **argv)
 
 	sched_init(&d.sched, d.agent.shm, d.conf.silence_ns);
 	d.sched.max_jobs = d.conf.max_jobs;
+	sched_set_share(&d.sched, d.conf.share == SHARE_JOB,
+	    &d.conf.user_weights);
 	jobs_attach(&d.jobs, &d.sched);
 	jobs_takeover(&d.jobs);	/* a dts before this one left them */
 	d.sched.on_phase = phase_hook;

@@ -17,6 +17,7 @@
 #include "scheduler.h"
 #include "timeutil.h"
 #include "trace.h"
+#include "users.h"
 #include "wire.h"
 
 void
@@ -480,25 +481,85 @@ slot_who(struct sched *s, const char *name)
 	return gang_members(s->job[i].gang) > 0 ? i : SEG_ALL;
 }
 
+/* Job names a and b ("USER:LABEL"): the same user? */
+static int
+same_user(const char *a, const char *b)
+{
+	size_t	 k;
+
+	for (k = 0; k < PROTO_JOB_LEN && a[k] == b[k]; k++)
+		if (a[k] == ':' || a[k] == '\0')
+			return 1;
+	return 0;
+}
+
+/* The weight of the user of job name: user_weights', or 1. */
+static int
+user_weight(const struct sched *s, const char *name)
+{
+	size_t	 n;
+
+	for (int k = 0; k < s->nuw; k++) {
+		n = strlen(s->uw_user[k]);
+		if (strncmp(s->uw_user[k], name, n) == 0 && name[n] == ':')
+			return s->uw[k];
+	}
+	return 1;
+}
+
+/*
+ * Each job's part of the PS, into part[] (0: a free place); the sum.
+ * share "user": a user's weight in SHARE_UNITs, divided among that
+ * user's jobs here, exactly (SHARE_UNIT is a multiple of every count up
+ * to PROTO_JOBS_MAX), so each user's jobs together get its part.  share
+ * "job": 1 each.
+ */
+#define SHARE_UNIT	840	/* lcm(1, ..., 8) */
+_Static_assert(PROTO_JOBS_MAX <= 8, "SHARE_UNIT divides by every count");
+
+static int64_t
+job_parts(const struct sched *s, int64_t part[PROTO_JOBS_MAX])
+{
+	int64_t	 sum = 0;
+	int	 i, k, n;
+
+	for (i = 0; i < PROTO_JOBS_MAX; i++) {
+		part[i] = 0;
+		if (s->job[i].gang == NULL)
+			continue;
+		for (k = 0, n = 0; k < PROTO_JOBS_MAX && !s->share_job; k++)
+			n += s->job[k].gang != NULL &&
+			    same_user(s->job[i].name, s->job[k].name);
+		part[i] = s->share_job ? 1 :
+		    (int64_t)user_weight(s, s->job[i].name) * SHARE_UNIT / n;
+		sum += part[i];
+	}
+	return sum;
+}
+
 /*
  * The slots of a PS of ps ns, into s->next: the SCHEDULE's slot table if
  * it has one (not in DISTRIBUTED, which slices on its own), else the PS
- * split equally among the jobs in place order.  On the main thread: a
- * slot table reads the gangs' member counts.
+ * split by job_parts (share), one segment a job in place order.  On the
+ * main thread: a slot table reads the gangs' member counts.
  */
 static void
 relayout(struct sched *s, int64_t ps)
 {
 	struct sched_layout	*l = &s->next;
 	struct proto_slot	 sl[PROTO_JOBS_MAX], t;
-	int64_t			 at = 0, start, end;
+	int64_t			 at = 0, start, end, part[PROTO_JOBS_MAX];
+	int64_t			 sum;
 	int			 i, k, n;
 
 	l->n = 0;
 	if (s->want.nslots == 0 || s->mode == MODE_DISTRIBUTED) {
-		for (i = 0, k = 0; i < PROTO_JOBS_MAX; i++)
-			if (s->job[i].gang != NULL)
-				seg_add(l, ps * k++ / s->njobs, i);
+		sum = job_parts(s, part);
+		for (i = 0; i < PROTO_JOBS_MAX; i++)
+			if (part[i] > 0) {
+				seg_add(l, ps * at / sum, i);
+				at += part[i];
+			}
 	} else {
 		n = s->want.nslots > PROTO_JOBS_MAX ? PROTO_JOBS_MAX :
 		    s->want.nslots;
@@ -1436,6 +1497,22 @@ void
 sched_set_hold(struct sched *s, const struct gang *t)
 {
 	s->hold = t;
+}
+
+void
+sched_set_share(struct sched *s, int by_job, const struct conf_strlist *w)
+{
+	char	 why[256];
+	int	 k;
+
+	s->share_job = by_job;
+	s->nuw = 0;
+	for (k = 0; w != NULL && k < w->n && s->nuw < SCHED_USERS_MAX; k++)
+		if (users_weight_parse(w->s[k], s->uw_user[s->nuw],
+		    sizeof(s->uw_user[0]), &s->uw[s->nuw], why,
+		    sizeof(why)) == 0)
+			s->nuw++;
+	relayout(s, ps_now(s));
 }
 
 int

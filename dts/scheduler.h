@@ -39,6 +39,7 @@
 #include "proto.h"
 #include "rules.h"
 #include "slice.h"
+#include "strlist.h"
 #include "timeutil.h"
 
 /*
@@ -95,6 +96,8 @@ struct sched_layout {
 	struct sched_seg	 seg[SCHED_SEGS_MAX];
 };
 
+#define SCHED_USERS_MAX		64	/* user weights (CONF_LIST_MAX) */
+
 #define FREEZE_SAMPLES		8
 #define FREEZE_PROBE_EVERY	4
 
@@ -109,6 +112,15 @@ struct sched {
 	/* the jobs, in place order; max_jobs <= PROTO_JOBS_MAX */
 	struct sched_job	 job[PROTO_JOBS_MAX];
 	int			 max_jobs;
+	/*
+	 * Without a slot table (sched_set_share): the PS split among the
+	 * users (share_job 0) or the jobs (1); user uw_user[k] weighs
+	 * uw[k], a user not listed 1.
+	 */
+	int			 share_job;
+	int			 nuw;
+	char			 uw_user[SCHED_USERS_MAX][PROTO_JOB_LEN];
+	int			 uw[SCHED_USERS_MAX];
 	int			 njobs;		/* places in use */
 	int			 nstopped;	/* of them, gangs stopped */
 	/* every gang at once (gang_hold): the template of the gangs, or
@@ -303,6 +315,19 @@ void sched_resume(struct sched *s);
 
 /* Stop slicing and release every gang (continued, normal priority). */
 void sched_release(struct sched *s);
+
+/*
+ * How the PS is split where no slot table says (dts.conf share,
+ * user_weights; scheduler.c relayout): by_job 0, equally among the users
+ * with jobs here (a job's user is its name up to the ':'), a user's part
+ * in proportion to its weight, then equally among that user's jobs; by_job
+ * 1, equally among the jobs.  weights: "USER:W" entries (users.h), or
+ * NULL.  Entries beyond SCHED_USERS_MAX, or not well formed, are left out
+ * (dts.conf's check refused them).  Before the first job or under the
+ * lock; the slots change from the next PS.
+ */
+void sched_set_share(struct sched *s, int by_job,
+    const struct conf_strlist *weights);
 
 /*
  * Whole-node edges through t's base/jobs (gang_hold, freezer backend):

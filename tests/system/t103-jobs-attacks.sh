@@ -185,7 +185,10 @@ check() {
 
 start_node() {
 	BACKEND=$1
+	# share by job and 4 jobs a user: the split and the full node this
+	# test measures against (t111 covers the share by user)
 	n_conf mode='"static"' ip='"100ms"' ps="\"$PS_PCT%\"" max_jobs=4 \
+	    max_jobs_user=4 share='"job"' \
 	    backend="\"$BACKEND\"" users="[\"@$T_GROUP\", \"$A_USER\"]"
 	n_start_dts
 	# B: the user's pvmd through dts-run, as the launch script starts it

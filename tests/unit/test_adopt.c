@@ -281,6 +281,38 @@ test_full_node(void **state)
 	assert_false(jobs_has_uid(&J, 0));
 }
 
+/* a user who runs max_jobs_user jobs starts no other, on a node with
+ * room; another user does (up to jobs_start's cgroup, not made here) */
+static void
+test_user_full(void **state)
+{
+	static struct jobs	 J;
+	static struct dts_conf	 c;
+	char			 err[512] = "";
+
+	(void)state;
+	memset(&J, 0, sizeof(J));
+	memset(&c, 0, sizeof(c));
+	c.max_jobs = 8;
+	J.conf = &c;
+	job(&J.job[0], "alice:a", ALICE);
+	job(&J.job[1], "bob:vm1", BOB);
+	job(&J.job[2], "alice:b", ALICE);
+	job(&J.job[5], "alice:c", ALICE);
+	job(&J.job[6], "alice:d", ALICE);
+	assert_null(jobs_start(&J, "alice:e", ALICE, 42, err, sizeof(err)));
+	assert_string_equal(err, "user alice runs max_jobs_user = 4 jobs on "
+	    "this node already: alice:a, alice:b, alice:c, alice:d (dts.conf: "
+	    "max_jobs_user)");
+	assert_int_equal(jobs_count(&J), 5);
+	c.max_jobs_user = 3;	/* a takeover left more */
+	assert_null(jobs_start(&J, "alice:e", ALICE, 42, err, sizeof(err)));
+	assert_string_equal(err, "user alice runs max_jobs_user = 3 jobs on "
+	    "this node already (4 of them): alice:a, alice:b, alice:c, "
+	    "alice:d (dts.conf: max_jobs_user)");
+	assert_int_equal(jobs_count(&J), 5);
+}
+
 int
 main(void)
 {
@@ -293,6 +325,7 @@ main(void)
 		cmocka_unit_test(test_asker),
 		cmocka_unit_test(test_target),
 		cmocka_unit_test(test_full_node),
+		cmocka_unit_test(test_user_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -411,6 +411,7 @@ test_enum_tables(void **state)
 		{ "log_level", log_level_names },
 		{ "console.rla", conf_rla_names },
 		{ "no_service", conf_no_service_names },
+		{ "share", conf_share_names },
 	};
 	const struct conf_key	*k;
 	size_t			 i, n = 0;
@@ -431,6 +432,49 @@ test_enum_tables(void **state)
 	assert_int_equal(names_count(conf_rla_names), RLA_MAX + 1);
 	assert_int_equal(names_count(conf_no_service_names),
 	    NO_SERVICE_REFUSE + 1);
+}
+
+/*
+ * The users kept apart: share, user_weights ("USER:W", W 1..100, a user
+ * once) and max_jobs_user (0: half of max_jobs, rounded up; at most
+ * max_jobs).
+ */
+static void
+test_user_keys(void **state)
+{
+	struct dts_conf	 c;
+
+	(void)state;
+	conf_defaults(&c);
+	assert_int_equal(c.share, SHARE_USER);
+	assert_int_equal(c.user_weights.n, 0);
+	assert_int_equal(c.max_jobs_user, 0);
+	assert_int_equal(conf_jobs_user(&c), 4);
+	load_ok(&c, "max_jobs = 5;\nshare = \"job\";\n"
+	    "user_weights = [\"alice:2\", \"bob.x:100\"];\n");
+	assert_int_equal(c.share, SHARE_JOB);
+	assert_int_equal(c.user_weights.n, 2);
+	assert_int_equal(conf_jobs_user(&c), 3);
+	load_ok(&c, "max_jobs = 2;\nmax_jobs_user = 8;\n");
+	assert_int_equal(conf_jobs_user(&c), 2);
+	load_ok(&c, "max_jobs = 1;\n");
+	assert_int_equal(conf_jobs_user(&c), 1);
+	assert_contains(load_err("share = \"host\";\n"), "share");
+	assert_contains(load_err("max_jobs_user = 9;\n"),
+	    "max_jobs_user: 9 is out of range");
+	assert_contains(load_err("user_weights = [\"alice\"];\n"),
+	    "user_weights: entry 1: \"alice\" is not USER:WEIGHT");
+	assert_contains(load_err("user_weights = [\"alice:0\"];\n"),
+	    "the weight \"0\" is not a whole number from 1 to 100");
+	assert_contains(load_err("user_weights = [\"a:1\", \"alice:101\"];\n"),
+	    "entry 2");
+	assert_contains(load_err("user_weights = [\"a:b:1\"];\n"),
+	    "is not a whole number");
+	assert_contains(load_err("user_weights = [\":1\"];\n"),
+	    "is not USER:WEIGHT");
+	assert_contains(load_err("user_weights = [\"bob:2\", \"al:1\", "
+	    "\"bob:3\"];\n"), "user_weights: user bob has two entries (1 "
+	    "and 3)");
 }
 
 /* Names match whatever their case, as in the console (names.h). */
@@ -852,6 +896,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_defaults, teardown),
+		cmocka_unit_test_teardown(test_user_keys, teardown),
 		cmocka_unit_test_teardown(test_full_conf, teardown),
 		cmocka_unit_test_teardown(test_partial_keeps_defaults, teardown),
 		cmocka_unit_test_teardown(test_ps_percent_resolved, teardown),

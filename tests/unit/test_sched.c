@@ -1542,6 +1542,72 @@ test_jobs_add_remove(void **state)
 	assert_string_equal(running(f), "");
 }
 
+/*
+ * Fair share per user (dts.conf share = "user", the default): alice's 3
+ * jobs and bob's 1 at PS 80 ms get 40 ms each, alice's 13.3 ms a job, and
+ * after a PS their slot time adds up to that; user_weights move a user's
+ * part; share = "job" is the equal split by job (20 ms each).
+ */
+static void
+test_jobs_user_share(void **state)
+{
+	static const char	*names[] = { "alice:a", "alice:b", "bob:x",
+				    "alice:c" };
+	struct jfixture		*f = *state;
+	struct conf_strlist	 w = { 0 };
+	uint64_t		 slot, stopped, alice = 0;
+	int64_t			 t0 = mono_now;
+
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(sched_job_add(&f->s, &f->g[k], names[k]), k);
+	assert_int_equal(japply(f, static80(0)), 0);
+	/* in place order: alice:a, alice:b, bob:x, alice:c */
+	assert_int_equal(f->s.lay.n, 4);
+	assert_int_equal(f->s.lay.seg[1].off, 13333333);	/* 80/6 */
+	assert_int_equal(f->s.lay.seg[2].off, 26666666);
+	assert_int_equal(f->s.lay.seg[2].who, 2);		/* bob */
+	assert_int_equal(f->s.lay.seg[3].off, 66666666);	/* + 40 */
+	for (int k = 0; k < 4; k++)
+		next_edge(f);
+	assert_int_equal(f->s.phase, PHASE_LS);
+	assert_int_equal(mono_now, t0 + MS(80));
+	for (int k = 0; k < 4; k++) {
+		sched_job_stats(&f->s, k, mono_now, &slot, &stopped);
+		if (k == 2)
+			assert_int_equal(slot, MS(40));
+		else
+			alice += slot;
+	}
+	assert_int_equal(alice, MS(40));
+
+	/* bob weighs 3: 60 ms his, 20 ms alice's; from the next PS */
+	snprintf(w.s[0], sizeof(w.s[0]), "bob:3");
+	snprintf(w.s[1], sizeof(w.s[1]), "not an entry");	/* left out */
+	w.n = 2;
+	sched_set_share(&f->s, 0, &w);
+	assert_int_equal(f->s.nuw, 1);
+	assert_int_equal(f->s.lay_dirty, 1);
+	assert_int_equal(f->s.next.seg[2].off, 13333333);	/* 20 * 2/3 */
+	assert_int_equal(f->s.next.seg[3].off, 73333333);	/* + 60 */
+	next_edge(f);					/* PS */
+	assert_int_equal(f->s.lay.seg[3].off, 73333333);
+
+	/* share = "job": 20 ms each, as before; weights do not count */
+	sched_set_share(&f->s, 1, &w);
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(f->s.next.seg[k].off, k * MS(20));
+
+	/* one user alone, or each user one job: equal, whatever the weight */
+	sched_set_share(&f->s, 0, &w);
+	sched_job_remove(&f->s, 3);
+	sched_job_remove(&f->s, 1);
+	assert_int_equal(f->s.next.n, 2);		/* alice:a, bob:x */
+	assert_int_equal(f->s.next.seg[1].off, MS(20));	/* bob 3 of 4 */
+	snprintf(w.s[0], sizeof(w.s[0]), "carol:7");
+	sched_set_share(&f->s, 0, &w);
+	assert_int_equal(f->s.next.seg[1].off, MS(40));
+}
+
 /* max_jobs places, then -1; a freed place is taken again. */
 static void
 test_jobs_full(void **state)
@@ -1926,6 +1992,7 @@ main(void)
 		J(test_jobs_table_refused),
 		J(test_jobs_distributed),
 		J(test_jobs_add_remove),
+		J(test_jobs_user_share),
 		J(test_jobs_full),
 		J(test_jobs_hpdt_off),
 		J(test_jobs_idle),
