@@ -13,6 +13,16 @@
 #  4. Under systemd (dts.service, Type=notify): dts in the foreground
 #     with NOTIFY_SOCKET sends READY=1 once, and when it arrives the state
 #     file says PS or LS already.  (A socket of this test plays systemd.)
+#  5. No local user keeps dts from starting (dts(8) SECURITY, "Taking the
+#     control port first").  A test user binds the default port (476,
+#     as dts -n -v says) on 0.0.0.0 and 127.0.0.1 (SO_REUSEPORT set):
+#     refused, before dts
+#     starts and while it runs; dts starts on it, answers STATUS there and
+#     logs no warning about the port.  The old squat on a port a user may
+#     bind (this run's N_PORT, >= 1024): the user's socket first, then
+#     dts -d exits 1 with one line, "control socket 0.0.0.0:N: Address
+#     already in use"; once the user's socket is gone dts starts there,
+#     with its one warning line that a local user could take the port.
 # The daemon is found by PID (/proc: our build's dts with this run's
 # config), tracked, and stopped with SIGTERM; its cgroup subtree is
 # tracked too.
@@ -132,4 +142,89 @@ t_log "NOTIFY_SOCKET: $(cat "$T_LOG/notify.out")"
 kill -TERM "$N_DTS"
 n_wait_exit || t_fail "dts did not end on SIGTERM"
 [ "$N_RC" = 0 ] || t_fail "dts exited $N_RC"
+
+# 5. the control port against a local user
+t_make_user
+t_user_argv
+squat() {	# squat ADDR PORT OUT: the test user binds ADDR:PORT, and holds it
+	"${T_USER_ARGV[@]}" python3 - "$1" "$2" > "$3" 2>&1 <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+try:
+    s.bind((sys.argv[1], int(sys.argv[2])))
+except OSError as e:
+    print("refused: %s" % e.strerror, flush=True)
+    sys.exit(0)
+print("bound", flush=True)
+time.sleep(300)
+PY
+	SQUAT=$!
+	t_track "$SQUAT"
+	t_wait_for 10 test -s "$3" || t_fail "the user's bind of $1:$2 said nothing"
+}
+def=$T_DIR/default-port.conf
+sed -e "/^port/d" "$N_CONF" > "$def"
+DP=$("$dts" -n -v -f "$def" | sed -n 's/^port = \([0-9]*\);$/\1/p')
+[ -n "$DP" ] || t_fail "dts -n -v prints no port"
+start=$(cat /proc/sys/net/ipv4/ip_unprivileged_port_start 2> /dev/null || echo 1024)
+[ "$start" -gt 477 ] || t_fail "net.ipv4.ip_unprivileged_port_start is $start: every user may bind $DP"
+! grep -q "^ *[0-9]*: [0-9A-F]*:$(printf %04X "$DP") " /proc/net/udp ||
+	t_fail "UDP port $DP is taken on this machine already"
+for a in 0.0.0.0 127.0.0.1; do
+	squat "$a" "$DP" "$T_LOG/squat-$a.out"
+	grep -qx "refused: Permission denied" "$T_LOG/squat-$a.out" ||
+		t_fail "the user's bind of the default port, $a:$DP: $(cat "$T_LOG/squat-$a.out")"
+	t_wait_for 5 _n_gone "$SQUAT"
+	t_untrack "$SQUAT"
+done
+log0=$(wc -l < "$T_LOG/dts.log")
+"$dts" -d -f "$def" > "$T_LOG/d5.out" 2> "$T_LOG/d5.err"
+rc=$?
+N_DTS=$(daemons "$def")
+for p in $N_DTS; do t_track "$p"; done
+[ "$rc" = 0 ] || t_fail "dts -d on port $DP: exit status $rc: $(cat "$T_LOG/d5.err")"
+st=$(N_PORT=$DP n_status phase) && case $st in PS | LS) ;; *) false ;; esac ||
+	t_fail "dts on port $DP: STATUS phase '$st'"
+squat 0.0.0.0 "$DP" "$T_LOG/squat-live.out"
+grep -qx "refused: Permission denied" "$T_LOG/squat-live.out" ||
+	t_fail "the user's bind of $DP beside dts: $(cat "$T_LOG/squat-live.out")"
+t_untrack "$SQUAT"
+tail -n +$((log0 + 1)) "$T_LOG/dts.log" | grep -q "ready: jobs in" ||
+	t_fail "dts on port $DP: no 'ready' line in its log"
+! tail -n +$((log0 + 1)) "$T_LOG/dts.log" | grep "any local user may bind" ||
+	t_fail "dts on port $DP warns that a local user may bind it"
+t_log "default port $DP: the user's binds refused ($(cat "$T_LOG/squat-live.out")); dts started, STATUS phase $st"
+kill -TERM "$N_DTS"
+t_wait_for 10 _n_gone "$N_DTS" || t_fail "dts on port $DP did not end on SIGTERM"
+t_untrack "$N_DTS"
+N_DTS=
+
+squat 0.0.0.0 "$N_PORT" "$T_LOG/squat-high.out"
+grep -qx bound "$T_LOG/squat-high.out" ||
+	t_fail "the user could not bind $N_PORT: $(cat "$T_LOG/squat-high.out")"
+t_expect_log "dts\[[0-9]+\] err: control socket 0\.0\.0\.0:$N_PORT: Address already in use"
+"$dts" -d -f "$N_CONF" > "$T_LOG/d6.out" 2> "$T_LOG/d6.err"
+rc=$?
+[ "$rc" = 1 ] || t_fail "dts -d beside the user's socket: exit status $rc (want 1)"
+[ "$(cat "$T_LOG/d6.err")" = "dts: control socket 0.0.0.0:$N_PORT: Address already in use" ] ||
+	t_fail "dts -d beside the user's socket: stderr '$(cat "$T_LOG/d6.err")'"
+[ -z "$(daemons "$N_CONF")" ] || t_fail "a failed dts -d left dts running"
+kill -TERM "$SQUAT"
+t_wait_for 5 _n_gone "$SQUAT" || t_fail "the user's socket did not end"
+t_untrack "$SQUAT"
+log0=$(wc -l < "$T_LOG/dts.log")
+"$dts" -d -f "$N_CONF" > "$T_LOG/d7.out" 2> "$T_LOG/d7.err"
+rc=$?
+N_DTS=$(daemons "$N_CONF")
+for p in $N_DTS; do t_track "$p"; done
+[ "$rc" = 0 ] || t_fail "dts -d on $N_PORT once free: exit status $rc: $(cat "$T_LOG/d7.err")"
+warn=$(tail -n +$((log0 + 1)) "$T_LOG/dts.log" | grep "warn: port $N_PORT: any local user may bind this port")
+[ "$(grep -c . <<< "$warn")" = 1 ] ||
+	t_fail "dts on $N_PORT: not one warning line: '$warn'"
+t_log "port $N_PORT: squatted, dts -d exit 1: $(cat "$T_LOG/d6.err"); free: ${warn#*warn: }"
+kill -TERM "$N_DTS"
+t_wait_for 10 _n_gone "$N_DTS" || t_fail "dts did not end on SIGTERM"
+t_untrack "$N_DTS"
+N_DTS=
 t_pass
