@@ -174,16 +174,16 @@ int conf_load_trusted(struct dts_conf *c, const char *path, int missing_ok,
  */
 const char *conf_pvmd(const struct dts_conf *c);
 
+/* The jobs one user may run here: max_jobs_user, or for 0 half of
+ * max_jobs rounded up; at most max_jobs. */
+int conf_jobs_user(const struct dts_conf *c);
+
 /* Checks across keys (PS < IP, RT budget, table); 0 or -1 with err. */
 int conf_check(const struct dts_conf *c, char *err, size_t errlen);
 
 /*
  * The lowest port that a local user may bind: the kernel's
  * net.ipv4.ip_unprivileged_port_start (1024 unless lowered; 1024 if
-/* The jobs one user may run here: max_jobs_user, or for 0 half of
- * max_jobs rounded up; at most max_jobs. */
-int conf_jobs_user(const struct dts_conf *c);
-
  * unreadable).  A port below it is root's alone (dts(8) SECURITY).
  */
 int conf_unprivileged_port_start(void);

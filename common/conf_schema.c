@@ -52,10 +52,10 @@ const char *const conf_ls_policy_names[] = {
 const char *const conf_no_service_names[] = {
 	[NO_SERVICE_RUN] = "run", [NO_SERVICE_REFUSE] = "refuse", NULL
 };
-
 const char *const conf_share_names[] = {
 	[SHARE_USER] = "user", [SHARE_JOB] = "job", NULL
 };
+
 static int valid_ipv4(const void *, char *, size_t);
 static int valid_group(const void *, char *, size_t);
 static int valid_ipv4_or_empty(const void *, char *, size_t);
@@ -66,8 +66,8 @@ static int valid_peer(const void *, char *, size_t);
 static int valid_rt_priority(const void *, char *, size_t);
 static int valid_home_path(const void *, char *, size_t);
 static int valid_users_entry(const void *, char *, size_t);
-static int valid_public_key(const void *, char *, size_t);
 static int valid_user_weight(const void *, char *, size_t);
+static int valid_public_key(const void *, char *, size_t);
 static int valid_cgroup(const void *, char *, size_t);
 static int valid_path_or_auto(const void *, char *, size_t);
 
@@ -140,8 +140,6 @@ const struct conf_key confkey_schema[] = {
 	  .max = PROTO_JOBS_MAX, .def = "8", .off = OFF(max_jobs),
 	  .help = "jobs (one gang each) this node runs at once; a new job "
 	  "beyond them is refused" },
-	{ .path = "no_service", .type = CT_ENUM, .def = "run",
-	  .off = OFF(no_service), .names = conf_no_service_names,
 	{ .path = "max_jobs_user", .type = CT_INT, .min = 0,
 	  .max = PROTO_JOBS_MAX, .def = "0", .off = OFF(max_jobs_user),
 	  .help = "of them, one user's jobs at most; 0 = half of max_jobs, "
@@ -155,6 +153,8 @@ const struct conf_key confkey_schema[] = {
 	  .off = OFF(user_weights), .valid = valid_user_weight,
 	  .help = "share = \"user\": a user's part in proportion to its "
 	  "weight, \"USER:W\" (W 1..100; others 1)" },
+	{ .path = "no_service", .type = CT_ENUM, .def = "run",
+	  .off = OFF(no_service), .names = conf_no_service_names,
 	  .help = "no dts answers here: dts-run runs pvmd (or the command) "
 	  "unmanaged at normal priority, saying so on stderr, or refuses it" },
 	{ .path = "socket", .type = CT_STRING, .def = ADOPT_SOCKET_DEFAULT,
@@ -352,6 +352,12 @@ valid_users_entry(const void *p, char *why, size_t len)
 }
 
 static int
+valid_user_weight(const void *p, char *why, size_t len)
+{
+	return users_weight_parse(p, NULL, 0, NULL, why, len);
+}
+
+static int
 valid_public_key(const void *p, char *why, size_t len)
 {
 	uint8_t	 pk[AUTH_PUB_LEN];
@@ -365,12 +371,6 @@ valid_cgroup(const void *p, char *why, size_t len)
 	const char	*s = p;
 
 	if (strcmp(s, "auto") == 0 || (s[0] == '/' && strstr(s, "..") == NULL))
-static int
-valid_user_weight(const void *p, char *why, size_t len)
-{
-	return users_weight_parse(p, NULL, 0, NULL, why, len);
-}
-
 		return 0;
 	snprintf(why, len, "\"%s\" is neither \"auto\" nor an absolute "
 	    "path without \"..\"", s);
