@@ -97,6 +97,12 @@ struct dts_conf {
 	int     backend;              /* enum conf_backend */
 	int     rt_priority;          /* dts; dts-load -1, pvmd -2, tasks -3; 0 = max */
 
+	/* the memory contract and the tasks bound (dts/job_limits.h) */
+	char    memory[CONF_STR_MAX];     /* every job together: "50%" of
+					     RAM or a size (memsize.h) */
+	char    job_memory[CONF_STR_MAX]; /* each job; "" = memory */
+	int     max_tasks;            /* pids.max of a job */
+
 	/* logging */
 	char    log_file[CONF_STR_MAX]; /* "" = syslog */
 	int     log_level;            /* enum log_level */

@@ -19,6 +19,7 @@
 #include "conf_nodes.h"
 #include "conf_schema.h"
 #include "log.h"
+#include "memsize.h"
 #include "names.h"
 #include "proto.h"
 #include "rules.h"
@@ -69,6 +70,7 @@ static int valid_users_entry(const void *, char *, size_t);
 static int valid_user_weight(const void *, char *, size_t);
 static int valid_public_key(const void *, char *, size_t);
 static int valid_cgroup(const void *, char *, size_t);
+static int valid_memsize(const void *, char *, size_t);
 static int valid_path_or_auto(const void *, char *, size_t);
 
 const struct conf_key confkey_schema[] = {
@@ -176,6 +178,18 @@ const struct conf_key confkey_schema[] = {
 	  .def = "0", .off = OFF(rt_priority), .valid = valid_rt_priority,
 	  .help = "SCHED_FIFO priority of dts (0 = the maximum); dts-load "
 	  "runs at this-1, pvmd at this-2, the PVM tasks at this-3" },
+	{ .path = "memory", .type = CT_STRING, .def = "50%",
+	  .off = OFF(memory), .valid = valid_memsize,
+	  .help = "memory of every job of this node together: a share of "
+	  "RAM (\"50%\") or a size (\"12G\"); the rest is the owner's" },
+	{ .path = "job_memory", .type = CT_STRING, .def = "",
+	  .off = OFF(job_memory), .valid = valid_memsize,
+	  .help = "memory of each job: a share of RAM or a size; \"\" = "
+	  "all of memory" },
+	{ .path = "max_tasks", .type = CT_INT, .min = 16, .max = 4194304,
+	  .def = "4096", .off = OFF(max_tasks),
+	  .help = "tasks (processes and threads) of each job at most; a "
+	  "fork beyond them fails" },
 	{ .path = "log_file", .type = CT_STRING, .def = "",
 	  .off = OFF(log_file), .valid = valid_path_or_empty,
 	  .help = "log to this file; \"\" = syslog" },
@@ -363,6 +377,14 @@ valid_public_key(const void *p, char *why, size_t len)
 	uint8_t	 pk[AUTH_PUB_LEN];
 
 	return auth_pub_parse(p, pk, why, len);
+}
+
+static int
+valid_memsize(const void *p, char *why, size_t len)
+{
+	uint64_t	 v;
+
+	return memsize_parse(p, 1ULL << 40, &v, why, len);
 }
 
 static int

@@ -12,7 +12,9 @@
 #include "conf.h"
 #include "job.h"
 #include "jobs.h"
+#include "job_limits.h"
 #include "log.h"
+#include "memsize.h"
 #include "proc.h"
 #include "scheduler.h"
 #include "timeutil.h"
@@ -48,6 +50,8 @@ int
 jobs_setup(struct jobs *J, const struct dts_conf *c, int rt_prio, char *err,
     size_t errlen)
 {
+	char	 mnt[CG_PATH_MAX];
+
 	memset(J, 0, sizeof(*J));
 	J->conf = c;
 	if ((J->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
@@ -55,6 +59,14 @@ jobs_setup(struct jobs *J, const struct dts_conf *c, int rt_prio, char *err,
 	if (gang_setup(&J->tmpl, c->cgroup, c->backend, rt_prio, err,
 	    errlen) == -1)
 		return -1;
+	if (cg_mount(mnt, sizeof(mnt)) == -1) {
+		snprintf(err, errlen, "no cgroup v2 hierarchy is mounted");
+		return -1;
+	}
+	if (limits_setup(&J->lim, c, mnt, J->tmpl.base, NULL, err,
+	    errlen) == -1)
+		return -1;
+	(void)limits_oom_start(&J->lim, rt_prio + 1);
 	gang_set_pvmd(&J->tmpl, conf_pvmd(c));
 	return 0;
 }
@@ -135,6 +147,7 @@ job_free(struct job *j, int unlink_state)
 {
 	if (gang_close(&j->gang) == -1)
 		log_warn("job %s: cgroup not removed", j->name);
+	limits_close(&j->lim);
 	if (j->state.map != NULL) {
 		char	 lock[sizeof(j->state_path) + 8];
 
@@ -182,6 +195,11 @@ job_make(struct jobs *J, struct job *j, const char *name, uid_t uid,
 	}
 	if (gang_open(&j->gang, &J->tmpl, cgname, err, errlen) == -1)
 		return -1;
+	if (limits_open(&J->lim, &j->lim, cgname, j->gang.cg, err,
+	    errlen) == -1) {
+		job_free(j, 0);
+		return -1;
+	}
 	watch(J, j);
 	if (J->conf->state_file[0] != '\0') {
 		snprintf(j->state_path, sizeof(j->state_path), "%s.%s",
@@ -264,8 +282,18 @@ jobs_start(struct jobs *J, const char *name, uid_t uid, pid_t pid, char *err,
 		say_user_full(J, name, uid, err, errlen);
 		return NULL;
 	}
-	if (job_make(J, j, name, uid, err, errlen) == -1)
+	if (limits_room(&J->lim, err, errlen) == -1 ||
+	    job_make(J, j, name, uid, err, errlen) == -1)
 		return NULL;
+	/* into its memory and pids cgroups first: its children are born
+	 * there */
+	if (limits_adopt(&J->lim, &j->lim, pid) == -1) {
+		snprintf(err, errlen, "cannot move pid %d into the job's "
+		    "memory and pids cgroups %s: %s", (int)pid, j->lim.mem,
+		    strerror(errno));
+		job_free(j, 1);
+		return NULL;
+	}
 	(void)sched_lock_quiet(J->sched, SCHED_QUIET_WAIT);
 	if ((i = sched_job_add(J->sched, &j->gang, name)) != -1) {
 		j->used = 1;
@@ -302,12 +330,59 @@ jobs_adopt(struct jobs *J, struct job *j, pid_t pid)
 {
 	int	 rc, e;
 
+	if (limits_adopt(&J->lim, &j->lim, pid) == -1)
+		return -1;
 	(void)sched_lock_quiet(J->sched, SCHED_QUIET_WAIT);
 	rc = gang_adopt(&j->gang, pid);
 	e = errno;
 	sched_unlock(J->sched);
 	errno = e;
 	return rc;
+}
+
+/* ", memory at most M, swap S, K killed for memory", or "". */
+static void
+memory_line(const struct jobs *J, const struct job *j, char *buf, size_t len)
+{
+	struct limits_use	 u;
+	char			 a[32], b[32];
+
+	limits_use(&J->lim, &j->lim, j->gang.cg, &u);
+	if (!u.known) {
+		buf[0] = '\0';
+		return;
+	}
+	snprintf(buf, len, "; memory at most %s, swap %s, %llu process(es) "
+	    "killed for memory", memsize_fmt(u.peak, a, sizeof(a)),
+	    memsize_fmt(u.swap, b, sizeof(b)), (unsigned long long)u.oom_kills);
+}
+
+void
+jobs_check_memory(struct jobs *J)
+{
+	struct limits_use	 u;
+	char			 a[32];
+	int			 n;
+
+	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
+		struct job *j = &J->job[k];
+
+		if (!j->used)
+			continue;
+		if ((n = limits_oom_check(&J->lim, j->gang.cg)) > 0 &&
+		    !j->oom_raised++)
+			log_warnx("job %s: %d member(s) lowered their "
+			    "oom_score_adj: back to 1000 (logged once)",
+			    j->name, n);
+		limits_use(&J->lim, &j->lim, j->gang.cg, &u);
+		if (u.oom_kills > 0 && j->oom_kills == 0)
+			log_warnx("job %s: the kernel kills its processes for "
+			    "memory: it reached its limit of %s (dts.conf: "
+			    "job_memory, memory); its end says how many",
+			    j->name, memsize_fmt(J->lim.job_max, a,
+			    sizeof(a)));
+		j->oom_kills = u.oom_kills;
+	}
 }
 
 /*
@@ -323,9 +398,10 @@ jobs_adopt(struct jobs *J, struct job *j, pid_t pid)
 static void
 job_end(struct jobs *J, struct job *j, const char *why)
 {
-	char		 rel[CG_PATH_MAX];
+	char		 rel[CG_PATH_MAX], mem[160];
 	int		 i;
 
+	memory_line(J, j, mem, sizeof(mem));
 	snprintf(rel, sizeof(rel), "%s", j->gang.rel);
 	(void)sched_lock_quiet(J->sched, SCHED_QUIET_WAIT);
 	if ((i = place_of(J, j)) != -1)
@@ -335,8 +411,8 @@ job_end(struct jobs *J, struct job *j, const char *why)
 	sched_unlock(J->sched);
 	J->changes++;
 	log_info("job %s ended (%s) after %.1f s: cgroup %s removed (%d "
-	    "job(s) on this node)", j->name, why, (double)(now_mono_ns() -
-	    j->started) / 1e9, rel, jobs_count(J));
+	    "job(s) on this node)%s", j->name, why, (double)(now_mono_ns() -
+	    j->started) / 1e9, rel, jobs_count(J), mem);
 }
 
 void
@@ -541,6 +617,7 @@ takeover_one(const char *cg, const char *cgname, void *arg)
 	}
 	if (strcmp(cg, j->gang.cg) != 0)	/* base/job.NAME */
 		move_old(cg, j);
+	limits_adopt_all(&J->lim, &j->lim, j->gang.cg);
 	sched_lock(J->sched);
 	if ((i = sched_job_add(J->sched, &j->gang, name)) != -1)
 		j->used = 1;
@@ -561,10 +638,21 @@ takeover_one(const char *cg, const char *cgname, void *arg)
 		    "fewer run", name, i, conf_jobs_user(J->conf));
 }
 
+/* Is cgname a running job's cgroup? */
+static int
+is_job(const char *cgname, void *arg)
+{
+	struct jobs	*J = arg;
+	char		 name[PROTO_JOB_LEN];
+
+	return jobs_name_of_cg(cgname, name) == 0 && jobs_find(J, name);
+}
+
 void
 jobs_takeover(struct jobs *J)
 {
 	(void)cg_foreach_job(J->tmpl.base, takeover_one, J);
+	limits_sweep(&J->lim, is_job, J);
 }
 
 void
@@ -576,4 +664,5 @@ jobs_close(struct jobs *J)
 	if (J->ino_fd != -1)
 		close(J->ino_fd);
 	J->ino_fd = -1;
+	limits_fini(&J->lim);
 }

@@ -22,6 +22,7 @@
 
 #include "conf.h"
 #include "gang.h"
+#include "job_limits.h"
 #include "proto.h"
 #include "state.h"
 
@@ -34,6 +35,9 @@ struct job {
 	char		 name[PROTO_JOB_LEN];	/* USER:LABEL */
 	uid_t		 uid;		/* whose it is (every member's) */
 	struct gang	 gang;
+	struct limits_job lim;		/* its memory and pids cgroups */
+	uint64_t	 oom_kills;	/* as last seen */
+	int		 oom_raised;	/* members' adj raised again */
 	struct state	 state;		/* map NULL: none */
 	char		 state_path[CONF_STR_MAX + PROTO_JOB_LEN + 8];
 	int64_t		 started;	/* mono ns */
@@ -41,6 +45,7 @@ struct job {
 
 struct jobs {
 	struct gang	 tmpl;		/* the subtree, backend, priority */
+	struct limits	 lim;		/* the memory contract, max_tasks */
 	const struct dts_conf *conf;
 	struct sched	*sched;
 	struct job	 job[PROTO_JOBS_MAX];
@@ -107,6 +112,12 @@ void jobs_reap(struct jobs *J);
 #define JOBS_REAP_GAP_NS	(50 * 1000 * 1000)
 int  jobs_fd(const struct jobs *J);
 void jobs_event(struct jobs *J);
+
+/*
+ * Every second: a job whose processes the kernel kills for its memory
+ * limit gets one log line, at the first kill (its end counts them).
+ */
+void jobs_check_memory(struct jobs *J);
 
 /* The pvmd priority fix (gang_prio_scan/apply) of every job. */
 void jobs_fix_prios(struct jobs *J);

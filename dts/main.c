@@ -338,6 +338,7 @@ every_second(struct dts *d)
 	if (read(d->fix_tfd, &u, sizeof(u)) == -1 && errno != EAGAIN)
 		log_warn("fix timer");
 	jobs_reap(&d->jobs);
+	jobs_check_memory(&d->jobs);
 	jobs_fix_prios(&d->jobs);
 	if (evfd_timer_set(d->fix_tfd, GANG_FIX_NS, 0) == -1)
 		log_warn("fix timer");

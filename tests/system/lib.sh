@@ -334,6 +334,14 @@ _t_rm_cg() {
 	find "$1" -depth -type d -exec rmdir {} + 2>/dev/null
 }
 
+# The mirrors of the cgroup2 DIR in the v1 hierarchies of memory and pids
+# (dts bounds each job there on a hybrid host: dts(8), MEMORY), one a line.
+_t_cg_v1() {
+	local rel=${1#"$(t_cg_mount)"}
+	awk '$3 == "cgroup" && $4 ~ /(^|,)(memory|pids)(,|$)/ { print $2 }' \
+	    /proc/self/mounts | while read -r m; do echo "$m$rel"; done
+}
+
 # ---- a user who owns the parallel job (attacks, least privilege) --------
 
 # t_make_user [--no-group]: an unprivileged user unique to this run;
@@ -451,6 +459,7 @@ t_cleanup() {
 	for g in "${T_CGS[@]}"; do
 		for _ in $(seq 20); do [ -z "$(_t_cg_members "$g")" ] && break; sleep 0.05; done
 		_t_rm_cg "$g"
+		for p in $(_t_cg_v1 "$g"); do _t_rm_cg "$p"; done
 	done
 	for p in "${T_PIDS[@]}"; do # reap the ones that are our children
 		_t_alive "$p" || wait "$p" 2>/dev/null
