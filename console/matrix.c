@@ -128,6 +128,64 @@ job_order(const void *a, const void *b)
 	return strncmp(x->name, y->name, PROTO_JOB_LEN);
 }
 
+_Static_assert(MATRIX_SHARE_UNIT % 840 == 0 && PROTO_JOBS_MAX <= 8,
+    "every count of a user's jobs on a node divides MATRIX_SHARE_UNIT");
+
+/* Job names a and b ("USER:LABEL"): the same user? */
+static int
+same_user(const char *a, const char *b)
+{
+	size_t	 k;
+
+	for (k = 0; k < PROTO_JOB_LEN && a[k] == b[k]; k++)
+		if (a[k] == ':' || a[k] == '\0')
+			return 1;
+	return 0;
+}
+
+/*
+ * Each job's share: its weight divided by the most jobs its user has on
+ * one of its nodes (matrix.h).
+ */
+static void
+shares(struct matrix *m)
+{
+	int	 user[MATRIX_JOBS_MAX], most[MATRIX_JOBS_MAX];
+	int	 i, k, node, a, b, n;
+
+	for (i = 0; i < m->njobs; i++) {
+		for (k = 0; k < i && !same_user(m->job[i].name,
+		    m->job[k].name); k++)
+			;
+		user[i] = k;
+		most[i] = 1;
+	}
+	for (node = 0; node < m->nnodes; node++) {
+		if (m->node_njobs[node] < 2)
+			continue;
+		for (a = 0; a < m->node_njobs[node]; a++) {
+			i = m->node_job[node][a];
+			for (b = 0, n = 0; b < m->node_njobs[node]; b++)
+				n += user[m->node_job[node][b]] == user[i];
+			if (n > most[i])
+				most[i] = n;
+		}
+	}
+	for (i = 0; i < m->njobs; i++)
+		m->job[i].share = m->job[i].weight * MATRIX_SHARE_UNIT /
+		    most[i];
+}
+
+const char *
+matrix_share_format(int share, char *buf, size_t len)
+{
+	if (share % MATRIX_SHARE_UNIT == 0)
+		snprintf(buf, len, "%d", share / MATRIX_SHARE_UNIT);
+	else
+		snprintf(buf, len, "%.2f", (double)share / MATRIX_SHARE_UNIT);
+	return buf;
+}
+
 /* the words of a node set in use: nodes 0 .. nnodes - 1 */
 #define WORDS(m)	(((m)->nnodes + 63) / 64)
 
@@ -155,6 +213,7 @@ matrix_pack(struct matrix *m, uint32_t ps_us)
 	memset(m->row, 0, sizeof(m->row));
 	m->nrows = 0;
 	m->ps_us = ps_us;
+	shares(m);
 	for (i = 0; i < m->njobs; i++)
 		order[i] = i;
 	sort_m = m;
@@ -171,16 +230,16 @@ matrix_pack(struct matrix *m, uint32_t ps_us)
 			used[r][k] |= j->nodes[k];
 		j->row = r;
 		m->row[r].njobs++;
-		if (j->weight > m->row[r].weight)
-			m->row[r].weight = j->weight;
+		if (j->share > m->row[r].share)
+			m->row[r].share = j->share;
 	}
 	for (r = 0; r < m->nrows; r++)
-		sum += (uint64_t)m->row[r].weight;
-	/* start_k = PS * (weights before k) / sum: the last ends at PS */
+		sum += (uint64_t)m->row[r].share;
+	/* start_k = PS * (shares before k) / sum: the last ends at PS */
 	for (r = 0; r < m->nrows; r++) {
 		uint64_t s = (uint64_t)ps_us * before / sum;
 
-		before += (uint64_t)m->row[r].weight;
+		before += (uint64_t)m->row[r].share;
 		m->row[r].start_us = (uint32_t)s;
 		m->row[r].len_us = (uint32_t)((uint64_t)ps_us * before / sum -
 		    s);

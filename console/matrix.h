@@ -7,10 +7,18 @@
  * default 1).  Jobs whose node sets do not overlap share a row, so a job
  * alone on its hosts gets the whole PS there.  The packing is first fit,
  * in a fixed order (more nodes first, then the name), so the same input
- * always gives the same rows whatever order it came in.  A row's weight
- * is the largest weight of its jobs; row k gets PS * w_k / sum(w), rows
- * in order from 0, contiguous, rounded so that the last ends exactly at
- * PS.  A node's slot table is, for each of its jobs, its row's slot: its
+ * always gives the same rows whatever order it came in.
+ *
+ * Fair share per user, as a node's own split (dts.conf share): a job's
+ * share is its weight divided by n, the most jobs its user (the name up
+ * to the ':') has on any one of its nodes; so where a user's jobs share
+ * a node, they share that user's part: user A's 3 jobs and B's 1 on one
+ * node get PS/2 in all each, and where each user has one job a node,
+ * shares are the weights, as they were.  A row's share is the largest
+ * share of its jobs; row k gets PS * s_k / sum(s), rows in order from 0,
+ * contiguous, rounded so that the last ends exactly at PS.  Shares are
+ * whole numbers of MATRIX_SHARE_UNIT a weight, exact for every n up to
+ * PROTO_JOBS_MAX.  A node's slot table is, for each of its jobs, its row's slot: its
  * jobs are in different rows, so the slots never overlap.  Where a row
  * has no job of a node, the node runs its other jobs (work-conserving is
  * the node's part, dts(8)); the console sends each node its own jobs only.
@@ -29,17 +37,20 @@
 #define MATRIX_NODES_MAX	16384	/* NODES_TABLE_MAX: console.nodes */
 #define MATRIX_WEIGHT_MAX	100
 #define MATRIX_WEIGHT_DEFAULT	1
+#define MATRIX_SHARE_UNIT	840	/* lcm(1, ..., PROTO_JOBS_MAX) */
 
 struct matrix_job {
 	char		 name[PROTO_JOB_LEN];
 	int		 weight;	/* 1..MATRIX_WEIGHT_MAX */
+	int		 share;		/* after matrix_pack: weight *
+					   MATRIX_SHARE_UNIT / n */
 	int		 row;		/* after matrix_pack */
 	int		 nnodes;
 	uint64_t	 nodes[MATRIX_NODES_MAX / 64];	/* a bit a node */
 };
 
 struct matrix_row {
-	int		 weight;	/* the largest of its jobs' */
+	int		 share;		/* the largest of its jobs' */
 	uint32_t	 start_us;	/* from the PS start */
 	uint32_t	 len_us;
 	int		 njobs;
@@ -79,6 +90,9 @@ int matrix_set_weight(struct matrix *m, const char *job, int w);
 
 /* Pack the jobs into rows and give each row its slot of ps_us. */
 void matrix_pack(struct matrix *m, uint32_t ps_us);
+
+/* A share as a weight ("1", "0.33", "2.5") into buf, which it returns. */
+const char *matrix_share_format(int share, char *buf, size_t len);
 
 /*
  * Node's slot table (after matrix_pack): one slot per job of the node

@@ -48,7 +48,7 @@ void
 report_jobs(FILE *f, const struct report_src *s)
 {
 	const struct matrix	*mx = s->mx;
-	char			 t[64], ps[32];
+	char			 t[64], ps[32], sw[32];
 	int			 i, r, j, w, nodes = 0;
 	int			 width[MATRIX_NODES_MAX];
 
@@ -79,9 +79,10 @@ report_jobs(FILE *f, const struct report_src *s)
 		}
 	fputc('\n', f);
 	for (r = 0; r < mx->nrows; r++) {
-		fprintf(f, "%-3d %9.3f %9.3f %5.1f%% %6d", r,
+		fprintf(f, "%-3d %9.3f %9.3f %5.1f%% %6s", r,
 		    mx->row[r].start_us / 1000.0, mx->row[r].len_us / 1000.0,
-		    share(mx, r), mx->row[r].weight);
+		    share(mx, r), matrix_share_format(mx->row[r].share, sw,
+		    sizeof(sw)));
 		for (i = 0; i < s->nodes->n && i < MATRIX_NODES_MAX; i++)
 			if (mx->node_njobs[i] > 0) {
 				j = matrix_cell(mx, r, i);
@@ -129,7 +130,9 @@ report_jobs_json(FILE *f, const struct report_src *s)
 		set(o, "start_us", json_integer(mx->row[r].start_us));
 		set(o, "len_us", json_integer(mx->row[r].len_us));
 		set(o, "share", json_real(share(mx, r) / 100.0));
-		set(o, "weight", json_integer(mx->row[r].weight));
+		set(o, "weight", mx->row[r].share % MATRIX_SHARE_UNIT == 0 ?
+		    json_integer(mx->row[r].share / MATRIX_SHARE_UNIT) :
+		    json_real((double)mx->row[r].share / MATRIX_SHARE_UNIT));
 		a = json_array();
 		for (j = 0; j < mx->njobs; j++)
 			if (mx->job[j].row == r)

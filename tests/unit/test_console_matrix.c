@@ -197,6 +197,78 @@ test_weights(void **state)
 	free(m);
 }
 
+/*
+ * Fair share per user: alice's 3 jobs and bob's 1 on one node, PS 80 ms:
+ * 40 ms each user (alice's job 13.3 ms); a user's jobs that share a
+ * node only on some of their nodes divide by the most on one node; a
+ * weight is divided as well; the row's weight as the console shows it.
+ */
+static void
+test_user_share(void **state)
+{
+	struct matrix		*m = mx_new();
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+	char			 w[32];
+	uint32_t		 alice = 0;
+	int			 i;
+
+	(void)state;
+	add(m, 0, "bob:x");
+	add(m, 0, "alice:c");
+	add(m, 0, "alice:a");
+	add(m, 0, "alice:b");
+	matrix_pack(m, 80000);
+	assert_int_equal(m->nrows, 4);
+	assert_int_equal(slots(m, 0, s), 4);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(strncmp(s[i].job, "alice:", 6), 0);
+		alice += s[i].len_us;
+	}
+	assert_int_equal(s[0].len_us, 13333);
+	assert_int_equal(alice, 40000);
+	assert_string_equal(s[3].job, "bob:x");
+	assert_int_equal(s[3].start_us, 40000);
+	assert_int_equal(s[3].len_us, 40000);
+	assert_string_equal(matrix_share_format(m->row[0].share, w,
+	    sizeof(w)), "0.33");
+	assert_string_equal(matrix_share_format(m->row[3].share, w,
+	    sizeof(w)), "1");
+
+	/* alice's 3 jobs, weight 3 each: 3/4 of the PS hers */
+	for (i = 0; i < 3; i++) {
+		char	 job[16];
+
+		snprintf(job, sizeof(job), "alice:%c", 'a' + i);
+		assert_int_equal(matrix_set_weight(m, job, 3), 0);
+	}
+	matrix_pack(m, 80000);
+	assert_int_equal(slots(m, 0, s), 4);
+	assert_int_equal(s[0].len_us, 20000);
+	assert_int_equal(s[3].start_us, 60000);
+	assert_string_equal(matrix_share_format(m->row[0].share, w,
+	    sizeof(w)), "1");
+
+	/* alice:a on nodes 0 and 1, alice:b on 0, alice:c on 1: at most 2
+	 * of hers on a node, each half of hers; bob on 0 gets his 40 ms */
+	matrix_init(m);
+	add(m, 0, "alice:a");
+	add(m, 1, "alice:a");
+	add(m, 0, "alice:b");
+	add(m, 1, "alice:c");
+	add(m, 0, "bob:x");
+	matrix_pack(m, 80000);
+	assert_int_equal(m->nrows, 3);	/* a; b and c; bob */
+	assert_int_equal(slots(m, 0, s), 3);
+	assert_int_equal(s[0].len_us + s[1].len_us, 40000);
+	assert_string_equal(s[2].job, "bob:x");
+	assert_int_equal(s[2].len_us, 40000);
+	assert_int_equal(slots(m, 1, s), 2);	/* a and c: 20 ms each */
+	assert_int_equal(s[1].len_us, 20000);
+	assert_string_equal(matrix_share_format(m->row[0].share, w,
+	    sizeof(w)), "0.50");
+	free(m);
+}
+
 /* Slots that do not divide evenly still end exactly at PS. */
 static void
 test_rounding(void **state)
@@ -398,6 +470,7 @@ main(void)
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_four_on_one),
 		cmocka_unit_test(test_weights),
+		cmocka_unit_test(test_user_share),
 		cmocka_unit_test(test_rounding),
 		cmocka_unit_test(test_node_full),
 		cmocka_unit_test(test_bad_input),
