@@ -11,12 +11,20 @@
 #   4. dpkg --purge removes both: no file of theirs is left, the diversion
 #      is gone, /usr/bin/pvmd is PVM's own again, /etc/dts is gone, and
 #      so is the group dts that the install made (its members may start
-#      a gang: dts.conf's default users).
-# Steps 2-4 run in a chroot on an overlay of / in this test's private
-# mount namespace: dpkg changes the upper layer only, so other sessions'
-# pvmd never see the diversion.  After the purge the upper layer must hold
-# nothing but dpkg's own records (its database and log) and unchanged
-# copies of what was there before: that is "leaving nothing behind".
+#      a gang: dts.conf's default users), with the install's mark of it
+#      (/var/lib/dts/group-made-by-package);
+#   5. on a machine whose administrator made the group dts first and put
+#      a user in it (the README's steps), dpkg -i uses that group and
+#      marks nothing, and dpkg --purge leaves the group and its member as
+#      they were, and nothing else.
+# Steps 2-4 and 5 each run in a chroot on an overlay of / in this test's
+# private mount namespace: dpkg changes the upper layer only, so other
+# sessions' pvmd never see the diversion.  Where this machine has a group
+# dts, steps 2-4 first delete it in their overlay (a machine without one).
+# After the purge the upper layer must hold nothing but dpkg's own records
+# (its database and log), unchanged copies of what was there before, and
+# what the administrator did before the install, as it was: that is
+# "leaving nothing behind".
 # T88_DEBS=DIR skips step 1 and takes the packages from DIR (while working
 # on this test).
 . "$(dirname "$0")/lib.sh"
@@ -62,16 +70,55 @@ for f in usr/sbin/dts usr/libexec/dts/dts-load usr/libexec/dts/pvmd usr/bin/pvmd
 done
 grep -q " \./usr/bin/dts-console$" "$T_LOG/console.list" || t_fail "dts-console has no binary"
 
-# ---- the overlay root -----------------------------------------------------
-up=$T_DIR/upper root=$T_DIR/root
-mkdir -p "$up" "$T_DIR/work" "$root"
-mount -t overlay overlay -o "lowerdir=/,upperdir=$up,workdir=$T_DIR/work" "$root" ||
-	t_skip "cannot mount an overlay of / (kernel without overlayfs?)"
-for m in proc sys dev; do mount --rbind "/$m" "$root/$m" || t_fail "cannot bind /$m"; done
-mount -t tmpfs tmpfs "$root/run" || t_fail "cannot mount a tmpfs on run"
-mkdir -p "$root/var/tmp/debs"
-cp "${debs[@]}" "$root/var/tmp/debs/" || t_fail "cannot copy the packages"
+# ---- the overlay roots -----------------------------------------------------
+# overlay NAME: up and root, a fresh overlay of / with the packages in
+# /var/tmp/debs
+overlay() {
+	up=$T_DIR/upper-$1 root=$T_DIR/root-$1
+	mkdir -p "$up" "$T_DIR/work-$1" "$root"
+	mount -t overlay overlay -o "lowerdir=/,upperdir=$up,workdir=$T_DIR/work-$1" "$root" ||
+		t_skip "cannot mount an overlay of / (kernel without overlayfs?)"
+	for m in proc sys dev; do mount --rbind "/$m" "$root/$m" || t_fail "cannot bind /$m"; done
+	mount -t tmpfs tmpfs "$root/run" || t_fail "cannot mount a tmpfs on run"
+	mkdir -p "$root/var/tmp/debs"
+	cp "${debs[@]}" "$root/var/tmp/debs/" || t_fail "cannot copy the packages"
+}
 in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+# before_install: the upper layer's files as the administrator left them
+# (checksums), which the purge must leave as they are
+before_install() {
+	rm -f "$T_DIR/before-$1"
+	(cd "$up" && find . -type f -print0 | xargs -0r sha256sum) > "$T_DIR/before-$1"
+}
+# leftovers NAME: the files of the upper layer that the purge left: not
+# dpkg's records, not as before_install found them, not identical to the
+# machine's own
+leftovers() {
+	local f rel
+	left=()
+	while IFS= read -r -d '' f; do
+		rel=${f#"$up"}
+		case "$rel" in
+		/var/lib/dpkg/* | /var/log/dpkg.log | /var/log/apt/* | /var/cache/* | /var/tmp | /run* | "$T_DIR"*)
+			continue ;;
+		/etc/group- | /etc/gshadow- | /etc/passwd- | /etc/shadow-)
+			continue ;;	# the backups of addgroup, delgroup, useradd
+		esac
+		if [ -L "$f" ]; then
+			[ "$(readlink "$f")" = "$(readlink "$rel")" ] && continue
+		elif [ -f "$f" ]; then
+			grep -qxF "$(cd "$up" && sha256sum ".$rel")" "$T_DIR/before-$1" && continue
+			cmp -s "$f" "$rel" && continue
+		fi
+		left+=("$rel")
+	done < <(find "$up" -mindepth 1 ! -type d -print0)
+}
+overlay new
+if in_root getent group dts > /dev/null; then
+	in_root groupdel dts || t_fail "cannot delete this machine's group dts in the overlay"
+	t_log "this machine has a group dts: deleted in the overlay of steps 2-4"
+fi
+before_install new
 
 # ---- 2. install ----------------------------------------------------------
 in_root dpkg -i /var/tmp/debs/"$(basename "${debs[0]}")" /var/tmp/debs/"$(basename "${debs[1]}")" \
@@ -84,6 +131,8 @@ cmp -s "$root/usr/bin/pvmd.real" /usr/bin/pvmd || t_fail "/usr/bin/pvmd.real is 
 	t_fail "the package enabled dts.service"
 [ -f "$root/lib/systemd/system/dts.service" ] || t_fail "no unit installed"
 in_root getent group dts > /dev/null || t_fail "the package made no group dts"
+[ -f "$root/var/lib/dts/group-made-by-package" ] ||
+	t_fail "the package made the group dts but did not mark it (/var/lib/dts/group-made-by-package)"
 t_log "installed; /usr/bin/pvmd diverted to pvmd.real"
 
 # ---- 3. a node from the installed files -----------------------------------
@@ -149,24 +198,32 @@ cmp -s "$root/usr/bin/pvmd" /usr/bin/pvmd || t_fail "/usr/bin/pvmd is not PVM's 
 [ ! -e "$root/usr/bin/pvmd.real" ] || t_fail "/usr/bin/pvmd.real is left"
 [ ! -e "$root/etc/dts" ] || t_fail "/etc/dts is left: $(ls -A "$root/etc/dts")"
 ! in_root getent group dts > /dev/null || t_fail "the purge left the group dts"
-# what is left in the upper layer: dpkg's records, directories, and copies
-# identical to what the lower layer (the machine) has
-left=()
-while IFS= read -r -d '' f; do
-	rel=${f#"$up"}
-	case "$rel" in
-	/var/lib/dpkg/* | /var/log/dpkg.log | /var/log/apt/* | /var/cache/* | /var/tmp | /run* | "$T_DIR"*)
-		continue ;;
-	/etc/group- | /etc/gshadow-)	# the backups addgroup/delgroup keep;
-		continue ;;		# /etc/group itself must be as before
-	esac
-	if [ -L "$f" ]; then
-		[ "$(readlink "$f")" = "$(readlink "$rel")" ] && continue
-	elif [ -f "$f" ]; then
-		cmp -s "$f" "$rel" && continue
-	fi
-	left+=("$rel")
-done < <(find "$up" -mindepth 1 ! -type d -print0)
+[ ! -e "$root/var/lib/dts" ] || t_fail "the purge left /var/lib/dts: $(ls -A "$root/var/lib/dts")"
+leftovers new
 [ ${#left[@]} -eq 0 ] || t_fail "the purge left behind: ${left[*]}"
-t_log "purged: no diversion, PVM's pvmd back, nothing left but dpkg's records"
-t_pass "the packages build, install, run a node and purge cleanly"
+t_log "purged: no diversion, PVM's pvmd back, no group dts, nothing left but dpkg's records"
+
+# ---- 5. the administrator's group -------------------------------------------
+overlay admin
+member=dtsm$$
+if ! in_root getent group dts > /dev/null; then
+	in_root addgroup --system --quiet dts || t_fail "the administrator cannot make the group dts"
+fi
+in_root useradd -M -N -G dts "$member" || t_fail "the administrator cannot add $member to dts"
+group=$(in_root getent group dts)
+before_install admin
+in_root dpkg -i /var/tmp/debs/"$(basename "${debs[0]}")" > "$T_LOG/install-admin.log" 2>&1 ||
+	t_fail "dpkg -i beside the administrator's group failed: $(tail -n 5 "$T_LOG/install-admin.log")"
+[ ! -e "$root/var/lib/dts/group-made-by-package" ] ||
+	t_fail "the package marked the administrator's group as its own"
+rm -rf "$root/var/tmp/debs"
+in_root dpkg --purge dts > "$T_LOG/purge-admin.log" 2>&1 ||
+	t_fail "dpkg --purge beside the administrator's group failed: $(tail -n 5 "$T_LOG/purge-admin.log")"
+[ "$(in_root getent group dts)" = "$group" ] ||
+	t_fail "the purge changed the administrator's group dts: '$group' became '$(in_root getent group dts)'"
+in_root id -nG "$member" | grep -qw dts || t_fail "$member is no longer in the group dts"
+[ ! -e "$root/var/lib/dts" ] || t_fail "the purge left /var/lib/dts: $(ls -A "$root/var/lib/dts")"
+leftovers admin
+[ ${#left[@]} -eq 0 ] || t_fail "the purge beside the administrator's group left behind: ${left[*]}"
+t_log "the administrator's group: used, not marked, kept by the purge with its member ($group)"
+t_pass "the packages build, install, run a node and purge cleanly; the administrator's group stays"
