@@ -1,0 +1,127 @@
+#!/bin/bash
+# Users kept apart on one node (dts(8), JOBS; dts.conf(5) share,
+# max_jobs_user), on a real dts, STATIC at IP 100 ms, PS 80 %, no console,
+# the shipped share ("user") and max_jobs (8, so max_jobs_user 4); user A
+# (a test user) and user B (nobody) start jobs with dts-run --job LABEL:
+#  1. A runs 3 spinning jobs and B 1, all on CPU 1 beside a local hog:
+#     each user's jobs together get PS/2 (40 % of the CPU), not A 60 and
+#     B 20 as a split by job gives; A's three about a third of that each;
+#     the four together at most the PS, and the hog about the LS.  The
+#     bench (tests/bench/bench-users.sh) holds the hard +-1 point.
+#  2. A's fourth job (its member sleeps) starts: A's 4 of max_jobs_user 4.
+#     A's fifth is refused in one line naming the limit (exit 126), its
+#     command not run, nothing of any job changed; B's second job still
+#     starts on the node, which has room.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/node.sh"
+t_setup user-share
+id nobody > /dev/null 2>&1 || t_skip "needs the user nobody (user B)"
+
+t_make_user
+t_pub_bin "$BUILD/run/dts-run" || t_fail "cannot copy dts-run"
+OUT=$T_DIR/out
+mkdir -p "$OUT" && chmod 1777 "$OUT" || t_fail "cannot make $OUT"
+B_UID=$(id -u nobody)
+B_ARGV=(setpriv --reuid="$B_UID" --regid="$(id -g nobody)" --clear-groups
+    --inh-caps=-all --bounding-set=-all --)
+t_user_argv
+SPIN=(sh -c 'while :; do :; done')
+
+n_conf mode='"static"' ip='"100ms"' ps='"80%"' \
+    users="[\"@$T_GROUP\", \"nobody\"]"
+n_split_cpus
+n_start_dts
+
+# job A|B LABEL [COMMAND...]: a spinner (or COMMAND) of user A or B in job
+# LABEL, on CPU 1, waited for in its job's cgroup
+declare -A J_PID J_CG
+cg_of() { sed -n 's/^0:://p' "/proc/$1/cgroup" 2> /dev/null; }
+in_cg() { [ "$(cg_of "$1")" = "${2#"$(t_cg_mount)"}" ]; }
+job() {
+	local who=$1 label=$2 user argv
+	local cmd=("${@:3}")
+	[ ${#cmd[@]} -gt 0 ] || cmd=("${SPIN[@]}")
+	if [ "$who" = A ]; then
+		argv=("${T_USER_ARGV[@]}" DTS_SOCKET="$N_SOCK")
+		user=$T_USER
+	else
+		argv=("${B_ARGV[@]}" env DTS_SOCKET="$N_SOCK")
+		user=nobody
+	fi
+	"${argv[@]}" taskset -c 1 "$T_DIR/bin/dts-run" --job "$label" -- \
+	    "${cmd[@]}" 2> "$T_LOG/job.$label.err" &
+	J_PID[$label]=$!
+	J_CG[$label]=$(n_job_cg "$user" "$label")
+	t_track "${J_PID[$label]}"
+	t_wait_for 5 in_cg "${J_PID[$label]}" "${J_CG[$label]}" ||
+		t_fail "job $label: pid ${J_PID[$label]} is in $(cg_of "${J_PID[$label]}"), not ${J_CG[$label]}: $(cat "$T_LOG/job.$label.err")"
+}
+njobs() { find "$N_CG/jobs" -mindepth 1 -maxdepth 1 -type d -name 'job.*' | wc -l; }
+
+t_logged "ready: jobs in .*, at most 8 (4 a user), PS shared by user" ||
+	t_fail "dts does not say its limits and share: $(grep ready "$T_LOG/dts.log")"
+
+# ---- 1. A's 3 jobs, B's 1: each user PS/2 ---------------------------------------
+job A a1; job A a2; job A a3; job B b1
+n_start_hog 1
+cpu_us() { awk '$1 == "usage_usec" { print $2 }' "$1/cpu.stat"; }
+# shares SECONDS: each job's share of CPU 1 (percent of wall time) into
+# SH[label], the hog's into SH_HOG
+declare -A SH
+shares() {
+	local l t0 t1 h0 h1
+	declare -A u0 u1
+	t0=$(t_cpu_clock 1); h0=$(t_cpu_ns "$N_HOG")
+	for l in a1 a2 a3 b1; do u0[$l]=$(cpu_us "${J_CG[$l]}"); done
+	t_sleep "$1"
+	t1=$(t_cpu_clock 1); h1=$(t_cpu_ns "$N_HOG")
+	for l in a1 a2 a3 b1; do u1[$l]=$(cpu_us "${J_CG[$l]}"); done
+	for l in a1 a2 a3 b1; do
+		SH[$l]=$(awk -v a="${u0[$l]}" -v b="${u1[$l]}" -v w="$((t1 - t0))" 'BEGIN { printf "%.1f", 100 * (b - a) / w }')
+	done
+	SH_HOG=$(awk -v a="$h0" -v b="$h1" -v w="$((t1 - t0))" 'BEGIN { printf "%.1f", (b - a) / (w * 10) }')
+}
+t_sleep 1
+shares 5
+A=$(awk -v a="${SH[a1]}" -v b="${SH[a2]}" -v c="${SH[a3]}" 'BEGIN { printf "%.1f", a + b + c }')
+B=${SH[b1]}
+line="A $A% (a1 ${SH[a1]}, a2 ${SH[a2]}, a3 ${SH[a3]}), B $B%, hog ${SH_HOG}%"
+t_log "A's 3 jobs and B's 1, IP 100 ms, PS 80 %: $line (by job: A 60, B 20)"
+# in the PS the jobs run at real-time priority: only RT work could take
+# from them, so +-8 points (the bench: +-1)
+for u in A B; do
+	awk -v s="${!u}" 'BEGIN { exit !(s >= 32 && s <= 48) }' ||
+		t_fail "user $u's jobs got ${!u}% of CPU 1 together, not 40 +- 8: $line"
+done
+for l in a1 a2 a3; do
+	awk -v s="${SH[$l]}" 'BEGIN { exit !(s >= 9.3 && s <= 17.3) }' ||
+		t_fail "job $l got ${SH[$l]}% of CPU 1, not a third of A's 40 (13.3 +- 4): $line"
+done
+awk -v a="$A" -v b="$B" 'BEGIN { exit !(a + b <= 84) }' ||
+	t_fail "the jobs together got more than the PS: $line"
+awk -v h="$SH_HOG" 'BEGIN { exit !(h >= 12) }' ||
+	t_fail "the hog got ${SH_HOG}% of CPU 1, under the LS - 8 (12 %): $line"
+kill "$N_HOG"; wait "$N_HOG" 2> /dev/null; t_untrack "$N_HOG"
+
+# ---- 2. max_jobs_user: A's fifth job refused, B's second started -----------------
+job A a4 sleep 600
+[ "$(njobs)" = 5 ] || t_fail "5 jobs, but $(njobs) job cgroups: $(ls "$N_CG/jobs")"
+snapshot() { local l; for l in a1 a2 a3 a4 b1; do echo "$l $(cat "${J_CG[$l]}/cgroup.procs" | paste -sd,) $(t_policy "${J_PID[$l]}")"; done; }
+before=$(snapshot)
+out=$("${T_USER_ARGV[@]}" DTS_SOCKET="$N_SOCK" "$T_DIR/bin/dts-run" --job a5 -- touch "$OUT/ran" 2>&1); rc=$?
+[ "$rc" = 126 ] || t_fail "A's fifth job: exit $rc ($out)"
+[ "$(wc -l <<< "$out")" = 1 ] &&
+    grep -q "^dts-run: user $T_USER runs max_jobs_user = 4 jobs on this node already: $T_USER:a1, $T_USER:a2, $T_USER:a3, $T_USER:a4 (dts.conf: max_jobs_user)$" <<< "$out" ||
+	t_fail "A's fifth job: '$out'"
+[ ! -e "$OUT/ran" ] || t_fail "A's fifth job's command ran"
+[ ! -d "$(n_job_cg "$T_USER" a5)" ] || t_fail "A's fifth job has a cgroup"
+t_log "A's fifth job: $out"
+job B b2 sleep 600
+[ "$(njobs)" = 6 ] || t_fail "6 jobs, but $(njobs) job cgroups: $(ls "$N_CG/jobs")"
+t_logged "job nobody:b2 started: uid $B_UID" || t_fail "no start line for B's second job"
+t_wait_for 2 eval '[ "$(snapshot)" = "$before" ]' ||
+	t_fail "the refusal changed a job: before: $before; after: $(snapshot)"
+t_log "B's second job started beside A's 4 (6 of max_jobs 8)"
+for l in a1 a2 a3 a4 b1 b2; do kill "${J_PID[$l]}"; done
+t_wait_for 3 eval '[ "$(njobs)" = 0 ]' || t_fail "the jobs did not end: $(ls "$N_CG/jobs")"
+t_pass
