@@ -340,14 +340,19 @@ jobs_adopt(struct jobs *J, struct job *j, pid_t pid)
 	return rc;
 }
 
-/* ", memory at most M, swap S, K killed for memory", or "". */
+static void oom_kills(const struct jobs *, struct job *,
+    const struct limits_use *);
+
+/* ", memory at most M, swap S, K killed for memory", or "" (and the
+ * first kill's line, if the job ends before the second's look). */
 static void
-memory_line(const struct jobs *J, const struct job *j, char *buf, size_t len)
+memory_line(const struct jobs *J, struct job *j, char *buf, size_t len)
 {
 	struct limits_use	 u;
 	char			 a[32], b[32];
 
 	limits_use(&J->lim, &j->lim, j->gang.cg, &u);
+	oom_kills(J, j, &u);
 	if (!u.known) {
 		buf[0] = '\0';
 		return;
@@ -357,11 +362,24 @@ memory_line(const struct jobs *J, const struct job *j, char *buf, size_t len)
 	    memsize_fmt(u.swap, b, sizeof(b)), (unsigned long long)u.oom_kills);
 }
 
+/* j's first OOM kill: one line (then, or at its end if sooner). */
+static void
+oom_kills(const struct jobs *J, struct job *j, const struct limits_use *u)
+{
+	char	 a[32];
+
+	if (u->oom_kills > 0 && j->oom_kills == 0)
+		log_warnx("job %s: the kernel kills its processes for memory: "
+		    "it reached its limit of %s (dts.conf: job_memory, "
+		    "memory); its end says how many", j->name,
+		    memsize_fmt(J->lim.job_max, a, sizeof(a)));
+	j->oom_kills = u->oom_kills;
+}
+
 void
 jobs_check_memory(struct jobs *J)
 {
 	struct limits_use	 u;
-	char			 a[32];
 	int			 n;
 
 	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
@@ -375,13 +393,7 @@ jobs_check_memory(struct jobs *J)
 			    "oom_score_adj: back to 1000 (logged once)",
 			    j->name, n);
 		limits_use(&J->lim, &j->lim, j->gang.cg, &u);
-		if (u.oom_kills > 0 && j->oom_kills == 0)
-			log_warnx("job %s: the kernel kills its processes for "
-			    "memory: it reached its limit of %s (dts.conf: "
-			    "job_memory, memory); its end says how many",
-			    j->name, memsize_fmt(J->lim.job_max, a,
-			    sizeof(a)));
-		j->oom_kills = u.oom_kills;
+		oom_kills(J, j, &u);
 	}
 }
 

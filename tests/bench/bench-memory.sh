@@ -1,0 +1,224 @@
+#!/bin/bash
+# bench-memory.sh BUILD OUTDIR [--quick] - rows 1-3 of [R4 1/5]'s table:
+# the memory contract (dts(8), MEMORY), a real dts, STATIC IP 100 ms.
+#   1  the issue's scenario with the default dts.conf: the owner (outside
+#      DTS) holds 3 GiB; a job forks children of 600 MiB each until a
+#      fork fails or 33 run; the owner then touches 3 GiB more.  Goal:
+#      the owner's next 3 GiB succeeds and its first process lives.
+#      Against: today's code, where the kernel killed the owner's 3 GiB.
+#   2  a job over its limit (job_memory = "1G") gives way: its own
+#      process killed within 1 s of reaching the limit, beside an owner's
+#      1 GiB that lives, and logged once, within 1.2 s of the kill (dts
+#      looks each second).  METRICS does not count it yet (see memory.md).
+#   3  owner memory pressure: 2 jobs hold a quarter of RAM each (the
+#      contract, 50 %), the owner touches 80 % of the memory then
+#      available; the same touch with no job.  Goals: the owner's time
+#      within 1.2x of the one with no job, and the jobs stopped or
+#      reclaimed meanwhile, running again after.
+# Writes OUTDIR/memory.csv and OUTDIR/memory.md; exits non-zero when a
+# goal of row 1 or 2 (correctness) is missed; row 3's verdict is in the
+# table.  --quick runs the same (each row takes 10-60 s).
+. "$(dirname "$0")/common.sh"
+b_init memory "$@"
+command -v python3 > /dev/null || t_skip "needs python3"
+RAM_KB=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+[ "$RAM_KB" -ge $((16 * 1024 * 1024)) ] || t_skip "needs 16 GiB of RAM"
+
+t_make_user
+t_pub_bin "$B_BUILD/run/dts-run" || t_fail "cannot copy dts-run"
+t_user_argv
+# hold.py MIB: MIB MiB touched; "ready SECONDS" (the touch's time), then
+# sleep; with a second argument STEP: STEP MiB at a time, "at T" (monotonic
+# s) after each, for ever growing to MIB
+cat > "$T_DIR/bin/hold.py" <<'EOF'
+import sys, time
+mib = int(sys.argv[1])
+if len(sys.argv) > 2:
+    step, held = int(sys.argv[2]), []
+    for i in range(mib // step):
+        held.append(bytearray(b'\1') * (step << 20))
+        print("at %.6f" % time.monotonic(), flush=True)
+else:
+    t0 = time.monotonic()
+    b = bytearray(b'\1') * (mib << 20)
+    print("ready %.3f" % (time.monotonic() - t0), flush=True)
+time.sleep(3600)
+EOF
+cat > "$T_DIR/bin/forks.py" <<'EOF'
+import os, sys, time
+n, mib = int(sys.argv[1]), int(sys.argv[2])
+k = 0
+for i in range(n):
+    r, w = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        os.close(r)
+        b = bytearray(b'\1') * (mib << 20)
+        os.write(w, b"x")
+        time.sleep(3600)
+        os._exit(0)
+    os.close(w)
+    os.read(r, 1)
+    os.close(r)
+    k += 1
+print("forked", k, flush=True)
+time.sleep(3600)
+EOF
+chmod 755 "$T_DIR/bin/hold.py" "$T_DIR/bin/forks.py"
+
+CSV=$B_OUT/memory.csv
+echo "row,case,measure,value,goal,verdict" > "$CSV"
+fail=0
+row() {	# row ROW CASE MEASURE VALUE GOAL VERDICT
+	echo "$1,$2,$3,$4,$5,$6" >> "$CSV"
+	t_log "row $1 $2: $3 = $4 (goal $5): $6"
+}
+# user_job LABEL OUT CMD...: a job of the test user; J = its pid
+user_job() {
+	local label=$1 out=$2
+	shift 2
+	"${T_USER_ARGV[@]}" DTS_SOCKET="$N_SOCK" "$T_DIR/bin/dts-run" --job "$label" -- \
+	    "$@" > "$out" 2> "$out.err" &
+	J=$!
+	t_track "$J"
+}
+end_job() {	# end_job LABEL: its members killed, its end seen
+	local cg p
+	cg=$(n_job_cg "$T_USER" "$1")
+	for p in $(cat "$cg/cgroup.procs" 2> /dev/null); do kill -KILL "$p" 2> /dev/null; done
+	t_wait_for 10 test ! -d "$cg" || t_log "job $1: its cgroup outlived it by 10 s"
+}
+stop_dts() {
+	kill -TERM "$N_DTS" 2> /dev/null
+	t_wait_for 10 eval '! kill -0 '"$N_DTS"' 2> /dev/null'
+	wait "$N_DTS" 2> /dev/null
+	t_untrack "$N_DTS"
+}
+log_s() {	# log_s LINE: its time stamp, s since the epoch
+	date -d "$(echo "$1" | awk '{ print $1 }' | sed 's/T/ /; s/+0000$//') UTC" +%s.%N
+}
+
+# ---- row 1: the issue's scenario, default dts.conf -------------------------
+n_conf mode='"static"' ip='"100ms"' ps='"80%"' log_level='"info"'
+n_start_dts
+python3 "$T_DIR/bin/hold.py" 3072 > "$T_DIR/owner1.out" &
+O1=$!
+t_track "$O1"
+t_wait_for 30 grep -q ready "$T_DIR/owner1.out" || t_fail "row 1: the owner's 3 GiB not allocated"
+user_job mem "$T_DIR/job1.out" python3 "$T_DIR/bin/forks.py" 33 600
+t_wait_for 150 grep -q forked "$T_DIR/job1.out" || t_log "row 1: the job did not finish forking"
+LIVE=$(($(wc -l < "$(n_job_cg "$T_USER" mem)/cgroup.procs" 2> /dev/null || echo 1) - 1))
+if timeout 120 python3 -c 'b = bytearray(b"\1") * (3072 << 20)' 2> /dev/null &&
+    kill -0 "$O1" 2> /dev/null; then v=pass; else v=FAIL; fail=1; fi
+row 1 default "owner's next 3 GiB and first 3 GiB" "$([ $v = pass ] && echo "both live" || echo "lost")" "both live" "$v"
+row 1 default "job's children alive of 33" "$LIVE" "-" "-"
+end_job mem
+KILLS=$(grep -o "job $T_USER:mem ended.*" "$T_LOG/dts.log" | grep -o '[0-9]* process(es) killed' | awk '{ print $1 }')
+row 1 default "job's processes killed for memory" "${KILLS:-?}" "-" "-"
+kill "$O1" 2> /dev/null; wait "$O1" 2> /dev/null; t_untrack "$O1"
+
+# ---- row 2: a job over its limit gives way ----------------------------------
+stop_dts
+n_conf mode='"static"' ip='"100ms"' ps='"80%"' log_level='"info"' job_memory='"1G"'
+n_start_dts
+python3 "$T_DIR/bin/hold.py" 1024 > "$T_DIR/owner2.out" &
+O2=$!
+t_track "$O2"
+t_wait_for 30 grep -q ready "$T_DIR/owner2.out" || t_fail "row 2: the owner's 1 GiB not allocated"
+user_job big "$T_DIR/job2.out" python3 "$T_DIR/bin/hold.py" 2048 32
+t_wait_for 60 eval '! kill -0 '"$J"' 2> /dev/null'
+DEAD=$(date +%s.%N)
+wait "$J" 2> /dev/null
+t_untrack "$J"
+LAST=$(tail -n 1 "$T_DIR/job2.out" | awk '{ print $2 }')
+NOW_MONO=$(awk '{ print $1 }' /proc/uptime)
+# the last step's monotonic time against now: the kill came after it
+KILL_MS=$(awk -v l="$LAST" -v d="$DEAD" -v n="$(date +%s.%N)" -v m="$NOW_MONO" \
+    'BEGIN { printf "%.0f", ((m - l) - (n - d)) * 1000 }')
+t_wait_for 3 grep -q "job $T_USER:big: the kernel kills" "$T_LOG/dts.log"
+LINES=$(grep -c "job $T_USER:big: the kernel kills" "$T_LOG/dts.log")
+LOG_MS=nan
+[ "$LINES" -ge 1 ] && LOG_MS=$(awk -v a="$DEAD" -v b="$(log_s "$(grep "job $T_USER:big: the kernel kills" "$T_LOG/dts.log" | head -1)")" \
+    'BEGIN { printf "%.0f", (b - a) * 1000 }')
+kill -0 "$O2" 2> /dev/null && OWNER2=lives || OWNER2=killed
+v=pass
+[ "$OWNER2" = lives ] && [ "$LINES" = 1 ] && awk -v k="$KILL_MS" -v l="$LOG_MS" \
+    'BEGIN { exit !(k <= 1000 && l != "nan" && l <= 1200) }' || { v=FAIL; fail=1; }
+row 2 "job_memory 1G" "job killed after its last step (ms)" "$KILL_MS" "<=1000" "$v"
+row 2 "job_memory 1G" "dts's line after the kill (ms) / lines" "$LOG_MS / $LINES" "<=1200 / 1" "$v"
+row 2 "job_memory 1G" "owner's 1 GiB" "$OWNER2" "lives" "$v"
+end_job big
+kill "$O2" 2> /dev/null; wait "$O2" 2> /dev/null; t_untrack "$O2"
+
+# ---- row 3: owner memory pressure beside 2 jobs -----------------------------
+stop_dts
+n_conf mode='"static"' ip='"100ms"' ps='"80%"' log_level='"info"'
+n_start_dts
+QUARTER=$((RAM_KB / 1024 / 4 - 256))
+user_job p1 "$T_DIR/job3a.out" python3 "$T_DIR/bin/hold.py" "$QUARTER"
+J1=$J
+user_job p2 "$T_DIR/job3b.out" python3 "$T_DIR/bin/hold.py" "$QUARTER"
+J2=$J
+t_wait_for 60 grep -q ready "$T_DIR/job3a.out" && t_wait_for 60 grep -q ready "$T_DIR/job3b.out" ||
+	t_fail "row 3: the jobs did not hold their memory: $(cat "$T_DIR"/job3*.err)"
+AVAIL_MB=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+OWN=$((AVAIL_MB * 8 / 10))
+rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2> /dev/null; }
+R0=$(( $(rss "$J1") + $(rss "$J2") ))
+python3 "$T_DIR/bin/hold.py" "$OWN" > "$T_DIR/owner3.out" &
+O3=$!
+t_track "$O3"
+# stopped: frozen (or T) in 90 % of the looks at least (an LS alone
+# freezes them 20 % of the time)
+looks=0 frozen=0
+while ! grep -q ready "$T_DIR/owner3.out" && kill -0 "$O3" 2> /dev/null; do
+	s1=$(awk '{ print $3 }' "/proc/$J1/stat" 2> /dev/null)
+	grep -q 'frozen 1' "$(n_job_cg "$T_USER" p1)/cgroup.events" 2> /dev/null && s1=F
+	looks=$((looks + 1))
+	{ [ "$s1" = T ] || [ "$s1" = F ]; } && frozen=$((frozen + 1))
+	sleep 0.05
+done
+stopped=$(awk -v f="$frozen" -v n="$looks" 'BEGIN { print (n > 0 && f >= 0.9 * n) ? 1 : 0 }')
+WITH=$(awk '/ready/ { print $2 }' "$T_DIR/owner3.out")
+R1=$(( $(rss "$J1") + $(rss "$J2") ))
+reclaimed=$(( (R0 - R1) / 1024 ))
+kill "$O3" 2> /dev/null; wait "$O3" 2> /dev/null; t_untrack "$O3"
+t_sleep 2
+s1=$(awk '{ print $3 }' "/proc/$J1/stat" 2> /dev/null)
+end_job p1; end_job p2
+t_sleep 1
+python3 "$T_DIR/bin/hold.py" "$OWN" > "$T_DIR/owner3b.out" &
+O3=$!
+t_track "$O3"
+t_wait_for 120 grep -q ready "$T_DIR/owner3b.out" || t_fail "row 3: the owner's touch with no job did not end"
+WITHOUT=$(awk '/ready/ { print $2 }' "$T_DIR/owner3b.out")
+kill "$O3" 2> /dev/null; wait "$O3" 2> /dev/null; t_untrack "$O3"
+RATIO=$(awk -v a="$WITH" -v b="$WITHOUT" 'BEGIN { printf "%.2f", a / b }')
+v=pass
+awk -v r="$RATIO" 'BEGIN { exit !(r <= 1.2) }' || v=FAIL
+row 3 "2 jobs + owner ${OWN} MiB" "owner's touch with jobs / without (s)" "$RATIO ($WITH / $WITHOUT)" "<=1.2" "$v"
+v=pass
+[ "$stopped" = 1 ] || [ "$reclaimed" -ge 256 ] || v=FAIL
+row 3 "2 jobs + owner ${OWN} MiB" "jobs stopped meanwhile (frozen looks) / MiB reclaimed from them" "$frozen of $looks / $reclaimed" "stopped or reclaimed" "$v"
+row 3 "2 jobs + owner ${OWN} MiB" "a job's state after the pressure" "${s1:-gone}" "running (R or S)" "$(case "${s1:-}" in R|S) echo pass ;; *) echo FAIL ;; esac)"
+
+{
+	echo "## The memory contract (rows 1-3 of [R4 1/5])"
+	echo
+	echo "A real dts, STATIC IP 100 ms PS 80 %, shipped memory defaults (memory = \"50%\" of $((RAM_KB / 1024)) MiB) except row 2 (job_memory = \"1G\"). The jobs run as a test user through dts-run; the owner's processes are root's, outside DTS."
+	echo
+	echo "| row | case | measure | value | goal | verdict |"
+	echo "|---|---|---|---|---|---|"
+	tail -n +2 "$CSV" | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }'
+	echo
+	echo "Row 2: METRICS does not carry the job's OOM kills yet (dts_job_memory_bytes and the kill count are not on the wire); dts's log and the job's end line count them."
+	echo "Row 3: without swap, a job's anonymous pages cannot be reclaimed, and dts does not yet stop the jobs on memory pressure (quantum zero): see the verdict."
+	echo
+	b_env_note
+} > "$B_OUT/memory.md"
+cat "$B_OUT/memory.md"
+[ "$fail" = 0 ] || t_fail "a correctness goal of row 1 or 2 was missed (memory.md)"
+t_pass
