@@ -34,8 +34,26 @@ for f in sbin/dts bin/dts-run bin/dts-console libexec/dts/dts-load libexec/dts/p
 	[ -e "$root$prefix/$f" ] || t_fail "make install did not install $prefix/$f"
 done
 unit=$(sed -n 's/^systemdsystemunitdir = //p' "$BUILD/Makefile")
+unit=${unit//'${prefix}'/$prefix}
 grep -q "^ExecStart=$prefix/sbin/dts$" "$root$unit/dts.service" ||
 	t_fail "no systemd unit starting $prefix/sbin/dts in $unit"
+# where systemd reads units: the build's prefix puts them there
+case $unit in
+/etc/systemd/system | /lib/systemd/system | /usr/lib/systemd/system | /usr/local/lib/systemd/system) ;;
+*) t_fail "the units went to $unit, where systemd reads no units" ;;
+esac
+# make install prefix=DIR (as ./configure --prefix=DIR) writes below DIR
+# only, the units too (in DIR/lib/systemd/system); in a DESTDIR, so that
+# a unit written outside DIR lands in it, not on this machine
+px=/opt/dts-t82.$$
+make -s -C "$BUILD" install prefix="$px" DESTDIR="$T_DIR/stage" > "$T_LOG/install-prefix.log" 2>&1 ||
+	t_fail "make install prefix=$px failed: $(tail -n 5 "$T_LOG/install-prefix.log")"
+outside=$(cd "$T_DIR/stage" && find . ! -type d | sed 's|^\.||' | grep -v "^$px/")
+[ -z "$outside" ] || t_fail "make install prefix=$px wrote outside it: $(echo $outside)"
+[ -f "$T_DIR/stage$px/lib/systemd/system/dts.service" ] &&
+    [ -f "$T_DIR/stage$px/lib/systemd/system/dts-console.service" ] ||
+	t_fail "make install prefix=$px put no unit in $px/lib/systemd/system"
+t_log "make install: units in $unit; with prefix=$px, $(cd "$T_DIR/stage" && find . ! -type d | wc -l) files, all below it"
 grep -q "^Delegate=yes" "$root$unit/dts.service" || t_fail "the unit does not delegate"
 # the jobs' cgroups are below the unit's: systemd's TasksMax would count
 # a job's threads against dts's own (dts(8), The gang)
