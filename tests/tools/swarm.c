@@ -2,13 +2,13 @@
  * swarm.c - a job of many members, for the job-size test and bench
  * (t113-job-size.sh, bench-size.sh): does the job pay for its own size?
  *
- *   swarm [-p PROCS] [-t THREADS] [-s] SECONDS
+ *   swarm [-p PROCS] [-t THREADS] [-s | -a] SECONDS
  *
  * PROCS child processes and THREADS threads that only sleep, and with -s
- * the first process spins (its last thread, once every member is made).
- * When every member is there, swarm prints "swarm: ready P processes, T
- * threads" to stderr.  After SECONDS it ends, and every child with it
- * (each asks for SIGKILL when swarm dies).  Exit 0, or 1 if a member
+ * the first process spins (its last thread, once every member is made);
+ * with -a every member spins.  When every member is there, swarm prints
+ * "swarm: ready P processes, T threads" to stderr.  After SECONDS it
+ * ends, and every child with it (each asks for SIGKILL when swarm dies).  Exit 0, or 1 if a member
  * could not be made (after the members it made end).
  */
 #include <errno.h>
@@ -23,11 +23,21 @@
 #include <sys/wait.h>
 
 static volatile unsigned long	 sink;
+static int			 all;
+
+static void
+spin_forever(void)
+{
+	for (;;)
+		sink++;
+}
 
 static void *
 sleeper(void *arg)
 {
 	(void)arg;
+	if (all)
+		spin_forever();
 	for (;;)
 		pause();
 	return NULL;
@@ -36,7 +46,7 @@ sleeper(void *arg)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: swarm [-p PROCS] [-t THREADS] [-s] SECONDS\n");
+	fprintf(stderr, "usage: swarm [-p PROCS] [-t THREADS] [-s | -a] SECONDS\n");
 	exit(2);
 }
 
@@ -50,11 +60,12 @@ main(int argc, char **argv)
 	long		 procs = 0, threads = 0, secs, made_p = 0, made_t = 0;
 	int		 c, spin = 0, rc = 0;
 
-	while ((c = getopt(argc, argv, "p:t:s")) != -1)
+	while ((c = getopt(argc, argv, "p:t:sa")) != -1)
 		switch (c) {
 		case 'p': procs = strtol(optarg, NULL, 10); break;
 		case 't': threads = strtol(optarg, NULL, 10); break;
 		case 's': spin = 1; break;
+		case 'a': all = spin = 1; break;
 		default: usage();
 		}
 	if (optind + 1 != argc || procs < 0 || threads < 0 ||
@@ -71,6 +82,8 @@ main(int argc, char **argv)
 			(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 			if (getppid() != parent)
 				_exit(0);
+			if (all)
+				spin_forever();
 			for (;;)
 				pause();
 		}
