@@ -17,6 +17,10 @@
 #     names the key (exit 126).
 #  6. The job ends: its memory and pids cgroups are gone, and the end
 #     line counts its kills.
+#  7. dts-oom, the helper that writes oom_score_adj, has CAP_DAC_OVERRIDE
+#     (and CAP_SYS_RESOURCE where the bounding set has it) and nothing
+#     else, and dies with dts (kill -9); a new dts finds a running job's
+#     v1 cgroups, removes a stale one, and the job's go at its end.
 # Memory here: the owner 6 GiB and the jobs half of RAM (12 GiB on 24).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
@@ -183,4 +187,34 @@ grep "job $T_USER:mem ended" "$T_LOG/dts.log" | grep -q 'process(es) killed for 
 	t_fail "the end line does not count the kills: $(grep "job $T_USER:mem ended" "$T_LOG/dts.log")"
 t_log "$(grep -o "job $T_USER:mem ended.*" "$T_LOG/dts.log")"
 kill "$OWNER1"
+
+# ---- 7. dts-oom: two capabilities; kill -9 of dts, a takeover ---------------
+OOMD=$(pgrep -P "$N_DTS" -x dts-oom) || t_fail "dts has no dts-oom helper"
+EFF=$(capsh --decode="$(awk '/^CapEff/ { print $2 }' "/proc/$OOMD/status")" | sed 's/.*=//')
+case $EFF in
+cap_dac_override|cap_dac_override,cap_sys_resource) ;;
+*) t_fail "dts-oom $OOMD has the capabilities $EFF" ;;
+esac
+[ "$(awk '/^CapBnd/ { print $2 }' "/proc/$OOMD/status")" = "$(awk '/^CapEff/ { print $2 }' "/proc/$OOMD/status")" ] ||
+	t_fail "dts-oom's bounding set is more than its capabilities"
+t_as_user cat "/proc/$OOMD/environ" > /dev/null 2>&1 && t_fail "the job's user reads dts-oom's environ"
+"${T_USER_ARGV[@]}" DTS_SOCKET="$N_SOCK" "$T_DIR/bin/dts-run" --job keep -- sleep 600 \
+    2> "$T_DIR/keep.err" &
+KEEP=$!
+t_track "$KEEP"
+KCG=$V1MEM$REL/jobs/job.$T_USER@keep
+[ -z "$V1MEM" ] || [ -f "$CG/memory.max" ] && KCG=$(n_job_cg "$T_USER" keep)
+t_wait_for 10 grep -qx "$KEEP" "$KCG/cgroup.procs" || t_fail "job keep: pid $KEEP not in $KCG"
+STALE=${KCG%/*}/job.nobody@stale
+[ "$KCG" = "$(n_job_cg "$T_USER" keep)" ] || mkdir "$STALE" || t_fail "cannot make $STALE"
+kill -KILL "$N_DTS"
+n_reap_dts
+t_wait_for 3 eval '! kill -0 '"$OOMD"' 2> /dev/null' || t_fail "dts-oom outlived dts (kill -9) by 3 s"
+n_start_dts
+t_logged "taking over the gang in .*job.$T_USER@keep" || t_fail "the new dts did not take job keep over"
+grep -qx "$KEEP" "$KCG/cgroup.procs" || t_fail "job keep: pid $KEEP left $KCG at the takeover"
+[ ! -d "$STALE" ] || t_fail "the takeover left the stale v1 cgroup $STALE"
+kill "$KEEP"
+t_wait_for 10 test ! -d "$KCG" || t_fail "job keep's cgroup $KCG outlived it"
+t_log "dts-oom: $EFF only, not dumpable, gone with dts; a new dts found job keep's cgroups, removed a stale one, and job keep's went at its end"
 t_pass
