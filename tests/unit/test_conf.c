@@ -748,11 +748,11 @@ test_print_format(void **state)
 static void
 test_schema_print(void **state)
 {
-	char	 buf[8192];
-	FILE	*fp = NULL;
-	size_t	 n;
-	int	 lines = 0;
-	char	*p;
+	static char	 buf[65536];
+	FILE		*fp = NULL;
+	size_t		 n;
+	int		 lines = 0;
+	char		*p;
 
 	(void)state;
 	assert_non_null(fp = tmpfile());
