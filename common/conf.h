@@ -102,6 +102,8 @@ struct dts_conf {
 					     RAM or a size (memsize.h) */
 	char    job_memory[CONF_STR_MAX]; /* each job; "" = memory */
 	int     max_tasks;            /* pids.max of a job */
+	double  memory_pressure;      /* % PSI some avg10: the jobs stop;
+					 0 = never */
 
 	/* logging */
 	char    log_file[CONF_STR_MAX]; /* "" = syslog */

@@ -190,6 +190,10 @@ const struct conf_key confkey_schema[] = {
 	  .def = "4096", .off = OFF(max_tasks),
 	  .help = "tasks (processes and threads) of each job at most; a "
 	  "fork beyond them fails" },
+	{ .path = "memory_pressure", .type = CT_FLOAT, .min = 0, .max = 100,
+	  .def = "10", .unit = "%", .off = OFF(memory_pressure),
+	  .help = "memory pressure (PSI some avg10) above which every job "
+	  "stops until it falls under half of it; 0 = never" },
 	{ .path = "log_file", .type = CT_STRING, .def = "",
 	  .off = OFF(log_file), .valid = valid_path_or_empty,
 	  .help = "log to this file; \"\" = syslog" },

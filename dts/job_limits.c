@@ -589,6 +589,27 @@ limits_room(const struct limits *L, char *err, size_t errlen)
 	return -1;
 }
 
+int
+limits_psi(const char *path, double *pct)
+{
+	char	 buf[256], *p;
+	int	 f;
+	ssize_t	 n;
+
+	if ((f = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (strncmp(buf, "some ", 5) != 0 ||
+	    (p = strstr(buf, "avg10=")) == NULL ||
+	    sscanf(p + 6, "%lf", pct) != 1 || *pct < 0 || *pct > 100)
+		return -1;
+	return 0;
+}
+
 void
 limits_close(struct limits_job *lj)
 {

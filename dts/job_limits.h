@@ -127,6 +127,14 @@ void limits_close(struct limits_job *lj);
 void limits_sweep(const struct limits *L, int (*is_job)(const char *name,
 		  void *arg), void *arg);
 
+/*
+ * "some avg10" of a PSI file (/proc/pressure/memory, a cgroup's
+ * memory.pressure): the share of the last 10 s in which some task
+ * stalled on memory, % into *pct.  0, or -1 (no PSI).
+ */
+#define LIMITS_PSI_FILE	"/proc/pressure/memory"
+int  limits_psi(const char *path, double *pct);
+
 /* dts-oom ends. */
 void limits_fini(struct limits *L);
 

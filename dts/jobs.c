@@ -376,11 +376,49 @@ oom_kills(const struct jobs *J, struct job *j, const struct limits_use *u)
 	j->oom_kills = u->oom_kills;
 }
 
+/*
+ * Quantum zero: over memory_pressure (PSI some avg10 of the node), every
+ * job stops at the next edge (sched mem_hold) until the pressure falls
+ * under half of it; one line at each change.
+ */
+static void
+pressure(struct jobs *J)
+{
+	double	 pct, thr = J->conf->memory_pressure;
+	int	 hold;
+
+	if (thr <= 0 || J->no_psi)
+		return;
+	if (limits_psi(LIMITS_PSI_FILE, &pct) == -1) {
+		log_warnx("memory: no pressure stall information (%s): jobs "
+		    "are not stopped for memory pressure (dts.conf: "
+		    "memory_pressure)", LIMITS_PSI_FILE);
+		J->no_psi = 1;
+		return;
+	}
+	hold = J->mem_hold ? pct >= thr / 2 : pct > thr;
+	if (hold == J->mem_hold)
+		return;
+	J->mem_hold = hold;
+	sched_lock(J->sched);
+	J->sched->mem_hold = hold;
+	sched_unlock(J->sched);
+	if (hold)
+		log_warnx("memory: the node is short of memory (pressure %.1f%% "
+		    "> %.1f%%, dts.conf: memory_pressure): every job stops "
+		    "until it falls under %.1f%%", pct, thr, thr / 2);
+	else
+		log_info("memory: pressure %.1f%% < %.1f%%: the jobs run again",
+		    pct, thr / 2);
+}
+
 void
 jobs_check_memory(struct jobs *J)
 {
 	struct limits_use	 u;
 	int			 n;
+
+	pressure(J);
 
 	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
 		struct job *j = &J->job[k];

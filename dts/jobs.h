@@ -52,6 +52,9 @@ struct jobs {
 	unsigned	 changes;	/* jobs started or ended, ever */
 	int		 ino_fd;	/* inotify on the jobs' cgroup.events; -1 */
 	int64_t		 reaped;	/* mono ns, the last jobs_event reap */
+	int		 mem_hold;	/* quantum zero: the jobs stopped for
+					   the node's memory pressure */
+	int		 no_psi;	/* no PSI to read: said once */
 };
 
 /* The subtree (gang_setup) and pvmd's name.  0, or -1 with err. */

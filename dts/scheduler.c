@@ -386,6 +386,8 @@ set_cur(struct sched *s, int who, int64_t now, int force, int tell)
 	struct sched_job	*j;
 	int			 i;
 
+	if (s->mem_hold)	/* quantum zero: nobody runs */
+		who = SEG_NONE;
 	if (s->cur == who && !force)
 		return;
 	if (who == SEG_NONE && !s->held && can_hold(s)) {

@@ -123,6 +123,12 @@ struct sched {
 	int			 uw[SCHED_USERS_MAX];
 	int			 njobs;		/* places in use */
 	int			 nstopped;	/* of them, gangs stopped */
+	/*
+	 * Quantum zero (dts(8), MEMORY): the node is short of memory, and
+	 * every job waits in every segment of the PS as in an LS, from the
+	 * next edge until it is cleared.  Set under the lock (jobs.c).
+	 */
+	int			 mem_hold;
 	/* every gang at once (gang_hold): the template of the gangs, or
 	 * NULL; held: base/jobs frozen (an LS), each gang stopped whatever
 	 * its own state */

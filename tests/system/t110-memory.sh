@@ -204,7 +204,7 @@ KEEP=$!
 t_track "$KEEP"
 KCG=$V1MEM$REL/jobs/job.$T_USER@keep
 [ -z "$V1MEM" ] || [ -f "$CG/memory.max" ] && KCG=$(n_job_cg "$T_USER" keep)
-t_wait_for 10 grep -qx "$KEEP" "$KCG/cgroup.procs" || t_fail "job keep: pid $KEEP not in $KCG"
+t_wait_for 10 grep -qsx "$KEEP" "$KCG/cgroup.procs" || t_fail "job keep: pid $KEEP not in $KCG"
 STALE=${KCG%/*}/job.nobody@stale
 [ "$KCG" = "$(n_job_cg "$T_USER" keep)" ] || mkdir "$STALE" || t_fail "cannot make $STALE"
 kill -KILL "$N_DTS"

@@ -305,6 +305,29 @@ test_none(void **state)
 	assert_non_null(strstr(err, "\"lots\""));
 }
 
+/* PSI's "some avg10", and files that are not PSI */
+static void
+test_psi(void **state)
+{
+	char	 path[CG_PATH_MAX + 16];
+	double	 pct = -1;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/pressure", top);
+	put(top, "pressure", "some avg10=12.34 avg60=1.00 avg300=0.10 "
+	    "total=123456\nfull avg10=3.00 avg60=0.00 avg300=0.00 total=9\n");
+	assert_int_equal(limits_psi(path, &pct), 0);
+	assert_true(pct > 12.33 && pct < 12.35);
+	put(top, "pressure", "full avg10=12.34 avg60=1.00 avg300=0.10 "
+	    "total=1\n");
+	assert_int_equal(limits_psi(path, &pct), -1);
+	put(top, "pressure", "some avg60=1.00\n");
+	assert_int_equal(limits_psi(path, &pct), -1);
+	put(top, "pressure", "some avg10=250.00 avg60=0 avg300=0 total=0\n");
+	assert_int_equal(limits_psi(path, &pct), -1);
+	assert_int_equal(limits_psi("/nonexistent/pressure", &pct), -1);
+}
+
 int
 main(void)
 {
@@ -315,6 +338,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_v1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_psi, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

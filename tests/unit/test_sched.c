@@ -1074,6 +1074,36 @@ test_jobs_one(void **state)
 	assert_int_equal(f->s.wake_at, t0 + MS(180));
 }
 
+/*
+ * Quantum zero (dts(8), MEMORY): with mem_hold the job waits from the
+ * next edge, in the PS as in the LS; cleared, it runs at the next PS.
+ */
+static void
+test_jobs_mem_hold(void **state)
+{
+	struct jfixture	*f = *state;
+
+	add_jobs(f, 1);
+	assert_int_equal(japply(f, static80(0)), 0);
+	(void)fake_gang_ops();
+	f->s.mem_hold = 1;
+	next_edge(f);			/* LS */
+	assert_string_equal(fake_gang_ops(), "A:stop");
+	for (int k = 0; k < 2; k++) {
+		next_edge(f);		/* a PS: it stays stopped */
+		assert_int_equal(f->s.phase, PHASE_PS);
+		assert_string_equal(fake_gang_ops(), "");
+		assert_string_equal(running(f), "");
+		next_edge(f);		/* LS */
+		assert_string_equal(fake_gang_ops(), "");
+	}
+	f->s.mem_hold = 0;
+	next_edge(f);			/* PS: it runs again */
+	assert_int_equal(f->s.phase, PHASE_PS);
+	assert_string_equal(fake_gang_ops(), "A:cont A:idle0");
+	assert_string_equal(running(f), "A");
+}
+
 /* Two jobs, no slot table: PS 80 ms in two slots of 40 ms. */
 static void
 test_jobs_equal2(void **state)
@@ -1983,6 +2013,7 @@ main(void)
 		T(test_kick),
 		T(test_edge_thread),
 		J(test_jobs_one),
+		J(test_jobs_mem_hold),
 		J(test_jobs_equal2),
 		J(test_jobs_equal4),
 		J(test_jobs_hold),
