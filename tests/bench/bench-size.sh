@@ -21,9 +21,11 @@
 # Row 7: the edge thread's gang operation (op, every PS, slot and LS
 # edge) with 4 gangs of 1 spinning member against 1 gang of 4 (the same
 # tasks), same run; goal: the mean op of every edge within 1.25x.
-# Row 6 (the edge cost with memory accounting on, within 1.05x of
-# today's) is not measured here: run this bench on a build with and one
-# without the memory cgroups and compare row 7's g1x4 op.
+# Row 6: the edge cost with memory accounting on (every job in a memory
+# and a pids cgroup: BUILD) against a build without it (SIZE_BASE, e.g.
+# one of 3cee0c4^): the mean op of every PS and LS edge of p10 and of
+# row 7's g1x4, dts restarted with SIZE_BASE's binaries beside the same
+# hog, same run; goal within 1.05x.  Not run without SIZE_BASE.
 #
 # SIZE_CASES picks the cases (default "p10 p t a 7"; 7 is row 7).
 # Writes OUTDIR/size.csv, OUTDIR/size-gangs.csv and OUTDIR/size.md.
@@ -145,6 +147,10 @@ gangs() {
 	for l in "$@"; do t_wait_for 30 test ! -d "$(n_job_cg root "$l")"; done
 }
 R7=0.00 R7V="not run"
+# op_mean NAME: the mean op (us) of NAME's PS and LS edges (CSV rows)
+op_mean() {
+	awk -F, -v n="$1" '$1 == n { printf "%.1f", ($6 + $8) / 2 }' "$CSV"
+}
 if [[ $CASES == *" 7 "* ]]; then
 	gangs g1x4 one
 	gangs g4x1 w x y z
@@ -152,6 +158,27 @@ if [[ $CASES == *" 7 "* ]]; then
 	R7V=pass
 	awk -v r="$R7" 'BEGIN { exit !(r > 0 && r <= 1.25) }' || { R7V=FAIL; fail=1; }
 fi
+# ---- row 6: the same edges without memory accounting (SIZE_BASE) --------------
+R6=0.00 R6V="not run"
+if [ -n "${SIZE_BASE:-}" ]; then
+	[ -x "$SIZE_BASE/dts/dts" ] || t_fail "SIZE_BASE: no $SIZE_BASE/dts/dts"
+	kill -TERM "$N_DTS"
+	n_wait_exit || t_fail "dts did not end"
+	BUILD_WAS=$BUILD
+	BUILD=$(cd "$SIZE_BASE" && pwd)
+	n_conf mode='"static"' ip="\"${IP_MS}ms\"" ps='"50%"' log_level='"debug"'
+	n_start_dts
+	GUARD0=0
+	run_case bp10 -s -p 10
+	[[ $CASES != *" 7 "* ]] || gangs bg1x4 one
+	BUILD=$BUILD_WAS
+	a=$(op_mean p10) b=$(op_mean bp10)
+	R6=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+	R6V=pass
+	awk -v r="$R6" 'BEGIN { exit !(r > 0 && r <= 1.05) }' || { R6V=FAIL; fail=1; }
+	t_log "row 6: p10's edge op $a us with memory accounting, $b us without: ${R6}x ($R6V)"
+fi
+
 {
 	echo "## Row 5b: the job pays for its own size"
 	echo
@@ -169,7 +196,9 @@ fi
 	echo "|---|---|---|---|---|---|---|"
 	tail -n +2 "$GCSV" | tr ',' '|' | sed 's/^/| /; s/$/ |/'
 	echo
-	echo "Row 6 (memory accounting on) is not measured by this script: compare g1x4's op between two builds."
+	echo "## Row 6: the edge cost with memory accounting on"
+	echo
+	echo "p10's mean op of its PS and LS edges with this build's memory and pids cgroups against SIZE_BASE's build without them (bp10 above; row 7's bg1x4 beside g1x4), same run: **${R6}x** ($R6V; goal 1.05x)."
 	echo
 	b_env_note
 } > "$B_OUT/size.md"
