@@ -119,6 +119,8 @@ MEANS=$(awk -F, 'NR > 1 { n[$1]++; for (i = 3; i <= 10; i++) s[$1, i] += $i
 echo "$MEANS" >> "$CSV"
 VERDICT=$(awk -F, '$1 == "user" && $2 == "mean" { print $12 }' <<< "$MEANS")
 row() { awk -F, -v s="$1" '$1 == s && $2 == "mean"' <<< "$MEANS"; }
+# (n_split_cpus pinned this shell to CPU 0: b_env_note counts every CPU)
+taskset -p -c "0-$(($(nproc --all) - 1))" $$ > /dev/null
 {
 	echo "## Users kept apart on a node (issue [R4 1/5] row 5)"
 	echo

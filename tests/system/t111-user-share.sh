@@ -8,10 +8,21 @@
 #     B 20 as a split by job gives; A's three about a third of that each;
 #     the four together at most the PS, and the hog about the LS.  The
 #     bench (tests/bench/bench-users.sh) holds the hard +-1 point.
-#  2. A's fourth job (its member sleeps) starts: A's 4 of max_jobs_user 4.
+#  2. Under a master (dts-console -n --daemon, mode static, PS 80 %,
+#     set weight A:a1 3): its gang matrix divides a job's weight among
+#     its user's jobs on the node, so `jobs` (another console's, the
+#     same matrix from the node's STATUS) shows a1's row of 30 ms at
+#     weight 1 (3 / 3), a2's and a3's of 10 ms at 0.33 and B's of 30 ms
+#     at 1; the node follows that slot table (its own split would give
+#     a1 13.3 %): a1 30 %, a2 and a3 10 %, B 30 % (+-6 each).  The
+#     master ends; the node goes back to its own split, 40 % a user,
+#     after its silence.  The master ends; the node goes back
+#     to its own split after its silence.
+#  3. A's fourth job (its member sleeps) starts: A's 4 of max_jobs_user 4.
 #     A's fifth is refused in one line naming the limit (exit 126), its
 #     command not run, nothing of any job changed; B's second job still
 #     starts on the node, which has room.
+# The harness's traps leave nothing frozen or real-time and no user.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup user-share
@@ -27,8 +38,13 @@ B_ARGV=(setpriv --reuid="$B_UID" --regid="$(id -g nobody)" --clear-groups
 t_user_argv
 SPIN=(sh -c 'while :; do :; done')
 
-n_conf mode='"static"' ip='"100ms"' ps='"80%"' \
-    users="[\"@$T_GROUP\", \"nobody\"]"
+CON=$BUILD/console/dts-console
+[ -x "$CON" ] || t_skip "no $CON (build it first)"
+# one file for the node and the master (the first n_conf names the keys)
+n_conf
+n_conf mode='"static"' ip='"100ms"' ps='"80%"' si='"1s"' \
+    users="[\"@$T_GROUP\", \"nobody\"]" \
+    console="{ nodes = [\"127.0.0.1\"]; history = \"\"; status_wait = \"300ms\"; sign_key = \"$N_SIGN\"; node_secret = \"$N_SECRET\"; }"
 n_split_cpus
 n_start_dts
 
@@ -81,29 +97,72 @@ shares() {
 	done
 	SH_HOG=$(awk -v a="$h0" -v b="$h1" -v w="$((t1 - t0))" 'BEGIN { printf "%.1f", (b - a) / (w * 10) }')
 }
+# check WHO: the shares over 5 s, each user 40 +- 8 (in the PS the jobs
+# run at real-time priority: only RT work could take from them; the
+# bench holds +-1), A's jobs a third of that each, the hog >= LS - 8
+check() {
+	local u l A B line
+	t_sleep 1
+	shares 5
+	A=$(awk -v a="${SH[a1]}" -v b="${SH[a2]}" -v c="${SH[a3]}" 'BEGIN { printf "%.1f", a + b + c }')
+	B=${SH[b1]}
+	line="A $A% (a1 ${SH[a1]}, a2 ${SH[a2]}, a3 ${SH[a3]}), B $B%, hog ${SH_HOG}%"
+	t_log "$1: A's 3 jobs and B's 1, IP 100 ms, PS 80 %: $line (by job: A 60, B 20)"
+	for u in A B; do
+		awk -v s="${!u}" 'BEGIN { exit !(s >= 32 && s <= 48) }' ||
+			t_fail "$1: user $u's jobs got ${!u}% of CPU 1 together, not 40 +- 8: $line"
+	done
+	for l in a1 a2 a3; do
+		awk -v s="${SH[$l]}" 'BEGIN { exit !(s >= 9.3 && s <= 17.3) }' ||
+			t_fail "$1: job $l got ${SH[$l]}% of CPU 1, not a third of A's 40 (13.3 +- 4): $line"
+	done
+	awk -v a="$A" -v b="$B" 'BEGIN { exit !(a + b <= 84) }' ||
+		t_fail "$1: the jobs together got more than the PS: $line"
+	awk -v h="$SH_HOG" 'BEGIN { exit !(h >= 12) }' ||
+		t_fail "$1: the hog got ${SH_HOG}% of CPU 1, under the LS - 8 (12 %): $line"
+}
+check "no master"
+
+# ---- 2. a master's gang matrix: the same rule ------------------------------------
+PIDF=$T_DIR/dts-console.pid
+"$CON" -n -f "$N_CONF" --daemon \
+    -c "mode static; ip 100ms; ps 80%; set weight $T_USER:a1 3; start" \
+    2> "$T_LOG/master.err" < /dev/null |
+    sed -n 's/^dts-console: running in the background, pid //p' > "$PIDF"
+[ -s "$PIDF" ] || t_fail "the master did not start: $(cat "$T_LOG/master.err")"
+MASTER=$(cat "$PIDF")
+t_track "$MASTER"
+ON=$T_DIR/jobs.out
+jobs_ok() {
+	"$CON" -n -f "$N_CONF" -c "set weight $T_USER:a1 3; jobs" > "$ON" 2>&1 < /dev/null &&
+	    grep -qE "^0 +0\.000 +30\.000 +37\.5% +1  $T_USER:a1 *\$" "$ON" &&
+	    grep -qE "^1 +30\.000 +10\.000 +12\.5% +0\.33  $T_USER:a2 *\$" "$ON" &&
+	    grep -qE "^2 +40\.000 +10\.000 +12\.5% +0\.33  $T_USER:a3 *\$" "$ON" &&
+	    grep -qE "^3 +50\.000 +30\.000 +37\.5% +1  nobody:b1 *\$" "$ON"
+}
+t_wait_for 10 jobs_ok || t_fail "the master's matrix is not a1 30 ms (1), a2 and a3 10 ms (0.33), B 30 ms (1): $(cat "$ON")"
+t_log "the master's jobs: $(grep -E '^[0-9]' "$ON" | tr -s ' ' | paste -sd';')"
+master() { [ "$(n_status own)" = 0 ]; }
+t_wait_for 5 master || t_fail "the node does not follow the master: $(n_status | paste -sd' ')"
 t_sleep 1
 shares 5
-A=$(awk -v a="${SH[a1]}" -v b="${SH[a2]}" -v c="${SH[a3]}" 'BEGIN { printf "%.1f", a + b + c }')
-B=${SH[b1]}
-line="A $A% (a1 ${SH[a1]}, a2 ${SH[a2]}, a3 ${SH[a3]}), B $B%, hog ${SH_HOG}%"
-t_log "A's 3 jobs and B's 1, IP 100 ms, PS 80 %: $line (by job: A 60, B 20)"
-# in the PS the jobs run at real-time priority: only RT work could take
-# from them, so +-8 points (the bench: +-1)
-for u in A B; do
-	awk -v s="${!u}" 'BEGIN { exit !(s >= 32 && s <= 48) }' ||
-		t_fail "user $u's jobs got ${!u}% of CPU 1 together, not 40 +- 8: $line"
+line="a1 ${SH[a1]}%, a2 ${SH[a2]}%, a3 ${SH[a3]}%, B ${SH[b1]}%, hog ${SH_HOG}%"
+t_log "a master, a1 weighs 3: $line (want 30, 10, 10, 30; the node's own split: 13.3, 13.3, 13.3, 40)"
+for w in a1:30 a2:10 a3:10 b1:30; do
+	awk -v s="${SH[${w%:*}]}" -v t="${w#*:}" 'BEGIN { exit !(s >= t - 6 && s <= t + 6) }' ||
+		t_fail "a master: job ${w%:*} got ${SH[${w%:*}]}% of CPU 1, not ${w#*:} +- 6 (its slot in the master's table): $line"
 done
-for l in a1 a2 a3; do
-	awk -v s="${SH[$l]}" 'BEGIN { exit !(s >= 9.3 && s <= 17.3) }' ||
-		t_fail "job $l got ${SH[$l]}% of CPU 1, not a third of A's 40 (13.3 +- 4): $line"
-done
-awk -v a="$A" -v b="$B" 'BEGIN { exit !(a + b <= 84) }' ||
-	t_fail "the jobs together got more than the PS: $line"
 awk -v h="$SH_HOG" 'BEGIN { exit !(h >= 12) }' ||
-	t_fail "the hog got ${SH_HOG}% of CPU 1, under the LS - 8 (12 %): $line"
+	t_fail "a master: the hog got ${SH_HOG}% of CPU 1, under the LS - 8 (12 %): $line"
+kill -TERM "$MASTER"
+t_wait_for 5 sh -c "! kill -0 $MASTER 2> /dev/null" || t_fail "the master did not end on SIGTERM"
+t_untrack "$MASTER"
+own() { [ "$(n_status own)" = 1 ]; }
+t_wait_for 10 own || t_fail "the node did not go back to its own schedule: $(n_status | paste -sd' ')"
+check "the master gone"
 kill "$N_HOG"; wait "$N_HOG" 2> /dev/null; t_untrack "$N_HOG"
 
-# ---- 2. max_jobs_user: A's fifth job refused, B's second started -----------------
+# ---- 3. max_jobs_user: A's fifth job refused, B's second started -----------------
 job A a4 sleep 600
 [ "$(njobs)" = 5 ] || t_fail "5 jobs, but $(njobs) job cgroups: $(ls "$N_CG/jobs")"
 snapshot() { local l; for l in a1 a2 a3 a4 b1; do echo "$l $(cat "${J_CG[$l]}/cgroup.procs" | paste -sd,) $(t_policy "${J_PID[$l]}")"; done; }
