@@ -6,9 +6,9 @@
 # sleeping ones.
 #  1. The freeze lead comes (logged): the kernel's freeze of 2,000
 #     members is done inside the PS.  Over 5 s the hog keeps at least
-#     LS - 8 pt (42 %) of CPU 1 and dts's CPU time stays under 10 % of a
-#     CPU (the kernel's walk over the members at each freeze and thaw is
-#     most of it; with 10 members it is under 1 %).
+#     LS - 8 pt (42 %) of CPU 1 and dts's CPU time stays under 15 % of a
+#     CPU (5-9 % here: the kernel's walk over the members at each freeze
+#     and thaw is most of it; with 10 members it is under 1 %).
 #  2. A flood of read requests (STATUS, under the read key, ~400 a
 #     second) while the job holds its 2,001 processes: answered, and
 #     the hog and dts as in 1 (each STATUS once read every member's pid,
@@ -56,10 +56,10 @@ check() {
 	local try
 	for try in 1 2 3; do
 		measure 5
-		awk -v h="$HOG" -v d="$DTS" 'BEGIN { exit !(h >= 42 && d < 10) }' && return 0
+		awk -v h="$HOG" -v d="$DTS" 'BEGIN { exit !(h >= 42 && d < 15) }' && return 0
 		t_log "$1, try $try: hog $HOG %, dts $DTS %: measuring again"
 	done
-	t_fail "$1: the hog got $HOG % of CPU 1 (want >= 42, the LS less 8 pt) and dts $DTS % of a CPU (want < 10)"
+	t_fail "$1: the hog got $HOG % of CPU 1 (want >= 42, the LS less 8 pt) and dts $DTS % of a CPU (want < 15)"
 }
 check "a job of $members processes"
 t_log "a job of $members processes at PS 50 %: hog $HOG % of CPU 1, dts $DTS % of a CPU"
