@@ -22,6 +22,9 @@
 #     A's fifth is refused in one line naming the limit (exit 126), its
 #     command not run, nothing of any job changed; B's second job still
 #     starts on the node, which has room.
+#  4. dts restarts with max_jobs_user 2: it takes over all 6 jobs (A's 4
+#     too), logs the two of A's beyond the limit, and refuses A's next
+#     job in one line that counts A's 4.
 # The harness's traps leave nothing frozen or real-time and no user.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
@@ -42,9 +45,12 @@ CON=$BUILD/console/dts-console
 [ -x "$CON" ] || t_skip "no $CON (build it first)"
 # one file for the node and the master (the first n_conf names the keys)
 n_conf
-n_conf mode='"static"' ip='"100ms"' ps='"80%"' si='"1s"' \
-    users="[\"@$T_GROUP\", \"nobody\"]" \
-    console="{ nodes = [\"127.0.0.1\"]; history = \"\"; status_wait = \"300ms\"; sign_key = \"$N_SIGN\"; node_secret = \"$N_SECRET\"; }"
+conf() {
+	n_conf mode='"static"' ip='"100ms"' ps='"80%"' si='"1s"' \
+	    users="[\"@$T_GROUP\", \"nobody\"]" \
+	    console="{ nodes = [\"127.0.0.1\"]; history = \"\"; status_wait = \"300ms\"; sign_key = \"$N_SIGN\"; node_secret = \"$N_SECRET\"; }" "$@"
+}
+conf
 n_split_cpus
 n_start_dts
 
@@ -181,6 +187,24 @@ t_logged "job nobody:b2 started: uid $B_UID" || t_fail "no start line for B's se
 t_wait_for 2 eval '[ "$(snapshot)" = "$before" ]' ||
 	t_fail "the refusal changed a job: before: $before; after: $(snapshot)"
 t_log "B's second job started beside A's 4 (6 of max_jobs 8)"
+
+# ---- 4. a takeover beyond max_jobs_user keeps every job ---------------------------
+kill -TERM "$N_DTS"
+n_reap_dts
+conf max_jobs_user=2
+n_start_dts
+for l in a1 a2 a3 a4 b1 b2; do
+	t_logged "taking over the gang in ${J_CG[$l]} (1 processes)" || t_fail "the new dts did not take job $l over"
+done
+[ "$(njobs)" = 6 ] || t_fail "6 jobs taken over, but $(njobs) job cgroups: $(ls "$N_CG/jobs")"
+over() { [ "$(grep -c "job $T_USER:a[1-4] taken over: its user runs [34] jobs here, above max_jobs_user = 2; no new job of theirs starts until fewer run" "$T_LOG/dts.log")" = 2 ]; }
+t_wait_for 3 over || t_fail "not two lines for A's jobs beyond max_jobs_user 2: $(grep "taken over: its user" "$T_LOG/dts.log")"
+out=$("${T_USER_ARGV[@]}" DTS_SOCKET="$N_SOCK" "$T_DIR/bin/dts-run" --job a5 -- touch "$OUT/ran" 2>&1); rc=$?
+[ "$rc" = 126 ] && [ "$(wc -l <<< "$out")" = 1 ] &&
+    grep -q "^dts-run: user $T_USER runs max_jobs_user = 2 jobs on this node already (4 of them): $T_USER:.* (dts.conf: max_jobs_user)$" <<< "$out" ||
+	t_fail "A's job after the takeover: exit $rc, '$out'"
+[ ! -e "$OUT/ran" ] || t_fail "A's job after the takeover ran"
+t_log "max_jobs_user 2 after a restart: all 6 jobs taken over, A's 2 beyond it logged; $out"
 for l in a1 a2 a3 a4 b1 b2; do kill "${J_PID[$l]}"; done
 t_wait_for 3 eval '[ "$(njobs)" = 0 ]' || t_fail "the jobs did not end: $(ls "$N_CG/jobs")"
 t_pass
