@@ -34,12 +34,14 @@ n_conf mode='"static"' ip='"100ms"' ps='"50%"'
 t_track_cg "$N_CG"
 dts=$BUILD/dts/dts
 
-# daemons CONF: PIDs of our dts processes running with CONF (not dts-load)
+# daemons CONF: PIDs of our dts processes running with CONF (not dts-load,
+# nor dts-oom, a fork of dts that dies with it: dts(8) MEMORY)
 daemons() {
 	local d exe
 	for d in /proc/[0-9]*; do
 		exe=$(readlink "$d/exe" 2> /dev/null) || continue
 		[ "$exe" = "$(readlink -f "$dts")" ] || continue
+		[ "$(cat "$d/comm" 2> /dev/null)" = dts-oom ] && continue
 		tr '\0' ' ' < "$d/cmdline" 2> /dev/null | grep -qF -- "-f $1 " &&
 		    echo "${d#/proc/}"
 	done
