@@ -91,10 +91,11 @@ struct auth_key {
  * every local user of a cluster host can ask for STATUS and JOB, and
  * nothing else; a LAN host that never read a dts.conf cannot.  The node
  * answers under the same read key, not its own.  A read request never
- * enters the replay table (struct replay): a local user could forge any
- * number of senders and evict the master's entry.  It must only be fresh
- * (replay_fresh); a replay within the window gets the same answer sent
- * to the same address.
+ * enters the commands' replay table (struct replay): a local user could
+ * forge any number of senders and evict the master's entry.  It must be
+ * fresh (replay_fresh), and dts keeps a replay table of the read
+ * requests' own (dts/intake.c), so that a replayed one, from whatever
+ * source address, gets no second answer.
  *
  * AUTH_READ_ID is no real key's id: auth_pub_add and auth_signer_load
  * refuse a key pair whose auth_key_id() is AUTH_READ_ID (one in 2^32;

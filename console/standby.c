@@ -12,6 +12,14 @@
 #include "log.h"
 #include "standby.h"
 #include "timeutil.h"
+
+/*
+ * Datagrams a second, and at once, that a source other than the peer's
+ * known sender may have checked (a signature each): the peer's first,
+ * and a restarted peer's; a flood of forgeries spends them, not the
+ * console's CPU.
+ */
+#define PEER_RATE 100
 #include "wire.h"
 
 /* A snapshot holds every weight a console can hold, each in its entry. */
@@ -96,9 +104,11 @@ standby_init(struct console *c, int standby, char *err, size_t len)
 	replay_init(&sb->replay, now_real_us(), now_mono_us(),
 	    (uint64_t)(c->conf.replay_window_ns / NS_PER_US));
 	sin.sin_port = htons((uint16_t)c->conf.console.peer_port);
+	/* connected: the kernel drops every datagram from another source */
 	sb->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (sb->fd == -1 || bind(sb->fd, (struct sockaddr *)&sin,
-	    sizeof(sin)) == -1) {
+	    sizeof(sin)) == -1 || connect(sb->fd, (struct sockaddr *)&sb->peer,
+	    sizeof(sb->peer)) == -1) {
 		snprintf(err, len, "console.peer_port %d: %s",
 		    c->conf.console.peer_port, strerror(errno));
 		standby_close(sb);
@@ -402,8 +412,11 @@ standby_input(struct console *c, int64_t now)
 	enum proto_reject	 why;
 	uint8_t			 buf[PROTO_MAX_DGRAM + 1];
 	ssize_t			 r;
-	int			 i;
+	int			 i, pinned;
 
+	if (sb->bucket.rate == 0)
+		buckets_init(&sb->bucket, PEER_RATE, PEER_RATE, PEER_RATE,
+		    PEER_RATE, now_mono_ns());
 	for (i = 0; i < 64 && sb->fd != -1; i++) {
 		fl = sizeof(from);
 		r = recvfrom(sb->fd, buf, sizeof(buf), 0,
@@ -412,11 +425,25 @@ standby_input(struct console *c, int64_t now)
 			return;	/* EAGAIN, or nothing we can do */
 		(void)replay_clock(&sb->replay, now_real_us(), now_mono_us());
 		if (from.sin_addr.s_addr != sb->peer.sin_addr.s_addr ||
-		    proto_open(&sb->key, &sb->replay, PROTO_ACCEPT_PEER, buf,
-		    (size_t)r, &m, &why) == -1) {
+		    proto_frame(buf, (size_t)r, PROTO_ACCEPT_PEER, &m,
+		    &why) == -1) {
 			sb->refused++;
 			continue;
 		}
+		/* the peer's sender, newer than its last that passed: checked
+		 * whatever the bucket says, which a flood that forges the
+		 * peer's address and port spends (cheap checks first) */
+		pinned = sb->pinned && m.hdr.sender == sb->pin_id &&
+		    m.hdr.seq > sb->pin_seq;
+		if ((!pinned && buckets_take(&sb->bucket, from.sin_addr.s_addr,
+		    1, now_mono_ns()) == -1) || proto_verify(&sb->key,
+		    &sb->replay, buf, (size_t)r, &m, &why) == -1) {
+			sb->refused++;
+			continue;
+		}
+		sb->pinned = 1;
+		sb->pin_id = m.hdr.sender;
+		sb->pin_seq = m.hdr.seq;
 		peer_input(c, &m, now);
 	}
 }

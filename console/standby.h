@@ -58,6 +58,7 @@
 #include <stdint.h>
 
 #include "auth.h"
+#include "bucket.h"
 #include "proto.h"
 
 struct console;
@@ -98,6 +99,12 @@ struct standby {
 	int64_t			 next_poll;	/* standby: STATUS_REQ due */
 	uint64_t		 copies, refused, takeovers, yields;
 	struct sb_weights	 w;
+	/* standby_input: the peer's sender and last sequence once one of
+	 * its datagrams passed, and the bucket of any other */
+	uint32_t		 pin_id;
+	uint64_t		 pin_seq;
+	int			 pinned;
+	struct buckets		 bucket;
 };
 
 /*

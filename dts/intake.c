@@ -47,6 +47,23 @@
  */
 #define BUDGET_QUANTUM (1 * NS_PER_MS)
 /*
+ * The master's socket has a budget of its own, so that a flood of the
+ * shared socket cannot keep the master's commands unread, and a flood
+ * that forges the master's address and port, which only this socket
+ * gets, costs at most MBUDGET_PCT of a core more.  Neither budget owes
+ * more than BUDGET_BURST: a flood that ends leaves the thread at most
+ * BUDGET_BURST * 100 / PCT (1.7 s) from reading again.
+ */
+#define MBUDGET_PCT  3
+/*
+ * Signature checks a second (and at once) on the master's socket for a
+ * datagram that is not from the master's known sender (check()): the
+ * master's first ones, or a restarted master's on the same port; a flood
+ * that forges the master's address and port spends these, and the
+ * master's own are checked whatever they say.
+ */
+#define MBUCKET_RATE 20
+/*
  * After a drain that found a backlog (DRAIN_BACKLOG datagrams or more
  * waiting), and after every drain for FLOOD_HOLD after that one, the
  * thread leaves the shared socket alone for DRAIN_GAP: under a flood it
@@ -232,14 +249,24 @@ intake_open(struct intake *in, const char *addr, int port,
 	in->key = *key;
 	replay_init(&in->replay, now_real_us(), now_mono_us(),
 	    (uint64_t)(replay_window / NS_PER_US));
+	replay_init(&in->rreplay, now_real_us(), now_mono_us(),
+	    (uint64_t)(replay_window / NS_PER_US));
 	seqgen_init(&in->seq);
 	buckets_init(&in->buckets, BUCKET_RATE, BUCKET_BURST, BUCKET_RATE_ALL,
 	    BUCKET_BURST_ALL, now_mono_ns());
-	buckets_init(&in->mbuckets, BUCKET_RATE, BUCKET_BURST, BUCKET_RATE,
-	    BUCKET_BURST, now_mono_ns());
+	buckets_init(&in->mbuckets, MBUCKET_RATE, MBUCKET_RATE, MBUCKET_RATE,
+	    MBUCKET_RATE, now_mono_ns());
 	if (gethostname(in->name, sizeof(in->name) - 1) == -1)
 		snprintf(in->name, sizeof(in->name), "?");
 	return 0;
+}
+
+/* from is the master's address and port (its socket's peer). */
+static int
+is_master(const struct intake *in, const struct sockaddr_in *from)
+{
+	return from->sin_addr.s_addr == in->master.sin_addr.s_addr &&
+	    from->sin_port == in->master.sin_port;
 }
 
 /* Drops seen by the thread: its own counters, no lock. */
@@ -265,7 +292,7 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 	struct intake_cmd	 c;
 	enum proto_reject	 why;
 	int64_t			 now_real, now_mono, rx_real, step;
-	int			 rc, which = -1;
+	int			 rc, which = -1, pinned;
 
 	if (truncated) {
 		count(in, REJ_LONG);
@@ -275,12 +302,18 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 		count(in, why);
 		return;
 	}
-	/* the master's socket has a bucket of its own: a flood from its
+	/* the master's sender, newer than its last datagram that passed,
+	 * from its address and port: no bucket (a flood that forges the
+	 * master's address and port spends it, and kept the master out);
+	 * the master's socket has a bucket of its own: a flood from its
 	 * address (other ports) cannot spend its tokens */
-	if (master ? buckets_take(&in->mbuckets, from->sin_addr.s_addr, 1,
-	    batch_ns) == -1 : buckets_take(&in->buckets, from->sin_addr.s_addr,
+	pinned = in->mpinned && c.m.hdr.sender == in->msender &&
+	    c.m.hdr.seq > in->mseq && is_master(in, from);
+	if (!pinned && (master ? buckets_take(&in->mbuckets,
+	    from->sin_addr.s_addr, 1, batch_ns) == -1 :
+	    buckets_take(&in->buckets, from->sin_addr.s_addr,
 	    from->sin_addr.s_addr == in->master.sin_addr.s_addr,
-	    batch_ns) == -1) {
+	    batch_ns) == -1)) {
 		count(in, REJ_RATE);
 		return;
 	}
@@ -291,13 +324,21 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 	if (step != 0)
 		log_info("CLOCK_REALTIME was stepped by %+.6f s: the replay "
 		    "floor for new senders moves with it", (double)step / 1e6);
-	/* a read request (auth.h) never enters the replay table: proto_
-	 * verify_read checks its freshness only */
+	(void)replay_clock(&in->rreplay, (uint64_t)(now_real / NS_PER_US),
+	    (uint64_t)(now_mono / NS_PER_US));
+	/* a read request (auth.h) never enters the commands' replay table
+	 * (proto_verify_read checks its freshness only), but a table of its
+	 * own: a replayed one gets no second answer, to whatever address */
 	c.read = 0;
-	if (proto_is_command(c.m.hdr.type) && c.m.hdr.key_id == AUTH_READ_ID)
+	if (proto_is_command(c.m.hdr.type) && c.m.hdr.key_id == AUTH_READ_ID) {
 		rc = proto_verify_read(&in->key, &in->replay, buf, len, &c.m,
 		    &which, &why);
-	else
+		if (rc == 0 && replay_check(&in->rreplay, c.m.hdr.sender,
+		    c.m.hdr.seq) == -1) {
+			rc = -1;
+			why = REJ_REPLAY;
+		}
+	} else
 		rc = proto_verify(&in->key, &in->replay, buf, len, &c.m, &why);
 	if (rc == 0 && which >= 0)
 		c.read = 1 + which;
@@ -308,6 +349,11 @@ check(struct intake *in, const uint8_t *buf, size_t len, int truncated,
 		log_limited(&forged, LOG_LVL_DEBUG, "dropped datagram from "
 		    "%s: %s", inet_ntoa(from->sin_addr), proto_reject_name(why));
 		return;
+	}
+	if (which < 0 && is_master(in, from)) {
+		in->msender = c.m.hdr.sender;	/* the master's (it signed) */
+		in->mseq = c.m.hdr.seq;
+		in->mpinned = 1;
 	}
 	rx_real = rx_real_ns(mh);
 	c.from = *from;
@@ -459,37 +505,69 @@ thread_cpu_ns(void)
 	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
 }
 
-/* Count the budget up to now: what was earned, less what was spent. */
+/* b plus what earned, less spent, within [-BUDGET_BURST, BUDGET_BURST];
+ * *starved as it stands after */
+static void
+budget_add(int64_t *b, int *starved, int64_t earned, int64_t spent)
+{
+	*b += earned - spent;
+	if (*b > BUDGET_BURST)
+		*b = BUDGET_BURST;
+	if (*b < -BUDGET_BURST)
+		*b = -BUDGET_BURST;
+	if (*b <= 0)
+		*starved = 1;
+	else if (*b >= BUDGET_QUANTUM)
+		*starved = 0;
+}
+
+/*
+ * Count both budgets up to now: what each earned, less what it spent
+ * (the master's socket's share of the thread's CPU is in mcpu).
+ */
 static void
 budget_count(struct intake *in)
 {
 	int64_t	 now = now_mono_ns(), cpu = thread_cpu_ns();
+	int64_t	 dt = now - in->budget_at, spent = cpu - in->budget_cpu;
 
-	in->budget += (now - in->budget_at) * BUDGET_PCT / 100 -
-	    (cpu - in->budget_cpu);
-	if (in->budget > BUDGET_BURST)
-		in->budget = BUDGET_BURST;
+	if (in->mcpu > spent)
+		in->mcpu = spent;
+	budget_add(&in->budget, &in->starved, dt * BUDGET_PCT / 100,
+	    spent - in->mcpu);
+	budget_add(&in->mbudget, &in->mstarved, dt * MBUDGET_PCT / 100,
+	    in->mcpu);
+	in->mcpu = 0;
 	in->budget_at = now;
 	in->budget_cpu = cpu;
-	if (in->budget <= 0)
-		in->starved = 1;
-	else if (in->budget >= BUDGET_QUANTUM)
-		in->starved = 0;
+}
+
+/* Milliseconds until a starved budget b has earned BUDGET_QUANTUM. */
+static int
+until_quantum(int64_t b, int pct)
+{
+	return (int)((BUDGET_QUANTUM - b) * 100 / pct / NS_PER_MS) + 1;
 }
 
 /*
- * Within the budget: -1 (wait for anything).  Over it: the milliseconds
- * until BUDGET_QUANTUM has been earned back, during which only replies
- * and the master's socket are served.
+ * Both within their budgets: -1 (wait for anything).  Else the
+ * milliseconds until the first starved one has earned BUDGET_QUANTUM
+ * back; meanwhile its socket is not read.
  */
 static int
 budget_wait(struct intake *in)
 {
+	int	 w = -1, m;
+
 	budget_count(in);
-	if (!in->starved)
-		return -1;
-	return (int)((BUDGET_QUANTUM - in->budget) * 100 / BUDGET_PCT /
-	    NS_PER_MS) + 1;
+	if (in->starved)
+		w = until_quantum(in->budget, BUDGET_PCT);
+	if (in->mstarved) {
+		m = until_quantum(in->mbudget, MBUDGET_PCT);
+		if (w < 0 || m < w)
+			w = m;
+	}
+	return w;
 }
 
 /*
@@ -515,6 +593,35 @@ drain(struct intake *in)
 		in->flood_until = now + FLOOD_HOLD;
 	if (now < in->flood_until)
 		in->gap_until = now + DRAIN_GAP;
+}
+
+/*
+ * The master's socket until it is empty or its budget is spent, the CPU
+ * it takes counted to that budget; spaced as drain() spaces the shared
+ * socket's under a flood (a forged one: the master sends a few a second).
+ */
+static void
+drain_master(struct intake *in)
+{
+	int64_t	 c0 = thread_cpu_ns(), now;
+	int	 n, total = 0;
+
+	while ((n = receive(in, in->mfd)) > 0) {
+		total += n;
+		if (n < BATCH)
+			break;
+		in->mcpu += thread_cpu_ns() - c0;
+		budget_count(in);
+		c0 = thread_cpu_ns();
+		if (in->mstarved)
+			break;
+	}
+	in->mcpu += thread_cpu_ns() - c0;
+	now = now_mono_ns();
+	if (total >= DRAIN_BACKLOG)
+		in->mflood_until = now + FLOOD_HOLD;
+	if (now < in->mflood_until)
+		in->mgap_until = now + DRAIN_GAP;
 }
 
 /*
@@ -545,6 +652,7 @@ master_socket(struct intake *in)
 	if (gen == in->mgen_have)
 		return;
 	in->master = want;
+	in->mpinned = 0;	/* its sender: from its first datagram */
 	in->mlive = reconnect(in->mfd, &want) == 0;
 	if (!in->mlive) {
 		log_warn("socket of the master %s:%d (its commands share the "
@@ -553,6 +661,15 @@ master_socket(struct intake *in)
 		(void)park(in);
 	}
 	__atomic_store_n(&in->mgen_have, gen, __ATOMIC_RELEASE);
+}
+
+/* A poll() timeout: wait (-1: none), or dt ns if that is sooner. */
+static int
+sooner(int wait, int64_t dt)
+{
+	int	 g = (int)((dt + NS_PER_MS - 1) / NS_PER_MS);
+
+	return wait < 0 || g < wait ? g : wait;
 }
 
 static void *
@@ -564,21 +681,25 @@ run(void *arg)
 		{ .fd = in->out_efd, .events = POLLIN },
 		{ .fd = -1, .events = POLLIN },
 	};
-	int wait;
+	int wait, gap, mgap;
 
 	(void)pthread_setname_np(pthread_self(), "dts-intake");
-	in->budget = BUDGET_BURST;
+	in->budget = in->mbudget = BUDGET_BURST;
 	in->budget_at = now_mono_ns();
 	in->budget_cpu = thread_cpu_ns();
 	while (!__atomic_load_n(&in->stop, __ATOMIC_RELAXED)) {
 		master_socket(in);
 		wait = budget_wait(in);
-		if (wait < 0 && in->gap_until > in->budget_at)
-			wait = (int)((in->gap_until - in->budget_at +
-			    NS_PER_MS - 1) / NS_PER_MS);
-		pf[0].events = wait < 0 ? POLLIN : 0;
+		gap = !in->starved && in->gap_until > in->budget_at;
+		mgap = in->mlive && !in->mstarved &&
+		    in->mgap_until > in->budget_at;
+		if (gap)
+			wait = sooner(wait, in->gap_until - in->budget_at);
+		if (mgap)
+			wait = sooner(wait, in->mgap_until - in->budget_at);
+		pf[0].events = !in->starved && !gap ? POLLIN : 0;
 		pf[0].revents = pf[2].revents = 0;
-		pf[2].fd = in->mlive ? in->mfd : -1;
+		pf[2].fd = in->mlive && !in->mstarved && !mgap ? in->mfd : -1;
 		if (poll(pf, 3, wait) == -1) {
 			if (errno != EINTR)
 				log_warn("intake poll");
@@ -594,7 +715,7 @@ run(void *arg)
 			    &el);
 		}
 		if (pf[2].revents & POLLIN)
-			(void)receive(in, in->mfd);
+			drain_master(in);
 		if (pf[1].revents)
 			transmit(in);
 		if (pf[0].revents & POLLIN)

@@ -74,6 +74,7 @@ struct intake {
 	/* the thread's own */
 	struct auth_key key;
 	struct replay replay;
+	struct replay rreplay;        /* read requests' own (intake.c) */
 	struct seqgen seq;
 	struct buckets buckets;
 	struct buckets mbuckets;      /* for the master's socket */
@@ -86,6 +87,16 @@ struct intake {
 					 spaced until then (intake.c) */
 	int64_t  budget_at, budget_cpu; /* when it was last counted: the
 					 clock and the thread's CPU time */
+	int64_t  mbudget;             /* the master's socket's own (intake.c) */
+	int      mstarved;
+	int64_t  mcpu;                /* CPU spent on it since the last count */
+	uint32_t msender;             /* the master's sender id and last
+					 sequence, once one of its datagrams
+					 passed (mpinned): intake.c */
+	uint64_t mseq;
+	int      mpinned;
+	int64_t  mgap_until, mflood_until; /* gap_until and flood_until of
+					 the master's socket */
 	char     name[PROTO_NAME_LEN];
 };
 

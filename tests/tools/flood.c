@@ -4,6 +4,7 @@
  *
  *   flood [-a ADDR] -p PORT [-t SECONDS] [-r RATE] [-b BATCH]
  *         [-T schedule|slots|status|trace|job] [-i KEY_ID] [-J JOB]
+ *         [-S SRC:SPORT]
  *
  *   -a ADDR     destination address (default 127.0.0.1)
  *   -p PORT     destination UDP port (required)
@@ -18,6 +19,9 @@
  *   -i KEY_ID   the key_id to claim, 8 hexadecimal digits: the real
  *               console key's (its public key's first 8 digits), so that
  *               every forgery costs the node a signature check
+ *   -S SRC:SPORT  forge the source too: every datagram from SRC port
+ *               SPORT (e.g. the master console's), through a raw socket
+ *               (root; IP and UDP headers written here, UDP checksum 0)
  *
  * Every datagram is what a forger without the key sends: correctly
  * framed by proto_encode() (magic, version, the type, its payload length,
@@ -45,6 +49,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/ip.h>
+#include <netinet/udp.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -56,6 +62,7 @@
 #include "xorshift.h"
 
 #define BATCH_MAX 1024
+#define SPOOF_HDR ((size_t)(sizeof(struct iphdr) + sizeof(struct udphdr)))
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die_usage(const char *fmt, ...)
@@ -67,7 +74,8 @@ die_usage(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, " (usage: flood [-a ADDR] -p PORT [-t SECONDS] [-r RATE]"
-		" [-b BATCH] [-T schedule|slots|status|trace|job] [-J JOB])\n");
+		" [-b BATCH] [-T schedule|slots|status|trace|job] [-J JOB]"
+		" [-S SRC:SPORT])\n");
 	exit(2);
 }
 
@@ -204,6 +212,43 @@ open_socket(const char *addr, const char *port)
 	return fd;
 }
 
+/* -S: a raw socket connected to addr; *dst, the destination. */
+static int
+open_raw(const char *addr, const char *port, struct sockaddr_in *dst)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_DGRAM };
+	struct addrinfo *ai;
+	int fd, rc;
+
+	if ((rc = getaddrinfo(addr, port, &hints, &ai)) != 0)
+		die("%s port %s: %s", addr, port, gai_strerror(rc));
+	*dst = *(struct sockaddr_in *)ai->ai_addr;
+	freeaddrinfo(ai);
+	fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+	if (fd < 0 || connect(fd, (struct sockaddr *)dst, sizeof(*dst)) < 0)
+		die("raw socket to %s: %s", addr, strerror(errno));
+	return fd;
+}
+
+/* The IP and UDP headers of a datagram of len bytes from src to dst. */
+static void
+spoof_hdr(uint8_t *p, size_t len, const struct sockaddr_in *src,
+    const struct sockaddr_in *dst)
+{
+	struct iphdr ip = {
+		.version = 4, .ihl = 5, .ttl = 64, .protocol = IPPROTO_UDP,
+		.tot_len = htons((uint16_t)(SPOOF_HDR + len)),
+		.saddr = src->sin_addr.s_addr, .daddr = dst->sin_addr.s_addr,
+	};
+	struct udphdr udp = {
+		.source = src->sin_port, .dest = dst->sin_port,
+		.len = htons((uint16_t)(sizeof(udp) + len)),
+	};
+
+	memcpy(p, &ip, sizeof(ip));
+	memcpy(p + sizeof(ip), &udp, sizeof(udp));
+}
+
 static void
 sleep_until(int64_t mono_ns)
 {
@@ -218,7 +263,7 @@ sleep_until(int64_t mono_ns)
 int
 main(int argc, char **argv)
 {
-	static uint8_t bufs[BATCH_MAX][PROTO_MAX_DGRAM];
+	static uint8_t bufs[BATCH_MAX][SPOOF_HDR + PROTO_MAX_DGRAM];
 	static struct mmsghdr mm[BATCH_MAX];
 	static struct iovec iov[BATCH_MAX];
 	const char *addr = "127.0.0.1", *port = NULL, *job = "root:pvm";
@@ -231,9 +276,12 @@ main(int argc, char **argv)
 	int64_t t0, end, now;
 	size_t len = 0;
 	struct proto_msg m;
+	struct sockaddr_in src = { .sin_family = AF_INET }, dst;
+	const char *spoof = NULL;
+	size_t off = 0;
 
 	opterr = 0;
-	while ((opt = getopt(argc, argv, ":a:p:t:r:b:T:i:J:")) != -1) {
+	while ((opt = getopt(argc, argv, ":a:p:t:r:b:T:i:J:S:")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p':
@@ -262,6 +310,22 @@ main(int argc, char **argv)
 				die_usage("-T: bad type '%s'", optarg);
 			break;
 		case 'J': job = optarg; break;
+		case 'S': {
+			char a[INET_ADDRSTRLEN];
+			const char *colon = strchr(optarg, ':');
+
+			spoof = optarg;
+			v = colon != NULL ? parse_num(colon + 1, 0) : -1;
+			if (colon == NULL || (size_t)(colon - optarg) >= sizeof(a) ||
+			    v < 1 || v > 65535)
+				die_usage("-S: bad source '%s' (ADDR:PORT)", optarg);
+			memcpy(a, optarg, (size_t)(colon - optarg));
+			a[colon - optarg] = '\0';
+			if (inet_pton(AF_INET, a, &src.sin_addr) != 1)
+				die_usage("-S: bad address '%s'", a);
+			src.sin_port = htons((uint16_t)v);
+			break;
+		}
 		case 'i':
 			errno = 0;
 			key_id = (uint32_t)strtoul(optarg, &end_id, 16);
@@ -283,7 +347,11 @@ main(int argc, char **argv)
 	if (getrandom(&rng, sizeof(rng), 0) != sizeof(rng))
 		die("getrandom: %s", strerror(errno));
 	rng |= 1;
-	fd = open_socket(addr, port);
+	if (spoof != NULL) {
+		fd = open_raw(addr, port, &dst);
+		off = SPOOF_HDR;
+	} else
+		fd = open_socket(addr, port);
 	template_msg(&m, type, job);
 	m.hdr.key_id = key_id;
 	for (unsigned i = 0; i < batch; i++) {
@@ -319,8 +387,10 @@ main(int argc, char **argv)
 		if (seq <= seq_last)
 			seq = seq_last + 1;
 		for (unsigned i = 0; i < n; i++) {
-			len = forge(&m, seq + i, bufs[i]);
-			iov[i].iov_len = len;
+			len = forge(&m, seq + i, bufs[i] + off);
+			if (spoof != NULL)
+				spoof_hdr(bufs[i], len, &src, &dst);
+			iov[i].iov_len = off + len;
 		}
 		seq_last = seq + n - 1;
 		r = sendmmsg(fd, mm, n, 0);
