@@ -195,34 +195,90 @@ struct tidlist {
 	size_t	 buflen;
 };
 
+/*
+ * cgroup.threads files kept open for the sweeps (an edge's sweep reads
+ * its gang's list twice: with an open file that is two preads each,
+ * not an open, two reads and a close), by path, the oldest one closed for a
+ * new one.  A file of a removed cgroup fails to read: opened again.
+ */
+#define THREADS_FDS	(2 * 32)
+static struct {
+	char	 path[CG_PATH_MAX + 32];
+	int	 fd;
+	unsigned used;
+} tfd[THREADS_FDS];
+static unsigned tfd_clock;
+
+static int
+threads_fd(const char *path, int fresh)
+{
+	int	 k, old = 0;
+
+	for (k = 0; k < THREADS_FDS; k++) {
+		if (tfd[k].path[0] != '\0' && strcmp(tfd[k].path, path) == 0)
+			break;
+		if (tfd[k].used < tfd[old].used)
+			old = k;
+	}
+	if (k == THREADS_FDS || fresh) {
+		if (k == THREADS_FDS)
+			k = old;
+		if (tfd[k].path[0] != '\0')
+			close(tfd[k].fd);
+		tfd[k].path[0] = '\0';
+		if ((tfd[k].fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			return -1;
+		snprintf(tfd[k].path, sizeof(tfd[k].path), "%s", path);
+	}
+	tfd[k].used = ++tfd_clock;
+	return tfd[k].fd;
+}
+
+/*
+ * The file at path into l->buf, from its start: 0, or -1.  Read to its
+ * end: a seq_file, as cgroup.threads is, gives at most a page a read.
+ */
+static int
+read_threads(const char *path, struct tidlist *l, size_t *len)
+{
+	ssize_t	 r;
+	int	 fd, again = 1;
+
+	if ((fd = threads_fd(path, 0)) == -1)
+		return -1;
+	for (*len = 0;;) {
+		if (l->buflen - *len < 4096) {
+			size_t	 n = l->buflen ? 2 * l->buflen : 16384;
+			char	*b = realloc(l->buf, n);
+
+			if (b == NULL)
+				return -1;
+			l->buf = b;
+			l->buflen = n;
+		}
+		r = pread(fd, l->buf + *len, l->buflen - *len - 1,
+		    (off_t)*len);
+		if (r == -1 && *len == 0 && again--) {
+			/* a cgroup removed and made again: its new file */
+			if ((fd = threads_fd(path, 1)) == -1)
+				return -1;
+			continue;
+		}
+		if (r <= 0)
+			return r == 0 ? 0 : -1;
+		*len += (size_t)r;
+	}
+}
+
 /* cg's cgroup.threads into l: 0, or -1 if it cannot be read. */
 static int
 read_tids(const char *cg, struct tidlist *l)
 {
 	char	 path[CG_PATH_MAX + 32], *p, *end;
 	size_t	 len = 0;
-	ssize_t	 r;
-	int	 fd;
 
 	if (cg_path(path, sizeof(path), cg, "cgroup.threads") == -1 ||
-	    (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	for (;;) {
-		if (l->buflen - len < 4096) {
-			size_t	 n = l->buflen ? 2 * l->buflen : 16384;
-			char	*b = realloc(l->buf, n);
-
-			if (b == NULL)
-				break;
-			l->buf = b;
-			l->buflen = n;
-		}
-		if ((r = read(fd, l->buf + len, l->buflen - len - 1)) <= 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	if (l->buf == NULL)
+	    read_threads(path, l, &len) == -1 || l->buf == NULL)
 		return -1;
 	l->buf[len] = '\0';
 	l->n = 0;
