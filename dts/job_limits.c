@@ -138,10 +138,13 @@ bound_memory(const char *cg, int v2, uint64_t limit)
 		    write_bytes(cg, "memory.high", high) |
 		    (write_bytes(cg, "memory.swap.max", limit) == -1 &&
 		    errno != ENOENT ? -1 : 0);
+	/* memsw, where swap is accounted: memory and swap together, never
+	 * below the limit; first too, for a limit raised above it (a new
+	 * dts with a larger contract) */
+	(void)write_bytes(cg, "memory.memsw.limit_in_bytes", 2 * limit);
 	if (write_bytes(cg, "memory.limit_in_bytes", limit) == -1)
 		return -1;
 	(void)write_bytes(cg, "memory.soft_limit_in_bytes", high);
-	/* memsw, where swap is accounted: memory and swap together */
 	if (write_bytes(cg, "memory.memsw.limit_in_bytes", 2 * limit) == -1 &&
 	    errno != ENOENT)
 		return -1;
