@@ -462,6 +462,7 @@ struct all {
 	const struct limits	*L;
 	const struct limits_job	*lj;
 	int			 n;
+	int			 seen, from;	/* limits_oom_check's turn */
 };
 
 /* pid's oom_score_adj below 1000: raised again (counted). */
@@ -473,6 +474,8 @@ raise_one(pid_t pid, void *arg)
 	int		 f;
 	ssize_t		 n;
 
+	if (a->seen++ < a->from || a->seen > a->from + LIMITS_OOM_LOOKS)
+		return;
 	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
 	if ((f = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return;
@@ -486,13 +489,15 @@ raise_one(pid_t pid, void *arg)
 }
 
 int
-limits_oom_check(const struct limits *L, const char *gang_cg)
+limits_oom_check(const struct limits *L, const char *gang_cg, int *turn)
 {
-	struct all	 a = { L, NULL, 0 };
+	struct all	 a = { L, NULL, 0, 0, *turn };
 
 	if (L->oom_fd == -1 || L->oom_floor)
 		return 0;
 	(void)cg_foreach(gang_cg, "cgroup.procs", raise_one, &a);
+	*turn = a.seen > a.from + LIMITS_OOM_LOOKS ? a.from + LIMITS_OOM_LOOKS :
+	    0;
 	return a.n;
 }
 
@@ -510,7 +515,7 @@ void
 limits_adopt_all(const struct limits *L, const struct limits_job *lj,
     const char *gang_cg)
 {
-	struct all	 a = { L, lj, 0 };
+	struct all	 a = { L, lj, 0, 0, 0 };
 
 	(void)cg_foreach(gang_cg, "cgroup.procs", adopt_one, &a);
 }

@@ -100,10 +100,14 @@ int  limits_adopt(const struct limits *L, const struct limits_job *lj,
 
 /*
  * Where the kernel does not keep 1000 as the floor (no CAP_SYS_RESOURCE
- * in the bounding set): every member of gang_cg below 1000 raised again.
- * How many.
+ * in the bounding set): the members of gang_cg below 1000 raised again,
+ * LIMITS_OOM_LOOKS of them a call in turn (*turn: where the next call
+ * starts; 0 at first), so that dts's work does not grow with a job's
+ * size.  How many.
  */
-int  limits_oom_check(const struct limits *L, const char *gang_cg);
+#define LIMITS_OOM_LOOKS	256
+int  limits_oom_check(const struct limits *L, const char *gang_cg,
+		      int *turn);
 
 /* Every process of the gang gang_cg into the job's cgroups (a takeover). */
 void limits_adopt_all(const struct limits *L, const struct limits_job *lj,

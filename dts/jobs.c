@@ -425,7 +425,8 @@ jobs_check_memory(struct jobs *J)
 
 		if (!j->used)
 			continue;
-		if ((n = limits_oom_check(&J->lim, j->gang.cg)) > 0 &&
+		if ((n = limits_oom_check(&J->lim, j->gang.cg,
+		    &j->oom_turn)) > 0 &&
 		    !j->oom_raised++)
 			log_warnx("job %s: %d member(s) lowered their "
 			    "oom_score_adj: back to 1000 (logged once)",

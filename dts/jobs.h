@@ -38,6 +38,7 @@ struct job {
 	struct limits_job lim;		/* its memory and pids cgroups */
 	uint64_t	 oom_kills;	/* as last seen */
 	int		 oom_raised;	/* members' adj raised again */
+	int		 oom_turn;	/* limits_oom_check's next start */
 	struct state	 state;		/* map NULL: none */
 	char		 state_path[CONF_STR_MAX + PROTO_JOB_LEN + 8];
 	int64_t		 started;	/* mono ns */
