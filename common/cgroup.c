@@ -197,8 +197,8 @@ struct tidlist {
 
 /*
  * cgroup.threads files kept open for the sweeps (an edge's sweep reads
- * its gang's list twice: with an open file that is two preads each,
- * not an open, two reads and a close), by path, the oldest one closed for a
+ * its gang's list twice: with an open file that is one pread each for
+ * a small gang, not an open, two reads and a close), by path, the oldest one closed for a
  * new one.  A file of a removed cgroup fails to read: opened again.
  */
 #define THREADS_FDS	(2 * 32)
@@ -236,8 +236,12 @@ threads_fd(const char *path, int fresh)
 
 /*
  * The file at path into l->buf, from its start: 0, or -1.  Read to its
- * end: a seq_file, as cgroup.threads is, gives at most a page a read.
+ * end: a seq_file, as cgroup.threads is, gives at most a page a read
+ * (its buffer, at least 4096 bytes), and fills it but for the last
+ * record's room (a tid and a newline, THREADS_REC) unless the list
+ * ends: a read shorter than that is the end, with no read more.
  */
+#define THREADS_REC	16
 static int
 read_threads(const char *path, struct tidlist *l, size_t *len)
 {
@@ -267,6 +271,9 @@ read_threads(const char *path, struct tidlist *l, size_t *len)
 		if (r <= 0)
 			return r == 0 ? 0 : -1;
 		*len += (size_t)r;
+		if ((size_t)r + THREADS_REC < 4096 &&
+		    l->buflen - (*len - (size_t)r) - 1 >= 4096)
+			return 0;
 	}
 }
 
