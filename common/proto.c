@@ -22,6 +22,8 @@ static const int payload_len[PROTO_TYPE_LAST + 1] = {
 	[PROTO_JOB_REQ]    = PROTO_JOB_REQ_LEN,
 	[PROTO_JOB]        = PROTO_JOB_LEN_WIRE,
 	[PROTO_WEIGHT]     = PROTO_WEIGHT_LEN,
+	[PROTO_JOB_MEM_REQ] = PROTO_JOB_MEM_REQ_LEN,
+	[PROTO_JOB_MEM]    = PROTO_JOB_MEM_LEN,
 };
 
 int

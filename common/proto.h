@@ -33,6 +33,10 @@
  *      WEIGHT, between a master and standby pair of consoles only: no
  *      node takes it (REJ_TYPE, as an unknown type), and no message a
  *      node sees changed, so the version stays 5.
+ *      JOB_MEM_REQ and JOB_MEM: one job's memory (bytes, swap, OOM
+ *      kills, reclaimed bytes).  New types, signed requests only; no
+ *      message changed, so the version stays 5: a node before them drops
+ *      the request (REJ_TYPE), and its console shows no memory.
  */
 #ifndef DTS_PROTO_H
 #define DTS_PROTO_H
@@ -78,7 +82,9 @@ enum proto_type {
 	PROTO_JOB_REQ     = 9, /* console -> node: job number i's counters */
 	PROTO_JOB         = 10, /* node -> console: reply to 9 */
 	PROTO_WEIGHT      = 11, /* console -> its peer console: one weight */
-	PROTO_TYPE_LAST   = PROTO_WEIGHT
+	PROTO_JOB_MEM_REQ = 12, /* console -> node: job number i's memory */
+	PROTO_JOB_MEM     = 13, /* node -> console: reply to 12 */
+	PROTO_TYPE_LAST   = PROTO_JOB_MEM
 };
 
 /* Which types a receiver takes (proto_frame's accept mask). */
@@ -87,12 +93,14 @@ enum proto_type {
 			     PROTO_TYPE_BIT(PROTO_STATUS_REQ) | \
 			     PROTO_TYPE_BIT(PROTO_TRACE_REQ) | \
 			     PROTO_TYPE_BIT(PROTO_METRICS_REQ) | \
-			     PROTO_TYPE_BIT(PROTO_JOB_REQ))
+			     PROTO_TYPE_BIT(PROTO_JOB_REQ) | \
+			     PROTO_TYPE_BIT(PROTO_JOB_MEM_REQ))
 #define PROTO_ACCEPT_CONSOLE (PROTO_TYPE_BIT(PROTO_STATUS) | \
 			     PROTO_TYPE_BIT(PROTO_LOAD) | \
 			     PROTO_TYPE_BIT(PROTO_TRACE) | \
 			     PROTO_TYPE_BIT(PROTO_METRICS) | \
-			     PROTO_TYPE_BIT(PROTO_JOB))
+			     PROTO_TYPE_BIT(PROTO_JOB) | \
+			     PROTO_TYPE_BIT(PROTO_JOB_MEM))
 /* A console from its peer (console.peer_port): the copies, the weights. */
 #define PROTO_ACCEPT_PEER   (PROTO_TYPE_BIT(PROTO_SCHEDULE) | \
 			     PROTO_TYPE_BIT(PROTO_WEIGHT))
@@ -317,6 +325,28 @@ struct proto_job {
 };
 
 /*
+ * One job's memory (dts(8), MEMORY), index and count as in JOB: what its
+ * memory cgroup holds (page cache included) and has in swap, the OOM
+ * kills of its own limit, and the bytes dts reclaimed from it while it
+ * was parked, as of dts's last look (once a second).  A node without a
+ * memory controller sends zeros.
+ */
+struct proto_job_mem_req {
+	uint32_t index;
+	uint8_t  pad[68];    /* zero; never smaller than its reply */
+};
+
+struct proto_job_mem {
+	uint32_t index;
+	uint32_t count;
+	char     job[PROTO_JOB_LEN];  /* "" if none */
+	uint64_t mem_bytes;
+	uint64_t swap_bytes;
+	uint64_t oom_kills;
+	uint64_t reclaimed_bytes;
+};
+
+/*
  * WEIGHT: one entry of the snapshot of a master console's weights, to
  * its standby (standby.h): the hosts' power weights (`set weight HOST
  * W`, BALANCED's RLA) and the jobs' weights (`set weight JOB W`, the gang
@@ -359,6 +389,8 @@ struct proto_weight {
 #define PROTO_STATUS_REQ_LEN PROTO_STATUS_LEN
 #define PROTO_JOB_LEN_WIRE   72
 #define PROTO_JOB_REQ_LEN    PROTO_JOB_LEN_WIRE
+#define PROTO_JOB_MEM_LEN    72
+#define PROTO_JOB_MEM_REQ_LEN PROTO_JOB_MEM_LEN
 #define PROTO_LOAD_LEN       8
 #define PROTO_EDGE_LEN       20   /* on the wire: no padding after pad[3] */
 #define PROTO_TRACE_LEN      (8 + PROTO_EDGE_LEN * PROTO_TRACE_MAX)
@@ -384,6 +416,14 @@ _Static_assert(sizeof(struct proto_job_brief) == PROTO_JOB_BRIEF_LEN,
 _Static_assert(sizeof(struct proto_job) == PROTO_JOB_LEN_WIRE, "job size");
 _Static_assert(sizeof(struct proto_job_req) == PROTO_JOB_REQ_LEN,
     "job_req size");
+_Static_assert(sizeof(struct proto_job_mem) == PROTO_JOB_MEM_LEN,
+    "job_mem size");
+_Static_assert(offsetof(struct proto_job_mem, mem_bytes) == 40,
+    "job_mem layout");
+_Static_assert(sizeof(struct proto_job_mem_req) == PROTO_JOB_MEM_REQ_LEN,
+    "job_mem_req size");
+_Static_assert(PROTO_JOB_MEM_REQ_LEN >= PROTO_JOB_MEM_LEN,
+    "no amplification");
 _Static_assert(PROTO_HDR_LEN + PROTO_STATUS_REQ_LEN + PROTO_SIG_LEN <=
     PROTO_MAX_DGRAM, "the status request fits");
 _Static_assert(PROTO_HDR_LEN + PROTO_SCHEDULE_LEN + PROTO_SIG_LEN <=
@@ -430,6 +470,8 @@ struct proto_msg {
 		struct proto_job_req    job_req;
 		struct proto_job        job;
 		struct proto_weight     weight;
+		struct proto_job_mem_req job_mem_req;
+		struct proto_job_mem    job_mem;
 	} u;
 };
 

@@ -278,6 +278,23 @@ enc_job(struct wbuf *w, const struct proto_job *j)
 	put32(w, j->running);
 }
 
+/* index >= count: no job, the rest zero. */
+static void
+enc_job_mem(struct wbuf *w, const struct proto_job_mem *j)
+{
+	put32(w, j->index);
+	put32(w, j->count);
+	if (j->index >= j->count) {
+		put(w, zeros, PROTO_JOB_MEM_LEN - 8);
+		return;
+	}
+	put_job(w, j->job);
+	put64(w, j->mem_bytes);
+	put64(w, j->swap_bytes);
+	put64(w, j->oom_kills);
+	put64(w, j->reclaimed_bytes);
+}
+
 /* count 0: no entry, the rest zero. */
 static void
 enc_weight(struct wbuf *w, const struct proto_weight *p)
@@ -346,6 +363,13 @@ proto_encode(const struct proto_msg *m, uint8_t *buf, size_t cap)
 		break;
 	case PROTO_JOB:
 		enc_job(&w, &m->u.job);
+		break;
+	case PROTO_JOB_MEM_REQ:
+		put32(&w, m->u.job_mem_req.index);
+		put(&w, zeros, sizeof(m->u.job_mem_req.pad));
+		break;
+	case PROTO_JOB_MEM:
+		enc_job_mem(&w, &m->u.job_mem);
 		break;
 	case PROTO_WEIGHT:
 		enc_weight(&w, &m->u.weight);
@@ -481,6 +505,26 @@ dec_job(struct rbuf *r, struct proto_job *j)
 	if (j->index >= j->count && (j->slot_ns != 0 ||
 	    j->stopped_ns != 0 || j->cpu_ns != 0 || j->members != 0 ||
 	    j->running != 0 || !is_zero(j->job, sizeof(j->job))))
+		bad = 1;	/* no job: all zero */
+	return bad ? -1 : 0;
+}
+
+static int
+dec_job_mem(struct rbuf *r, struct proto_job_mem *j)
+{
+	int	 bad;
+
+	j->index = get32(r);
+	j->count = get32(r);
+	bad = get_job(r, j->job);
+	j->mem_bytes = get64(r);
+	j->swap_bytes = get64(r);
+	j->oom_kills = get64(r);
+	j->reclaimed_bytes = get64(r);
+	bad |= j->count > PROTO_JOBS_MAX;
+	if (j->index >= j->count && (j->mem_bytes != 0 ||
+	    j->swap_bytes != 0 || j->oom_kills != 0 ||
+	    j->reclaimed_bytes != 0 || !is_zero(j->job, sizeof(j->job))))
 		bad = 1;	/* no job: all zero */
 	return bad ? -1 : 0;
 }
@@ -655,6 +699,15 @@ proto_decode(const uint8_t *buf, size_t len, struct proto_msg *m,
 		if (dec_job(&r, &m->u.job) == -1)
 			return reject(why, REJ_RANGE);
 		break;
+	case PROTO_JOB_MEM_REQ:
+		m->u.job_mem_req.index = get32(&r);
+		if (get_pad(&r, sizeof(m->u.job_mem_req.pad)) == -1)
+			return reject(why, REJ_RANGE);
+		break;
+	case PROTO_JOB_MEM:
+		if (dec_job_mem(&r, &m->u.job_mem) == -1)
+			return reject(why, REJ_RANGE);
+		break;
 	case PROTO_WEIGHT:
 		if (dec_weight(&r, &m->u.weight) == -1)
 			return reject(why, REJ_RANGE);
@@ -775,6 +828,19 @@ check_job(const struct proto_job *j)
 	char	 why[128];
 
 	if (j->count > PROTO_JOBS_MAX || j->running > 1)
+		return -1;
+	if (j->index >= j->count)
+		return 0;
+	return job_name_check(j->job, why, sizeof(why));
+}
+
+/* A JOB_MEM reply: the same. */
+static int
+check_job_mem(const struct proto_job_mem *j)
+{
+	char	 why[128];
+
+	if (j->count > PROTO_JOBS_MAX)
 		return -1;
 	if (j->index >= j->count)
 		return 0;
@@ -910,6 +976,9 @@ verify(const struct auth_key *k, struct replay *r, struct replay_entry *e,
 	if (msg->hdr.type == PROTO_STATUS && check_status(&msg->u.status) == -1)
 		return reject(why, REJ_RANGE);
 	if (msg->hdr.type == PROTO_JOB && check_job(&msg->u.job) == -1)
+		return reject(why, REJ_RANGE);
+	if (msg->hdr.type == PROTO_JOB_MEM &&
+	    check_job_mem(&msg->u.job_mem) == -1)
 		return reject(why, REJ_RANGE);
 	if (msg->hdr.type == PROTO_WEIGHT &&
 	    proto_check_weight(&msg->u.weight, &err) == -1)

@@ -392,6 +392,18 @@ job_ask(struct console *c, struct in_addr to, int index)
 	(void)net_send_to(&c->net, to, &q);
 }
 
+/* With each JOB of a metrics round, that job's memory: JOB_MEM_REQ. */
+static void
+job_mem_ask(struct console *c, struct in_addr to, uint32_t index)
+{
+	struct proto_msg	 q = { .hdr.type = PROTO_JOB_MEM_REQ };
+
+	if (c->m.status_until == 0 || c->m.status_what != MASTER_METRICS)
+		return;
+	q.u.job_mem_req.index = index;
+	(void)net_send_to(&c->net, to, &q);
+}
+
 /*
  * Does a STATUS from a live node list the jobs (with members or not) of
  * its last one?  Then the matrix cannot have changed by it, and the
@@ -460,8 +472,14 @@ master_datagram(struct console *c, const struct proto_msg *m,
 		job_ask(c, from, 0);
 		break;
 	case PROTO_JOB:
-		if ((i = nodes_job(&c->nodes, from, &m->u.job, now)) > 0)
+		i = nodes_job(&c->nodes, from, &m->u.job, now);
+		if (nodes_job_mem_due(&c->nodes, from, &m->u.job))
+			job_mem_ask(c, from, m->u.job.index);
+		if (i > 0)
 			job_ask(c, from, i);
+		return;
+	case PROTO_JOB_MEM:
+		(void)nodes_job_mem(&c->nodes, from, &m->u.job_mem, now);
 		return;
 	case PROTO_TRACE:
 		if (trace_datagram(&c->m.trace, &m->u.trace, from, now))

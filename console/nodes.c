@@ -131,7 +131,43 @@ nodes_metrics(struct nodes *ns, struct in_addr addr,
 	n->metrics_at = now;
 	n->njobs = 0;		/* its JOB replies follow */
 	n->jobs_at = now;
+	n->mem_ok = 0;		/* and their JOB_MEM */
+	n->mem_asked = 0;
 	return n;
+}
+
+int
+nodes_job_mem_due(struct nodes *ns, struct in_addr addr,
+    const struct proto_job *j)
+{
+	struct node	*n = nodes_get(ns, addr);
+	uint32_t	 i = j->index;
+
+	if (n == NULL || n->jobs_at == 0 || i >= j->count ||
+	    i >= PROTO_JOBS_MAX || (int)i >= n->njobs ||
+	    (n->mem_asked & (1u << i)) ||
+	    strncmp(n->jobs[i].job, j->job, PROTO_JOB_LEN) != 0)
+		return 0;
+	n->mem_asked |= 1u << i;
+	return 1;
+}
+
+int
+nodes_job_mem(struct nodes *ns, struct in_addr addr,
+    const struct proto_job_mem *j, int64_t now)
+{
+	struct node	*n = nodes_get(ns, addr);
+	uint32_t	 i = j->index;
+
+	if (n == NULL || n->jobs_at == 0 || i >= j->count ||
+	    i >= PROTO_JOBS_MAX || (int)i >= n->njobs ||
+	    strncmp(n->jobs[i].job, j->job, PROTO_JOB_LEN) != 0)
+		return -1;
+	n->mem[i] = *j;
+	n->mem[i].job[PROTO_JOB_LEN - 1] = '\0';
+	n->mem_ok |= 1u << i;
+	n->heard = now;
+	return 0;
 }
 
 int

@@ -38,6 +38,9 @@ struct node {
 	struct proto_job jobs[PROTO_JOBS_MAX];	/* JOB replies of the */
 	int		 njobs;			/* ... metrics round at */
 	int64_t		 jobs_at;		/* ... jobs_at (its METRICS) */
+	struct proto_job_mem mem[PROTO_JOBS_MAX]; /* JOB_MEM replies: */
+	unsigned	 mem_ok;		/* ... bit i: mem[i] is jobs[i]'s */
+	unsigned	 mem_asked;	/* ... bit i: JOB_MEM_REQ i sent */
 	int		 sent_nslots;		/* the slot table last sent */
 	struct proto_slot sent[PROTO_JOBS_MAX];	/* ... to it (master.c) */
 };
@@ -97,6 +100,20 @@ struct node *nodes_metrics(struct nodes *ns, struct in_addr addr,
  */
 int nodes_job(struct nodes *ns, struct in_addr addr,
     const struct proto_job *j, int64_t now);
+
+/*
+ * After nodes_job: 1 if j is the JOB recorded for its index and its
+ * memory was not asked yet in this round (then marked asked), else 0.
+ */
+int nodes_job_mem_due(struct nodes *ns, struct in_addr addr,
+    const struct proto_job *j);
+
+/*
+ * Record a JOB_MEM from addr in the same round: kept if it names the job
+ * of the JOB of its index.  0, or -1 (dropped).
+ */
+int nodes_job_mem(struct nodes *ns, struct in_addr addr,
+    const struct proto_job_mem *j, int64_t now);
 
 /* Heard within timeout of now. */
 int nodes_live(const struct node *n, int64_t now, int64_t timeout);

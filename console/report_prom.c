@@ -27,6 +27,8 @@ struct row {
 	const struct proto_metrics	*m;
 	const struct proto_job		*jobs;	/* its jobs' JOB replies */
 	int				 njobs;
+	const struct proto_job_mem	*mem;	/* their JOB_MEM replies */
+	unsigned			 mem_ok; /* bit i: mem[i] came */
 };
 
 struct family;
@@ -230,12 +232,33 @@ job_sample(FILE *fp, const struct family *f, const struct row *r)
 	}
 }
 
+/* One sample per job whose JOB_MEM came (a node before JOB_MEM sends
+ * none): a u64 field of struct proto_job_mem. */
+static void
+job_mem_sample(FILE *fp, const struct family *f, const struct row *r)
+{
+	uint64_t	 v;
+	char		 b[VALUE_MAX];
+	int		 i;
+
+	for (i = 0; i < r->njobs && i < PROTO_JOBS_MAX; i++) {
+		if (r->mem == NULL || !(r->mem_ok & (1u << i)))
+			continue;
+		memcpy(&v, (const char *)&r->mem[i] + f->off, sizeof(v));
+		sample(fp, f->name, "", r, "job", r->mem[i].job,
+		    uint_text(v, b));
+	}
+}
+
 #define M(field)	offsetof(struct proto_metrics, field)
 /* job_sample of a field of struct proto_job */
 #define JOB(field, digits) job_sample, offsetof(struct proto_job, field), \
 	sizeof(((struct proto_job *)0)->field), (digits)
 /* the other samplers read the whole row, or the field at off */
 #define FN(fn, off)	fn, (off), 0, 0
+/* job_mem_sample of a field of struct proto_job_mem */
+#define JMEM(field)	job_mem_sample, offsetof(struct proto_job_mem, field), \
+	sizeof(uint64_t), 0
 /* num_sample of a field in units of 10^-digits */
 #define NUM(field, digits) num_sample, M(field), \
 	sizeof(((struct proto_metrics *)0)->field), (digits)
@@ -285,6 +308,15 @@ static const struct family families[] = {
 	{ "dts_job_cpu_seconds_total", "counter", "CPU time the job's "
 	  "processes got (its cgroup's cpu.stat; 0 if unreadable)",
 	  JOB(cpu_ns, 9) },
+	{ "dts_job_memory_bytes", "gauge", "Memory the job's memory cgroup "
+	  "holds, page cache included (0 without a memory controller)",
+	  JMEM(mem_bytes) },
+	{ "dts_job_swap_bytes", "gauge", "The job's memory in swap",
+	  JMEM(swap_bytes) },
+	{ "dts_job_oom_kills_total", "counter", "Processes of the job the "
+	  "kernel killed at its memory limit", JMEM(oom_kills) },
+	{ "dts_job_reclaimed_bytes_total", "counter", "Bytes dts reclaimed "
+	  "from the job while it was parked", JMEM(reclaimed_bytes) },
 	{ "dts_failsafe_releases_total", "counter", "Times dts-load "
 	  "released the gang because dts missed its slice edges",
 	  NUM(failsafe, 0) },
@@ -342,6 +374,8 @@ rows(const struct report_src *s, int64_t since, struct row *v)
 		    &nd->met : NULL;
 		v[n].jobs = nd->jobs;
 		v[n].njobs = v[n].m != NULL ? nd->njobs : 0;
+		v[n].mem = nd->mem;
+		v[n].mem_ok = nd->mem_ok;
 		n++;
 	}
 	for (i = 0; s->net->how != NET_BROADCAST && i < s->net->nlist; i++) {
@@ -351,6 +385,8 @@ rows(const struct report_src *s, int64_t since, struct row *v)
 		v[n].name = "";
 		v[n].m = NULL;
 		v[n].jobs = NULL;
+		v[n].mem = NULL;
+		v[n].mem_ok = 0;
 		v[n++].njobs = 0;
 	}
 	qsort(v, (size_t)n, sizeof(*v), row_cmp);

@@ -165,6 +165,34 @@ send_job(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 	(void)intake_reply(&c->in, &m, cmd);	/* a read request's: its key */
 }
 
+/*
+ * A JOB_MEM to the sender of cmd: the index-th job's memory, in JOB's
+ * order, as jobs.c last saw it (once a second).
+ */
+static void
+send_job_mem(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
+{
+	struct proto_msg	 m = { .hdr.type = PROTO_JOB_MEM };
+	struct proto_job_mem	*p = &m.u.job_mem;
+	uint32_t		 want = cmd->m.u.job_mem_req.index, n = 0;
+
+	p->index = want;
+	for (int i = 0; i < PROTO_JOBS_MAX; i++) {
+		const struct sched_job *j = &s->job[i];
+
+		if (j->gang == NULL || n++ != want)
+			continue;
+		memcpy(p->job, j->name, sizeof(p->job));
+		p->job[sizeof(p->job) - 1] = '\0';
+		p->mem_bytes = j->mem_bytes;
+		p->swap_bytes = j->swap_bytes;
+		p->oom_kills = j->oom_kills;
+		p->reclaimed_bytes = j->reclaimed_bytes;
+	}
+	p->count = n;
+	(void)intake_reply(&c->in, &m, cmd);
+}
+
 static uint32_t
 sat32(int64_t v)
 {
@@ -294,6 +322,9 @@ handle(struct ctl *c, struct sched *s, const struct intake_cmd *cmd)
 		return;
 	case PROTO_JOB_REQ:	/* answered with JOB only */
 		send_job(c, s, cmd);
+		return;
+	case PROTO_JOB_MEM_REQ:	/* answered with JOB_MEM only */
+		send_job_mem(c, s, cmd);
 		return;
 	default:	/* intake passes nothing else */
 		return;

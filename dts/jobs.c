@@ -412,6 +412,26 @@ pressure(struct jobs *J)
 		    pct, thr / 2);
 }
 
+/*
+ * j's memory into its place in the scheduler's table, for JOB_MEM (ctl.c
+ * reads it on this thread).
+ */
+static void
+publish(struct jobs *J, const struct job *j, const struct limits_use *u)
+{
+	for (int i = 0; i < PROTO_JOBS_MAX; i++) {
+		struct sched_job *sj = &J->sched->job[i];
+
+		if (sj->gang != &j->gang)
+			continue;
+		sj->mem_bytes = u->known ? u->mem : 0;
+		sj->swap_bytes = u->known ? u->swap : 0;
+		sj->oom_kills = u->known ? u->oom_kills : 0;
+		sj->reclaimed_bytes = j->reclaimed;
+		return;
+	}
+}
+
 void
 jobs_check_memory(struct jobs *J)
 {
@@ -433,6 +453,7 @@ jobs_check_memory(struct jobs *J)
 			    j->name, n);
 		limits_use(&J->lim, &j->lim, j->gang.cg, &u);
 		oom_kills(J, j, &u);
+		publish(J, j, &u);
 	}
 }
 

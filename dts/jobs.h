@@ -37,6 +37,7 @@ struct job {
 	struct gang	 gang;
 	struct limits_job lim;		/* its memory and pids cgroups */
 	uint64_t	 oom_kills;	/* as last seen */
+	uint64_t	 reclaimed;	/* bytes dts reclaimed while parked */
 	int		 oom_raised;	/* members' adj raised again */
 	int		 oom_turn;	/* limits_oom_check's next start */
 	struct state	 state;		/* map NULL: none */

@@ -69,6 +69,9 @@ struct sched_job {
 	int			 run;		/* at RT and running now */
 	uint64_t		 slot_ns;	/* mono ns in its slots */
 	uint64_t		 stopped_ns;	/* stopped or frozen */
+	/* its memory at jobs.c's last look (main thread: JOB_MEM) */
+	uint64_t		 mem_bytes, swap_bytes, oom_kills;
+	uint64_t		 reclaimed_bytes;
 	/* the scheduler's own */
 	int64_t			 acct_at;	/* counted up to here */
 	int			 no_idle;	/* gang_can_idle said no */

@@ -530,8 +530,9 @@ test_command_output(void **state)
 	prom_free(&doc);
 }
 
-/* The JOB_REQs the console sent, by index; -1 past the last. */
-static int job_req[16], njob_req;
+/* The JOB_REQs the console sent, by index; -1 past the last; and the
+ * JOB_MEM_REQs. */
+static int job_req[16], njob_req, mem_req[16], nmem_req;
 
 static void
 job_tap(void *arg, struct in_addr dst, const struct proto_msg *m)
@@ -540,6 +541,24 @@ job_tap(void *arg, struct in_addr dst, const struct proto_msg *m)
 	(void)dst;
 	if (m->hdr.type == PROTO_JOB_REQ && njob_req < 16)
 		job_req[njob_req++] = (int)m->u.job_req.index;
+	if (m->hdr.type == PROTO_JOB_MEM_REQ && nmem_req < 16)
+		mem_req[nmem_req++] = (int)m->u.job_mem_req.index;
+}
+
+static void
+job_mem_from(struct fixture *f, uint32_t index, uint32_t count,
+    const char *job, int64_t now)
+{
+	struct proto_msg	 m = { .hdr.type = PROTO_JOB_MEM };
+
+	m.u.job_mem.index = index;
+	m.u.job_mem.count = count;
+	snprintf(m.u.job_mem.job, sizeof(m.u.job_mem.job), "%s", job);
+	m.u.job_mem.mem_bytes = 1073741824ULL + index;
+	m.u.job_mem.swap_bytes = 4096;
+	m.u.job_mem.oom_kills = 2;
+	m.u.job_mem.reclaimed_bytes = 966365184ULL;
+	master_datagram(&f->c, &m, ip4("127.0.0.1"), now);
 }
 
 static void
@@ -570,6 +589,7 @@ test_job_metrics(void **state)
 
 	f->c.net.tap = job_tap;
 	njob_req = 0;
+	nmem_req = 0;
 	job_from(f, 0, 2, "alice:pvm", now_mono_ns());	/* no round: no ask */
 	assert_int_equal(njob_req, 0);
 	assert_int_equal(cmds_exec(&f->c, "metrics"), 0);
@@ -586,6 +606,14 @@ test_job_metrics(void **state)
 	assert_int_equal(njob_req, 2);		/* the last: no more */
 	job_from(f, 1, 2, "bob:mpi", t);	/* twice: once */
 	assert_int_equal(f->c.nodes.v[0].njobs, 2);
+	/* each JOB's memory asked; alice's answered, bob's node is silent
+	 * (a node before JOB_MEM); a JOB_MEM of another name is dropped */
+	assert_int_equal(nmem_req, 2);
+	assert_int_equal(mem_req[0], 0);
+	assert_int_equal(mem_req[1], 1);
+	job_mem_from(f, 1, 2, "carol:x", t);
+	job_mem_from(f, 0, 2, "alice:pvm", t);
+	assert_int_equal(f->c.nodes.v[0].mem_ok, 1);
 	master_timer(&f->c, t + SEC);
 	assert_true(master_done(&f->c, &rc));
 	assert_int_equal(rc, 0);
@@ -601,6 +629,20 @@ test_job_metrics(void **state)
 	    "addr=\"127.0.0.1\",job=\"bob:mpi\",node=\"n1\""), "5");
 	assert_string_equal(text_of(&doc, "dts_job_running",
 	    "addr=\"127.0.0.1\",job=\"alice:pvm\",node=\"n1\""), "1");
+	assert_string_equal(text_of(&doc, "dts_job_memory_bytes",
+	    "addr=\"127.0.0.1\",job=\"alice:pvm\",node=\"n1\""),
+	    "1073741824");
+	assert_string_equal(text_of(&doc, "dts_job_swap_bytes",
+	    "addr=\"127.0.0.1\",job=\"alice:pvm\",node=\"n1\""), "4096");
+	assert_string_equal(text_of(&doc, "dts_job_oom_kills_total",
+	    "addr=\"127.0.0.1\",job=\"alice:pvm\",node=\"n1\""), "2");
+	assert_string_equal(text_of(&doc, "dts_job_reclaimed_bytes_total",
+	    "addr=\"127.0.0.1\",job=\"alice:pvm\",node=\"n1\""),
+	    "966365184");
+	assert_null(prom_find(&doc, "dts_job_memory_bytes",
+	    "addr=\"127.0.0.1\",job=\"bob:mpi\",node=\"n1\""));
+	assert_null(prom_find(&doc, "dts_job_memory_bytes",
+	    "addr=\"127.0.0.1\",job=\"carol:x\",node=\"n1\""));
 	prom_free(&doc);
 	/* the next round without jobs: none listed */
 	assert_int_equal(cmds_exec(&f->c, "metrics"), 0);

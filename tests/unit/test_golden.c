@@ -304,6 +304,39 @@ test_job(void **state)
 	assert_int_equal(j->running, 0);
 }
 
+static void
+test_job_mem(void **state)
+{
+	struct vector	 v;
+	struct proto_msg m;
+	const struct proto_job_mem *j = &m.u.job_mem;
+
+	vector_load("JOB_MEM_REQ", &v);
+	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_JOB_MEM_REQ_LEN +
+	    PROTO_SIG_LEN);
+	assert_int_equal(v.b[4], 5);		/* within version 5 */
+	check(&v, &m);
+	assert_int_equal(m.hdr.type, PROTO_JOB_MEM_REQ);
+	assert_int_equal(m.hdr.sender, 0x11223344);
+	assert_true(m.hdr.seq == 1763770000000008ull);
+	assert_int_equal(m.u.job_mem_req.index, 1);
+
+	vector_load("JOB_MEM", &v);
+	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_JOB_MEM_LEN +
+	    PROTO_MAC_LEN);
+	check(&v, &m);
+	assert_int_equal(m.hdr.type, PROTO_JOB_MEM);
+	assert_int_equal(m.hdr.sender, 0x55667788);
+	assert_true(m.hdr.seq == 1763770000100007ull);
+	assert_int_equal(j->index, 1);
+	assert_int_equal(j->count, 2);
+	assert_string_equal(j->job, "bob:pvm");
+	assert_true(j->mem_bytes == 1073745920ull);
+	assert_true(j->swap_bytes == 268435456ull);
+	assert_true(j->oom_kills == 3);
+	assert_true(j->reclaimed_bytes == 966365184ull);
+}
+
 /*
  * The read request and its answer: the read key of the document's
  * console key (BLAKE2b keyed with it), the request taken by the node
@@ -469,6 +502,7 @@ main(void)
 		cmocka_unit_test(test_schedule_slots),
 		cmocka_unit_test(test_status_jobs),
 		cmocka_unit_test(test_job),
+		cmocka_unit_test(test_job_mem),
 		cmocka_unit_test(test_read),
 	};
 

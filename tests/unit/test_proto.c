@@ -186,7 +186,7 @@ test_every_type(void **state)
 	}
 	assert_int_equal(proto_payload_len(PROTO_TYPE_LAST + 1), -1);
 	/* WEIGHT is the peer's only: no node takes it */
-	assert_int_equal(PROTO_TYPE_LAST, PROTO_WEIGHT);
+	assert_int_equal(PROTO_TYPE_LAST, PROTO_JOB_MEM);
 	assert_false(PROTO_ACCEPT_NODE & peer);
 	assert_int_equal(PROTO_ACCEPT_PEER, PROTO_TYPE_BIT(PROTO_SCHEDULE) |
 	    peer);

@@ -45,7 +45,7 @@ test_encodes(void **state)
 		"SCHEDULE", "SCHEDULE_SLOTS", "STATUS_REQ", "TRACE_REQ",
 		"METRICS_REQ", "JOB_REQ", "STATUS", "STATUS_JOBS", "LOAD",
 		"TRACE", "METRICS", "JOB", "READ_JOB_REQ", "READ_JOB",
-		"WEIGHT",
+		"WEIGHT", "JOB_MEM_REQ", "JOB_MEM",
 	};
 
 	(void)state;
@@ -101,6 +101,13 @@ test_v5_refusals(void **state)
 	refused("JOB", P + 71, 2);			/* running 2 */
 	refused("JOB", P + 8 + 31, 'x');
 	refused("METRICS", P + 59, 1);			/* reserved */
+	/* JOB_MEM_REQ: index 1; JOB_MEM: index 1 of 2, "bob:pvm" */
+	refused("JOB_MEM_REQ", P + 4, 1);		/* pad */
+	refused("JOB_MEM_REQ", P + 71, 1);
+	refused("JOB_MEM", P + 7, 9);			/* count */
+	refused("JOB_MEM", P + 7, 1);			/* none, a name */
+	refused("JOB_MEM", P + 8 + 31, 'x');		/* no NUL */
+	refused("JOB_MEM", P + 8 + 10, 'x');		/* after its NUL */
 	/* WEIGHT: generation 3, entry 1 of 2, "alice:vm1" */
 	refused("WEIGHT", P + 5, 2);			/* index 2 of 2 */
 	refused("WEIGHT", P + 7, 1);			/* 1 of 1 */
