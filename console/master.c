@@ -163,15 +163,18 @@ master_send_flags(struct console *c, int flags, int64_t now)
 		c->m.mx_pending = 0;
 		return 0;
 	}
-	sch_message(&c->sch, SCHED_F_SYNC, &m.u.schedule);
+	sch_message(&c->sch, (flags & MASTER_TABLES) ? 0 : SCHED_F_SYNC,
+	    &m.u.schedule);
 	m.u.schedule.flags |= (uint8_t)(flags & SCHED_F_TAKEOVER);
 	/* on a grid: a late wake-up does not delay every later SI (with
 	 * arrival sync each delay would move every node's slices) */
-	if (c->m.next_si != 0 && now >= c->m.next_si &&
-	    now - c->m.next_si < c->sch.si)
-		c->m.next_si += c->sch.si;
-	else
-		c->m.next_si = now + c->sch.si;
+	if (!(flags & MASTER_TABLES)) {
+		if (c->m.next_si != 0 && now >= c->m.next_si &&
+		    now - c->m.next_si < c->sch.si)
+			c->m.next_si += c->sch.si;
+		else
+			c->m.next_si = now + c->sch.si;
+	}
 	master_matrix(c, now);
 	c->m.mx_pending = 0;
 	c->m.last_send = now;
@@ -257,13 +260,17 @@ round_in(const struct console *c, int64_t now)
 	return 1;
 }
 
-/* A table changed: send it when the round is in. */
+/*
+ * A table changed: send it when the round is in, MASTER_TABLES_GAP_NS
+ * after the last SCHEDULE at the soonest, without a SYNC.
+ */
 static void
 tables_due(struct console *c, int64_t now)
 {
-	if (!c->m.mx_pending || !c->sch.started || !round_in(c, now))
+	if (!c->m.mx_pending || !c->sch.started || !round_in(c, now) ||
+	    now < c->m.last_send + MASTER_TABLES_GAP_NS)
 		return;
-	if (master_send(c, now) < 0)
+	if (master_send_flags(c, MASTER_TABLES, now) < 0)
 		log_warnx("%s", c->out.err);
 }
 
@@ -750,7 +757,8 @@ master_deadline(const struct console *c)
 	t = earliest(t, c->m.bal_until);
 	if (c->m.mx_pending && c->sch.started)
 		t = earliest(t, c->m.last_send +
-		    c->conf.console.status_wait_ns);
+		    (c->conf.console.status_wait_ns > MASTER_TABLES_GAP_NS ?
+		    c->conf.console.status_wait_ns : MASTER_TABLES_GAP_NS));
 	t = earliest(t, standby_deadline(c));
 	return earliest(t, c->m.expiry);
 }

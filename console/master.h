@@ -57,8 +57,17 @@ void master_init(struct console *c);
  * Returns the destinations reached, or -1 with c->err.
  */
 int master_send(struct console *c, int64_t now);
-/* The same with extra SCHEDULE flags (SCHED_F_TAKEOVER). */
+/*
+ * The same with extra SCHEDULE flags (SCHED_F_TAKEOVER), or
+ * MASTER_TABLES: a slot table changed, nothing else; the SCHEDULE has no
+ * SCHED_F_SYNC and the SI's grid stays, so the nodes take the new tables
+ * at their next PS and no LS is cut (with arrival sync each SYNC starts
+ * a PS: at the rate of a job's churn it cut every node's LS).
+ */
 int master_send_flags(struct console *c, int flags, int64_t now);
+#define MASTER_TABLES	0x100
+/* At most one MASTER_TABLES send in this (after any SCHEDULE). */
+#define MASTER_TABLES_GAP_NS	(250 * 1000 * 1000)
 
 /*
  * The schedule changed (rebase: IP or PS did, so a started schedule gets
