@@ -89,7 +89,7 @@ slice_lead(const int64_t *f, int n, int64_t ps, int64_t ip)
 	for (int i = 0; i < n; i++)
 		v[i] = f[i];
 	qsort(v, (size_t)n, sizeof(v[0]), cmp64);
-	q = v[n - 2];		/* one outlier aside */
+	q = v[n - 1];		/* the owner first: the longest */
 	if (q <= ip / SLICE_LEAD_FLOOR)
 		return 0;
 	q += q / 4;

@@ -48,8 +48,8 @@ int slice_advance(struct slice *s, int64_t now, int *edges_crossed);
  * task frozen).  The kernel freezes a task when it next runs, and wakes
  * a sleeping one to do so: a job of many members, spinning or asleep,
  * takes a while, and that time is the job's, never the local users'.
- * So: the second largest time (one outlier aside), a quarter more, if it
- * is more than 1/SLICE_LEAD_FLOOR of the IP (half a point: less costs
+ * So: the largest time, a quarter more (a freeze that the lead misses
+ * comes out of the LS: the owner first), if it is more than 1/SLICE_LEAD_FLOOR of the IP (half a point: less costs
  * the LS nothing worth a cut of the PS); at most half the PS (its last
  * slot's jobs pay).  0 for fewer than SLICE_LEAD_MIN times.  A freeze
  * longer than half the PS takes the rest from the LS: the job's tasks

@@ -124,8 +124,8 @@ test_clock_origin(void **state)
 }
 
 /*
- * slice_lead: the second largest freeze time and a quarter, past half a
- * point of the IP, at most half the PS
+ * slice_lead: the largest freeze time and a quarter, past half a point
+ * of the IP, at most half the PS
  */
 static void
 test_lead(void **state)
@@ -134,22 +134,27 @@ test_lead(void **state)
 	int64_t	 many[] = { 180 * US, 150 * US, 9000 * US, 170 * US, 160 * US };
 	int64_t	 few[] = { 3 * US, 4 * US, 900 * US, 2 * US, 4 * US };
 	int64_t	 huge[] = { 400 * US, 500 * US, 450 * US };
+	int64_t	 calm[] = { 180 * US, 150 * US, 170 * US, 160 * US };
+	int64_t	 tiny[] = { 3 * US, 4 * US, 2 * US, 4 * US };
 
 	(void)state;
-	/* 64 spinning tasks: the second largest (not the outlier), +25 % */
-	assert_int_equal(slice_lead(many, 5, 900 * US, MS), 225 * US);
-	/* one task: a freeze within half a point of the IP needs no lead,
-	 * whatever one late wake-up measured */
-	assert_int_equal(slice_lead(few, 5, 900 * US, MS), 0);
+	/* 64 spinning tasks, one freeze late: the longest, +25 %, capped
+	 * at half the PS (the owner first: the job pays) */
+	assert_int_equal(slice_lead(many, 5, 900 * US, MS), 450 * US);
+	assert_int_equal(slice_lead(calm, 4, 900 * US, MS), 225 * US);
+	/* one task: a freeze within half a point of the IP needs no lead;
+	 * one late wake-up gives one (the owner first) */
+	assert_int_equal(slice_lead(tiny, 4, 900 * US, MS), 0);
+	assert_int_equal(slice_lead(few, 5, 900 * US, MS), 450 * US);
 	/* at most half the PS */
 	assert_int_equal(slice_lead(huge, 3, 900 * US, MS), 450 * US);
 	/* 4,000 sleeping members at IP 100 ms, PS 50 %: 8-10 ms to freeze
 	 * them, all of it inside the PS (no 1 ms cap: the job pays) */
 	int64_t	 sleepers[] = { 8 * MS, 9 * MS, 10 * MS, 9 * MS };
 	assert_int_equal(slice_lead(sleepers, 4, 50 * MS, 100 * MS),
-	    9 * MS + 9 * MS / 4);
-	/* the 64 spinners at IP 100 ms: 170 us is no half point of it */
-	assert_int_equal(slice_lead(many, 5, 90 * MS, 100 * MS), 0);
+	    10 * MS + 10 * MS / 4);
+	/* the 64 spinners at IP 100 ms: 180 us is no half point of it */
+	assert_int_equal(slice_lead(calm, 4, 90 * MS, 100 * MS), 0);
 	/* too few times yet, or no LS */
 	assert_int_equal(slice_lead(many, SLICE_LEAD_MIN - 1, 900 * US, MS), 0);
 	assert_int_equal(slice_lead(many, 5, MS, MS), 0);
