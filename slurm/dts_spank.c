@@ -14,8 +14,8 @@
  * slurm_spank_task_init (remote: in the task, as the job's user, after
  * setuid and before exec) asks dts to adopt the task.  When no dts
  * answers, dts.conf's no_service decides, as for dts-run: refuse (the
- * task does not run; one line, slurm_error) or run unmanaged (one line on
- * the task's stderr).  The job
+ * task exits 126 before its exec; one line, slurm_error) or run
+ * unmanaged (one line on the task's stderr).  The job
  * ends when its last member exits; dts then removes it.
  */
 #include <config.h>
@@ -42,6 +42,7 @@ SPANK_PLUGIN(dts, 1);
 #define CONF_DEFAULT	SYSCONFDIR "/dts/dts.conf"
 #define PATH_ARG_MAX	256
 #define ABSENT_WAIT_MS	100
+#define REFUSED_EXIT	126		/* as dts-run's */
 
 static int	opt_dts = -1;			/* --dts: 1 on, 0 off, -1 none */
 static int	def_dts;			/* default= */
@@ -242,18 +243,15 @@ take_state(spank_t sp, const char *reply)
 		spank_unsetenv(sp, STATE_ENV);
 }
 
-int
-slurm_spank_task_init(spank_t sp, int ac, char **av)
+/* The task into its job's gang: 0, or -1 refused (one line logged). */
+static int
+adopt_task(spank_t sp)
 {
 	uint32_t	 jobid;
 	char		 label[16], sock[PATH_ARG_MAX], host[256];
 	char		 req[ADOPT_MSG_MAX], reply[ADOPT_MSG_MAX], err[256];
 	int		 rc;
 
-	(void)ac;
-	(void)av;
-	if (!spank_remote(sp) || (opt_dts == -1 ? def_dts : opt_dts) == 0)
-		return 0;
 	if (gethostname(host, sizeof(host)) == -1)
 		snprintf(host, sizeof(host), "this node");
 	host[sizeof(host) - 1] = '\0';
@@ -289,5 +287,24 @@ slurm_spank_task_init(spank_t sp, int ac, char **av)
 	}
 	take_state(sp, reply);
 	spank_setenv(sp, JOB_ENV, label, 1);
+	return 0;
+}
+
+/*
+ * In the task, before its exec.  A refused task ends here, with
+ * REFUSED_EXIT: Slurm ignores the return of a plugin that plugstack.conf
+ * calls optional, and a task the operator said to refuse must not run.
+ */
+int
+slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (!spank_remote(sp) || (opt_dts == -1 ? def_dts : opt_dts) == 0)
+		return 0;
+	if (adopt_task(sp) == -1) {
+		fflush(NULL);
+		_exit(REFUSED_EXIT);
+	}
 	return 0;
 }
