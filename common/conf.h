@@ -104,6 +104,8 @@ struct dts_conf {
 	int     max_tasks;            /* pids.max of a job */
 	double  memory_pressure;      /* % PSI some avg10: the jobs stop;
 					 0 = never */
+	int64_t memory_reclaim_ns;    /* a job parked this long gives its
+					 memory back (swap); 0 = never */
 
 	/* logging */
 	char    log_file[CONF_STR_MAX]; /* "" = syslog */

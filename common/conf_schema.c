@@ -194,6 +194,11 @@ const struct conf_key confkey_schema[] = {
 	  .def = "10", .unit = "%", .off = OFF(memory_pressure),
 	  .help = "memory pressure (PSI some avg10) above which every job "
 	  "stops until it falls under half of it; 0 = never" },
+	{ .path = "memory_reclaim_after", .type = CT_DURATION, .min = 0,
+	  .max = SEC(3600), .def = "2s", .unit = "s",
+	  .off = OFF(memory_reclaim_ns),
+	  .help = "a job stopped this long without a break gives its memory "
+	  "back to swap, where the node has swap; 0 = never" },
 	{ .path = "log_file", .type = CT_STRING, .def = "",
 	  .off = OFF(log_file), .valid = valid_path_or_empty,
 	  .help = "log to this file; \"\" = syslog" },

@@ -574,6 +574,47 @@ limits_use(const struct limits *L, const struct limits_job *lj,
 	}
 }
 
+uint64_t
+limits_swap_free(const char *meminfo)
+{
+	char	 line[128];
+	FILE	*f = fopen(meminfo != NULL ? meminfo : "/proc/meminfo", "re");
+	unsigned long long kb = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "SwapFree: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
+uint64_t
+limits_reclaim(const struct limits *L, const struct limits_job *lj)
+{
+	const char	*use = L->mem_v2 ? "memory.current" :
+	    "memory.usage_in_bytes";
+	uint64_t	 before, after;
+
+	if (lj->mem[0] == '\0')
+		return 0;
+	before = number(lj->mem, use);
+	if (before == 0)
+		return 0;
+	if (L->mem_v2)	/* EAGAIN: it could not reclaim all of it */
+		(void)write_bytes(lj->mem, "memory.reclaim", before);
+	else {		/* EBUSY at the end: what is left is not
+			   reclaimable; then the limit back */
+		(void)write_bytes(lj->mem, "memory.limit_in_bytes", 0);
+		if (bound_memory(lj->mem, 0, L->job_max) == -1)
+			log_warn("job cgroup %s: its limit could not be set "
+			    "back after a reclaim", lj->mem);
+	}
+	after = number(lj->mem, use);
+	return before > after ? before - after : 0;
+}
+
 int
 limits_room(const struct limits *L, char *err, size_t errlen)
 {

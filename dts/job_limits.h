@@ -123,6 +123,21 @@ void limits_use(const struct limits *L, const struct limits_job *lj,
  */
 int  limits_room(const struct limits *L, char *err, size_t errlen);
 
+/*
+ * Swap free on the node (/proc/meminfo SwapFree, meminfo: a file as it,
+ * NULL for that one), bytes; 0 without swap.
+ */
+uint64_t limits_swap_free(const char *meminfo);
+
+/*
+ * A parked job gives its memory back: its pages reclaimed (v2
+ * memory.reclaim of all it holds; v1 memory.limit_in_bytes lowered to 0
+ * for the time of the write, which reclaims until it can do no more, and
+ * set back).  Blocks while the kernel reclaims.  The bytes its use fell
+ * by, or 0 (no memory cgroup, nothing reclaimed).
+ */
+uint64_t limits_reclaim(const struct limits *L, const struct limits_job *lj);
+
 /* The job ends: its v1 cgroups removed (empty).  Safe to repeat. */
 void limits_close(struct limits_job *lj);
 

@@ -432,6 +432,66 @@ publish(struct jobs *J, const struct job *j, const struct limits_use *u)
 	}
 }
 
+/*
+ * Parked jobs give memory back: a job whose stopped time grew by all the
+ * time between two looks was stopped without a break (a look a second
+ * cannot tell that from its state, which an LS of a short IP has at any
+ * moment); once it has been for memory_reclaim_after, its pages go to
+ * swap, once a park, where the node has swap.
+ */
+static void
+park(struct jobs *J, int64_t now)
+{
+	int64_t		 after = J->conf->memory_reclaim_ns, t0;
+	uint64_t	 stopped[PROTO_JOBS_MAX] = { 0 }, slot, got;
+	int		 place[PROTO_JOBS_MAX];
+	char		 a[32];
+
+	if (after <= 0 || J->sched == NULL)
+		return;
+	sched_lock(J->sched);
+	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
+		place[k] = -1;
+		for (int i = 0; J->job[k].used && i < PROTO_JOBS_MAX; i++)
+			if (J->sched->job[i].gang == &J->job[k].gang) {
+				place[k] = i;
+				sched_job_stats(J->sched, i, now, &slot,
+				    &stopped[k]);
+				break;
+			}
+	}
+	sched_unlock(J->sched);
+	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
+		struct job *j = &J->job[k];
+		int64_t	    dt = now - j->look_at;
+
+		if (!j->used || place[k] < 0)
+			continue;
+		/* stopped all along, but for 2 ms of accounting */
+		if (j->look_at != 0 && stopped[k] >= j->look_stopped &&
+		    (int64_t)(stopped[k] - j->look_stopped) + 2 * NS_PER_MS >=
+		    dt)
+			j->parked_ns += dt;
+		else {
+			j->parked_ns = 0;
+			j->park_done = 0;
+		}
+		j->look_at = now;
+		j->look_stopped = stopped[k];
+		if (j->park_done || j->parked_ns < after ||
+		    limits_swap_free(NULL) == 0)
+			continue;
+		j->park_done = 1;
+		t0 = now_mono_ns();
+		got = limits_reclaim(&J->lim, &j->lim);
+		j->reclaimed += got;
+		log_info("job %s: parked %.1f s: %s of its memory reclaimed to "
+		    "swap in %.0f ms (dts.conf: memory_reclaim_after)",
+		    j->name, (double)j->parked_ns / 1e9, memsize_fmt(got, a,
+		    sizeof(a)), (double)(now_mono_ns() - t0) / 1e6);
+	}
+}
+
 void
 jobs_check_memory(struct jobs *J)
 {
@@ -439,6 +499,7 @@ jobs_check_memory(struct jobs *J)
 	int			 n;
 
 	pressure(J);
+	park(J, now_mono_ns());
 
 	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
 		struct job *j = &J->job[k];

@@ -38,6 +38,10 @@ struct job {
 	struct limits_job lim;		/* its memory and pids cgroups */
 	uint64_t	 oom_kills;	/* as last seen */
 	uint64_t	 reclaimed;	/* bytes dts reclaimed while parked */
+	int64_t		 look_at;	/* mono ns of the last look (park) */
+	uint64_t	 look_stopped;	/* its stopped_ns then */
+	int64_t		 parked_ns;	/* stopped without a break since */
+	int		 park_done;	/* reclaimed in this park */
 	int		 oom_raised;	/* members' adj raised again */
 	int		 oom_turn;	/* limits_oom_check's next start */
 	struct state	 state;		/* map NULL: none */

@@ -233,6 +233,12 @@ test_v1(void **state)
 	/* a second limits_open of the same job (a takeover) finds them */
 	assert_int_equal(limits_open(&L, &lj, "job.alice@pvm",
 	    "/nowhere/job.alice@pvm", err, sizeof(err)), 0);
+	/* a reclaim: the pulse leaves the limit as it was (a plain file
+	 * does not fall: nothing counted) */
+	put(lj.mem, "memory.usage_in_bytes", "1073741824\n");
+	assert_true(limits_reclaim(&L, &lj) == 0);
+	get(lj.mem, "memory.limit_in_bytes", buf, sizeof(buf));
+	assert_string_equal(buf, "2147483648");
 }
 
 static void
@@ -273,6 +279,12 @@ test_v2(void **state)
 	assert_string_equal(lj.pids, gang);
 	get(gang, "pids.max", buf, sizeof(buf));
 	assert_string_equal(buf, "100");
+	/* a reclaim: memory.reclaim of all it holds */
+	put(gang, "memory.current", "1073741824\n");
+	put(gang, "memory.reclaim", "");
+	assert_true(limits_reclaim(&L, &lj) == 0);
+	get(gang, "memory.reclaim", buf, sizeof(buf));
+	assert_string_equal(buf, "1073741824");
 	limits_close(&lj);			/* v2: gang_close removes it */
 	assert_int_equal(access(gang, F_OK), 0);
 }
@@ -303,6 +315,23 @@ test_none(void **state)
 	assert_int_equal(limits_setup(&L, &c, mnt, base, mounts, err,
 	    sizeof(err)), -1);
 	assert_non_null(strstr(err, "\"lots\""));
+}
+
+/* SwapFree of a meminfo file; none: 0 */
+static void
+test_swap_free(void **state)
+{
+	char	 path[CG_PATH_MAX + 16];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/meminfo", top);
+	put(top, "meminfo", "MemTotal:       24576000 kB\n"
+	    "SwapTotal:       3145728 kB\nSwapFree:        3000000 kB\n");
+	assert_true(limits_swap_free(path) == 3000000ULL * 1024);
+	put(top, "meminfo", "MemTotal:       24576000 kB\n"
+	    "SwapTotal:             0 kB\nSwapFree:              0 kB\n");
+	assert_true(limits_swap_free(path) == 0);
+	assert_true(limits_swap_free("/nonexistent/meminfo") == 0);
 }
 
 /* PSI's "some avg10", and files that are not PSI */
@@ -339,6 +368,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_v2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_psi, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_swap_free, setup,
+		    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
