@@ -13,6 +13,8 @@
 #     second) while the job holds its 2,001 processes: answered, and
 #     the hog and dts as in 1 (each STATUS once read every member's pid,
 #     some 1-3 ms under the scheduler's lock).
+#  3. A job of 6,000 threads is stopped by its own pids.max (max_tasks,
+#     4096), not by dts's: dts answers and starts a job after it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup jobsize
@@ -111,4 +113,26 @@ kill "$SW" 2> /dev/null
 wait "$SW" 2> /dev/null
 t_untrack "$SW"
 t_wait_for 30 test ! -d "$CG" || t_fail "the job's cgroup is still there 30 s after its end"
+
+# ---- 3. a job of 6,000 threads: its own pids.max stops it, not dts ----------
+# (dts.service: TasksMax=infinity, so under systemd too the job's threads
+# count against the job's max_tasks, never against dts's own tasks)
+DTS_SOCKET=$N_SOCK taskset -c 1 "$BUILD/run/dts-run" --job big -- \
+    "$SWARM" -t 6000 5 2> "$T_LOG/big.err" &
+BIG=$!
+t_track "$BIG"
+t_wait_for 60 eval '! kill -0 '"$BIG"' 2> /dev/null' || t_fail "the job of 6,000 threads did not end"
+wait "$BIG"
+rc=$?
+t_untrack "$BIG"
+made=$(sed -n 's/^swarm: thread \([0-9]*\): .*/\1/p' "$T_LOG/big.err")
+[ "$rc" = 1 ] && [ -n "$made" ] && [ "$made" -le 4096 ] ||
+    t_fail "a job of 6,000 threads: exit $rc, '$(head -c 300 "$T_LOG/big.err")' (want a refusal at max_tasks, 4096)"
+t_log "a job of 6,000 threads: stopped at $made by its pids.max ($(cat "$T_LOG/big.err"))"
+# dts itself is whole: it answers, and starts a thread of its own (a
+# read request's reply comes from its intake thread) and a new job
+n_status njobs > /dev/null || t_fail "dts does not answer after the job of 6,000 threads"
+DTS_SOCKET=$N_SOCK "$BUILD/run/dts-run" --job after -- true ||
+    t_fail "no job starts after the job of 6,000 threads"
+kill -0 "$N_AGENT" || t_fail "dts-load ended"
 t_pass
