@@ -447,8 +447,9 @@ park(struct jobs *J, int64_t now)
 	int		 place[PROTO_JOBS_MAX];
 	char		 a[32];
 
-	if (after <= 0 || J->sched == NULL)
-		return;
+	if (after <= 0 || J->sched == NULL || jobs_count(J) == 0 ||
+	    limits_swap_free(NULL) == 0)
+		return;		/* no lock taken: nothing to reclaim to */
 	sched_lock(J->sched);
 	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
 		place[k] = -1;
@@ -478,8 +479,7 @@ park(struct jobs *J, int64_t now)
 		}
 		j->look_at = now;
 		j->look_stopped = stopped[k];
-		if (j->park_done || j->parked_ns < after ||
-		    limits_swap_free(NULL) == 0)
+		if (j->park_done || j->parked_ns < after)
 			continue;
 		j->park_done = 1;
 		t0 = now_mono_ns();
