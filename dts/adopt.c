@@ -603,6 +603,15 @@ lifted_pid(const struct adopt *a, pid_t pid)
  * frozen if the gang is), then into the cgroup it came from (through the
  * file dts opened when it lifted it); its uid's credit settled, the
  * connection closed.  A process that has exited needs nothing.
+ *
+ * A thread clones in two steps (cg_set_policy_all): a child that took
+ * RR from its creator before the passes may be listed only after them,
+ * and would leave the gang at RR, to hand RR down to every thread it
+ * makes.  So a running gang (v2) is frozen for the change (a clone not
+ * at its end is undone, and made again after the thaw at the new
+ * policy), and the process is written into the gang's cgroup.procs
+ * first: the kernel lets that write through only once every clone
+ * under way has ended, so the passes list every thread.
  */
 static void
 lift_end(struct adopt *a, struct adopt_lift *l, int64_t now, const char *how)
@@ -610,16 +619,24 @@ lift_end(struct adopt *a, struct adopt_lift *l, int64_t now, const char *how)
 	struct job	*j = jobs_find(a->jobs, l->job);
 	char		 text[32];
 	int		 alive = pidfd_pid(l->pidfd) == l->pid, rc = 0, e = 0;
+	int		 frozen = 0;
 
 	snprintf(text, sizeof(text), "%d\n", (int)l->pid);
 	(void)sched_lock_quiet(a->jobs->sched, SCHED_QUIET_WAIT);
 	if (j != NULL)
 		(void)gang_lift(&j->gang, l->pid, 0);
 	if (alive) {
+		if (j != NULL) {
+			frozen = !j->gang.stopped && j->gang.thaw_fd != -1 &&
+			    cg_write_fd(j->gang.thaw_fd, "1") == 0;
+			(void)cg_write(j->gang.cg, "cgroup.procs", text);
+		}
 		(void)cg_set_policy_pid(j != NULL ? j->gang.cg : "lift",
 		    l->pid, SCHED_OTHER, 0);
 		rc = cg_write_fd(l->home_fd, text);
 		e = errno;
+		if (frozen && cg_write_fd(j->gang.thaw_fd, "0") == -1)
+			log_warn("%s: thaw after a lift's end", j->gang.cg);
 	}
 	sched_unlock(a->jobs->sched);
 	/* ESRCH: it exited between the check and the write (the command

@@ -2,6 +2,7 @@
  * lifter.c - asks the node's dts for lifts (dts(8), LIFTS), for t108.
  *
  *   lifter [-n COUNT] [-d DURATION_MS] [-h HOLD_MS] [-s] [-w WAIT_MS]
+ *          [-c CHAINS]
  *
  * COUNT times (1), or with -d until DURATION_MS have passed: a lift
  * ($DTS_SOCKET, else the default socket; the job $DTS_JOB, else "pvm"),
@@ -15,8 +16,14 @@
  *   "granted=G refused=R lifted_ms=L elapsed_ms=E".
  * and then -w WAIT_MS (0) asleep before it exits.  Exit 0; bad usage
  * exits 2.
+ *
+ * -c CHAINS: from the start, CHAINS chains of threads clone all along
+ * (each link creates the next and exits at once), so that every lift
+ * begins and ends with a clone under way: a link born at RR outside the
+ * gang would hand RR down its chain for good (t115).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -83,19 +90,48 @@ hold_for(int ms, int spin, volatile uint64_t *sink)
 	}
 }
 
+static pthread_attr_t detached;
+
+/* A link of a chain: the next one, then gone. */
+static void *
+link_run(void *arg)
+{
+	pthread_t	 t;
+
+	while (pthread_create(&t, &detached, link_run, arg) != 0)
+		sched_yield();
+	return NULL;
+}
+
+static int
+chains_start(int n)
+{
+	pthread_t	 t;
+
+	if (pthread_attr_init(&detached) != 0 ||
+	    pthread_attr_setdetachstate(&detached,
+	    PTHREAD_CREATE_DETACHED) != 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t, &detached, link_run, NULL) != 0)
+			return -1;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	const char	*sock = getenv(ADOPT_SOCKET_ENV);
 	char		 err[ADOPT_MSG_MAX], cg[512];
 	int		 opt, count = 1, hold = 100, spin = 0, fd, ms, rc;
-	int		 wait = 0, duration = 0;
+	int		 wait = 0, duration = 0, chains = 0;
 	int		 granted = 0, refused = 0;
 	int64_t		 t0 = now_mono_ns(), lifted = 0;
 	volatile uint64_t sink = 0;
 
-	while ((opt = getopt(argc, argv, "n:d:h:sw:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:d:h:sw:c:")) != -1) {
 		switch (opt) {
+		case 'c': chains = atoi(optarg); break;
 		case 'n': count = atoi(optarg); break;
 		case 'd': duration = atoi(optarg); break;
 		case 'h': hold = atoi(optarg); break;
@@ -103,11 +139,15 @@ main(int argc, char **argv)
 		case 'w': wait = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: lifter [-n COUNT] [-d DURATION_MS]"
-			    " [-h HOLD_MS] [-s] [-w WAIT_MS]\n");
+			    " [-h HOLD_MS] [-s] [-w WAIT_MS] [-c CHAINS]\n");
 			return 2;
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (chains > 0 && chains_start(chains) == -1) {
+		fprintf(stderr, "lifter: cannot start %d chains\n", chains);
+		return 1;
+	}
 	for (int i = 1; duration > 0 ? now_mono_ns() - t0 <
 	    (int64_t)duration * NS_PER_MS : i <= count; i++) {
 		rc = adopt_lift(sock != NULL && sock[0] != '\0' ? sock :
