@@ -143,7 +143,7 @@ test_tables_per_node(void **state)
 {
 	struct fixture			*f = *state;
 	const struct proto_schedule	*p;
-	int64_t				 t;
+	int64_t				 t, si;
 
 	three(f);
 	assert_int_equal(run(f, "ip 100ms; ps 80%"), 0);
@@ -154,20 +154,28 @@ test_tables_per_node(void **state)
 	assert_int_equal(f->c.m.mx_tables, 0);
 	tap_reset();
 	/* the replies: alice on all three, bob on 1 and 2 */
-	t = now_mono_ns();
+	t = f->c.m.last_send + MASTER_TABLES_GAP_NS / 2;
 	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", "bob:pvm=2", NULL);
 	assert_int_equal(f->c.m.mx_pending, 1);
 	assert_int_equal(tap.n, 0);		/* the round is not in */
 	status_jobs(f, "10.0.0.2", t, "bob:pvm=2", "alice:pvm=4", NULL);
 	assert_int_equal(tap.n, 0);
 	status_jobs(f, "10.0.0.3", t, "alice:pvm=4", NULL);
-	/* every node answered: each its own table, at once */
+	/* every node answered, but within MASTER_TABLES_GAP_NS of the
+	 * last SCHEDULE: not yet */
+	assert_int_equal(tap.n, 0);
+	si = f->c.m.next_si;
+	status_jobs(f, "10.0.0.3", f->c.m.last_send + MASTER_TABLES_GAP_NS,
+	    "alice:pvm=4", NULL);
+	/* then each its own table, without a SYNC; the SI's grid stays */
 	assert_int_equal(tap.n, 3);
 	assert_int_equal(f->c.m.mx_pending, 0);
 	assert_int_equal(f->c.m.mx_tables, 1);
+	assert_int_equal(f->c.m.next_si, si);
 	p = sched_to("10.0.0.1");
 	assert_int_equal(p->nslots, 2);
 	assert_true(p->flags & SCHED_F_ACTIVE);
+	assert_false(p->flags & SCHED_F_SYNC);
 	check_slot(p, 0, "alice:pvm", 0, 40000);	/* 3 nodes: row 0 */
 	check_slot(p, 1, "bob:pvm", 40000, 40000);
 	p = sched_to("10.0.0.2");
@@ -185,10 +193,11 @@ test_tables_per_node(void **state)
 	status_jobs(f, "10.0.0.2", t, "bob:pvm=2", "alice:pvm=4", NULL);
 	status_jobs(f, "10.0.0.3", t, "alice:pvm=4", NULL);
 	assert_int_equal(tap.n, 0);
-	/* every SI: the tables again */
+	/* every SI: the tables again, with the SYNC */
 	master_timer(&f->c, f->c.m.next_si);
 	assert_int_equal(tap.n, 3);
 	assert_int_equal(sched_to("10.0.0.1")->nslots, 2);
+	assert_true(sched_to("10.0.0.1")->flags & SCHED_F_SYNC);
 	/* bob ends on node 2 (its gang emptied); node 3 is silent: the
 	 * table goes out when the round is over, status_wait */
 	tap_reset();
@@ -208,7 +217,7 @@ test_tables_per_node(void **state)
 	 * the table last sent is forgotten with the tables; replies come
 	 * after the last send, which master_timer above made) */
 	tap_reset();
-	t = f->c.m.last_send + 1000;
+	t = f->c.m.last_send + MASTER_TABLES_GAP_NS;
 	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", NULL);
 	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", NULL);
 	status_jobs(f, "10.0.0.3", t, "alice:pvm=4", NULL);
@@ -234,7 +243,7 @@ test_disjoint(void **state)
 	three(f);
 	assert_int_equal(run(f, "ip 100ms; ps 80%; start"), 0);
 	tap_reset();
-	t = now_mono_ns();
+	t = f->c.m.last_send + MASTER_TABLES_GAP_NS;
 	status_jobs(f, "10.0.0.1", t, "alice:a=1", "carol:c=1", NULL);
 	status_jobs(f, "10.0.0.2", t, "alice:a=1", NULL);
 	status_jobs(f, "10.0.0.3", t, "bob:b=1", NULL);
