@@ -162,3 +162,14 @@ job_name_check(const char name[PROTO_JOB_LEN], char *err, size_t errlen)
 		return -1;
 	return job_label_check(colon + 1, err, errlen);
 }
+
+int
+job_same_user(const char *a, const char *b)
+{
+	size_t	 k;
+
+	for (k = 0; k < PROTO_JOB_LEN && a[k] == b[k]; k++)
+		if (a[k] == ':' || a[k] == '\0')
+			return 1;
+	return 0;
+}

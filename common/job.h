@@ -47,4 +47,8 @@ int job_name_make(char out[PROTO_JOB_LEN], const char *user,
  */
 int job_name_check(const char name[PROTO_JOB_LEN], char *err, size_t errlen);
 
+/* Job names a and b ("USER:LABEL", PROTO_JOB_LEN bytes at most): of the
+ * same user?  1 or 0. */
+int job_same_user(const char *a, const char *b);
+
 #endif /* DTS_JOB_H */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "job.h"
 #include "matrix.h"
 
 void
@@ -131,18 +132,6 @@ job_order(const void *a, const void *b)
 _Static_assert(MATRIX_SHARE_UNIT % 840 == 0 && PROTO_JOBS_MAX <= 8,
     "every count of a user's jobs on a node divides MATRIX_SHARE_UNIT");
 
-/* Job names a and b ("USER:LABEL"): the same user? */
-static int
-same_user(const char *a, const char *b)
-{
-	size_t	 k;
-
-	for (k = 0; k < PROTO_JOB_LEN && a[k] == b[k]; k++)
-		if (a[k] == ':' || a[k] == '\0')
-			return 1;
-	return 0;
-}
-
 /*
  * Each job's share: its weight divided by the most jobs its user has on
  * one of its nodes (matrix.h).
@@ -154,7 +143,7 @@ shares(struct matrix *m)
 	int	 i, k, node, a, b, n;
 
 	for (i = 0; i < m->njobs; i++) {
-		for (k = 0; k < i && !same_user(m->job[i].name,
+		for (k = 0; k < i && !job_same_user(m->job[i].name,
 		    m->job[k].name); k++)
 			;
 		user[i] = k;

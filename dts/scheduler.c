@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 
 #include "conf.h"
+#include "job.h"
 #include "log.h"
 #include "priv.h"
 #include "rules.h"
@@ -483,18 +484,6 @@ slot_who(struct sched *s, const char *name)
 	return gang_members(s->job[i].gang) > 0 ? i : SEG_ALL;
 }
 
-/* Job names a and b ("USER:LABEL"): the same user? */
-static int
-same_user(const char *a, const char *b)
-{
-	size_t	 k;
-
-	for (k = 0; k < PROTO_JOB_LEN && a[k] == b[k]; k++)
-		if (a[k] == ':' || a[k] == '\0')
-			return 1;
-	return 0;
-}
-
 /* The weight of the user of job name: user_weights', or 1. */
 static int
 user_weight(const struct sched *s, const char *name)
@@ -531,7 +520,7 @@ job_parts(const struct sched *s, int64_t part[PROTO_JOBS_MAX])
 			continue;
 		for (k = 0, n = 0; k < PROTO_JOBS_MAX && !s->share_job; k++)
 			n += s->job[k].gang != NULL &&
-			    same_user(s->job[i].name, s->job[k].name);
+			    job_same_user(s->job[i].name, s->job[k].name);
 		part[i] = s->share_job ? 1 :
 		    (int64_t)user_weight(s, s->job[i].name) * SHARE_UNIT / n;
 		sum += part[i];

@@ -171,6 +171,19 @@ test_label_pick(void **state)
 	unsetenv("PVM_VMID");
 }
 
+/* job_same_user: the user is the name up to the ':', whole */
+static void
+test_same_user(void **state)
+{
+	(void)state;
+	assert_int_equal(job_same_user("alice:a1", "alice:b2"), 1);
+	assert_int_equal(job_same_user("alice:a1", "alice:a1"), 1);
+	assert_int_equal(job_same_user("alice:a1", "bob:a1"), 0);
+	/* a user whose name begins another's is not that user */
+	assert_int_equal(job_same_user("al:x", "alice:x"), 0);
+	assert_int_equal(job_same_user("alice:x", "al:x"), 0);
+}
+
 int
 main(void)
 {
@@ -180,6 +193,7 @@ main(void)
 		cmocka_unit_test(test_name_make),
 		cmocka_unit_test(test_name_check),
 		cmocka_unit_test(test_label_pick),
+		cmocka_unit_test(test_same_user),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
