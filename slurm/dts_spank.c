@@ -9,8 +9,8 @@
  * "%h" in socket= and conf= is the node's host name.  srun, sbatch and
  * salloc get --dts[=on|off]; without it the operator's default= holds.
  *
- * Callbacks: slurm_spank_init (every context) reads the plugstack
- * arguments, SPANK registers the option from spank_options;
+ * Callbacks: slurm_spank_init (every context) registers --dts (srun,
+ * sbatch, salloc, slurmstepd) and reads the plugstack arguments;
  * slurm_spank_task_init (remote: in the task, as the job's user, after
  * setuid and before exec) asks dts to adopt the task.  When no dts
  * answers, dts.conf's no_service decides, as for dts-run: refuse (the
@@ -67,7 +67,10 @@ opt_cb(int val, const char *optarg, int remote)
 {
 	(void)val;
 	(void)remote;
-	if (optarg == NULL || *optarg == '\0') {
+	/* sbatch hands "--dts" without a value to the job's sruns as the
+	 * text "(null)" (SLURM_SPANK__SLURM_SPANK_OPTION_dts_dts) */
+	if (optarg == NULL || *optarg == '\0' ||
+	    strcmp(optarg, "(null)") == 0) {
 		opt_dts = 1;
 		return 0;
 	}
@@ -78,10 +81,11 @@ opt_cb(int val, const char *optarg, int remote)
 	return 0;
 }
 
-struct spank_option spank_options[] = {
-	{ "dts", "[on|off]", "coschedule this job's tasks with DTS on every "
-	    "node (default: the operator's, plugstack.conf)", 2, 0, opt_cb },
-	SPANK_OPTIONS_TABLE_END
+/* registered in slurm_spank_init: a spank_options table reaches no
+ * sbatch or salloc (spank.h) */
+static struct spank_option dts_option = {
+	"dts", "[on|off]", "coschedule this job's tasks with DTS on every "
+	    "node (default: the operator's, plugstack.conf)", 2, 0, opt_cb
 };
 
 /* key=value into dst (PATH_ARG_MAX): 0, or -1 with one line logged. */
@@ -100,9 +104,17 @@ path_arg(char *dst, const char *arg, const char *val)
 int
 slurm_spank_init(spank_t sp, int ac, char **av)
 {
-	int	 i;
+	spank_context_t	 ctx = spank_context();
+	spank_err_t	 e;
+	int		 i;
 
-	(void)sp;
+	if ((ctx == S_CTX_LOCAL || ctx == S_CTX_REMOTE ||
+	    ctx == S_CTX_ALLOCATOR) &&
+	    (e = spank_option_register(sp, &dts_option)) != ESPANK_SUCCESS) {
+		slurm_error("dts: cannot register --dts: %s",
+		    spank_strerror(e));
+		return -1;
+	}
 	for (i = 0; i < ac; i++) {
 		if (strncmp(av[i], "default=", 8) == 0) {
 			if ((def_dts = onoff(av[i] + 8)) == -1) {

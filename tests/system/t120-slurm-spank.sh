@@ -12,6 +12,8 @@
 #  2. A job that ends by itself (srun -N2 --dts of a short spin): its
 #     tasks said they were in the gang, and afterwards no cgroup and no
 #     state file is left on either host.
+#     sbatch -N2 --dts: the batch script (on h0) and the 2 tasks of the
+#     srun it runs are in the job's gang, and nothing is left after.
 #  3. `srun -N2 --dts=off`: the task is in no gang of dts's.
 #  4. A bad value, --dts=maybe, is refused in one line by srun.
 #  5. No dts on either host, dts.conf no_service = "refuse": srun -N2
@@ -111,6 +113,21 @@ for k in 0 1; do
 	    t_fail "h$k: job s$J left after its end: cgroups $(job_cgs "$k" "s$J"), state files $(state_files "$k" "s$J")"
 done
 t_log "job $J ended by itself: in job.$A@s$J on both hosts, then nothing left"
+
+# ---- 2b. sbatch --dts: the batch script and its job step ------------------------------
+s_run h0 "${UA[@]}" timeout 60 sbatch --wait -N2 --dts -o "$WD/sb.%j.out" --wrap \
+    'echo "batch $(grep ^0:: /proc/self/cgroup)"; srun -l sh -c "grep ^0:: /proc/self/cgroup"' \
+    > "$T_LOG/sbatch.log" 2>&1 || t_fail "sbatch --wait --dts: $(cat "$T_LOG/sbatch.log" "$WD"/sb.*.out)"
+J=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' "$T_LOG/sbatch.log")
+[ -n "$J" ] && [ -f "$WD/sb.$J.out" ] || t_fail "sbatch: no job or output: $(cat "$T_LOG/sbatch.log")"
+grep -q "^batch 0::.*/jobs/job\.$A@s$J\$" "$WD/sb.$J.out" &&
+    [ "$(grep -c "^[01]: 0::.*/jobs/job\.$A@s$J\$" "$WD/sb.$J.out")" = 2 ] ||
+    t_fail "sbatch --dts: the batch script and the step's 2 tasks are not all in job.$A@s$J: $(cat "$WD/sb.$J.out")"
+for k in 0 1; do
+	t_wait_for 5 gone "$k" "s$J" ||
+	    t_fail "h$k: batch job s$J left after its end: cgroups $(job_cgs "$k" "s$J"), state files $(state_files "$k" "s$J")"
+done
+t_log "sbatch --dts, job $J: the script and its step's 2 tasks in job.$A@s$J, then nothing left"
 
 # ---- 3. --dts=off ----------------------------------------------------------------
 s_run h0 "${UA[@]}" timeout 60 srun -N2 --dts=off -l sh -c 'grep ^0:: /proc/self/cgroup; echo "DTS_JOB=${DTS_JOB:-}"' \
