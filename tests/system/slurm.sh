@@ -48,9 +48,8 @@
 #                     $T_LOG/NAME.log; C_BG_PID (tracked)
 #   s_down            stop slurmd, slurmctld, munged by the PIDs in their
 #                     pid files (TERM, 10 s, then KILL), and every
-#                     slurmstepd left in our namespaces; remove what
-#                     Slurm made in the v1 cgroup hierarchies under ours
-#                     (none expected: proctrack/linuxproc, task/none)
+#                     slurmstepd left in our namespaces (Slurm makes no
+#                     cgroup here: proctrack/linuxproc, task/none)
 #                     (idempotent; the EXIT trap)
 #
 # Variables: S_DIR ($T_DIR/slurm), S_CONF (slurm.conf), S_MUNGE_SOCK,
@@ -265,7 +264,7 @@ _s_stepds() {
 }
 
 s_down() {
-	local k p f
+	local k p
 	[ "$_S_ACTIVE" = 1 ] || return 0
 	for k in "${!_S_SLURMD_PID[@]}"; do
 		_s_stop "${_S_SLURMD_PID[$k]}"
@@ -274,10 +273,6 @@ s_down() {
 	_s_stop "$_S_CTL_PID"
 	[ -n "$_S_MUNGE_PID" ] && [ "$(cat "/proc/$_S_MUNGE_PID/comm" 2> /dev/null)" = munged ] &&
 	    _s_stop "$_S_MUNGE_PID"
-	# what Slurm may make in the v1 hierarchies for our nodes
-	for f in /sys/fs/cgroup/*/slurm_h[0-9]*; do
-		[ -d "$f" ] && find "$f" -depth -type d -exec rmdir {} + 2> /dev/null
-	done
 	_S_ACTIVE=0
 	_S_SLURMD_PID=()
 }
