@@ -21,7 +21,8 @@
  * each second); reclaim starts at 90% of a job's limit (memory.high, v1
  * soft_limit_in_bytes).
  *
- * Everything runs on dts's main thread.
+ * Everything runs on dts's main thread, but limits_reclaim, which runs on
+ * the reclaim thread (jobs.h) and reads only L's mem_v2 and job_max.
  */
 #ifndef DTS_JOB_LIMITS_H
 #define DTS_JOB_LIMITS_H
@@ -133,7 +134,8 @@ uint64_t limits_swap_free(const char *meminfo);
  * A parked job gives its memory back: its pages reclaimed (v2
  * memory.reclaim of all it holds; v1 memory.limit_in_bytes lowered to 0
  * for the time of the write, which reclaims until it can do no more, and
- * set back).  Blocks while the kernel reclaims.  The bytes its use fell
+ * set back).  Blocks while the kernel reclaims (a signal interrupts it).
+ * The bytes its use fell
  * by, or 0 (no memory cgroup, nothing reclaimed).
  */
 uint64_t limits_reclaim(const struct limits *L, const struct limits_job *lj);

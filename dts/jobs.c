@@ -2,11 +2,17 @@
  * jobs.c - the jobs of this node.  See jobs.h.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "cgroup.h"
 #include "conf.h"
@@ -15,6 +21,7 @@
 #include "job_limits.h"
 #include "log.h"
 #include "memsize.h"
+#include "priv.h"
 #include "proc.h"
 #include "scheduler.h"
 #include "timeutil.h"
@@ -46,6 +53,213 @@ jobs_name_of_cg(const char *cgname, char out[PROTO_JOB_LEN])
 	return job_name_make(out, user, at + 1, err, sizeof(err));
 }
 
+/* The signal that stops a reclaim under way (its write returns EINTR). */
+#define RECLAIM_SIG	SIGUSR2
+
+static void
+reclaim_wake(int sig)
+{
+	(void)sig;
+}
+
+static int
+reclaim_init(struct jobs_reclaim *R)
+{
+	pthread_mutexattr_t	 ma;
+	int			 rc;
+
+	/* the main thread at FIFO waits on it: the holder inherits that */
+	pthread_mutexattr_init(&ma);
+	rc = pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	if (rc == 0)
+		rc = pthread_mutex_init(&R->mu, &ma);
+	pthread_mutexattr_destroy(&ma);
+	if (rc == 0 && (rc = pthread_cond_init(&R->cv, NULL)) != 0)
+		pthread_mutex_destroy(&R->mu);
+	errno = rc;
+	return rc == 0 ? 0 : -1;
+}
+
+/*
+ * The reclaim thread: SCHED_OTHER (its attributes) and nice 19 on its
+ * own tid before any work; then one job's reclaim at a time.
+ */
+static void *
+reclaimer(void *arg)
+{
+	struct jobs_reclaim	*R = arg;
+	struct limits_job	 lj;
+	sigset_t		 wake;
+	uint64_t		 got;
+	int64_t			 t0;
+
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19) == -1)
+		log_warn("reclaim thread: nice 19");
+	sigemptyset(&wake);
+	sigaddset(&wake, RECLAIM_SIG);
+	pthread_sigmask(SIG_UNBLOCK, &wake, NULL);
+	pthread_mutex_lock(&R->mu);
+	for (;;) {
+		while (R->state != RECLAIM_ASKED && !R->stop)
+			pthread_cond_wait(&R->cv, &R->mu);
+		if (R->stop)
+			break;
+		R->state = RECLAIM_BUSY;
+		lj = R->lj;
+		pthread_mutex_unlock(&R->mu);
+		t0 = now_mono_ns();
+		got = limits_reclaim(R->L, &lj);
+		pthread_mutex_lock(&R->mu);
+		R->got = got;
+		R->ns = now_mono_ns() - t0;
+		R->state = RECLAIM_DONE;
+	}
+	pthread_mutex_unlock(&R->mu);
+	return NULL;
+}
+
+/* The thread made (once; after the privilege drop).  0, or -1 (logged
+ * once: no parked job's memory is reclaimed). */
+static int
+reclaim_start(struct jobs *J)
+{
+	struct jobs_reclaim	*R = &J->rc;
+	struct sigaction	 sa;
+	struct sched_param	 sp = { .sched_priority = 0 };
+	pthread_attr_t		 a;
+	sigset_t		 all, old;
+	int			 rc;
+
+	if (R->made)
+		return R->made == 1 ? 0 : -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = reclaim_wake;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(RECLAIM_SIG, &sa, NULL);
+	R->L = &J->lim;
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, PRIV_THREAD_STACK);
+	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&a, SCHED_OTHER);
+	pthread_attr_setschedparam(&a, &sp);
+	sigfillset(&all);	/* the signals are the main thread's */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&R->thread, &a, reclaimer, R);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+	if (rc != 0) {
+		errno = rc;
+		log_warn("reclaim thread: parked jobs keep their memory "
+		    "(dts.conf: memory_reclaim_after)");
+		R->made = -1;
+		return -1;
+	}
+	(void)pthread_setname_np(R->thread, "dts-reclaim");
+	R->made = 1;
+	return 0;
+}
+
+/* Job k's reclaim to the thread.  0, or -1 (it reclaims another's). */
+static int
+reclaim_ask(struct jobs *J, int k)
+{
+	struct jobs_reclaim	*R = &J->rc;
+	int			 rc = -1;
+
+	if (reclaim_start(J) == -1)
+		return -1;
+	pthread_mutex_lock(&R->mu);
+	if (R->state == RECLAIM_IDLE) {
+		R->job = k;
+		R->lj = J->job[k].lim;
+		R->state = RECLAIM_ASKED;
+		pthread_cond_signal(&R->cv);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&R->mu);
+	return rc;
+}
+
+/* A reclaim that ended: counted, and its line. */
+static void
+reclaim_collect(struct jobs *J)
+{
+	struct jobs_reclaim	*R = &J->rc;
+	struct job		*j;
+	uint64_t		 got = 0;
+	int64_t			 ns = 0;
+	int			 k = -1;
+	char			 a[32];
+
+	if (R->made != 1)
+		return;
+	pthread_mutex_lock(&R->mu);
+	if (R->state == RECLAIM_DONE) {
+		k = R->job;
+		got = R->got;
+		ns = R->ns;
+		R->state = RECLAIM_IDLE;
+	}
+	pthread_mutex_unlock(&R->mu);
+	if (k < 0 || !(j = &J->job[k])->used)
+		return;
+	j->reclaimed += got;
+	log_info("job %s: parked %.1f s: %s of its memory reclaimed to swap in "
+	    "%.0f ms (dts.conf: memory_reclaim_after)", j->name,
+	    (double)j->parked_ns / 1e9, memsize_fmt(got, a, sizeof(a)),
+	    (double)ns / 1e6);
+}
+
+/*
+ * May job k end now?  Not while its reclaim runs: its cgroup could not
+ * be removed (v1: EBUSY); the write is interrupted (again at each try,
+ * should the signal have come before it) and the job ends at the next
+ * look after it.  1 or 0.
+ */
+static int
+reclaim_let_end(struct jobs *J, int k)
+{
+	struct jobs_reclaim	*R = &J->rc;
+	int			 ok = 1, done = 0;
+
+	if (R->made != 1)
+		return 1;
+	pthread_mutex_lock(&R->mu);
+	if (R->job == k) {
+		if (R->state == RECLAIM_ASKED)
+			R->state = RECLAIM_IDLE;
+		else if (R->state == RECLAIM_BUSY) {
+			(void)pthread_kill(R->thread, RECLAIM_SIG);
+			ok = 0;
+		} else if (R->state == RECLAIM_DONE)
+			done = 1;
+	}
+	pthread_mutex_unlock(&R->mu);
+	if (done)
+		reclaim_collect(J);
+	return ok;
+}
+
+/* dts exits: the thread stopped (a reclaim under way interrupted). */
+static void
+reclaim_stop(struct jobs_reclaim *R)
+{
+	struct timespec	 gap = { 0, 20 * 1000 * 1000 };
+
+	if (R->made != 1)
+		return;
+	pthread_mutex_lock(&R->mu);
+	R->stop = 1;
+	pthread_cond_signal(&R->cv);
+	pthread_mutex_unlock(&R->mu);
+	while (pthread_tryjoin_np(R->thread, NULL) == EBUSY) {
+		(void)pthread_kill(R->thread, RECLAIM_SIG);
+		nanosleep(&gap, NULL);
+	}
+	R->made = 0;
+}
+
 int
 jobs_setup(struct jobs *J, const struct dts_conf *c, int rt_prio, char *err,
     size_t errlen)
@@ -54,6 +268,11 @@ jobs_setup(struct jobs *J, const struct dts_conf *c, int rt_prio, char *err,
 
 	memset(J, 0, sizeof(*J));
 	J->conf = c;
+	if (reclaim_init(&J->rc) == -1) {
+		snprintf(err, errlen, "reclaim thread's lock: %s",
+		    strerror(errno));
+		return -1;
+	}
 	if ((J->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
 		log_warn("inotify: a job's end is seen by the 1 s scan only");
 	if (gang_setup(&J->tmpl, c->cgroup, c->backend, rt_prio, err,
@@ -442,10 +661,9 @@ publish(struct jobs *J, const struct job *j, const struct limits_use *u)
 static void
 park(struct jobs *J, int64_t now)
 {
-	int64_t		 after = J->conf->memory_reclaim_ns, t0;
-	uint64_t	 stopped[PROTO_JOBS_MAX] = { 0 }, slot, got;
+	int64_t		 after = J->conf->memory_reclaim_ns;
+	uint64_t	 stopped[PROTO_JOBS_MAX] = { 0 }, slot;
 	int		 place[PROTO_JOBS_MAX];
-	char		 a[32];
 
 	if (after <= 0 || J->sched == NULL || jobs_count(J) == 0 ||
 	    limits_swap_free(NULL) == 0)
@@ -481,14 +699,9 @@ park(struct jobs *J, int64_t now)
 		j->look_stopped = stopped[k];
 		if (j->park_done || j->parked_ns < after)
 			continue;
-		j->park_done = 1;
-		t0 = now_mono_ns();
-		got = limits_reclaim(&J->lim, &j->lim);
-		j->reclaimed += got;
-		log_info("job %s: parked %.1f s: %s of its memory reclaimed to "
-		    "swap in %.0f ms (dts.conf: memory_reclaim_after)",
-		    j->name, (double)j->parked_ns / 1e9, memsize_fmt(got, a,
-		    sizeof(a)), (double)(now_mono_ns() - t0) / 1e6);
+		/* on the reclaim thread; busy with another: the next look */
+		if (reclaim_ask(J, k) == 0)
+			j->park_done = 1;
 	}
 }
 
@@ -499,6 +712,7 @@ jobs_check_memory(struct jobs *J)
 	int			 n;
 
 	pressure(J);
+	reclaim_collect(J);
 	park(J, now_mono_ns());
 
 	for (int k = 0; k < PROTO_JOBS_MAX; k++) {
@@ -555,7 +769,7 @@ jobs_reap(struct jobs *J)
 		struct job *j = &J->job[k];
 
 		if (j->used && cg_populated(j->gang.cg) == 0 &&
-		    cg_count(j->gang.cg, NULL) == 0)
+		    cg_count(j->gang.cg, NULL) == 0 && reclaim_let_end(J, k))
 			job_end(J, j, "its gang is empty");
 	}
 }
@@ -791,6 +1005,7 @@ jobs_takeover(struct jobs *J)
 void
 jobs_close(struct jobs *J)
 {
+	reclaim_stop(&J->rc);
 	for (int k = 0; k < PROTO_JOBS_MAX; k++)
 		if (J->job[k].state.map != NULL)
 			state_close(&J->job[k].state);

@@ -17,6 +17,7 @@
 #ifndef DTS_JOBS_H
 #define DTS_JOBS_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -49,6 +50,34 @@ struct job {
 	int64_t		 started;	/* mono ns */
 };
 
+/*
+ * The reclaim of a parked job's pages (jobs_check_memory) runs on a
+ * thread of its own, at SCHED_OTHER nice 19: the kernel's reclaim (zram
+ * compression: seconds for a GiB) takes its CPU from nobody with a
+ * higher claim, and dts's main thread, at SCHED_FIFO, answers on.  It is
+ * made at the first reclaim (after the privilege drop: a thread gets its
+ * maker's capabilities) and takes one job at a time; the main thread
+ * reads its result at its next look.  It never takes the scheduler's
+ * lock.  A job that ends meanwhile is ended after the reclaim (the
+ * thread is interrupted by a signal, and the write stops).
+ */
+enum { RECLAIM_IDLE, RECLAIM_ASKED, RECLAIM_BUSY, RECLAIM_DONE };
+
+struct jobs_reclaim {
+	pthread_mutex_t	 mu;
+	pthread_cond_t	 cv;
+	pthread_t	 thread;
+	int		 made;		/* the thread runs */
+	int		 state;		/* RECLAIM_*, under mu */
+	int		 stop;		/* dts exits */
+	int		 cancel;	/* the job ends */
+	int		 job;		/* its place in jobs.job */
+	struct limits_job lj;		/* its cgroups, a copy */
+	const struct limits *L;
+	uint64_t	 got;		/* bytes (RECLAIM_DONE) */
+	int64_t		 ns;		/* the reclaim's time */
+};
+
 struct jobs {
 	struct gang	 tmpl;		/* the subtree, backend, priority */
 	struct limits	 lim;		/* the memory contract, max_tasks */
@@ -61,6 +90,7 @@ struct jobs {
 	int		 mem_hold;	/* quantum zero: the jobs stopped for
 					   the node's memory pressure */
 	int		 no_psi;	/* no PSI to read: said once */
+	struct jobs_reclaim rc;		/* the reclaim thread */
 };
 
 /* The subtree (gang_setup) and pvmd's name.  0, or -1 with err. */

@@ -12,6 +12,11 @@
 #     in each LS of 9.1 s.  After memory_reclaim_after (1 s here) dts
 #     reclaims it once, logged with the bytes and the time it took;
 #     >= 90 % of 1 GiB, counted in dts_job_reclaimed_bytes_total.
+#     The reclaim runs on dts's thread dts-reclaim, at SCHED_OTHER nice
+#     19 with the main thread's capabilities; a STATUS every 100 ms
+#     while it reclaims (the thread running or in the kernel, R or D) is
+#     answered within 500 ms each (the main thread, at FIFO, does not
+#     wait for it).
 #  5. IP 100 ms again: the job runs; its data are intact (the checksum
 #     again) and its major faults (/proc/PID/stat) grew: its pages came
 #     back from swap.
@@ -116,10 +121,49 @@ MEM=$(val 1 dts_job_memory_bytes); SWAP=$(val 1 dts_job_swap_bytes)
 t_log "metrics: memory $((MEM >> 20)) MiB, swap $((SWAP >> 20)) MiB, oom kills $(val 1 dts_job_oom_kills_total)"
 
 # ---- 4. long LS: parked, reclaimed ------------------------------------------
+# poll: each 100 ms, the reclaim thread's "tid state nice policy" (or
+# "none") and a STATUS's "rc ms", into $T_DIR/polls, until $T_DIR/stop
+poll() {
+	local tid st t0 t1 rc
+	while [ ! -e "$T_DIR/stop" ]; do
+		st=none
+		for tid in /proc/"$N_DTS"/task/*; do
+			[ "$(cat "$tid/comm" 2> /dev/null)" = dts-reclaim ] &&
+			    st=$(awk '{ print $1, $3, $19, $41 }' "$tid/stat" 2> /dev/null)
+		done
+		t0=$(date +%s%N)
+		n_send -t 3000 status > /dev/null 2>&1; rc=$?
+		t1=$(date +%s%N)
+		echo "${st:-none} $rc $(( (t1 - t0) / 1000000 ))" >> "$T_DIR/polls"
+		sleep 0.1
+	done
+}
+poll &
+POLL=$!
+t_track "$POLL"
 n_send schedule static 900000 10000000 > "$T_DIR/s1" ||
 	t_fail "the schedule of IP 10 s: $(cat "$T_DIR/s1")"
 t_wait_for 30 t_logged "job $T_USER:mem: parked" ||
 	t_fail "dts did not reclaim the parked job: $(grep -i "mem" "$T_LOG/dts.log" | tail -5)"
+touch "$T_DIR/stop"
+wait "$POLL"
+cp "$T_DIR/polls" "$T_LOG/polls"
+# the thread: SCHED_OTHER (policy 0), nice 19
+read -r TID _ NICE POL _ < <(grep -v '^none' "$T_DIR/polls" | tail -1)
+[ -n "$TID" ] || t_fail "no thread dts-reclaim in dts (pid $N_DTS)"
+[ "$NICE" = 19 ] && [ "$POL" = 0 ] ||
+	t_fail "dts-reclaim (tid $TID) at policy $POL nice $NICE, not SCHED_OTHER nice 19"
+CAPS_MAIN=$(awk '/^CapEff/ { print $2 }' "/proc/$N_DTS/status")
+CAPS_THR=$(awk '/^CapEff/ { print $2 }' "/proc/$N_DTS/task/$TID/status")
+[ "$CAPS_MAIN" = "$CAPS_THR" ] ||
+	t_fail "dts-reclaim's capabilities $CAPS_THR, the main thread's $CAPS_MAIN"
+# STATUS while it reclaimed (R or D)
+read -r NPOLL NBAD WORST < <(awk '$2 == "R" || $2 == "D" { n++;
+    if ($5 != 0 || $6 > 500) bad++; if ($6 > w) w = $6 }
+    END { print n + 0, bad + 0, w + 0 }' "$T_DIR/polls")
+t_log "reclaim thread tid $TID: SCHED_OTHER nice 19, CapEff $CAPS_THR; $NPOLL STATUS while it reclaimed: $NBAD late or lost, the slowest $WORST ms"
+[ "$NBAD" = 0 ] || t_fail "$NBAD STATUS of $NPOLL while the reclaim ran were lost or took > 500 ms (the slowest $WORST ms): $(awk '$2 == "R" || $2 == "D"' "$T_DIR/polls" | tr '\n' ';')"
+[ "$NPOLL" -gt 0 ] || t_log "no STATUS fell in the reclaim (too short to see): not checked"
 LINE=$(grep -o "job $T_USER:mem: parked.*" "$T_LOG/dts.log" | head -1)
 t_log "$LINE"
 MS=$(sed -n 's/.* in \([0-9]*\) ms .*/\1/p' <<< "$LINE")
