@@ -187,7 +187,7 @@ const struct conf_key confkey_schema[] = {
 	  .help = "memory of each job: a share of RAM or a size; \"\" = "
 	  "all of memory" },
 	{ .path = "max_tasks", .type = CT_INT, .min = 16, .max = 4194304,
-	  .def = "4096", .off = OFF(max_tasks),
+	  .def = "1024", .off = OFF(max_tasks),
 	  .help = "tasks (processes and threads) of each job at most; a "
 	  "fork beyond them fails" },
 	{ .path = "memory_pressure", .type = CT_FLOAT, .min = 0, .max = 100,

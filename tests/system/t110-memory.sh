@@ -1,7 +1,7 @@
 #!/bin/bash
 # The memory contract (dts(8), MEMORY) on a real dts with the DEFAULT
 # memory settings (memory = "50%", job_memory = all of it, max_tasks =
-# 4096), the issue's scenario [R4 1/5]:
+# 1024), the issue's scenario [R4 1/5]:
 #  1. The owner (root, outside DTS) holds 3 GiB.  A test user's job
 #     (dts-run --job mem) runs a python3 program that forks children of
 #     600 MiB each, touched, until a fork fails or 33 run (19.8 GiB).
@@ -110,12 +110,12 @@ WANT=$((RAM_KB * 1024 / 2))
 	t_fail "the jobs' limit is $PARENT_LIMIT, not half of RAM ($WANT)"
 [ "$LIMIT" -le "$PARENT_LIMIT" ] || t_fail "the job's limit $LIMIT is above the contract $PARENT_LIMIT"
 if [ -f "$CG/pids.max" ]; then PIDSCG=$CG; else PIDSCG=$V1PIDS$REL/jobs/job.$T_USER@mem; fi
-[ "$(cat "$PIDSCG/pids.max")" = 4096 ] || t_fail "pids.max of $PIDSCG: $(cat "$PIDSCG/pids.max" 2>&1)"
+[ "$(cat "$PIDSCG/pids.max")" = 1024 ] || t_fail "pids.max of $PIDSCG: $(cat "$PIDSCG/pids.max" 2>&1)"
 grep -qx "$JOB" "$MEMCG/cgroup.procs" || t_fail "job pid $JOB is not in $MEMCG"
 grep -qx "$JOB" "$PIDSCG/cgroup.procs" || t_fail "job pid $JOB is not in $PIDSCG"
 [ "$(cat "/proc/$JOB/oom_score_adj")" = 1000 ] ||
 	t_fail "job pid $JOB: oom_score_adj $(cat "/proc/$JOB/oom_score_adj"), not 1000"
-t_log "job $T_USER:mem in $MEMCG (limit $LIMIT of $PARENT_LIMIT) and $PIDSCG (pids.max 4096), oom_score_adj 1000"
+t_log "job $T_USER:mem in $MEMCG (limit $LIMIT of $PARENT_LIMIT) and $PIDSCG (pids.max 1024), oom_score_adj 1000"
 
 # ---- 3. the job fills its contract; the kernel kills the job's own --------
 t_wait_for 120 grep -q forked "$T_DIR/job.out" ||
