@@ -20,6 +20,11 @@
 #  5. IP 100 ms again: the job runs; its data are intact (the checksum
 #     again) and its major faults (/proc/PID/stat) grew: its pages came
 #     back from swap.
+#  6. A job that ends while its reclaim runs: a second job of 1 GiB,
+#     parked; killed once dts-reclaim runs (R or D).  It ends (logged)
+#     within 15 s and none of its cgroups is left (a v1 memory group
+#     with a write in progress cannot be removed: dts ends it after the
+#     reclaim, which it interrupts); no "not removed" in dts's log.
 # The 2 s goal of issue [R4 1/5] row 4 is tests/bench/bench-memory.sh's;
 # here the reclaim must only end within 10 s.
 . "$(dirname "$0")/lib.sh"
@@ -186,4 +191,40 @@ RES=$(grep -E "intact|corrupt" "$T_DIR/job.out")
 MAJ=${RES#* }
 [ "$MAJ" -gt 0 ] || t_fail "no major fault counted after the reclaim: $RES"
 t_log "after it resumed: data intact, $MAJ major faults"
+
+# ---- 6. a job that ends while its reclaim runs ----------------------------
+kill "$JOB" 2> /dev/null
+wait "$JOB" 2> /dev/null
+t_untrack "$JOB"
+t_wait_for 15 t_logged "job $T_USER:mem ended" || t_fail "job mem did not end"
+"${T_USER_ARGV[@]}" DTS_SOCKET="$N_SOCK" "$T_DIR/bin/dts-run" --job gone -- \
+    python3 "$T_DIR/bin/park.py" 1024 "$T_DIR/go2" > "$T_DIR/gone.out" 2> "$T_DIR/gone.err" &
+GONE=$!
+t_track "$GONE"
+t_wait_for 90 grep -q ready "$T_DIR/gone.out" ||
+	t_fail "job gone did not touch its 1 GiB: $(cat "$T_DIR/gone.out" "$T_DIR/gone.err")"
+# in_reclaim: dts-reclaim runs or is in the kernel (R or D)
+in_reclaim() {
+	local tid
+	for tid in /proc/"$N_DTS"/task/*; do
+		[ "$(cat "$tid/comm" 2> /dev/null)" = dts-reclaim ] &&
+		    awk '$3 == "R" || $3 == "D" { ok = 1 } END { exit !ok }' "$tid/stat" 2> /dev/null &&
+		    return 0
+	done
+	return 1
+}
+n_send schedule static 900000 10000000 > "$T_DIR/s3" ||
+	t_fail "the schedule of IP 10 s: $(cat "$T_DIR/s3")"
+t_wait_for 30 in_reclaim || t_fail "no reclaim of job gone seen"
+kill -9 "$GONE"
+wait "$GONE" 2> /dev/null
+t_untrack "$GONE"
+t_wait_for 15 t_logged "job $T_USER:gone ended" ||
+	t_fail "job gone did not end within 15 s of its kill during its reclaim: $(grep "gone" "$T_LOG/dts.log" | tail -3)"
+LEFT=$(find /sys/fs/cgroup -maxdepth 8 -type d -name "job.$T_USER@gone" 2> /dev/null)
+[ -z "$LEFT" ] || t_fail "job gone's cgroups left: $LEFT"
+! grep -q "not removed" "$T_LOG/dts.log" ||
+	t_fail "dts: $(grep "not removed" "$T_LOG/dts.log" | head -2)"
+t_log "$(grep -o "job $T_USER:gone: parked.*" "$T_LOG/dts.log" | head -1)"
+t_log "$(grep -o "job $T_USER:gone ended.*removed" "$T_LOG/dts.log" | head -1): no cgroup left"
 t_pass
