@@ -124,7 +124,7 @@ echo "case,gangs,edges,op_mean_us,ps_op_p50_us,slot_op_p50_us,ls_op_p50_us" > "$
 # gangs NAME LABEL...: a spinner job of 4 members (one label) or one
 # each (4 labels), WIN seconds of dts's trace, a CSV row
 gangs() {
-	local name=$1 l pids=() since until m p s ls n
+	local name=$1 l cg pids=() since until m p s ls n
 	shift
 	for l in "$@"; do
 		DTS_SOCKET=$N_SOCK taskset -c 1 "$B_BUILD/run/dts-run" --job "$l" -- \
@@ -147,7 +147,10 @@ gangs() {
 	echo "$name,$#,$n,$m,$p,$s,$ls" >> "$GCSV"
 	t_log "row 7 $name: $n edges, op mean $m us (PS p50 $p, slot p50 $s, LS p50 $ls)"
 	for p in "${pids[@]}"; do kill "$p" 2> /dev/null; wait "$p" 2> /dev/null; t_untrack "$p"; done
-	for l in "$@"; do t_wait_for 30 test ! -d "$(n_job_cg root "$l")"; done
+	for l in "$@"; do
+		cg=$(n_job_cg root "$l")
+		t_wait_for 30 test ! -d "$cg"
+	done
 }
 R7=0.00 R7V="not run"
 # op_mean NAME: the mean op (us) of NAME's PS and LS edges (CSV rows)
