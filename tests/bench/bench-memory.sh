@@ -35,47 +35,8 @@ RAM_KB=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
 t_make_user
 t_pub_bin "$B_BUILD/run/dts-run" || t_fail "cannot copy dts-run"
 t_user_argv
-# hold.py MIB: MIB MiB touched; "ready SECONDS" (the touch's time), then
-# sleep; with a second argument STEP: STEP MiB at a time, "at T" (monotonic
-# s) after each, for ever growing to MIB
-cat > "$T_DIR/bin/hold.py" <<'EOF'
-import sys, time
-mib = int(sys.argv[1])
-if len(sys.argv) > 2:
-    step, held = int(sys.argv[2]), []
-    for i in range(mib // step):
-        held.append(bytearray(b'\1') * (step << 20))
-        print("at %.6f" % time.monotonic(), flush=True)
-else:
-    t0 = time.monotonic()
-    b = bytearray(b'\1') * (mib << 20)
-    print("ready %.3f" % (time.monotonic() - t0), flush=True)
-time.sleep(3600)
-EOF
-cat > "$T_DIR/bin/forks.py" <<'EOF'
-import os, sys, time
-n, mib = int(sys.argv[1]), int(sys.argv[2])
-k = 0
-for i in range(n):
-    r, w = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        break
-    if pid == 0:
-        os.close(r)
-        b = bytearray(b'\1') * (mib << 20)
-        os.write(w, b"x")
-        time.sleep(3600)
-        os._exit(0)
-    os.close(w)
-    os.read(r, 1)
-    os.close(r)
-    k += 1
-print("forked", k, flush=True)
-time.sleep(3600)
-EOF
-chmod 755 "$T_DIR/bin/hold.py" "$T_DIR/bin/forks.py"
+t_pub_bin "$B_SRC/tests/tools/memhold.py" "$B_SRC/tests/tools/memforks.py" \
+    "$B_SRC/tests/tools/mempark.py" || t_fail "cannot publish the memory programs"
 
 CSV=$B_OUT/memory.csv
 echo "row,case,measure,value,goal,verdict" > "$CSV"
@@ -112,11 +73,11 @@ log_s() {	# log_s LINE: its time stamp, s since the epoch
 # ---- row 1: the issue's scenario, default dts.conf -------------------------
 n_conf mode='"static"' ip='"100ms"' ps='"80%"' log_level='"info"'
 n_start_dts
-python3 "$T_DIR/bin/hold.py" 3072 > "$T_DIR/owner1.out" &
+python3 "$T_DIR/bin/memhold.py" 3072 > "$T_DIR/owner1.out" &
 O1=$!
 t_track "$O1"
 t_wait_for 30 grep -q ready "$T_DIR/owner1.out" || t_fail "row 1: the owner's 3 GiB not allocated"
-user_job mem "$T_DIR/job1.out" python3 "$T_DIR/bin/forks.py" 33 600
+user_job mem "$T_DIR/job1.out" python3 "$T_DIR/bin/memforks.py" 33 600
 t_wait_for 150 grep -q forked "$T_DIR/job1.out" || t_log "row 1: the job did not finish forking"
 LIVE=$(($(wc -l < "$(n_job_cg "$T_USER" mem)/cgroup.procs" 2> /dev/null || echo 1) - 1))
 if timeout 120 python3 -c 'b = bytearray(b"\1") * (3072 << 20)' 2> /dev/null &&
@@ -132,11 +93,11 @@ kill "$O1" 2> /dev/null; wait "$O1" 2> /dev/null; t_untrack "$O1"
 stop_dts
 n_conf mode='"static"' ip='"100ms"' ps='"80%"' log_level='"info"' job_memory='"1G"'
 n_start_dts
-python3 "$T_DIR/bin/hold.py" 1024 > "$T_DIR/owner2.out" &
+python3 "$T_DIR/bin/memhold.py" 1024 > "$T_DIR/owner2.out" &
 O2=$!
 t_track "$O2"
 t_wait_for 30 grep -q ready "$T_DIR/owner2.out" || t_fail "row 2: the owner's 1 GiB not allocated"
-user_job big "$T_DIR/job2.out" python3 "$T_DIR/bin/hold.py" 2048 32
+user_job big "$T_DIR/job2.out" python3 "$T_DIR/bin/memhold.py" 2048 32
 t_wait_for 60 eval '! kill -0 '"$J"' 2> /dev/null'
 DEAD=$(date +%s.%N)
 wait "$J" 2> /dev/null
@@ -187,9 +148,9 @@ stop_dts
 n_conf mode='"static"' ip='"100ms"' ps='"80%"' log_level='"info"'
 n_start_dts
 QUARTER=$((RAM_KB / 1024 / 4 - 256))
-user_job p1 "$T_DIR/job3a.out" python3 "$T_DIR/bin/hold.py" "$QUARTER"
+user_job p1 "$T_DIR/job3a.out" python3 "$T_DIR/bin/memhold.py" "$QUARTER"
 J1=$J
-user_job p2 "$T_DIR/job3b.out" python3 "$T_DIR/bin/hold.py" "$QUARTER"
+user_job p2 "$T_DIR/job3b.out" python3 "$T_DIR/bin/memhold.py" "$QUARTER"
 J2=$J
 t_wait_for 60 grep -q ready "$T_DIR/job3a.out" && t_wait_for 60 grep -q ready "$T_DIR/job3b.out" ||
 	t_fail "row 3: the jobs did not hold their memory: $(cat "$T_DIR"/job3*.err)"
@@ -197,7 +158,7 @@ AVAIL_MB=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
 OWN=$((AVAIL_MB * 8 / 10))
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2> /dev/null; }
 R0=$(( $(rss "$J1") + $(rss "$J2") ))
-python3 "$T_DIR/bin/hold.py" "$OWN" > "$T_DIR/owner3.out" &
+python3 "$T_DIR/bin/memhold.py" "$OWN" > "$T_DIR/owner3.out" &
 O3=$!
 t_track "$O3"
 # stopped: frozen (or T) in 90 % of the looks at least (an LS alone
@@ -219,7 +180,7 @@ t_sleep 2
 s1=$(awk '{ print $3 }' "/proc/$J1/stat" 2> /dev/null)
 end_job p1; end_job p2
 t_sleep 1
-python3 "$T_DIR/bin/hold.py" "$OWN" > "$T_DIR/owner3b.out" &
+python3 "$T_DIR/bin/memhold.py" "$OWN" > "$T_DIR/owner3b.out" &
 O3=$!
 t_track "$O3"
 t_wait_for 120 grep -q ready "$T_DIR/owner3b.out" || t_fail "row 3: the owner's touch with no job did not end"
@@ -237,30 +198,13 @@ HOLDS=$(grep -c "memory: the node is short of memory" "$T_LOG/dts.log")
 row 3 "2 jobs + owner ${OWN} MiB" "quantum zero holds / parks reclaimed" "$HOLDS / $(grep -c ': parked ' "$T_LOG/dts.log")" "-" "-"
 
 # ---- row 4: a parked job gives its memory back ------------------------------
-cat > "$T_DIR/bin/park.py" <<'PARK'
-import os, sys, time, zlib
-mib, go = int(sys.argv[1]), sys.argv[2]
-b = bytearray(range(256)) * (mib << 12)
-h = zlib.adler32(b)
-print("ready", flush=True)
-while not os.path.exists(go):
-    time.sleep(0.05)
-def majflt():
-    with open("/proc/self/stat") as f:
-        return int(f.read().rsplit(")", 1)[1].split()[9])
-m0 = majflt()
-ok = zlib.adler32(b) == h
-print("intact" if ok else "corrupt", majflt() - m0, flush=True)
-time.sleep(3600)
-PARK
-chmod 755 "$T_DIR/bin/park.py"
 stop_dts
 n_conf mode='"static"' ip='"100ms"' ps='"80%"' log_level='"info"' memory_reclaim_after='"1s"'
 n_start_dts
 if [ -z "$ZDEV" ]; then
 	row 4 "1 GiB parked" "reclaimed" "no swap" ">=90 % within 2 s" "FAIL"
 else
-	user_job park "$T_DIR/job4.out" python3 "$T_DIR/bin/park.py" 1024 "$T_DIR/go4"
+	user_job park "$T_DIR/job4.out" python3 "$T_DIR/bin/mempark.py" 1024 "$T_DIR/go4"
 	t_wait_for 90 grep -q ready "$T_DIR/job4.out" || t_fail "row 4: the job did not touch its 1 GiB"
 	n_send schedule static 900000 10000000 > /dev/null || t_fail "row 4: the schedule of IP 10 s"
 	t_wait_for 30 t_logged "job $T_USER:park: parked" || t_fail "row 4: no reclaim"

@@ -37,39 +37,8 @@ t_make_user
 t_pub_bin "$BUILD/run/dts-run" || t_fail "cannot copy dts-run"
 t_user_argv
 
-# hold.py MIB: MIB MiB touched, "ready" on stdout, then sleep
-cat > "$T_DIR/bin/hold.py" <<'EOF'
-import sys, time
-b = bytearray(b'\1') * (int(sys.argv[1]) << 20)
-print("ready", flush=True)
-time.sleep(3600)
-EOF
-# forks.py N MIB: children of MIB MiB each, touched, until a fork fails or
-# N run; "forked K" when done (K children started), then sleeps
-cat > "$T_DIR/bin/forks.py" <<'EOF'
-import os, sys, time
-n, mib = int(sys.argv[1]), int(sys.argv[2])
-k = 0
-for i in range(n):
-    r, w = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        break
-    if pid == 0:
-        os.close(r)
-        b = bytearray(b'\1') * (mib << 20)
-        os.write(w, b"x")
-        time.sleep(3600)
-        os._exit(0)
-    os.close(w)
-    os.read(r, 1)	# touched, or killed ("" at its end)
-    os.close(r)
-    k += 1
-print("forked", k, flush=True)
-time.sleep(3600)
-EOF
-chmod 755 "$T_DIR/bin/hold.py" "$T_DIR/bin/forks.py"
+t_pub_bin "$SRC/tests/tools/memhold.py" "$SRC/tests/tools/memforks.py" ||
+    t_fail "cannot publish the memory programs"
 
 n_conf mode='"static"' ip='"100ms"' ps='"80%"'
 n_start_dts
@@ -78,13 +47,13 @@ t_logged "memory: the jobs together at most" ||
 t_log "$(grep -o 'memory: the jobs together.*' "$T_LOG/dts.log" | head -1)"
 
 # ---- 1. the owner's 3 GiB, then the job -----------------------------------
-python3 "$T_DIR/bin/hold.py" 3072 > "$T_DIR/owner1.out" &
+python3 "$T_DIR/bin/memhold.py" 3072 > "$T_DIR/owner1.out" &
 OWNER1=$!
 t_track "$OWNER1"
 t_wait_for 30 grep -q ready "$T_DIR/owner1.out" || t_fail "the owner's 3 GiB: not allocated"
 
 "${T_USER_ARGV[@]}" DTS_SOCKET="$N_SOCK" "$T_DIR/bin/dts-run" --job mem -- \
-    python3 "$T_DIR/bin/forks.py" 33 600 > "$T_DIR/job.out" 2> "$T_DIR/job.err" &
+    python3 "$T_DIR/bin/memforks.py" 33 600 > "$T_DIR/job.out" 2> "$T_DIR/job.err" &
 JOB=$!
 t_track "$JOB"
 CG=$(n_job_cg "$T_USER" mem)

@@ -63,26 +63,7 @@ t_make_user
 t_pub_bin "$BUILD/run/dts-run" || t_fail "cannot copy dts-run"
 t_user_argv
 
-# park.py MIB GO: MIB MiB with a pattern, its checksum, "ready"; once the
-# file GO exists, the checksum again and the major faults it took:
-# "intact MAJFLT" or "corrupt"
-cat > "$T_DIR/bin/park.py" <<'EOF'
-import os, sys, time, zlib
-mib, go = int(sys.argv[1]), sys.argv[2]
-b = bytearray(range(256)) * (mib << 12)
-h = zlib.adler32(b)
-print("ready", flush=True)
-while not os.path.exists(go):
-    time.sleep(0.05)
-def majflt():
-    with open("/proc/self/stat") as f:
-        return int(f.read().rsplit(")", 1)[1].split()[9])
-m0 = majflt()
-ok = zlib.adler32(b) == h
-print("intact" if ok else "corrupt", majflt() - m0, flush=True)
-time.sleep(3600)
-EOF
-chmod 755 "$T_DIR/bin/park.py"
+t_pub_bin "$SRC/tests/tools/mempark.py" || t_fail "cannot publish mempark.py"
 
 n_conf	# sets N_SIGN, N_SECRET
 n_conf mode='"static"' ip='"100ms"' ps='"80%"' bind='"127.0.0.1"' \
@@ -107,7 +88,7 @@ val() {
 
 # ---- 2. the job: 1 GiB ------------------------------------------------------
 "${T_USER_ARGV[@]}" DTS_SOCKET="$N_SOCK" "$T_DIR/bin/dts-run" --job mem -- \
-    python3 "$T_DIR/bin/park.py" 1024 "$T_DIR/go" > "$T_DIR/job.out" 2> "$T_DIR/job.err" &
+    python3 "$T_DIR/bin/mempark.py" 1024 "$T_DIR/go" > "$T_DIR/job.out" 2> "$T_DIR/job.err" &
 JOB=$!
 t_track "$JOB"
 t_wait_for 90 grep -q ready "$T_DIR/job.out" ||
@@ -198,7 +179,7 @@ wait "$JOB" 2> /dev/null
 t_untrack "$JOB"
 t_wait_for 15 t_logged "job $T_USER:mem ended" || t_fail "job mem did not end"
 "${T_USER_ARGV[@]}" DTS_SOCKET="$N_SOCK" "$T_DIR/bin/dts-run" --job gone -- \
-    python3 "$T_DIR/bin/park.py" 1024 "$T_DIR/go2" > "$T_DIR/gone.out" 2> "$T_DIR/gone.err" &
+    python3 "$T_DIR/bin/mempark.py" 1024 "$T_DIR/go2" > "$T_DIR/gone.out" 2> "$T_DIR/gone.err" &
 GONE=$!
 t_track "$GONE"
 t_wait_for 90 grep -q ready "$T_DIR/gone.out" ||
