@@ -548,6 +548,17 @@ number(const char *cg, const char *file)
 	    strtoull(buf, NULL, 10) : 0;
 }
 
+long
+limits_tasks(const struct limits *L)
+{
+	char	 buf[64];
+
+	if (L->pids[0] == '\0' ||
+	    cg_read(L->pids, "pids.current", buf, sizeof(buf)) == -1)
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
 void
 limits_use(const struct limits *L, const struct limits_job *lj,
     const char *gang_cg, struct limits_use *u)

@@ -140,6 +140,12 @@ uint64_t limits_swap_free(const char *meminfo);
  */
 uint64_t limits_reclaim(const struct limits *L, const struct limits_job *lj);
 
+/*
+ * Every job's tasks (processes and threads) together: the jobs' pids
+ * cgroup's pids.current, one read.  -1 without a pids controller.
+ */
+long limits_tasks(const struct limits *L);
+
 /* The job ends: its v1 cgroups removed (empty).  Safe to repeat. */
 void limits_close(struct limits_job *lj);
 

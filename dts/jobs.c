@@ -712,6 +712,7 @@ jobs_check_memory(struct jobs *J)
 	int			 n;
 
 	pressure(J);
+	sched_set_tasks(J->sched, limits_tasks(&J->lim));
 	reclaim_collect(J);
 	park(J, now_mono_ns());
 

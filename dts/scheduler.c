@@ -28,6 +28,7 @@ sched_init(struct sched *s, volatile struct agent_shared *shm, int64_t silence)
 
 	memset(s, 0, sizeof(*s));
 	s->max_jobs = PROTO_JOBS_MAX;
+	s->tasks = -1;		/* not known: no bound on the lead but half the PS */
 	s->cur = SEG_ALL;
 	s->lay.n = s->next.n = 1;
 	s->lay.seg[0].who = s->next.seg[0].who = SEG_ALL;
@@ -327,6 +328,30 @@ edge_due(const struct sched *s)
  * A freeze time measured: the lead from the last FREEZE_SAMPLES, said
  * in the log when it comes or goes (a move by a quarter at debug level).
  */
+/* The freeze lead for a PS of ps in an IP of ip: slice_lead, at most
+ * SCHED_LEAD_PER_TASK a task where the tasks are known (never under the
+ * lead's floor). */
+static int64_t
+lead_of(const struct sched *s, int64_t ps, int64_t ip)
+{
+	int64_t	 lead = slice_lead(s->frz, s->nfrz, ps, ip), cap;
+
+	if (s->tasks < 0)
+		return lead;
+	cap = (int64_t)s->tasks * SCHED_LEAD_PER_TASK;
+	if (cap < ip / SLICE_LEAD_FLOOR)
+		cap = ip / SLICE_LEAD_FLOOR;
+	return lead > cap ? cap : lead;
+}
+
+void
+sched_set_tasks(struct sched *s, long tasks)
+{
+	sched_lock(s);
+	s->tasks = tasks < 0 ? -1 : tasks;
+	sched_unlock(s);
+}
+
 static void
 freeze_sample(struct sched *s, int64_t took)
 {
@@ -336,7 +361,7 @@ freeze_sample(struct sched *s, int64_t took)
 	s->frz_next = (s->frz_next + 1) % FREEZE_SAMPLES;
 	if (s->nfrz < FREEZE_SAMPLES)
 		s->nfrz++;
-	s->lead = slice_lead(s->frz, s->nfrz, s->sl.ps, s->sl.ip);
+	s->lead = lead_of(s, s->sl.ps, s->sl.ip);
 	if (s->lead == 0 && was != 0)
 		log_info("the gangs freeze within half a point of the IP "
 		    "again: each LS starts on time");
@@ -744,7 +769,7 @@ start_slicing(struct sched *s, int64_t t0, int64_t ps, int64_t now, int jump)
 	s->overruns += s->sl.overruns;
 	memset(&s->sl, 0, sizeof(s->sl));
 	phase = slice_sync(&s->sl, t0, ps, s->ip, now);
-	s->lead = slice_lead(s->frz, s->nfrz, ps, s->ip);	/* for this PS */
+	s->lead = lead_of(s, ps, s->ip);	/* for this PS */
 	s->slicing = 1;
 	s->jump_at = 0;
 	if (s->next_ps != ps)		/* (an arrival jump to a new PS) */

@@ -132,6 +132,9 @@ struct sched {
 	 * next edge until it is cleared.  Set under the lock (jobs.c).
 	 */
 	int			 mem_hold;
+	/* the gangs' tasks (sched_set_tasks), which bound the freeze
+	 * lead; -1: not known, half the PS alone bounds it */
+	long			 tasks;
 	/* every gang at once (gang_hold): the template of the gangs, or
 	 * NULL; held: base/jobs frozen (an LS), each gang stopped whatever
 	 * its own state */
@@ -337,6 +340,18 @@ void sched_release(struct sched *s);
  */
 void sched_set_share(struct sched *s, int by_job,
     const struct conf_strlist *weights);
+
+/*
+ * The gangs' tasks (processes and threads) together, from the pids
+ * controller (dts/job_limits.h), or -1 if not known: the freeze lead
+ * is at most SCHED_LEAD_PER_TASK a task (and never under its floor), so
+ * that a lead that grows with what is not the job's size (another RT
+ * program on the CPU, which the tasks wait behind to freeze: the lead
+ * then measures itself) cannot take the last slot's job's time.  Takes
+ * the lock.
+ */
+#define SCHED_LEAD_PER_TASK	(10 * 1000)	/* ns */
+void sched_set_tasks(struct sched *s, long tasks);
 
 /*
  * Whole-node edges through t's base/jobs (gang_hold, freezer backend):

@@ -1336,6 +1336,45 @@ test_jobs_lead(void **state)
 	assert_int_equal(f->s.sl.overruns, 0);
 }
 
+/*
+ * The freeze lead's bound from the gangs' tasks (sched_set_tasks): freeze
+ * times of 30 ms (tasks that wait behind another RT program to freeze,
+ * which a lead makes longer still) give a lead of 37.5 ms with no count
+ * known, 40 ms for 4,000 tasks would allow it, and 10 tasks bound it to
+ * the lead's floor (half a point of the IP).
+ */
+static void
+lead_with_tasks(struct jfixture *f, long tasks, int64_t want)
+{
+	for (int k = 0; k < FREEZE_SAMPLES; k++)
+		f->s.frz[k] = MS(30);
+	f->s.nfrz = FREEZE_SAMPLES;
+	sched_set_tasks(&f->s, tasks);
+	assert_int_equal(japply(f, static80(0)), 0);
+	assert_int_equal(f->s.lead, want);
+}
+
+static void
+test_jobs_lead_cap_none(void **state)
+{
+	add_jobs(*state, 2);
+	lead_with_tasks(*state, -1, MS(30) + MS(30) / 4);
+}
+
+static void
+test_jobs_lead_cap_big(void **state)
+{
+	add_jobs(*state, 2);
+	lead_with_tasks(*state, 4000, MS(30) + MS(30) / 4);
+}
+
+static void
+test_jobs_lead_cap_small(void **state)
+{
+	add_jobs(*state, 2);
+	lead_with_tasks(*state, 10, MS(100) / SLICE_LEAD_FLOOR);
+}
+
 /* A late wake-up skips slot edges, as it skips PS and LS edges. */
 static void
 test_jobs_late(void **state)
@@ -2018,6 +2057,9 @@ main(void)
 		J(test_jobs_equal4),
 		J(test_jobs_hold),
 		J(test_jobs_lead),
+		J(test_jobs_lead_cap_none),
+		J(test_jobs_lead_cap_big),
+		J(test_jobs_lead_cap_small),
 		J(test_jobs_late),
 		J(test_jobs_table),
 		J(test_jobs_table_refused),
