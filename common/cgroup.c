@@ -635,19 +635,21 @@ cg_cpu_ns(const char *cg, uint64_t *ns)
 	return 0;
 }
 
-/* Up to ms milliseconds for cg's cgroup.events to say "frozen 1". */
-static void
-wait_frozen(const char *cg, int ms)
+int
+cg_wait_frozen(const char *cg, int ms)
 {
 	struct timespec		 ts = { 0, 200 * 1000 };
 	unsigned long long	 frozen;
 
-	for (int i = 0; i < 5 * ms; i++) {
-		if (cg_keyed(cg, "cgroup.events", "frozen", &frozen) == -1 ||
-		    frozen == 1)
-			return;
-		nanosleep(&ts, NULL);
+	for (int i = 0; i <= 5 * ms; i++) {
+		if (cg_keyed(cg, "cgroup.events", "frozen", &frozen) == -1)
+			return -1;
+		if (frozen == 1)
+			return 1;
+		if (i < 5 * ms)
+			nanosleep(&ts, NULL);
 	}
+	return 0;
 }
 
 /*
@@ -668,7 +670,7 @@ cg_release(const char *cg)
 	fd = cg_open(cg, "cgroup.freeze", O_WRONLY);
 	for (int i = 0; i < 2; i++) {
 		if (fd != -1 && cg_write_fd(fd, "1") == 0 && i == 0)
-			wait_frozen(cg, CG_FROZEN_MS);
+			(void)cg_wait_frozen(cg, CG_FROZEN_MS);
 		(void)cg_set_policy_all(cg, SCHED_OTHER, 0, -1);
 		if (fd != -1)
 			(void)cg_write_fd(fd, "0");

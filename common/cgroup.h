@@ -117,6 +117,12 @@ int  cg_read(const char *cg, const char *file, char *buf, size_t len);
 int  cg_cpu_ns(const char *cg, uint64_t *ns);
 
 /*
+ * Up to ms milliseconds (every 200 us) for cg's cgroup.events to say
+ * "frozen 1": 1 once it does, 0 if it did not, -1 if it cannot be read.
+ */
+int  cg_wait_frozen(const char *cg, int ms);
+
+/*
  * Release the gang: freeze (no thread clones while it is changed), every
  * thread to SCHED_OTHER, thaw, SIGCONT for every process, twice
  * (continued members can fork).  Nothing is left stopped,

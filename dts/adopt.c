@@ -611,8 +611,11 @@ lifted_pid(const struct adopt *a, pid_t pid)
  * at its end is undone, and made again after the thaw at the new
  * policy), and the process is written into the gang's cgroup.procs
  * first: the kernel lets that write through only once every clone
- * under way has ended, so the passes list every thread.
+ * under way has ended, so the passes list every thread.  The freeze
+ * takes a task only when it next runs, so the end waits for it (up to
+ * LIFT_FROZEN_MS): a thread that runs on may still clone until then.
  */
+#define LIFT_FROZEN_MS	5
 static void
 lift_end(struct adopt *a, struct adopt_lift *l, int64_t now, const char *how)
 {
@@ -629,6 +632,13 @@ lift_end(struct adopt *a, struct adopt_lift *l, int64_t now, const char *how)
 		if (j != NULL) {
 			frozen = !j->gang.stopped && j->gang.thaw_fd != -1 &&
 			    cg_write_fd(j->gang.thaw_fd, "1") == 0;
+			/* the freeze takes each task as it next runs: until
+			 * then one may still clone (bounded: the edges wait
+			 * on the lock meanwhile) */
+			if (frozen && cg_wait_frozen(j->gang.cg,
+			    LIFT_FROZEN_MS) == 0)
+				log_debug("%s: not frozen within %d ms at a "
+				    "lift's end", j->gang.cg, LIFT_FROZEN_MS);
 			(void)cg_write(j->gang.cg, "cgroup.procs", text);
 		}
 		(void)cg_set_policy_pid(j != NULL ? j->gang.cg : "lift",
