@@ -332,6 +332,29 @@ gang_prio_scan(struct gang *g, pid_t *pvmd, struct gang_fix *fix, int max)
 	return sc.n;
 }
 
+struct listed_arg {
+	pid_t	 pid;
+	int	 found;
+};
+
+static void
+listed_one(pid_t pid, void *arg)
+{
+	struct listed_arg	*la = arg;
+
+	la->found |= pid == la->pid;
+}
+
+/* Is pid in g's cgroup.procs now?  (Read only when a fix is due.) */
+static int
+listed(const struct gang *g, pid_t pid)
+{
+	struct listed_arg	 la = { pid, 0 };
+
+	(void)cg_foreach(g->cg, "cgroup.procs", listed_one, &la);
+	return la.found;
+}
+
 int
 gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
     int n)
@@ -342,7 +365,11 @@ gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
 	if (!g->rt || g->idle)	/* the policy moved since the scan */
 		return 0;
 	for (int i = 0; i < n; i++)	/* (fill may have moved too) */
-		if (cg_set_policy_pid(g->cg, fix[i].pid, SCHED_RR,
+		/* still a member: the scan ran without the lock, and a
+		 * lift's end may have moved the process home since (at
+		 * SCHED_OTHER, where RR would be outside DTS) */
+		if (listed(g, fix[i].pid) &&
+		    cg_set_policy_pid(g->cg, fix[i].pid, SCHED_RR,
 		    want_prio(g, fix[i].pvmd)) > 0)
 			changed++;
 	return changed;

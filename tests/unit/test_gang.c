@@ -410,6 +410,23 @@ test_priorities(void **state)
 	assert_int_equal(fix[0].pvmd, 0);
 	assert_int_equal(gang_prio_apply(&f->g, pvmd, fix, n), 1);
 	assert_policy(f->task, SCHED_RR, RT_PRIO - 1);
+	/* a fix for a process that left the gang between the scan and the
+	 * apply (a lift's end moved it home): it is not touched */
+	{
+		struct sched_param sp = { .sched_priority = RT_PRIO };
+		char text[32];
+
+		assert_int_equal(sched_setscheduler(f->task, SCHED_RR, &sp), 0);
+		n = gang_prio_scan(&f->g, &pvmd, fix, 4);
+		assert_int_equal(n, 1);
+		snprintf(text, sizeof(text), "%d\n", (int)f->pvmd);
+		put(f->cg, "cgroup.procs", text);
+		assert_int_equal(gang_prio_apply(&f->g, pvmd, fix, n), 0);
+		assert_policy(f->task, SCHED_RR, RT_PRIO);
+		list_members(f);
+		assert_int_equal(gang_prio_apply(&f->g, pvmd, fix, n), 1);
+		assert_policy(f->task, SCHED_RR, RT_PRIO - 1);
+	}
 	/* another job's slot: every member two below, pvmd too; back */
 	gang_set_fill(&f->g, 1);
 	assert_policy(f->pvmd, SCHED_RR, GANG_FILL_PRIO(&f->g));
