@@ -615,7 +615,7 @@ lifted_pid(const struct adopt *a, pid_t pid)
  * takes a task only when it next runs, so the end waits for it (up to
  * LIFT_FROZEN_MS): a thread that runs on may still clone until then.
  */
-#define LIFT_FROZEN_MS	5
+#define LIFT_FROZEN_MS	10
 static void
 lift_end(struct adopt *a, struct adopt_lift *l, int64_t now, const char *how)
 {
@@ -637,14 +637,22 @@ lift_end(struct adopt *a, struct adopt_lift *l, int64_t now, const char *how)
 			 * on the lock meanwhile) */
 			if (frozen && cg_wait_frozen(j->gang.cg,
 			    LIFT_FROZEN_MS) == 0)
-				log_debug("%s: not frozen within %d ms at a "
-				    "lift's end", j->gang.cg, LIFT_FROZEN_MS);
+				log_info("%s: not frozen within %d ms at a "
+				    "lift's end: its threads are looked at "
+				    "again at home", j->gang.cg,
+				    LIFT_FROZEN_MS);
 			(void)cg_write(j->gang.cg, "cgroup.procs", text);
 		}
 		(void)cg_set_policy_pid(j != NULL ? j->gang.cg : "lift",
 		    l->pid, SCHED_OTHER, 0);
 		rc = cg_write_fd(l->home_fd, text);
 		e = errno;
+		/* once more at home, every thread looked at again: one born
+		 * at RR while the first passes ran (a gang that did not
+		 * freeze in time) is caught before it runs on */
+		if (rc == 0)
+			(void)cg_set_policy_pid("home", l->pid, SCHED_OTHER,
+			    0);
 		if (frozen && cg_write_fd(j->gang.thaw_fd, "0") == -1)
 			log_warn("%s: thaw after a lift's end", j->gang.cg);
 	}
