@@ -360,3 +360,20 @@ adopt_parse_fdinfo_pid(const char *text, pid_t *pid)
 	*pid = v;
 	return 0;
 }
+
+int
+adopt_service_absent(const char *path)
+{
+	struct sockaddr_un	 sun = { .sun_family = AF_UNIX };
+	int			 fd, absent;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return 0;
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
+		return 0;
+	absent = adopt_connect(fd, &sun, ADOPT_ABSENT_WAIT_MS) == -1 &&
+	    (errno == ENOENT || errno == ECONNREFUSED || errno == ENOTDIR);
+	close(fd);
+	return absent;
+}

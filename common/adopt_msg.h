@@ -150,6 +150,15 @@ struct sockaddr_un;
 int adopt_connect(int fd, const struct sockaddr_un *sun, int wait_ms);
 
 /*
+ * No dts at path: nothing there, or a socket nobody accepts on (a dts
+ * that died).  A dts that does not answer within ADOPT_ABSENT_WAIT_MS is
+ * not absent, nor one whose backlog is full.  1 or 0.  dts-run's and the
+ * SPANK plugin's test before no_service.
+ */
+#define ADOPT_ABSENT_WAIT_MS 100
+int adopt_service_absent(const char *path);
+
+/*
  * dts's side: the pure parts of its intake and of its checks, apart so
  * that they can be tested (tests/unit/test_join.c).
  *

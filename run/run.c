@@ -62,29 +62,6 @@ usage(int rc)
 	exit(rc);
 }
 
-/*
- * No dts on this node: nothing at path, or a socket nobody accepts on (a
- * dts that died).  A dts that does not answer in time is not absent, nor
- * one whose backlog is full.
- */
-#define ABSENT_WAIT_MS 100
-static int
-service_absent(const char *path)
-{
-	struct sockaddr_un	 sun = { .sun_family = AF_UNIX };
-	int			 fd, absent;
-
-	if (strlen(path) >= sizeof(sun.sun_path))
-		return 0;
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
-		return 0;
-	absent = adopt_connect(fd, &sun, ABSENT_WAIT_MS) == -1 &&
-	    (errno == ENOENT || errno == ECONNREFUSED || errno == ENOTDIR);
-	close(fd);
-	return absent;
-}
-
 /* path is the launch script (the hook's pvmd), not a pvmd: 1. */
 static int
 is_launch_script(const char *path)
@@ -161,7 +138,7 @@ ask(const char *path, const char *req, char *reply, size_t len, int pvmd,
 
 	if (adopt_ask(path, req, reply, len, ADOPT_REPLY_WAIT_MS, err,
 	    sizeof(err)) == -1) {
-		if (service_absent(path))
+		if (adopt_service_absent(path))
 			no_service(path, pvmd, argv);
 		cli_die(RUN_EXIT_REFUSED, "%s", err);
 	}

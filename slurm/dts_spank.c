@@ -41,7 +41,6 @@ SPANK_PLUGIN(dts, 1);
 
 #define CONF_DEFAULT	SYSCONFDIR "/dts/dts.conf"
 #define PATH_ARG_MAX	256
-#define ABSENT_WAIT_MS	100
 #define REFUSED_EXIT	126		/* as dts-run's */
 
 static int	opt_dts = -1;			/* --dts: 1 on, 0 off, -1 none */
@@ -168,24 +167,6 @@ expand(char *out, size_t len, const char *tmpl)
 	return 0;
 }
 
-/* Nothing at path, or a socket nobody accepts on (as dts-run). */
-static int
-service_absent(const char *path)
-{
-	struct sockaddr_un	 sun = { .sun_family = AF_UNIX };
-	int			 fd, absent;
-
-	if (strlen(path) >= sizeof(sun.sun_path))
-		return 0;
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
-		return 0;
-	absent = adopt_connect(fd, &sun, ABSENT_WAIT_MS) == -1 &&
-	    (errno == ENOENT || errno == ECONNREFUSED || errno == ENOTDIR);
-	close(fd);
-	return absent;
-}
-
 /*
  * No dts answers on sock: dts.conf's no_service.  0: the task runs
  * unmanaged (one line); -1: refused (one line).
@@ -236,7 +217,7 @@ ask(spank_t sp, const char *sock, const char *host, const char *req,
 	if (adopt_ask(sock, req, reply, len, ADOPT_REPLY_WAIT_MS, err,
 	    sizeof(err)) == 0)
 		return 0;
-	if (service_absent(sock))
+	if (adopt_service_absent(sock))
 		return no_service(sp, sock, host) == 0 ? 1 : -1;
 	slurm_error("dts: %s: task not started", err);
 	return -1;
