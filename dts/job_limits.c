@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 
@@ -383,9 +385,23 @@ oom_adj(const struct limits *L, pid_t pid)
 void
 limits_fini(struct limits *L)
 {
+	struct timespec	 ts = { 0, 1000 * 1000 };
+	int		 i;
+
 	if (L->oom_fd != -1)
 		close(L->oom_fd);	/* dts-oom reads EOF and exits */
 	L->oom_fd = -1;
+	if (L->oom_pid <= 0)
+		return;
+	/* gone before dts: it runs at SCHED_FIFO, and nothing of dts's
+	 * may be left at real-time priority once dts has exited */
+	for (i = 0; i < 500 && waitpid(L->oom_pid, NULL, WNOHANG) == 0; i++)
+		nanosleep(&ts, NULL);
+	if (i == 500) {
+		(void)kill(L->oom_pid, SIGKILL);
+		(void)waitpid(L->oom_pid, NULL, 0);
+	}
+	L->oom_pid = 0;
 }
 
 /* ---- a job ----------------------------------------------------------- */

@@ -1376,13 +1376,15 @@ c_ft_daemons() {
 # namespace or K's gang that is stopped (T, t), frozen (in the gang while
 # it is frozen: STATE F), real-time (FF, RR) or at SCHED_IDLE (IDL),
 # except the node service
-# itself (dts and its dts-load run at SCHED_FIFO by design); nothing if
-# none.
+# itself (dts, its dts-load and its helper dts-oom run at SCHED_FIFO by
+# design); nothing if none.
 c_ft_leftovers() {
 	local p s c d a out=
 	d=$(c_dts_pid "$1") a=$(c_agent_pid "$1")
 	for p in $( { c_pids "$1"; c_gang_pids "$1"; } | sort -un); do
 		[ "$p" = "$d" ] || [ "$p" = "$a" ] && continue
+		[ "$(_c_comm "$p")" = dts-oom ] &&
+		    [ "$(awk '{ print $4 }' "/proc/$p/stat" 2> /dev/null)" = "$d" ] && continue
 		s=$(t_proc_state "$p") || continue
 		[ "$s" = Z ] && continue
 		c_is_stopped "$1" "$p" && [ "$s" != T ] && [ "$s" != t ] && s=F
