@@ -52,7 +52,7 @@ n_start_dts
 n_start_hog 1
 CSV=$B_OUT/size.csv
 echo "case,members,hog_pct,dts_pct,dts_rest_pct,ls_op_p50_us,ls_op_p99_us,ps_op_p50_us,ps_op_p99_us,lead_us,guard_rescues,goal_hog,goal_dts,verdict" > "$CSV"
-fail=0
+fail=0 missed=0
 GUARD0=0
 
 # rest_ns: CPU time (ns) of dts's threads but its edge thread (the one
@@ -102,8 +102,11 @@ run_case() {
 	guard=$(grep -c 'the edge thread has waited' "$T_LOG/dts.log")
 	guard=$((guard - GUARD0))
 	GUARD0=$((GUARD0 + guard))
+	# the owner's LS - 2 pt and no guard rescue are the owner's promise:
+	# a miss fails the bench; dts's 2 % is a speed goal: MISSED
 	v=pass
-	awk -v h="$hog" -v d="$dts" 'BEGIN { exit !(h >= 48 && d <= 2) }' || { v=FAIL; fail=1; }
+	awk -v d="$dts" 'BEGIN { exit !(d <= 2) }' || { v="MISSED (dts)"; missed=1; }
+	awk -v h="$hog" 'BEGIN { exit !(h >= 48) }' || { v=FAIL; fail=1; }
 	[ "$guard" = 0 ] || { v="FAIL (guard)"; fail=1; }
 	echo "$name,$members,$hog,$dts,$rest,$lp50,$lp99,$pp50,$pp99,${lead:-0},$guard,>=48,<=2,$v" >> "$CSV"
 	t_log "case $name: $members threads in the job: hog $hog %, dts $dts % of a CPU ($rest % but the edge thread), LS op p50 $lp50 us, PS op p50 $pp50 us, lead ${lead:-0} us, $guard rescue(s): $v"
@@ -162,7 +165,7 @@ if [[ $CASES == *" 7 "* ]]; then
 	gangs g4x1 w x y z
 	R7=$(awk -F, 'NR == 2 { a = $4 } NR == 3 { b = $4 } END { printf "%.2f", (a > 0 ? b / a : 0) }' "$GCSV")
 	R7V=pass
-	awk -v r="$R7" 'BEGIN { exit !(r > 0 && r <= 1.25) }' || { R7V=FAIL; fail=1; }
+	awk -v r="$R7" 'BEGIN { exit !(r > 0 && r <= 1.25) }' || { R7V=MISSED; missed=1; }
 fi
 # ---- row 6: the same edges without memory accounting (SIZE_BASE) --------------
 R6=0.00 R6V="not run"
@@ -181,7 +184,7 @@ if [ -n "${SIZE_BASE:-}" ]; then
 	a=$(op_mean p10) b=$(op_mean bp10)
 	R6=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
 	R6V=pass
-	awk -v r="$R6" 'BEGIN { exit !(r > 0 && r <= 1.05) }' || { R6V=FAIL; fail=1; }
+	awk -v r="$R6" 'BEGIN { exit !(r > 0 && r <= 1.05) }' || { R6V=MISSED; missed=1; }
 	t_log "row 6: p10's edge op $a us with memory accounting, $b us without: ${R6}x ($R6V)"
 fi
 
@@ -209,5 +212,6 @@ fi
 	b_env_note
 } > "$B_OUT/size.md"
 cat "$B_OUT/size.md"
-[ "$fail" = 0 ] || t_fail "a goal of row 5b was missed (size.md)"
+[ "$fail" = 0 ] || t_fail "the owner's LS - 2 pt, or no guard rescue, was missed (size.md)"
+[ "$missed" = 0 ] || t_log "MISSED: a speed goal of rows 5b, 6 or 7 (size.md); the owner's rows held"
 t_pass

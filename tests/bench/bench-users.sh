@@ -13,7 +13,8 @@
 #   share "job", the same jobs in the same run (dts restarted with it; it
 #     takes the jobs over): the split by job, A 60 and B 20, for reference.
 # Writes OUTDIR/users.csv (one line a window, and the means), users.md;
-# fails if the goal is missed.
+# MISSED (reported) if the goal is missed; fails if a share is outside
+# 40 +- 5 (not split by user).
 . "$(dirname "$0")/common.sh"
 b_init users "$@"
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs (pins everything to CPU 1)"
@@ -86,7 +87,7 @@ measure() {
 		a = 100 * (a1 + a2 + a3) / w; bb = 100 * b / w
 		v = "-"
 		if (sh == "user")
-			v = (a >= 39 && a <= 41 && bb >= 39 && bb <= 41) ? "pass" : "FAIL"
+			v = (a >= 39 && a <= 41 && bb >= 39 && bb <= 41) ? "pass" : (a >= 35 && a <= 45 && bb >= 35 && bb <= 45) ? "MISSED" : "FAIL"
 		printf "%s,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s\n", sh, k,
 		    w / 1e6, a, bb, 100 * a1 / w, 100 * a2 / w, 100 * a3 / w,
 		    h / (w * 10), st / (w / 1e6), goal, v }' >> "$CSV"
@@ -111,11 +112,11 @@ run_share job
 
 # the means a share, and the verdict
 MEANS=$(awk -F, 'NR > 1 { n[$1]++; for (i = 3; i <= 10; i++) s[$1, i] += $i
-		if ($12 == "FAIL") bad[$1] = 1 }
+		if ($12 == "FAIL") bad[$1] = 1; else if ($12 == "MISSED") off[$1] = 1 }
 	END { for (sh in n) { printf "%s,mean", sh
 		for (i = 3; i <= 10; i++) printf ",%.2f", s[sh, i] / n[sh]
 		printf ",%s,%s\n", sh == "user" ? "A 40 +- 1; B 40 +- 1" : "reference (A 60; B 20)",
-		    sh == "user" ? (bad[sh] ? "FAIL" : "pass") : "-" } }' "$CSV" | sort -r)
+		    sh == "user" ? (bad[sh] ? "FAIL" : off[sh] ? "MISSED" : "pass") : "-" } }' "$CSV" | sort -r)
 echo "$MEANS" >> "$CSV"
 VERDICT=$(awk -F, '$1 == "user" && $2 == "mean" { print $12 }' <<< "$MEANS")
 row() { awk -F, -v s="$1" '$1 == s && $2 == "mean"' <<< "$MEANS"; }
@@ -146,5 +147,9 @@ taskset -p -c "0-$(($(nproc --all) - 1))" $$ > /dev/null
 } > "$B_OUT/users.md"
 cat "$B_OUT/users.md"
 for l in a1 a2 a3 b1; do kill "${J_PID[$l]}" 2> /dev/null; done
-[ "$VERDICT" = pass ] || t_fail "row 5: a user's share was not 40 +- 1 points in every window (users.md)"
+# 40 +- 1 is the goal (MISSED: a speed figure, reported); outside 40 +- 5
+# the split is not by user at all (by job it is 60 / 20): that fails
+[ -n "$VERDICT" ] || t_fail "row 5: no window was measured (users.csv)"
+[ "$VERDICT" != FAIL ] || t_fail "row 5: a user's share was outside 40 +- 5 points in a window: not split by user (users.md)"
+[ "$VERDICT" = pass ] || t_log "MISSED: row 5, a user's share was not 40 +- 1 points in every window (users.md)"
 t_pass
