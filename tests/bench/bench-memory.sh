@@ -124,23 +124,10 @@ end_job big
 kill "$O2" 2> /dev/null; wait "$O2" 2> /dev/null; t_untrack "$O2"
 
 # ---- zram swap for rows 3 and 4 -------------------------------------------
-ZDEV=
-zram_off() {
-	[ -n "$ZDEV" ] || return 0
-	swapoff "/dev/zram$ZDEV" 2> /dev/null
-	echo 1 > "/sys/block/zram$ZDEV/reset" 2> /dev/null
-	echo "$ZDEV" > /sys/class/zram-control/hot_remove 2> /dev/null
-	ZDEV=
-}
-trap 't_cleanup; rc=$?; zram_off; exit $rc' EXIT
-[ -d /sys/class/zram-control ] || modprobe zram num_devices=0 2> /dev/null
-if [ -d /sys/class/zram-control ] && ZDEV=$(cat /sys/class/zram-control/hot_add) &&
-    echo 16G > "/sys/block/zram$ZDEV/disksize" && mkswap "/dev/zram$ZDEV" > /dev/null &&
-    swapon -p 100 "/dev/zram$ZDEV"; then
-	SWAP_NOTE="zram swap /dev/zram$ZDEV, 16 GiB"
+if t_zram_on 16G; then
+	SWAP_NOTE="zram swap /dev/zram$T_ZRAM, 16 GiB"
 else
-	zram_off
-	SWAP_NOTE="no swap (zram could not be set up)"
+	SWAP_NOTE="no swap ($T_ZRAM_WHY)"
 fi
 t_log "rows 3 and 4: $SWAP_NOTE"
 
@@ -203,7 +190,7 @@ row 3 "2 jobs + owner ${OWN} MiB" "quantum zero holds / parks reclaimed" "$HOLDS
 stop_dts
 n_conf mode='"static"' ip='"100ms"' ps='"80%"' log_level='"info"' memory_reclaim_after='"1s"'
 n_start_dts
-if [ -z "$ZDEV" ]; then
+if [ -z "$T_ZRAM" ]; then
 	row 4 "1 GiB parked" "reclaimed" "no swap" ">=90 % within 2 s" "FAIL"
 	fail=1
 else

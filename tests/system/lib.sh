@@ -464,6 +464,7 @@ t_cleanup() {
 	for p in "${T_PIDS[@]}"; do # reap the ones that are our children
 		_t_alive "$p" || wait "$p" 2>/dev/null
 	done
+	t_zram_off
 	_t_passed "$rc" || rc=1
 	# mounts the test made below T_DIR (t88's overlay root and its binds,
 	# in its own mount namespace): off first, deepest first, or rm -rf
@@ -481,6 +482,30 @@ t_cleanup() {
 	fi
 	[ -n "$T_RUN" ] && [ "${KEEP:-0}" != 1 ] && rm -rf "$T_RUN"
 	return "$rc"
+}
+
+# ---- zram swap ------------------------------------------------------------
+# t_zram_on SIZE: a zram swap device of the test's own (T_ZRAM: its number),
+# at priority 100; 1 (with T_ZRAM_WHY) where the machine has none to give
+# (no zram, no device to add), 2 if one would not set up.  t_cleanup
+# (t_zram_off) takes it away again: swapoff, reset, hot_remove.
+T_ZRAM= T_ZRAM_WHY=
+t_zram_on() {
+	[ -d /sys/class/zram-control ] || modprobe zram num_devices=0 2> /dev/null
+	[ -d /sys/class/zram-control ] || { T_ZRAM_WHY="no zram (modprobe zram failed)"; return 1; }
+	T_ZRAM=$(cat /sys/class/zram-control/hot_add) || { T_ZRAM= T_ZRAM_WHY="zram: hot_add failed"; return 1; }
+	echo "$1" > "/sys/block/zram$T_ZRAM/disksize" && mkswap "/dev/zram$T_ZRAM" > /dev/null &&
+	    swapon -p 100 "/dev/zram$T_ZRAM" && return 0
+	T_ZRAM_WHY="zram$T_ZRAM: disksize $1, mkswap or swapon failed"
+	t_zram_off
+	return 2
+}
+t_zram_off() {
+	[ -n "$T_ZRAM" ] || return 0
+	swapoff "/dev/zram$T_ZRAM" 2> /dev/null
+	echo 1 > "/sys/block/zram$T_ZRAM/reset" 2> /dev/null
+	echo "$T_ZRAM" > /sys/class/zram-control/hot_remove 2> /dev/null
+	T_ZRAM=
 }
 
 # ---- autogroups -----------------------------------------------------------

@@ -41,23 +41,9 @@ AVAIL_KB=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
 	t_skip "needs 4 GiB available ($((AVAIL_KB / 1024)) MiB is)"
 
 # ---- 1. zram swap of our own -------------------------------------------------
-ZDEV=
-zram_off() {
-	[ -n "$ZDEV" ] || return 0
-	swapoff "/dev/zram$ZDEV" 2> /dev/null
-	echo 1 > "/sys/block/zram$ZDEV/reset" 2> /dev/null
-	echo "$ZDEV" > /sys/class/zram-control/hot_remove 2> /dev/null
-	ZDEV=
-}
-trap 't_cleanup; rc=$?; zram_off; exit $rc' EXIT
-[ -d /sys/class/zram-control ] || modprobe zram num_devices=0 2> /dev/null ||
-	t_skip "no zram (modprobe zram failed)"
-[ -d /sys/class/zram-control ] || t_skip "no /sys/class/zram-control"
-ZDEV=$(cat /sys/class/zram-control/hot_add) || t_skip "zram: hot_add failed"
-echo 3G > "/sys/block/zram$ZDEV/disksize" || t_fail "zram$ZDEV: disksize"
-mkswap "/dev/zram$ZDEV" > /dev/null || t_fail "mkswap /dev/zram$ZDEV"
-swapon -p 100 "/dev/zram$ZDEV" || t_fail "swapon /dev/zram$ZDEV"
-t_log "swap: /dev/zram$ZDEV, 3 GiB"
+t_zram_on 3G
+case $? in 1) t_skip "$T_ZRAM_WHY" ;; 2) t_fail "$T_ZRAM_WHY" ;; esac
+t_log "swap: /dev/zram$T_ZRAM, 3 GiB"
 
 t_make_user
 t_pub_bin "$BUILD/run/dts-run" || t_fail "cannot copy dts-run"
