@@ -93,3 +93,64 @@ b_env_note() {
 	echo "When this run ended, $rt real-time (FIFO/RR) user processes of other sessions were running on the VM"
 	echo "(their own dts nodes and gangs): they preempt the processes measured here whenever they are runnable."
 }
+
+# ---- verdicts (the exit convention of every bench) ------------------------
+# A row with a goal gets a verdict the bench computes from what it measured:
+#   b_goal speed ROW 'AWK-CONDITION' [VAR=VALUE...]  -> met, or MISSED
+#   b_goal fact  ROW 'AWK-CONDITION' [VAR=VALUE...]  -> met, or FAIL
+# sets B_V to the verdict (for the table) and returns 0 if met.  ROW names
+# the row in the summary line.  A fact (0 SCHEDULEs missed, no fallback, a
+# legitimate command followed...) fails the bench even in --quick; a speed
+# goal missed is reported.  b_done ends the bench:
+#   exit 1  a fact failed (or the daemons logged an unexpected error)
+#   exit 3  only speed goals missed (run.sh: FAIL unless --report-only)
+#   exit 0  every goal met
+# and prints one summary line "bench-NAME: N MISSED (rows ...)" or
+# "bench-NAME: N FAIL (rows ...)".  It also stamps OUT/NAME.md with the run
+# the numbers come from (b_stamp), which docs/performance.md shows.
+B_MISSED=() B_FAILED=() B_V=
+b_goal() {
+	local kind=$1 row=$2 cond=$3 a
+	shift 3
+	local -a v=()
+	for a in "$@"; do v+=(-v "$a"); done
+	if awk "${v[@]}" "BEGIN { exit !($cond) }"; then
+		B_V=met
+		return 0
+	fi
+	case $kind in
+	speed) B_V=MISSED; B_MISSED+=("$row") ;;
+	fact) B_V=FAIL; B_FAILED+=("$row") ;;
+	*) t_fail "b_goal: kind $kind: speed or fact" ;;
+	esac
+	t_log "$B_V: row $row: $cond ($*)"
+	return 1
+}
+
+# b_stamp: the run these numbers come from, one Markdown line.
+b_stamp() {
+	local c d
+	c=$(git -C "$B_SRC" rev-parse --short HEAD 2> /dev/null) || c=unknown
+	d=$(git -C "$B_SRC" status --porcelain --untracked-files=no 2> /dev/null | head -c1)
+	echo "*Run: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $c${d:+ (with local changes)}," \
+	    "$(nproc) CPUs, $(uname -r), bench-$B_NAME$([ "$B_QUICK" = 1 ] && echo ' --quick').*"
+}
+
+# b_done: the end of every bench (never a bare exit 0: t_pass checks the
+# daemons' logs).
+b_done() {
+	local md=$B_OUT/$B_NAME.md
+	[ -f "$md" ] && { echo; b_stamp; } >> "$md"
+	if [ "${#B_FAILED[@]}" -gt 0 ]; then
+		echo "bench-$B_NAME: ${#B_FAILED[@]} FAIL (rows ${B_FAILED[*]})${B_MISSED[*]:+; ${#B_MISSED[@]} MISSED (rows ${B_MISSED[*]})}"
+		t_fail "a correctness fact failed: rows ${B_FAILED[*]} ($B_NAME.md)"
+	fi
+	if [ "${#B_MISSED[@]}" -gt 0 ]; then
+		# t_pass's log check still runs (in t_cleanup, as the daemons end);
+		# the exit status becomes 3 if that passed
+		B_SUMMARY="bench-$B_NAME: ${#B_MISSED[@]} MISSED (rows ${B_MISSED[*]})"
+		T_NAME="$T_NAME (correctness held; speed goals MISSED)"
+		trap 't_cleanup; r=$?; [ "$r" = 0 ] && { echo "$B_SUMMARY"; r=3; }; exit $r' EXIT
+	fi
+	t_pass
+}
