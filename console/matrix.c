@@ -9,9 +9,44 @@
 #include "job.h"
 #include "matrix.h"
 
+/* the hash of a job name (FNV-1a), up to its NUL */
+static uint32_t
+name_hash(const char *job)
+{
+	uint32_t	 h = 2166136261u;
+	size_t		 i;
+
+	for (i = 0; i < PROTO_JOB_LEN && job[i] != '\0'; i++)
+		h = (h ^ (uint8_t)job[i]) * 16777619u;
+	return h;
+}
+
 void
 matrix_init(struct matrix *m)
 {
+	int	 i;
+
+	for (i = 0; i < m->nnodes; i++)
+		m->node_njobs[i] = 0;
+	if (m->hashcap > 0)
+		memset(m->hash, 0, (size_t)m->hashcap * sizeof(m->hash[0]));
+	m->ps_us = 0;
+	m->njobs = 0;
+	m->nrows = 0;
+	m->nnodes = 0;
+	m->most = 0;
+	m->refused = 0;
+	m->npairs = 0;
+}
+
+void
+matrix_free(struct matrix *m)
+{
+	free(m->job);
+	free(m->row);
+	free(m->order);
+	free(m->pair);
+	free(m->hash);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -39,21 +74,73 @@ name_ok(const char *job, char *err, size_t errlen)
 	return 0;
 }
 
+/* The slot of job's index in the hash: where it is, or the free one. */
+static int
+hash_slot(const struct matrix *m, const char *job)
+{
+	int	 h = (int)(name_hash(job) & (uint32_t)(m->hashcap - 1));
+
+	while (m->hash[h] != 0 && strncmp(m->job[m->hash[h] - 1].name, job,
+	    PROTO_JOB_LEN) != 0)
+		h = (h + 1) & (m->hashcap - 1);
+	return h;
+}
+
 int
 matrix_find(const struct matrix *m, const char *job)
 {
-	int	 i;
-
-	for (i = 0; i < m->njobs; i++)
-		if (strncmp(m->job[i].name, job, PROTO_JOB_LEN) == 0)
-			return i;
-	return -1;
+	return m->hashcap == 0 ? -1 : m->hash[hash_slot(m, job)] - 1;
 }
 
+/* realloc *p to n elements of size: 0, or -1 (*p as it was) */
 static int
-on_node(const struct matrix_job *j, int node)
+grow(void *p, int n, size_t size)
 {
-	return (j->nodes[node / 64] >> (node % 64)) & 1;
+	void	*q = realloc(*(void **)p, (size_t)n * size);
+
+	if (q == NULL)
+		return -1;
+	*(void **)p = q;
+	return 0;
+}
+
+/* Room for one more job: 0, or -1 (nothing changed). */
+static int
+job_room(struct matrix *m)
+{
+	int	 cap, i;
+
+	if (m->njobs < m->cap)
+		return 0;
+	cap = m->cap == 0 ? 64 : m->cap * 2;
+	if (grow(&m->job, cap, sizeof(m->job[0])) == -1 ||
+	    grow(&m->row, cap, sizeof(m->row[0])) == -1 ||
+	    grow(&m->order, cap, sizeof(m->order[0])) == -1)
+		return -1;
+	if (cap * 2 > m->hashcap) {
+		if (grow(&m->hash, cap * 2, sizeof(m->hash[0])) == -1)
+			return -1;
+		m->hashcap = cap * 2;
+		memset(m->hash, 0, (size_t)m->hashcap * sizeof(m->hash[0]));
+		for (i = 0; i < m->njobs; i++)
+			m->hash[hash_slot(m, m->job[i].name)] = i + 1;
+	}
+	m->cap = cap;
+	return 0;
+}
+
+/* Room for one more (node, job) pair: 0, or -1 (nothing changed). */
+static int
+pair_room(struct matrix *m)
+{
+	int	 cap = m->paircap == 0 ? 256 : m->paircap * 2;
+
+	if (m->npairs < m->paircap)
+		return 0;
+	if (grow(&m->pair, cap, sizeof(m->pair[0])) == -1)
+		return -1;
+	m->paircap = cap;
+	return 0;
 }
 
 int
@@ -61,7 +148,7 @@ matrix_add(struct matrix *m, int node, const char *job, char *err,
     size_t errlen)
 {
 	struct matrix_job	*j;
-	int			 i;
+	int			 i, k, h;
 
 	if (node < 0 || node >= MATRIX_NODES_MAX) {
 		snprintf(err, errlen, "node %d is out of range [0, %d)", node,
@@ -70,34 +157,37 @@ matrix_add(struct matrix *m, int node, const char *job, char *err,
 	}
 	if (name_ok(job, err, errlen) == -1)
 		goto refused;
-	if ((i = matrix_find(m, job)) >= 0 && on_node(&m->job[i], node))
-		return 0;
+	if ((i = matrix_find(m, job)) >= 0)
+		for (k = 0; node < m->nnodes && k < m->node_njobs[node]; k++)
+			if (m->node_job[node][k] == i)
+				return 0;
 	if (m->node_njobs[node] >= PROTO_JOBS_MAX) {
 		snprintf(err, errlen, "job %s: its node has %d jobs already "
 		    "(at most %d a node): left out", job, m->node_njobs[node],
 		    PROTO_JOBS_MAX);
 		goto refused;
 	}
+	if ((i < 0 && job_room(m) == -1) || pair_room(m) == -1) {
+		snprintf(err, errlen, "job %s: out of memory: left out", job);
+		goto refused;
+	}
 	if (i < 0) {
-		if (m->njobs >= MATRIX_JOBS_MAX) {
-			snprintf(err, errlen, "job %s: the cluster has %d jobs "
-			    "already (at most %d): left out", job, m->njobs,
-			    MATRIX_JOBS_MAX);
-			goto refused;
-		}
+		h = hash_slot(m, job);
 		i = m->njobs++;
 		j = &m->job[i];
 		memset(j, 0, sizeof(*j));
 		memcpy(j->name, job, strlen(job));
 		j->weight = MATRIX_WEIGHT_DEFAULT;
 		j->row = -1;
+		m->hash[h] = i + 1;
 	}
-	j = &m->job[i];
-	j->nodes[node / 64] |= (uint64_t)1 << (node % 64);
-	j->nnodes++;
-	m->node_job[node][m->node_njobs[node]++] = (int16_t)i;
-	if (node >= m->nnodes)
+	m->job[i].nnodes++;
+	m->npairs++;
+	if (node >= m->nnodes)		/* (node_njobs is 0 from there) */
 		m->nnodes = node + 1;
+	m->node_job[node][m->node_njobs[node]++] = i;
+	if (m->node_njobs[node] > m->most)
+		m->most = m->node_njobs[node];
 	return 0;
 refused:
 	m->refused++;
@@ -115,9 +205,10 @@ matrix_set_weight(struct matrix *m, const char *job, int w)
 	return 0;
 }
 
-/* The packing order: more nodes first, then by name. */
+/* The sorts' matrix (qsort has no argument for it). */
 static const struct matrix *sort_m;
 
+/* The packing order: more nodes first, then by name. */
 static int
 job_order(const void *a, const void *b)
 {
@@ -129,40 +220,78 @@ job_order(const void *a, const void *b)
 	return strncmp(x->name, y->name, PROTO_JOB_LEN);
 }
 
+/* A name's user: the bytes up to its ':' or NUL (job_same_user). */
+static size_t
+user_len(const char *name)
+{
+	size_t	 k;
+
+	for (k = 0; k < PROTO_JOB_LEN && name[k] != ':' && name[k] != '\0';
+	    k++)
+		;
+	return k;
+}
+
+/* By user (job_same_user's: the user and the byte that ends it), then
+ * by index, so that a user's first job comes first. */
+static int
+user_order(const void *a, const void *b)
+{
+	int		 i = *(const int *)a, k = *(const int *)b;
+	const char	*x = sort_m->job[i].name, *y = sort_m->job[k].name;
+	size_t		 n = user_len(x), o = user_len(y);
+	int		 c;
+
+	if (n != o)
+		return n < o ? -1 : 1;
+	if ((c = memcmp(x, y, n)) != 0)
+		return c;
+	if (n < PROTO_JOB_LEN && x[n] != y[n])
+		return x[n] < y[n] ? -1 : 1;
+	return i < k ? -1 : i > k;
+}
+
 _Static_assert(MATRIX_SHARE_UNIT % 840 == 0 && PROTO_JOBS_MAX <= 8,
     "every count of a user's jobs on a node divides MATRIX_SHARE_UNIT");
 
 /*
  * Each job's share: its weight divided by the most jobs its user has on
- * one of its nodes (matrix.h).
+ * one of its nodes (matrix.h).  Users by one sort of the jobs, then
+ * PROTO_JOBS_MAX^2 a node.
  */
 static void
 shares(struct matrix *m)
 {
-	int	 user[MATRIX_JOBS_MAX], most[MATRIX_JOBS_MAX];
-	int	 i, k, node, a, b, n;
+	int	 i, k, a, b, n, node, u = -1;
+	int	*ix = m->order;
 
+	for (i = 0; i < m->njobs; i++)
+		ix[i] = i;
+	sort_m = m;
+	qsort(ix, (size_t)m->njobs, sizeof(ix[0]), user_order);
 	for (i = 0; i < m->njobs; i++) {
-		for (k = 0; k < i && !job_same_user(m->job[i].name,
-		    m->job[k].name); k++)
-			;
-		user[i] = k;
-		most[i] = 1;
+		if (i == 0 || !job_same_user(m->job[ix[i]].name,
+		    m->job[ix[i - 1]].name))
+			u = ix[i];
+		m->job[ix[i]].user = u;
+		m->job[ix[i]].most = 1;
 	}
 	for (node = 0; node < m->nnodes; node++) {
 		if (m->node_njobs[node] < 2)
 			continue;
 		for (a = 0; a < m->node_njobs[node]; a++) {
 			i = m->node_job[node][a];
-			for (b = 0, n = 0; b < m->node_njobs[node]; b++)
-				n += user[m->node_job[node][b]] == user[i];
-			if (n > most[i])
-				most[i] = n;
+			for (b = 0, n = 0; b < m->node_njobs[node]; b++) {
+				k = m->node_job[node][b];
+				n += m->job[k].user == m->job[i].user;
+			}
+			if (n > m->job[i].most)
+				m->job[i].most = n;
 		}
 	}
 	for (i = 0; i < m->njobs; i++)
 		m->job[i].share = m->job[i].weight * MATRIX_SHARE_UNIT /
-		    most[i];
+		    m->job[i].most;
 }
 
 const char *
@@ -175,48 +304,69 @@ matrix_share_format(int share, char *buf, size_t len)
 	return buf;
 }
 
-/* the words of a node set in use: nodes 0 .. nnodes - 1 */
-#define WORDS(m)	(((m)->nnodes + 63) / 64)
-
-static int
-overlap(const uint64_t *a, const uint64_t *b, int words)
+/* Each job's nodes, in pair[] by job (first, nnodes): O(pairs). */
+static void
+job_nodes(struct matrix *m)
 {
-	int	 k;
+	int	 i, k, node, at = 0;
 
-	for (k = 0; k < words; k++)
-		if (a[k] & b[k])
-			return 1;
-	return 0;
+	for (i = 0; i < m->njobs; i++) {
+		m->job[i].first = at;
+		at += m->job[i].nnodes;
+		m->order[i] = 0;	/* filled so far */
+	}
+	for (node = 0; node < m->nnodes; node++)
+		for (k = 0; k < m->node_njobs[node]; k++) {
+			i = m->node_job[node][k];
+			m->pair[m->job[i].first + m->order[i]++] = node;
+		}
+}
+
+/*
+ * Job i's row, first fit: the lowest row that none of its nodes has a
+ * job in.  Only the rows taken on its own nodes are looked at (marked
+ * with stamp), so a job costs its pairs, not the rows.
+ */
+static int
+first_fit(struct matrix *m, int i, int stamp)
+{
+	const struct matrix_job	*j = &m->job[i];
+	int			 a, k, node, r;
+
+	for (a = 0; a < j->nnodes; a++) {
+		node = m->pair[j->first + a];
+		for (k = 0; k < m->node_njobs[node]; k++)
+			if ((r = m->job[m->node_job[node][k]].row) >= 0)
+				m->row[r].mark = stamp;
+	}
+	for (r = 0; r < m->nrows && m->row[r].mark == stamp; r++)
+		;
+	return r;
 }
 
 void
 matrix_pack(struct matrix *m, uint32_t ps_us)
 {
-	/* (static: 128 KiB; only the words in use are cleared and read) */
-	static uint64_t	 used[MATRIX_JOBS_MAX][MATRIX_NODES_MAX / 64];
 	uint64_t	 sum = 0, before = 0;
-	int		 order[MATRIX_JOBS_MAX], i, k, r;
+	int		 i, r;
 
-	for (r = 0; r < m->njobs; r++)
-		memset(used[r], 0, (size_t)WORDS(m) * sizeof(used[r][0]));
-	memset(m->row, 0, sizeof(m->row));
 	m->nrows = 0;
 	m->ps_us = ps_us;
 	shares(m);
-	for (i = 0; i < m->njobs; i++)
-		order[i] = i;
-	sort_m = m;
-	qsort(order, (size_t)m->njobs, sizeof(order[0]), job_order);
+	job_nodes(m);
 	for (i = 0; i < m->njobs; i++) {
-		struct matrix_job *j = &m->job[order[i]];
+		m->order[i] = i;
+		m->job[i].row = -1;
+		memset(&m->row[i], 0, sizeof(m->row[i]));
+	}
+	sort_m = m;
+	qsort(m->order, (size_t)m->njobs, sizeof(m->order[0]), job_order);
+	for (i = 0; i < m->njobs; i++) {
+		struct matrix_job *j = &m->job[m->order[i]];
 
-		for (r = 0; r < m->nrows; r++)
-			if (!overlap(used[r], j->nodes, WORDS(m)))
-				break;
+		r = first_fit(m, m->order[i], i + 1);
 		if (r == m->nrows)
 			m->nrows++;
-		for (k = 0; k < WORDS(m); k++)
-			used[r][k] |= j->nodes[k];
 		j->row = r;
 		m->row[r].njobs++;
 		if (j->share > m->row[r].share)
@@ -240,7 +390,7 @@ matrix_cell(const struct matrix *m, int r, int node)
 {
 	int	 i;
 
-	if (node < 0 || node >= MATRIX_NODES_MAX)
+	if (node < 0 || node >= m->nnodes)
 		return -1;
 	for (i = 0; i < m->node_njobs[node]; i++)
 		if (m->job[m->node_job[node][i]].row == r)
@@ -252,19 +402,28 @@ int
 matrix_slots(const struct matrix *m, int node, struct proto_slot *slot,
     int cap)
 {
-	int	 n = 0, r, j;
+	int	 job[PROTO_JOBS_MAX], n = 0, i, k, t;
 
 	memset(slot, 0, (size_t)cap * sizeof(*slot));
-	if (node < 0 || node >= MATRIX_NODES_MAX)
+	if (node < 0 || node >= m->nnodes)
 		return 0;
-	for (r = 0; r < m->nrows && n < cap; r++) {
-		if ((j = matrix_cell(m, r, node)) < 0 ||
-		    m->row[r].len_us == 0)
+	for (i = 0; i < m->node_njobs[node]; i++) {
+		t = m->node_job[node][i];
+		if (m->job[t].row < 0 || m->row[m->job[t].row].len_us == 0)
 			continue;
-		memcpy(slot[n].job, m->job[j].name, sizeof(slot[n].job));
-		slot[n].start_us = m->row[r].start_us;
-		slot[n].len_us = m->row[r].len_us;
-		n++;
+		/* by row, which is by start */
+		for (k = n++; k > 0 && m->job[job[k - 1]].row >
+		    m->job[t].row; k--)
+			job[k] = job[k - 1];
+		job[k] = t;
+	}
+	if (n > cap)
+		n = cap;
+	for (i = 0; i < n; i++) {
+		t = job[i];
+		memcpy(slot[i].job, m->job[t].name, sizeof(slot[i].job));
+		slot[i].start_us = m->row[m->job[t].row].start_us;
+		slot[i].len_us = m->row[m->job[t].row].len_us;
 	}
 	return n;
 }

@@ -23,7 +23,18 @@
  * has no job of a node, the node runs its other jobs (work-conserving is
  * the node's part, dts(8)); the console sends each node its own jobs only.
  *
- * Pure code: no I/O, no clock.
+ * Scale: a node holds at most PROTO_JOBS_MAX jobs, so the cluster's jobs
+ * are bounded by the nodes (PROTO_JOBS_MAX x nodes), not by a table of
+ * their own: jobs and rows are arrays that grow.  Every node of the
+ * console's table (MATRIX_NODES_MAX, its bound) has its slot table.
+ * matrix_pack costs O(P + J log J) for P (node, job) pairs and J jobs:
+ * a job's first fit looks at the rows taken on its own nodes only (at
+ * most PROTO_JOBS_MAX - 1 a node), never at other rows' node sets;
+ * matrix_add and matrix_find are O(1) (a hash of the names), and
+ * matrix_slots O(PROTO_JOBS_MAX).
+ *
+ * Pure code: no I/O, no clock.  Memory: malloc'd, kept from one
+ * matrix_init to the next (a master refills the same matrix every SI).
  */
 #ifndef DTS_CONSOLE_MATRIX_H
 #define DTS_CONSOLE_MATRIX_H
@@ -33,7 +44,6 @@
 
 #include "proto.h"
 
-#define MATRIX_JOBS_MAX		64	/* jobs in the cluster */
 #define MATRIX_NODES_MAX	16384	/* NODES_TABLE_MAX: console.nodes */
 #define MATRIX_WEIGHT_MAX	100
 #define MATRIX_WEIGHT_DEFAULT	1
@@ -46,7 +56,10 @@ struct matrix_job {
 					   MATRIX_SHARE_UNIT / n */
 	int		 row;		/* after matrix_pack */
 	int		 nnodes;
-	uint64_t	 nodes[MATRIX_NODES_MAX / 64];	/* a bit a node */
+	/* matrix_pack's own */
+	int		 user;		/* the index of its user's first job */
+	int		 most;		/* n: its user's most jobs on a node */
+	int		 first;		/* its nodes: pair[first .. +nnodes) */
 };
 
 struct matrix_row {
@@ -54,29 +67,44 @@ struct matrix_row {
 	uint32_t	 start_us;	/* from the PS start */
 	uint32_t	 len_us;
 	int		 njobs;
+	int		 mark;		/* matrix_pack's own */
 };
 
 struct matrix {
 	uint32_t	 ps_us;
 	int		 njobs;
-	struct matrix_job job[MATRIX_JOBS_MAX];
+	struct matrix_job *job;		/* [njobs] */
 	int		 nrows;
-	struct matrix_row row[MATRIX_JOBS_MAX];
+	struct matrix_row *row;		/* [nrows] */
 	int		 nnodes;	/* one past the highest node index */
+	int		 most;		/* the most jobs on one node */
 	uint8_t		 node_njobs[MATRIX_NODES_MAX];
-	int16_t		 node_job[MATRIX_NODES_MAX][PROTO_JOBS_MAX];
+	int32_t		 node_job[MATRIX_NODES_MAX][PROTO_JOBS_MAX];
 	int		 refused;	/* matrix_add()s refused */
+	/* storage (matrix_init keeps it) */
+	int		 cap;		/* of job, row, order */
+	int		 npairs, paircap;
+	int		*pair;		/* each job's nodes, by job */
+	int		*order;
+	int		 hashcap;	/* a power of 2, >= 2 cap; 0: none */
+	int		*hash;		/* job index + 1, 0: free */
 };
 
-/* Empty: no job, no row. */
+/*
+ * Empty: no job, no row.  m is zeroed (static, calloc, memset) before
+ * its first matrix_init; later ones keep its storage.
+ */
 void matrix_init(struct matrix *m);
+
+/* Give back m's storage (m is zeroed: matrix_init can take it again). */
+void matrix_free(struct matrix *m);
 
 /*
  * Job (a name as STATUS gives it: PROTO_JOB_LEN bytes, NUL terminated
  * within them, printable, no space) runs on node.  Twice the same on a
  * node is once.  0, or -1 with a one-line err, nothing changed (and
  * refused counted): a bad name, node out of range, the node has
- * PROTO_JOBS_MAX jobs already, the cluster MATRIX_JOBS_MAX.
+ * PROTO_JOBS_MAX jobs already, no memory.
  */
 int matrix_add(struct matrix *m, int node, const char *job, char *err,
     size_t errlen);

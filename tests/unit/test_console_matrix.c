@@ -2,7 +2,9 @@
  * test_console_matrix.c - the gang matrix: packing into rows (jobs on
  * disjoint nodes share one), each row's share of PS (equal, weighted),
  * rounding to exactly PS, each node's slot table, a node's job limit,
- * bad names, determinism whatever the input order, and the weight table.
+ * bad names, determinism whatever the input order, the weight table, and
+ * the cluster's scale (hundreds of jobs on a thousand nodes: gangs,
+ * first fit and the per-user rule checked the long way).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,12 +20,19 @@
 static struct matrix *
 mx_new(void)
 {
-	struct matrix	*m = malloc(sizeof(*m));
+	struct matrix	*m = calloc(1, sizeof(*m));
 
 	if (m == NULL)
 		abort();
 	matrix_init(m);
 	return m;
+}
+
+static void
+mx_free(struct matrix *m)
+{
+	matrix_free(m);
+	free(m);
 }
 
 static void
@@ -78,7 +87,7 @@ test_same_nodes_two_rows(void **state)
 		assert_int_equal(s[1].start_us, 40000);
 		assert_int_equal(s[1].len_us, 40000);
 	}
-	free(m);
+	mx_free(m);
 }
 
 static void
@@ -103,7 +112,7 @@ test_disjoint_one_row(void **state)
 	assert_string_equal(s[0].job, "bob:b");
 	assert_int_equal(s[0].len_us, 80000);
 	assert_int_equal(slots(m, 4, s), 0);	/* no job there */
-	free(m);
+	mx_free(m);
 }
 
 /* A job alone on its hosts shares a row with one elsewhere. */
@@ -132,7 +141,7 @@ test_chain(void **state)
 	assert_string_equal(s[0].job, "u:c");
 	assert_string_equal(s[1].job, "u:b");
 	assert_int_equal(s[1].start_us, 45000);
-	free(m);
+	mx_free(m);
 }
 
 static void
@@ -159,7 +168,7 @@ test_four_on_one(void **state)
 		assert_int_equal(s[i].start_us, 20000 * i);
 		assert_int_equal(s[i].len_us, 20000);
 	}
-	free(m);
+	mx_free(m);
 }
 
 static void
@@ -194,7 +203,7 @@ test_weights(void **state)
 	assert_int_equal(matrix_set_weight(m, "nobody:x", 5), -1);
 	assert_int_equal(matrix_set_weight(m, "carol:x", 0), -1);
 	assert_int_equal(matrix_set_weight(m, "carol:x", 101), -1);
-	free(m);
+	mx_free(m);
 }
 
 /*
@@ -266,7 +275,7 @@ test_user_share(void **state)
 	assert_int_equal(s[1].len_us, 20000);
 	assert_string_equal(matrix_share_format(m->row[0].share, w,
 	    sizeof(w)), "0.50");
-	free(m);
+	mx_free(m);
 }
 
 /* Slots that do not divide evenly still end exactly at PS. */
@@ -289,7 +298,7 @@ test_rounding(void **state)
 	assert_int_equal(s[1].start_us, s[0].len_us);
 	assert_int_equal(s[2].start_us + s[2].len_us, 100001);
 	assert_int_equal(s[0].len_us + s[1].len_us + s[2].len_us, 100001);
-	free(m);
+	mx_free(m);
 }
 
 /* A node lists at most PROTO_JOBS_MAX jobs: a 9th is refused, in a line. */
@@ -317,7 +326,7 @@ test_node_full(void **state)
 	assert_int_equal(s[PROTO_JOBS_MAX - 1].start_us +
 	    s[PROTO_JOBS_MAX - 1].len_us, 80000);
 	assert_int_equal(slots(m, 1, s), 1);
-	free(m);
+	mx_free(m);
 }
 
 static void
@@ -341,7 +350,7 @@ test_bad_input(void **state)
 	assert_int_equal(m->refused, 6);
 	matrix_pack(m, 80000);	/* nothing: no row, no division by 0 */
 	assert_int_equal(m->nrows, 0);
-	free(m);
+	mx_free(m);
 }
 
 /*
@@ -369,7 +378,7 @@ test_many_nodes(void **state)
 	assert_int_equal(s[0].len_us, 40000);
 	assert_int_equal(slots(m, MATRIX_NODES_MAX - 1, s), 1);
 	assert_int_equal(s[0].start_us, 0);
-	free(m);
+	mx_free(m);
 }
 
 /* The same cluster in any order: the same rows, the same tables. */
@@ -424,8 +433,281 @@ test_deterministic(void **state)
 	assert_int_equal(a->job[matrix_find(a, "bob:mpi")].row, 1);
 	assert_int_equal(a->job[matrix_find(a, "carol:x")].row, 1);
 	assert_int_equal(a->job[matrix_find(a, "erin:z")].row, 2);
-	free(a);
-	free(b);
+	mx_free(a);
+	mx_free(b);
+}
+
+/*
+ * The cluster's scale: 1,200 nodes, 400 jobs of 4-40 nodes (5 users), a
+ * node never past PROTO_JOBS_MAX.  Every job is in, past the old caps
+ * (64 jobs, 256 nodes); each job's slot is the same on every one of its
+ * nodes (its gang), on none of them empty; the rows are a first fit (a
+ * job's row is the lowest none of its nodes has a job in); each share
+ * is the per-user rule computed the long way (weight / the most jobs
+ * its user has on one of its nodes); the rows end exactly at PS.
+ */
+enum { SC_NODES = 1200, SC_JOBS = 400 };
+
+static int
+sc_fill(struct matrix *m, unsigned seed, int jobs, int nodes)
+{
+	static unsigned char	 load[SC_NODES];
+	char			 job[PROTO_JOB_LEN];
+	int			 i, k, at, size, tries, ok = 0;
+
+	memset(load, 0, sizeof(load));
+	srand(seed);
+	for (i = 0; i < jobs; i++) {
+		size = 4 + rand() % 37;
+		for (tries = 0; tries < 1000; tries++) {
+			at = rand() % (nodes - size);
+			for (k = 0; k < size && load[at + k] < PROTO_JOBS_MAX;
+			    k++)
+				;
+			if (k == size)
+				break;
+		}
+		if (tries == 1000)
+			continue;
+		snprintf(job, sizeof(job), "user%d:job%d", i % 5, i);
+		for (k = 0; k < size; k++) {
+			add(m, at + k, job);
+			load[at + k]++;
+		}
+		ok++;
+	}
+	return ok;
+}
+
+/* the long way: does job i's user have n jobs on one of its nodes? */
+static int
+sc_most(const struct matrix *m, int i)
+{
+	int	 node, a, n, most = 1, on;
+
+	for (node = 0; node < m->nnodes; node++) {
+		for (a = 0, on = 0, n = 0; a < m->node_njobs[node]; a++) {
+			int	 k = m->node_job[node][a];
+			size_t	 u = strcspn(m->job[k].name, ":");
+
+			on |= k == i;
+			n += strncmp(m->job[k].name, m->job[i].name, u + 1) == 0;
+		}
+		if (on && n > most)
+			most = n;
+	}
+	return most;
+}
+
+static void
+sc_check(const struct matrix *m)
+{
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+	uint32_t		*start, *len;
+	int			*seen, node, i, k, n, r, end = 0, a, b;
+
+	start = calloc((size_t)m->njobs, sizeof(*start));
+	len = calloc((size_t)m->njobs, sizeof(*len));
+	seen = calloc((size_t)m->njobs, sizeof(*seen));
+	assert_non_null(start);
+	assert_non_null(len);
+	assert_non_null(seen);
+	for (node = 0; node < m->nnodes; node++) {
+		n = slots(m, node, s);
+		assert_int_equal(n, m->node_njobs[node]);
+		for (k = 0; k < n; k++) {
+			i = matrix_find(m, s[k].job);
+			assert_true(i >= 0);
+			if (seen[i]++ == 0) {
+				start[i] = s[k].start_us;
+				len[i] = s[k].len_us;
+			}
+			assert_int_equal(s[k].start_us, start[i]);
+			assert_int_equal(s[k].len_us, len[i]);
+		}
+	}
+	for (i = 0; i < m->njobs; i++) {
+		assert_int_equal(seen[i], m->job[i].nnodes);
+		assert_int_equal(m->job[i].share, m->job[i].weight *
+		    MATRIX_SHARE_UNIT / sc_most(m, i));
+		/* first fit: each lower row has a job on one of its nodes */
+		for (r = 0; r < m->job[i].row; r++) {
+			for (node = 0, b = 0; node < m->nnodes && !b; node++) {
+				for (a = 0, k = 0; a < m->node_njobs[node]; a++)
+					k |= m->node_job[node][a] == i;
+				b = k && matrix_cell(m, r, node) >= 0;
+			}
+			assert_true(b);
+		}
+	}
+	for (r = 0; r < m->nrows; r++) {
+		assert_int_equal(m->row[r].start_us, end);
+		end += (int)m->row[r].len_us;
+	}
+	assert_int_equal(end, m->ps_us);
+	free(start);
+	free(len);
+	free(seen);
+}
+
+static void
+test_scale(void **state)
+{
+	struct matrix	*m = mx_new();
+	int		 n;
+
+	(void)state;
+	n = sc_fill(m, 37, SC_JOBS, SC_NODES);
+	assert_true(n >= 300);
+	assert_int_equal(m->refused, 0);
+	assert_int_equal(m->njobs, n);
+	assert_true(m->nnodes > 256);
+	assert_int_equal(matrix_set_weight(m, "user3:job3", 4), 0);
+	matrix_pack(m, 50000);
+	assert_true(m->nrows >= PROTO_JOBS_MAX);
+	sc_check(m);
+	mx_free(m);
+}
+
+/*
+ * matrix_init keeps the storage: a matrix refilled with a smaller
+ * cluster is the one a fresh matrix makes of it (no node, job or row
+ * left over from the bigger one).
+ */
+static void
+test_refill(void **state)
+{
+	struct matrix		*m = mx_new(), *f = mx_new();
+	struct proto_slot	 a[PROTO_JOBS_MAX], b[PROTO_JOBS_MAX];
+	int			 node;
+
+	(void)state;
+	(void)sc_fill(m, 5, SC_JOBS, SC_NODES);
+	matrix_pack(m, 50000);
+	matrix_init(m);
+	assert_int_equal(m->njobs, 0);
+	assert_int_equal(matrix_find(m, "user0:job0"), -1);
+	(void)sc_fill(m, 6, 100, 300);
+	(void)sc_fill(f, 6, 100, 300);
+	matrix_pack(m, 50000);
+	matrix_pack(f, 50000);
+	assert_int_equal(m->njobs, f->njobs);
+	assert_int_equal(m->nrows, f->nrows);
+	for (node = 0; node < SC_NODES; node++) {
+		assert_int_equal(slots(m, node, a), slots(f, node, b));
+		assert_memory_equal(a, b, sizeof(a));
+	}
+	sc_check(m);
+	mx_free(m);
+	mx_free(f);
+}
+
+/*
+ * Past the old caps: the 65th job and later get their slots, on nodes
+ * past the 256th; a job alone on its nodes has the whole PS.
+ */
+static void
+test_past_caps(void **state)
+{
+	struct matrix		*m = mx_new();
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+	char			 job[PROTO_JOB_LEN];
+	int			 i;
+
+	(void)state;
+	for (i = 0; i < 200; i++) {	/* 200 jobs, 2 nodes each, alone */
+		snprintf(job, sizeof(job), "u%d:j", i);
+		add(m, 300 + 2 * i, job);
+		add(m, 301 + 2 * i, job);
+	}
+	add(m, 699, "late:x");		/* beside u199:j */
+	matrix_pack(m, 80000);
+	assert_int_equal(m->njobs, 201);
+	assert_int_equal(m->nrows, 2);
+	assert_int_equal(slots(m, 300 + 2 * 150, s), 1);
+	assert_string_equal(s[0].job, "u150:j");
+	assert_int_equal(s[0].len_us, 40000);
+	assert_int_equal(slots(m, 699, s), 2);
+	assert_string_equal(s[1].job, "late:x");
+	assert_int_equal(s[1].start_us, 40000);
+	assert_int_equal(slots(m, 299, s), 0);
+	assert_int_equal(slots(m, 701, s), 0);
+	mx_free(m);
+}
+
+/*
+ * The per-user rule: user a's 3 jobs on node 0 with b's one and ab's
+ * one (another user, whose name begins with a's), a:3 also on node 1:
+ * each of a's jobs weighs 1/3 wherever it runs (its user's most jobs on
+ * one of its nodes), b and ab 1 each: node 0's PS in three, a's jobs
+ * share a third.
+ */
+static void
+test_user_rows(void **state)
+{
+	struct matrix		*m = mx_new();
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+	char			 buf[16];
+	int			 i, a = 0;
+
+	(void)state;
+	add(m, 0, "a:1");
+	add(m, 0, "a:2");
+	add(m, 0, "a:3");
+	add(m, 0, "b:1");
+	add(m, 0, "ab:1");
+	add(m, 1, "a:3");
+	matrix_pack(m, 60000);
+	assert_string_equal(matrix_share_format(m->job[matrix_find(m,
+	    "a:3")].share, buf, sizeof(buf)), "0.33");
+	assert_int_equal(m->job[matrix_find(m, "ab:1")].share,
+	    MATRIX_SHARE_UNIT);
+	assert_int_equal(slots(m, 0, s), 5);
+	for (i = 0; i < 5; i++)
+		if (strncmp(s[i].job, "a:", 2) == 0)
+			a += (int)s[i].len_us;
+		else
+			assert_int_equal(s[i].len_us, 20000);
+	assert_int_equal(a, 20000);
+	assert_int_equal(slots(m, 1, s), 1);
+	assert_string_equal(s[0].job, "a:3");
+	mx_free(m);
+}
+
+/* Bad input changes nothing: the jobs, pairs and the next pack's rows. */
+static void
+test_bad_pack_input(void **state)
+{
+	struct matrix		*m = mx_new();
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+	char			 err[256], job[16];
+	int			 i;
+
+	(void)state;
+	for (i = 0; i < PROTO_JOBS_MAX; i++) {
+		snprintf(job, sizeof(job), "u:%d", i);
+		add(m, 1000, job);
+	}
+	add(m, 1001, "v:x");
+	assert_int_equal(matrix_add(m, 1000, "v:x", err, sizeof(err)), -1);
+	assert_int_equal(matrix_add(m, 1001, "bad name", err, sizeof(err)),
+	    -1);
+	assert_int_equal(matrix_add(m, -5, "v:x", err, sizeof(err)), -1);
+	assert_int_equal(matrix_add(m, 1001, "v:x", err, sizeof(err)), 0);
+	assert_int_equal(m->refused, 3);
+	assert_int_equal(m->njobs, PROTO_JOBS_MAX + 1);
+	assert_int_equal(m->npairs, PROTO_JOBS_MAX + 1);
+	assert_int_equal(m->job[matrix_find(m, "v:x")].nnodes, 1);
+	matrix_pack(m, 0);		/* a PS of 0: no slot, no crash */
+	assert_int_equal(slots(m, 1000, s), 0);
+	matrix_pack(m, 80000);
+	assert_int_equal(slots(m, 1000, s), PROTO_JOBS_MAX);
+	assert_int_equal(slots(m, 1001, s), 1);
+	assert_int_equal(matrix_cell(m, 0, -1), -1);
+	assert_int_equal(matrix_cell(m, 0, MATRIX_NODES_MAX), -1);
+	assert_int_equal(matrix_slots(m, MATRIX_NODES_MAX, s,
+	    PROTO_JOBS_MAX), 0);
+	mx_free(m);
 }
 
 static void
@@ -476,6 +758,11 @@ main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_many_nodes),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_scale),
+		cmocka_unit_test(test_refill),
+		cmocka_unit_test(test_past_caps),
+		cmocka_unit_test(test_user_rows),
+		cmocka_unit_test(test_bad_pack_input),
 		cmocka_unit_test(test_jobw),
 	};
 
