@@ -27,8 +27,8 @@
 . "$(dirname "$0")/common.sh"
 b_init control "$@"
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs"
-command -v stress-ng > /dev/null || t_skip "needs stress-ng"
-command -v python3 > /dev/null || t_skip "needs python3"
+command -v stress-ng > /dev/null || t_fail "needs stress-ng (quickstart installs it: missing is a failure)"
+command -v python3 > /dev/null || t_fail "needs python3 (quickstart installs it: missing is a failure)"
 
 N=5
 [ "$B_QUICK" = 1 ] && N=1

@@ -32,7 +32,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/common.sh"
 b_init lan "$@"	# BUILD OUTDIR [--quick]: lib.sh, traps, B_OUT, B_QUICK
-command -v python3 > /dev/null || t_skip "needs python3"
+command -v python3 > /dev/null || t_fail "needs python3 (quickstart installs it: missing is a failure)"
 [ -x "$B_BUILD/tests/tools/lanswitch" ] || t_fail "not built: $B_BUILD/tests/tools/lanswitch"
 [ -e /dev/net/tun ] || t_skip "needs /dev/net/tun (TAP devices)"
 OUT=$B_OUT
@@ -48,15 +48,20 @@ for net in bridge tap; do
 	    C_LAN_LOSS=$LAN_LOSS C_LAN_RATE=$LAN_RATE C_LAN_RTPRIO=$LAN_RTPRIO C_LAN_BUSY_US=150 \
 	    C_LAN_CPU=$(($(nproc) - 1)) BENCH_SYNC_SWEEP=0 \
 	    bash "$HERE/bench-sync.sh" "$B_BUILD" "$OUT/lan-$net" "${q[@]}" \
-	    > "$OUT/lan-$net.log" 2>&1 ||
-	    t_fail "bench-sync on the $net failed: $(tail -n 5 "$OUT/lan-$net.log")"
+	    > "$OUT/lan-$net.log" 2>&1
+	# 3: bench-sync's own speed goals MISSED (its table says which);
+	# this bench's goals are those of lan.md
+	rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 3 ] ||
+	    t_fail "bench-sync on the $net failed (exit $rc): $(tail -n 5 "$OUT/lan-$net.log")"
 	[ -s "$OUT/lan-$net/sync.csv" ] || t_fail "bench-sync on the $net wrote no sync.csv"
 done
 [ -s "$OUT/lan-tap/lanswitch.stats" ] || t_fail "no lanswitch counters"
 
 ELAPSED=$(b_elapsed)
+GOALS=$T_DIR/lan.goals
 python3 - "$OUT" "$B_QUICK" "$ELAPSED" "$LAN_DELAY_US" "$LAN_JITTER_US" "$LAN_LOSS" "$LAN_RATE" \
-    "$(b_env_note)" "$LAN_RTPRIO" <<'EOF'
+    "$(b_env_note)" "$LAN_RTPRIO" "$GOALS" <<'EOF'
 import csv, sys
 out, quick, elapsed, delay, jitter, loss, rate, env, rtprio = sys.argv[1:10]
 quick = quick == "1"
@@ -134,7 +139,7 @@ with open(out + "/lan.csv", "w") as f:
 b, t = res["bridge"], res["tap"]
 us = lambda v: "%.1f µs" % v if ok(v) else "n/a"
 pp = lambda v: "%+.2f pt" % v if ok(v) else "n/a"
-yes = lambda c: "yes" if c else "no"
+yes = lambda c: "met" if c else "MISSED"
 L = ["## A LAN: delay, jitter and loss (bench-lan, issue 23 row 9)\n"]
 L.append("The 4-host cluster of bench-sync (STATIC, IP 100 ms, PS 50 %%, a schedule broadcast from h0 every SI) "
          "run twice in one run: on the plain bridge (veth pairs, zero delay) and on an emulated LAN "
@@ -168,7 +173,7 @@ L.append("| lanswitch: link crossings, lost (loss) | – | %s, %s (%s) |" % (
     t["lan_links"], t["lan_lost"], ("%.3f %%" % (100 * t["lan_loss"])) if ok(t["lan_loss"]) else "n/a"))
 L.append("")
 worst_share = max(abs(t["share_err_arrival_pp"]), abs(t["share_err_clock_pp"]))
-L.append("| goal (on the LAN) | measured | met? |")
+L.append("| goal (on the LAN) | measured | verdict |")
 L.append("|---|---|---|")
 L.append("| arrival skew p99 at IP 100 ms <= 2x the same run's one-way-delay spread | %s = %.2fx spread p99 %s | %s |" % (
     us(t["arr_skew_p99_us"]), t["arr_ratio_p99"], us(t["spread_p99_us"]), yes(t["arr_ratio_p99"] <= 2)))
@@ -183,13 +188,18 @@ n, p_ = (t["lan_links"] or 0), float(loss)
 lan_ok = ok(t["lan_loss"]) and abs(t["lan_lost"] - n * p_) <= 3 * (n * p_ * (1 - p_)) ** 0.5 + 1
 L.append("| the LAN is the one set: loss per link crossing %s (within 3 sigma) | %s lost of %s crossings (%s) | %s |" % (
     loss, t["lan_lost"], t["lan_links"],
-    ("%.3f %%" % (100 * t["lan_loss"])) if ok(t["lan_loss"]) else "n/a", yes(lan_ok)))
+    ("%.3f %%" % (100 * t["lan_loss"])) if ok(t["lan_loss"]) else "n/a", "met" if lan_ok else "FAIL"))
+# the verdicts, read back by the shell (b_goal): the LAN's loss is the
+# emulator's fact (FAIL); the rest are speed goals (MISSED)
+open(sys.argv[10], "w").write("speed arrival-ratio %d\nspeed clock-p99 %d\nspeed share %d\nfact lan-loss %d\n" % (
+    t["arr_ratio_p99"] <= 2, t["clk_skew_p99_us"] <= 200, worst_share <= 0.5, bool(lan_ok)))
 L.append("")
 L.append(env)
 L.append("")
 open(out + "/lan.md", "w").write("\n".join(L) + "\n")
 print("\n".join(L))
 EOF
-[ -s "$OUT/lan.csv" ] || t_fail "no lan.csv"
+[ -s "$OUT/lan.csv" ] && [ -s "$GOALS" ] || t_fail "no lan.csv, or no verdicts"
+while read -r kind g ok; do b_goal "$kind" "$g" 'ok == 1' ok="$ok"; done < "$GOALS"
 t_log "bench-lan: $ELAPSED s; wrote $OUT/lan.csv, $OUT/lan.md"
-exit 0
+b_done

@@ -50,10 +50,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/common.sh"
 b_init matrix "$@"
 . "$SRC/tests/system/cluster.sh"
-command -v python3 > /dev/null || t_skip "needs python3"
-command -v taskset > /dev/null || t_skip "needs taskset"
+command -v python3 > /dev/null || t_fail "needs python3 (quickstart installs it: missing is a failure)"
+command -v taskset > /dev/null || t_fail "needs taskset (quickstart installs it: missing is a failure)"
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs"
-[ -x "$BUILD/console/dts-console" ] || t_skip "not built: dts-console"
+[ -x "$BUILD/console/dts-console" ] || t_fail "not built: dts-console (build first)"
 STAT="python3 $HERE/matrixstat.py"
 
 if [ "$B_QUICK" = 1 ]; then

@@ -44,7 +44,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/common.sh"
 b_init mpi "$@"
 . "$SRC/tests/system/cluster.sh"
-command -v taskset > /dev/null || t_skip "needs taskset"
+command -v taskset > /dev/null || t_fail "needs taskset (quickstart installs it: missing is a failure)"
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs"
 command -v NPopenmpi > /dev/null && HAVE_NP=1 || HAVE_NP=0
 

@@ -56,9 +56,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 b_init payoff "$@"	# BUILD OUTDIR [--quick]: lib.sh, traps, B_OUT, B_QUICK
 . "$SRC/tests/system/cluster.sh"
 OUT=$B_OUT QUICK=$B_QUICK
-command -v python3 > /dev/null || t_skip "needs python3"
-command -v taskset > /dev/null || t_skip "needs taskset"
-command -v flock > /dev/null || t_skip "needs flock (util-linux)"
+command -v python3 > /dev/null || t_fail "needs python3 (quickstart installs it: missing is a failure)"
+command -v taskset > /dev/null || t_fail "needs taskset (quickstart installs it: missing is a failure)"
+command -v flock > /dev/null || t_fail "needs flock (util-linux) (quickstart installs it: missing is a failure)"
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs"
 
 if [ "$QUICK" = 1 ]; then
@@ -100,7 +100,7 @@ trap 't_cleanup; rc=$?; restore_autogroups; exit $rc' EXIT
 AG_NOTE="kernel.sched_autogroup_enabled: not present (no autogroups)"
 if [ -e "$AG" ]; then
 	exec {aglock}> /run/lock/dts-test-autogroup.lock || t_fail "cannot open the autogroup lock"
-	flock -w 600 "$aglock" || t_skip "another run held the autogroup lock for 10 min"
+	flock -w 600 "$aglock" || t_fail "another run held the autogroup lock for 10 min: nothing measured"
 	if [ "$(cat "$AG")" = 1 ]; then
 		AG0=1
 		echo 0 > "$AG" 2> /dev/null || { AG0=; t_log "cannot turn autogroups off"; }
