@@ -150,6 +150,8 @@ for l in a1 a2 a3 b1; do kill "${J_PID[$l]}" 2> /dev/null; done
 # 40 +- 1 is the goal (MISSED: a speed figure, reported); outside 40 +- 5
 # the split is not by user at all (by job it is 60 / 20): that fails
 [ -n "$VERDICT" ] || t_fail "row 5: no window was measured (users.csv)"
-[ "$VERDICT" != FAIL ] || t_fail "row 5: a user's share was outside 40 +- 5 points in a window: not split by user (users.md)"
-[ "$VERDICT" = pass ] || t_log "MISSED: row 5, a user's share was not 40 +- 1 points in every window (users.md)"
-t_pass
+b_goal fact row5-by-user 'v != "FAIL"' v="$VERDICT" ||
+    t_log "row 5: a user's share was outside 40 +- 5 points in a window: not split by user (users.md)"
+b_goal speed row5 'v == "pass"' v="$VERDICT" ||
+    t_log "row 5: a user's share was not 40 +- 1 points in every window (users.md)"
+b_done
