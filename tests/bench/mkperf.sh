@@ -20,10 +20,13 @@ perf=$src/docs/perf
 doc=${PERF_DOC:-$src/docs/performance.md}
 if [ -n "${1:-}" ]; then
 	out=$(cd "$1" && pwd) || exit 1
-	while read -r kind name; do
-		[ "$kind" = table ] && [ -s "$out/$name.md" ] || continue
-		cp "$out/$name.md" "$perf/results/$name.md" || exit 1
-	done < "$perf/index"
+	# every bench's table (a bench the index does not name yet goes at
+	# the end of the page, under its own name)
+	for f in "$out"/*.md; do
+		name=$(basename "$f" .md)
+		[ -f "$src/tests/bench/bench-$name.sh" ] && [ -s "$f" ] || continue
+		cp "$f" "$perf/results/$name.md" || exit 1
+	done
 	mkdir -p "$src/docs/img"
 	for s in "$out"/*.svg; do
 		[ -e "$s" ] && { cp "$s" "$src/docs/img/" || exit 1; }
@@ -70,5 +73,14 @@ fi
 			exit 1 ;;
 		esac
 	done < "$perf/index"
+	for f in "$perf"/results/*.md; do
+		[ -e "$f" ] || continue
+		name=$(basename "$f" .md)
+		grep -qx "table $name" "$perf/index" && continue
+		echo "## bench-$name"
+		echo
+		awk 'NR == 1 && /^## / { next } /^## / { sub(/^## /, "### ") } { print }' "$f"
+		echo
+	done
 } > "$doc.tmp" && sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$doc.tmp" > "$doc" && rm -f "$doc.tmp" || exit 1
 echo "wrote $doc"
