@@ -161,6 +161,10 @@ int conf_load(struct dts_conf *c, const char *path, int missing_ok,
 /*
  * For a root service: path belongs to root, is not writable by group or
  * others (secret: nor readable by others), and neither is its directory
+		char    master_socket[CONF_STR_MAX]; /* dts-master's control
+						       socket, "" = none */
+		char    operator_group[CONF_STR_MAX]; /* may change the
+							schedule there */
  * (unless sticky).  what names it in the error ("configuration").
  */
 int conf_file_trusted(const char *path, const char *what, int secret,

@@ -9,6 +9,7 @@
  * writes consecutive keys of one group as one "group = { ... };" block.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,7 @@ const char *const conf_share_names[] = {
 
 static int valid_ipv4(const void *, char *, size_t);
 static int valid_group(const void *, char *, size_t);
+static int valid_group_name(const void *, char *, size_t);
 static int valid_ipv4_or_empty(const void *, char *, size_t);
 static int valid_node_entry(const void *, char *, size_t);
 static int valid_path(const void *, char *, size_t);
@@ -336,6 +338,15 @@ valid_ipv4_or_empty(const void *p, char *why, size_t len)
 
 /* console.peer: "", or an IPv4 address with an optional :PORT */
 static int
+	{ .path = "console.master_socket", .type = CT_STRING,
+	  .def = "/run/dts/master.sock", .off = OFF(console.master_socket),
+	  .valid = valid_path_or_empty,
+	  .help = "dts-master's control socket, which dts-console talks to; "
+	  "\"\" = none" },
+	{ .path = "console.operator_group", .type = CT_STRING, .def = "",
+	  .off = OFF(console.operator_group), .valid = valid_group_name,
+	  .help = "a group whose members may change the master's schedule "
+	  "over its socket, as root may; \"\" = root only" },
 valid_peer(const void *p, char *why, size_t len)
 {
 	const char	*s = p, *colon = strchr(s, ':');
@@ -370,6 +381,23 @@ valid_node_entry(const void *p, char *why, size_t len)
 
 static int
 valid_users_entry(const void *p, char *why, size_t len)
+/* console.operator_group: "", or a group name (it need not exist until
+ * dts-master starts) */
+static int
+valid_group_name(const void *p, char *why, size_t len)
+{
+	const char	*s = p;
+
+	for (size_t i = 0; s[i] != '\0'; i++)
+		if (!isalnum((unsigned char)s[i]) && strchr("._-", s[i]) ==
+		    NULL) {
+			snprintf(why, len, "\"%s\" is not a group name "
+			    "(letters, digits, '.', '_', '-')", s);
+			return -1;
+		}
+	return 0;
+}
+
 {
 	return users_entry_valid(p, why, len);
 }

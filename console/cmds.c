@@ -11,6 +11,7 @@
 #include "cmds.h"
 #include "console.h"
 #include "job.h"
+#include "mctl.h"
 #include "pvmcmd.h"
 #include "report.h"
 #include "rules.h"
@@ -23,12 +24,12 @@ intervals(struct console *c)
 {
 	char	 ip[32], ps[64], ls[32], si[32];
 
-	fprintf(c->out.f, "ip %s, ps %s, ls %s, si %s%s\n",
+	fprintf(c->out.f, "ip %s, ps %s, ls %s, si %s%s%s\n",
 	    duration_format(c->sch.ip, ip, sizeof(ip)),
 	    sch_ps_text(&c->sch, ps, sizeof(ps)),
 	    duration_format(c->sch.ip - sch_user_ps(&c->sch), ls, sizeof(ls)),
 	    duration_format(c->sch.si, si, sizeof(si)),
-	    c->sch.spoken ? " (sent)" : "");
+	    c->sch.spoken ? " (sent)" : "", c->own ? " (console's own)" : "");
 }
 
 /* Set an interval with fn, or show it. */
@@ -48,7 +49,8 @@ interval(struct console *c, int argc, char **argv,
 			    sizeof(b));
 		else
 			duration_format(c->sch.si, b, sizeof(b));
-		fprintf(c->out.f, "%s %s\n", argv[0], b);
+		fprintf(c->out.f, "%s %s%s\n", argv[0], b, c->own ?
+		    " (console's own)" : "");
 		if (c->sch.mode == MODE_BALANCED && c->sch.bal_ls_pct >= 0 &&
 		    strcmp(argv[0], "si") != 0)
 			fprintf(c->out.f, "(balanced: PS is %s now, LS %d%% "
@@ -101,8 +103,9 @@ cmd_mode(struct console *c, int argc, char **argv)
 			master_changed(c, 1, now_mono_ns());
 		}
 	}
-	fprintf(c->out.f, "mode %s%s\n", proto_mode_name((unsigned)c->sch.mode),
-	    argc == 2 && c->sch.spoken ? " (sent)" : "");
+	fprintf(c->out.f, "mode %s%s%s\n", proto_mode_name((unsigned)
+	    c->sch.mode), argc == 2 && c->sch.spoken ? " (sent)" : "",
+	    c->own ? " (console's own)" : "");
 	return 0;
 }
 
@@ -628,6 +631,45 @@ static const struct cmd_entry table[] = {
 const struct cmd_table cmds_table = { table, sizeof(table) /
     sizeof(table[0]) };
 
+/* The master takes this command (mctl.h): its kind, else -1. */
+static int
+mctl_kind_argv(int argc, char **argv)
+{
+	char	 line[MCTL_REQ_MAX], err[CMD_ERR_MAX];
+	size_t	 n = 0;
+
+	for (int i = 0; i < argc && n < sizeof(line); i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s",
+		    i > 0 ? " " : "", argv[i]);
+	return n >= sizeof(line) ? -1 : mctl_kind(line, err, sizeof(err));
+}
+
+/*
+ * Run the command on the master (dts-master's socket): its output here;
+ * a master that no longer answers is a failure, never a second master.
+ */
+static int
+to_master(struct console *c, int argc, char **argv)
+{
+	char	 line[MCTL_REQ_MAX];
+	size_t	 n = 0;
+	int	 rc, ms = (int)(c->conf.console.status_wait_ns / 1000000) +
+	    30000;
+
+	for (int i = 0; i < argc && n < sizeof(line); i++) {
+		if (strpbrk(argv[i], " \t\"'\\;") != NULL)
+			return out_err(&c->out, "%s: \"%s\": a word the master's "
+			    "protocol does not carry", argv[0], argv[i]);
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s",
+		    i > 0 ? " " : "", argv[i]);
+	}
+	fflush(c->out.f);
+	rc = mctl_call(c->conf.console.master_socket, line, c->out.f,
+	    c->out.err, sizeof(c->out.err), ms);
+	fflush(c->out.f);
+	return rc == 0 ? 0 : -1;
+}
+
 int
 cmds_exec(struct console *c, const char *line)
 {
@@ -651,7 +693,10 @@ cmds_exec(struct console *c, const char *line)
 	    cmd_check_args(e, argc, c->out.err, sizeof(c->out.err)) == -1)
 		goto out;
 	argv[0] = (char *)e->name;
-	rc = e->fn(c, argc, argv);
+	if (c->remote && mctl_kind_argv(argc, argv) > 0)
+		rc = to_master(c, argc, argv);
+	else
+		rc = e->fn(c, argc, argv);
 out:
 	free(buf);
 	return rc;

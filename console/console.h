@@ -48,6 +48,11 @@ struct console {
 	struct cpvm	 pvm;
 	struct master	 m;
 	struct standby	 sb;		/* console.peer: master or standby */
+	/* dts-master's socket (console.master_socket, mctl.h): remote, the
+	 * master answered, and the schedule's commands go to it; own, no
+	 * master does, and the reports label this console's own values */
+	int		 remote;
+	int		 own;
 };
 
 /*

@@ -30,6 +30,7 @@
 #include "evfd.h"
 #include "keys.h"
 #include "log.h"
+#include "mctl.h"
 #include "script.h"
 #include "shell.h"
 #include "spawn.h"
@@ -318,6 +319,69 @@ loop(struct console *c, int daemon)
 	}
 }
 
+/* The master's hello (ctl.c) names this console's own key, or none. */
+static int
+same_key(const struct console *c, const char *hello)
+{
+	char		 pub[2 * AUTH_PUB_LEN + 1];
+	const char	*k = strstr(hello, " key ");
+
+	if (!c->net.key.can_sign || k == NULL || strncmp(k + 5, "- ", 2) == 0)
+		return 1;
+	auth_signer_public(&c->net.key, pub);
+	return strncmp(k + 5, pub, strlen(pub)) == 0;
+}
+
+/*
+ * dts-master's socket (console.master_socket): when its master answers
+ * (with this console's key, if it has one), the schedule's commands go
+ * there (cmds.c) and no second master appears; a --daemon would be one,
+ * and does not start.  Otherwise the console is its own master, as
+ * before, and says so in one line when it is interactive, or when a
+ * socket is there but nothing (of ours) answers; a keyless console's
+ * values are then labelled its own.
+ */
+static void
+find_master(struct console *c, int daemon)
+{
+	const char	*path = c->conf.console.master_socket;
+	char		*buf = NULL, err[CMD_ERR_MAX];
+	size_t		 len = 0;
+	FILE		*f;
+	int		 rc = -2;
+
+	c->own = c->net.keyless;
+	if (*path == '\0')
+		return;
+	if ((f = open_memstream(&buf, &len)) != NULL) {
+		rc = mctl_call(path, "hello", f, err, sizeof(err), 2000);
+		fclose(f);
+	} else
+		snprintf(err, sizeof(err), "out of memory");
+	if (rc == 0 && !same_key(c, buf)) {
+		snprintf(err, sizeof(err), "the master at %s signs with another "
+		    "key than this console's", path);
+		rc = -1;
+	}
+	if (rc == 0) {
+		c->remote = 1;
+		c->own = 0;
+		if (daemon) {
+			fprintf(stderr, "dts-console: --daemon: a master answers "
+			    "at %s (%.*s): a second one would fight it\n", path,
+			    (int)strcspn(buf, "\n"), buf);
+			exit(1);
+		}
+		if (c->interactive)
+			printf("dts-console: the schedule is the master's, at %s "
+			    "(%.*s)\n", path, (int)strcspn(buf, "\n"), buf);
+	} else if (c->interactive || access(path, F_OK) == 0)
+		fprintf(stderr, "dts-console: %s: %s\n", err, c->net.keyless ?
+		    "the PVM commands, and this console's own values" :
+		    "this console is its own master");
+	free(buf);
+}
+
 /*
  * How long the nodes follow a console that has gone: their silence (the
  * dead-man switch, dts/ctl.c), as this console's dts.conf sets it.  The
@@ -414,6 +478,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "dts-console: no console key (%s): the PVM "
 		    "commands%s\n", c->net.keyless_why, c->net.rkey.npub > 0 ?
 		    ", and status and jobs read-only" : " only");
+	find_master(c, o.daemon);
 	if (o.daemon)
 		daemon_fork();
 	setup_fds();

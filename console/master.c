@@ -30,6 +30,7 @@ master_report_src(const struct console *c, struct report_src *s)
 	s->mx = &c->m.mx;
 	s->mx_tables = c->m.mx_tables;
 	s->jobw = &c->jobw;
+	s->own = c->own;
 }
 
 /* An asynchronous command (status, load, trace) ended with rc. */

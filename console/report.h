@@ -31,6 +31,8 @@ struct report_src {
 	const struct matrix	*mx;		/* the gang matrix (jobs) */
 	int			 mx_tables;	/* ... sent as slot tables */
 	const struct jobw	*jobw;		/* the jobs' weights */
+	int			 own;		/* label the console's own
+						   schedule ("(console's own)") */
 };
 
 /*

@@ -52,9 +52,9 @@ report_jobs(FILE *f, const struct report_src *s)
 	int			 i, r, j, w, nodes = 0;
 	int			 width[MATRIX_NODES_MAX];
 
-	fprintf(f, "mode %s, PS %s: %s\n", proto_mode_name((unsigned)
+	fprintf(f, "mode %s, PS %s: %s%s\n", proto_mode_name((unsigned)
 	    s->sch->mode), duration_format((int64_t)mx->ps_us * NS_PER_US,
-	    ps, sizeof(ps)), jobs_sent(s));
+	    ps, sizeof(ps)), jobs_sent(s), s->own ? " (console's own)" : "");
 	if (mx->njobs == 0) {
 		fprintf(f, "no job on any live node\n");
 		fflush(f);
