@@ -7,8 +7,9 @@
 #    nobody edited the page by hand.
 # 2. Every figure of README.md listed in docs/perf/figures says what the
 #    page says (the same text for the same measure).
-# 3. README.md quotes no other timing in µs: one that no script produces
-#    is either generated (listed in docs/perf/figures) or removed.
+# 3. README.md quotes no other timing in µs, nor a cost in % of a CPU:
+#    one that no script produces is either generated (listed in
+#    docs/perf/figures) or removed.
 # Exit 0 if all hold, 1 with one line per contradiction.
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,7 +49,7 @@ while IFS= read -r l; do
 	for re in ${names[@]+"${names[@]}"}; do
 		grep -qE -- "$re" <<< "$l" && ok=1
 	done
-	[ "$ok" = 1 ] || { echo "check-figures: README.md quotes a timing no script produces: $l"; bad=1; }
-done < <(grep -nE '[0-9] ?(µs|us)\b' "$readme")
+	[ "$ok" = 1 ] || { echo "check-figures: README.md quotes a figure no script produces: $l"; bad=1; }
+done < <(grep -nE '[0-9] ?(µs|us)\b|[0-9] ?% of (one|a) (CPU|core)' "$readme")
 [ "$bad" = 0 ] && echo "check-figures: docs/performance.md as generated; README's figures agree with it"
 exit "$bad"
