@@ -144,6 +144,10 @@ struct dts_conf {
 						 and standby pair, ADDR[:PORT];
 						 "" = none */
 		int     peer_port;            /* the pair's port on this host */
+		char    master_socket[CONF_STR_MAX]; /* dts-master's control
+						       socket, "" = none */
+		char    operator_group[CONF_STR_MAX]; /* may change the
+							schedule there */
 	} console;
 };
 
@@ -161,10 +165,6 @@ int conf_load(struct dts_conf *c, const char *path, int missing_ok,
 /*
  * For a root service: path belongs to root, is not writable by group or
  * others (secret: nor readable by others), and neither is its directory
-		char    master_socket[CONF_STR_MAX]; /* dts-master's control
-						       socket, "" = none */
-		char    operator_group[CONF_STR_MAX]; /* may change the
-							schedule there */
  * (unless sticky).  what names it in the error ("configuration").
  */
 int conf_file_trusted(const char *path, const char *what, int secret,

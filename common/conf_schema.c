@@ -295,6 +295,15 @@ const struct conf_key confkey_schema[] = {
 	  .def = "477", .off = OFF(console.peer_port),
 	  .help = "UDP port of a master and standby pair (this console's, and "
 	  "the peer's unless console.peer names one)" },
+	{ .path = "console.master_socket", .type = CT_STRING,
+	  .def = "/run/dts/master.sock", .off = OFF(console.master_socket),
+	  .valid = valid_path_or_empty,
+	  .help = "dts-master's control socket, which dts-console talks to; "
+	  "\"\" = none" },
+	{ .path = "console.operator_group", .type = CT_STRING, .def = "",
+	  .off = OFF(console.operator_group), .valid = valid_group_name,
+	  .help = "a group whose members may change the master's schedule "
+	  "over its socket, as root may; \"\" = root only" },
 };
 const size_t confkey_nkeys = sizeof(confkey_schema) /
     sizeof(confkey_schema[0]);
@@ -329,6 +338,23 @@ valid_group(const void *p, char *why, size_t len)
 	return -1;
 }
 
+/* console.operator_group: "", or a group name (it need not exist until
+ * dts-master starts) */
+static int
+valid_group_name(const void *p, char *why, size_t len)
+{
+	const char	*s = p;
+
+	for (size_t i = 0; s[i] != '\0'; i++)
+		if (!isalnum((unsigned char)s[i]) && strchr("._-", s[i]) ==
+		    NULL) {
+			snprintf(why, len, "\"%s\" is not a group name "
+			    "(letters, digits, '.', '_', '-')", s);
+			return -1;
+		}
+	return 0;
+}
+
 /* console.group_if: "", or an IPv4 address */
 static int
 valid_ipv4_or_empty(const void *p, char *why, size_t len)
@@ -338,15 +364,6 @@ valid_ipv4_or_empty(const void *p, char *why, size_t len)
 
 /* console.peer: "", or an IPv4 address with an optional :PORT */
 static int
-	{ .path = "console.master_socket", .type = CT_STRING,
-	  .def = "/run/dts/master.sock", .off = OFF(console.master_socket),
-	  .valid = valid_path_or_empty,
-	  .help = "dts-master's control socket, which dts-console talks to; "
-	  "\"\" = none" },
-	{ .path = "console.operator_group", .type = CT_STRING, .def = "",
-	  .off = OFF(console.operator_group), .valid = valid_group_name,
-	  .help = "a group whose members may change the master's schedule "
-	  "over its socket, as root may; \"\" = root only" },
 valid_peer(const void *p, char *why, size_t len)
 {
 	const char	*s = p, *colon = strchr(s, ':');
@@ -381,23 +398,6 @@ valid_node_entry(const void *p, char *why, size_t len)
 
 static int
 valid_users_entry(const void *p, char *why, size_t len)
-/* console.operator_group: "", or a group name (it need not exist until
- * dts-master starts) */
-static int
-valid_group_name(const void *p, char *why, size_t len)
-{
-	const char	*s = p;
-
-	for (size_t i = 0; s[i] != '\0'; i++)
-		if (!isalnum((unsigned char)s[i]) && strchr("._-", s[i]) ==
-		    NULL) {
-			snprintf(why, len, "\"%s\" is not a group name "
-			    "(letters, digits, '.', '_', '-')", s);
-			return -1;
-		}
-	return 0;
-}
-
 {
 	return users_entry_valid(p, why, len);
 }
