@@ -2,7 +2,7 @@
 # mkperf.sh [OUT] - write docs/performance.md from docs/perf/.
 #
 # docs/perf/index lists the page in order, one item a line:
-#   ## TITLE      a section heading, as it is
+#   ## TITLE      a section heading, as it is (### TITLE: a subsection)
 #   table NAME    docs/perf/results/NAME.md: the table(s) bench-NAME wrote
 #                 (its OUT/NAME.md, stamped with its run by b_done); its
 #                 own first "## " line is left out, and its other "## "
@@ -47,8 +47,8 @@ fi
 	echo
 	while read -r kind name; do
 		case $kind in
-		'##')
-			echo "## $name"
+		'##' | '###')
+			echo "$kind $name"
 			echo ;;
 		table)
 			f=$perf/results/$name.md
