@@ -23,6 +23,7 @@
 #include "console_fixture.h"
 #include "report.h"
 #include "timeutil.h"
+#include "unit_util.h"
 #include "wire.h"
 
 static void
@@ -549,13 +550,6 @@ test_trace_done(void **state)
 	unlink(path);
 }
 
-static int
-seal(struct auth_key *k, struct seqgen *g, struct proto_msg *m,
-    uint8_t *buf)
-{
-	return proto_seal(k, g, now_mono_us(), m, buf, PROTO_MAX_DGRAM);
-}
-
 static void
 test_incoming(void **state)
 {
@@ -583,25 +577,25 @@ test_incoming(void **state)
 	seqgen_init(&g);
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = PROTO_STATUS;
-	n = seal(&node, &g, &m, buf);
+	n = tu_seal(&node, &g, &m, buf);
 	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a1, &out), 0);
 	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a1, &out), -1);
 	assert_int_equal(f->c.net.dropped[REJ_REPLAY], 1);
 	/* node 10.0.0.1 cannot speak for 10.0.0.2 */
-	n = seal(&node, &g, &m, buf);
+	n = tu_seal(&node, &g, &m, buf);
 	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a2, &out), -1);
 	assert_int_equal(f->c.net.dropped[REJ_MAC], 1);
-	n = seal(&wrong, &g, &m, buf);
+	n = tu_seal(&wrong, &g, &m, buf);
 	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a1, &out), -1);
 	assert_int_equal(f->c.net.dropped[REJ_MAC], 2);
 	m.hdr.type = PROTO_SCHEDULE;	/* another console's */
 	m.u.schedule.ip_us = 100000;
 	m.u.schedule.ps_us = 80000;
 	m.u.schedule.si_us = 1000000;
-	n = seal(&con, &g, &m, buf);
+	n = tu_seal(&con, &g, &m, buf);
 	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a1, &out), -1);
 	assert_int_equal(f->c.net.dropped[REJ_TYPE], 1);
-	n = seal(&con, &f->c.net.seq, &m, buf);	/* our own broadcast */
+	n = tu_seal(&con, &f->c.net.seq, &m, buf);	/* our own broadcast */
 	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a1, &out), -1);
 	assert_int_equal(f->c.net.own, 1);
 	assert_int_equal(net_accept(&f->c.net, buf, 10, a1, &out), -1);
@@ -681,7 +675,7 @@ test_many_nodes(void **state)
 		for (i = 0; i < MANY; i++) {
 			a.s_addr = htonl(0x0a010000u + (uint32_t)i);
 			auth_node_key(f->c.net.key.key, a.s_addr, node.key);
-			n = seal(&node, &g[i], &m, buf);
+			n = tu_seal(&node, &g[i], &m, buf);
 			if (round == 0 && i % 8 == 0) {
 				memcpy(old[i / 8], buf, (size_t)n);
 				oldn[i / 8] = n;
@@ -703,12 +697,12 @@ test_many_nodes(void **state)
 	 * its old sender's last datagram is no longer */
 	a.s_addr = htonl(0x0a010000u);
 	auth_node_key(f->c.net.key.key, a.s_addr, node.key);
-	n = seal(&node, &g[0], &m, buf);	/* before the restart */
+	n = tu_seal(&node, &g[0], &m, buf);	/* before the restart */
 	seqgen_init(&g[0]);
 	g[0].base_us += 1000;	/* a restart takes a while: 1 ms */
 	memcpy(old[0], buf, (size_t)n);
 	oldn[0] = n;
-	n = seal(&node, &g[0], &m, buf);
+	n = tu_seal(&node, &g[0], &m, buf);
 	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a, &out), 0);
 	assert_int_equal(net_accept(&f->c.net, old[0], (size_t)oldn[0], a,
 	    &out), -1);
@@ -716,7 +710,7 @@ test_many_nodes(void **state)
 	npeer = f->c.net.npeer;	/* (the fixture's list seeded some) */
 	a.s_addr = htonl(0x0b000001u);
 	memset(node.key, 9, sizeof(node.key));
-	n = seal(&node, &g[1], &m, buf);
+	n = tu_seal(&node, &g[1], &m, buf);
 	assert_int_equal(net_accept(&f->c.net, buf, (size_t)n, a, &out), -1);
 	assert_int_equal(f->c.net.npeer, npeer);
 }

@@ -3,9 +3,9 @@
  * read back by a strict parser of Prometheus's text format of our own
  * (tests/tools/promparse.h: every line, every family, every histogram's
  * rules) and checked value by value against the input; the parser
- * itself refuses each kind of mistake; promtool, where installed, agrees;
- * and the command's round: the file replaced as a whole, a bad path
- * refused at once, the output without FILE, no answer, Ctrl-C.
+ * itself refuses each kind of mistake; and the command's round: the file
+ * replaced as a whole, a bad path refused at once, the output without
+ * FILE, no answer, Ctrl-C.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +16,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmds.h"
@@ -24,6 +23,7 @@
 #include "promparse.h"
 #include "report.h"
 #include "timeutil.h"
+#include "unit_util.h"
 
 /* Node data with a value in every field, distinct per node (k). */
 static struct proto_metrics
@@ -374,37 +374,6 @@ test_parser_strict(void **state)
 	}
 }
 
-/* promtool check metrics, where Debian's prometheus package put it. */
-static void
-test_promtool(void **state)
-{
-	struct data	*d = data_new(100 * SEC);
-	char		*text, path[] = "/tmp/dts-test-prom.XXXXXX", cmd[256];
-	FILE		*f;
-	int		 n, fd, rc;
-
-	(void)state;
-	if (system("command -v promtool > /dev/null 2>&1") != 0) {
-		fprintf(stderr, "promtool not installed (Debian: prometheus): "
-		    "skipped\n");
-		nodes_free(&d->nodes);
-		free(d);
-		skip();
-	}
-	text = render(d, 100 * SEC, &n);
-	assert_true((fd = mkstemp(path)) != -1);
-	assert_non_null(f = fdopen(fd, "w"));
-	fputs(text, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "promtool check metrics < %s", path);
-	rc = system(cmd);
-	unlink(path);
-	free(text);
-	nodes_free(&d->nodes);
-	free(d);
-	assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
-}
-
 /* A METRICS from addr, as the master takes it. */
 static void
 metrics_from(struct fixture *f, const char *addr, const char *name,
@@ -414,23 +383,6 @@ metrics_from(struct fixture *f, const char *addr, const char *name,
 
 	m.u.metrics = sample_metrics(name, 0);
 	master_datagram(&f->c, &m, ip4(addr), now);
-}
-
-static char *
-slurp(const char *path)
-{
-	FILE	*f = fopen(path, "r");
-	char	*buf;
-	long	 n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	assert_non_null(buf = calloc(1, (size_t)n + 1));
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
 }
 
 static int
@@ -465,7 +417,8 @@ test_command_file(void **state)
 	assert_int_equal(rc, 0);
 	assert_false(exists(tmp));
 	assert_string_equal(fixture_output(f), "");
-	doc = parsed(text = slurp(path));
+	assert_non_null(text = tu_slurp(path, NULL));
+	doc = parsed(text);
 	assert_string_equal(text_of(&doc, "dts_node_up",
 	    "addr=\"127.0.0.1\",node=\"n1\""), "1");
 	assert_string_equal(text_of(&doc, "dts_gang_stopped_seconds_total",
@@ -480,7 +433,8 @@ test_command_file(void **state)
 	assert_int_equal(rc, -1);
 	assert_string_equal(f->c.out.err, "metrics: no node answered within "
 	    "300ms");
-	doc = parsed(text = slurp(path));
+	assert_non_null(text = tu_slurp(path, NULL));
+	doc = parsed(text);
 	assert_int_equal(doc.n, 1);
 	assert_string_equal(text_of(&doc, "dts_node_up",
 	    "addr=\"127.0.0.1\",node=\"n1\""), "0");
@@ -664,7 +618,6 @@ main(void)
 		cmocka_unit_test(test_exposition),
 		cmocka_unit_test(test_broadcast_silent),
 		cmocka_unit_test(test_parser_strict),
-		cmocka_unit_test(test_promtool),
 		cmocka_unit_test_setup_teardown(test_command_file,
 		    fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_command_output,

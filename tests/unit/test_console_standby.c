@@ -18,6 +18,7 @@
 #include "cmds.h"
 #include "console_fixture.h"
 #include "standby.h"
+#include "unit_util.h"
 #include "wire.h"
 
 /* ---- the decisions --------------------------------------------------- */
@@ -101,18 +102,6 @@ pair(struct fixture *f, int role, int *peer_fd, struct sockaddr_in *peer)
 	sb->peer = *peer;
 }
 
-/* m sealed with k (seq from g) into buf: its length. */
-static int
-seal(const struct auth_key *k, struct seqgen *g, struct proto_msg *m,
-    uint8_t buf[PROTO_MAX_DGRAM])
-{
-	int	 n;
-
-	assert_true((n = proto_seal(k, g, now_mono_us(), m, buf,
-	    PROTO_MAX_DGRAM)) > 0);
-	return n;
-}
-
 /* The datagram buf[0..n) from peer_fd to f's peer socket, and f reads. */
 static void
 deliver(struct fixture *f, int peer_fd, const uint8_t *buf, int n)
@@ -138,7 +127,7 @@ peer_sends(struct fixture *f, int peer_fd, struct seqgen *g,
 	uint8_t			 buf[PROTO_MAX_DGRAM];
 
 	m.u.schedule = *p;
-	deliver(f, peer_fd, buf, seal(&k, g, &m, buf));
+	deliver(f, peer_fd, buf, tu_seal(&k, g, &m, buf));
 }
 
 static const struct proto_schedule static80 = {
@@ -423,7 +412,7 @@ peer_weight(struct fixture *f, int pfd, struct seqgen *g, struct proto_msg m)
 	struct auth_key		 k = { .insecure = 1 };
 	uint8_t			 buf[PROTO_MAX_DGRAM];
 
-	deliver(f, pfd, buf, seal(&k, g, &m, buf));
+	deliver(f, pfd, buf, tu_seal(&k, g, &m, buf));
 }
 
 #define UNIT PROTO_WEIGHT_UNIT
@@ -545,22 +534,22 @@ test_weights_forged(void **state)
 	c->sb.key.pub_id[0] = ours.sign_id;
 	seqgen_init(&g);
 	m = entry(1, 0, 1, WEIGHT_KIND_HOST, "n1", 3 * UNIT);
-	k = seal(&ours, &g, &m, old);
+	k = tu_seal(&ours, &g, &m, old);
 	deliver(f, pfd, old, k);
 	assert_int_equal(c->sb.refused, 0);
 	assert_int_equal(c->weights.n, 1);
 	/* signed with another key, even one that names ours: refused */
 	m = entry(2, 0, 0, WEIGHT_KIND_NONE, "", 0);
-	deliver(f, pfd, buf, seal(&theirs, &g, &m, buf));
+	deliver(f, pfd, buf, tu_seal(&theirs, &g, &m, buf));
 	assert_int_equal(c->sb.refused, 1);
 	theirs.sign_id = ours.sign_id;
 	m = entry(2, 0, 0, WEIGHT_KIND_NONE, "", 0);
-	deliver(f, pfd, buf, seal(&theirs, &g, &m, buf));
+	deliver(f, pfd, buf, tu_seal(&theirs, &g, &m, buf));
 	assert_int_equal(c->sb.refused, 2);
 	assert_int_equal(c->weights.n, 1);
 	/* one byte changed after the signature: refused */
 	m = entry(2, 0, 1, WEIGHT_KIND_HOST, "n1", 3 * UNIT);
-	n = seal(&ours, &g, &m, buf);
+	n = tu_seal(&ours, &g, &m, buf);
 	buf[PROTO_HDR_LEN + 12 + 3] ^= 1;	/* the weight */
 	deliver(f, pfd, buf, n);
 	assert_int_equal(c->sb.refused, 3);
@@ -568,7 +557,7 @@ test_weights_forged(void **state)
 	/* the tables cleared, then a replay of the first datagram: the
 	 * replay check refuses it (a newer generation would be taken) */
 	m = entry(3, 0, 0, WEIGHT_KIND_NONE, "", 0);
-	deliver(f, pfd, buf, seal(&ours, &g, &m, buf));
+	deliver(f, pfd, buf, tu_seal(&ours, &g, &m, buf));
 	assert_int_equal(c->sb.refused, 3);
 	assert_int_equal(c->weights.n, 0);
 	memset(&c->sb.w, 0, sizeof(c->sb.w));	/* forget the generations */

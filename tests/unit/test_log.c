@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "log.h"
+#include "unit_util.h"
 
 #define SEC 1000000000LL
 #define MS  1000000LL
@@ -49,21 +50,15 @@ path(const char *name)
 	return p;
 }
 
-/* The whole file (static buffer). */
+/* The whole file ("" if none), kept until the next call. */
 static const char *
 slurp(const char *file)
 {
-	static char buf[1 << 16];
-	ssize_t n;
-	int fd = open(file, O_RDONLY);
+	static char	*last;
 
-	buf[0] = '\0';
-	if (fd == -1)
-		return buf;
-	n = read(fd, buf, sizeof(buf) - 1);
-	buf[n > 0 ? n : 0] = '\0';
-	close(fd);
-	return buf;
+	free(last);
+	last = tu_slurp(file, NULL);
+	return last != NULL ? last : "";
 }
 
 static int

@@ -33,6 +33,7 @@
 #include "state.h"
 #include "state_pattern.h"
 #include "timeutil.h"
+#include "unit_util.h"
 
 #define MS(x)	((int64_t)(x) * NS_PER_MS)
 
@@ -80,29 +81,16 @@ teardown(void **state)
 	return 0;
 }
 
-/* The whole file, as a reader gets it when no write runs: one read. */
-static size_t
-slurp(const char *path, char *buf, size_t len)
-{
-	int	 fd = open(path, O_RDONLY);
-	ssize_t	 n;
-
-	assert_true(fd != -1);
-	n = read(fd, buf, len - 1);
-	close(fd);
-	assert_true(n > 0);
-	buf[n] = '\0';
-	return (size_t)n;
-}
-
 static void
 read_state(const char *path, uint64_t v[STATE_FIELDS])
 {
-	char	 buf[STATE_READ_MAX + 1];
-	size_t	 n = slurp(path, buf, sizeof(buf));
+	size_t	 n;
+	char	*buf = tu_slurp(path, &n);
 
+	assert_non_null(buf);
 	if (state_parse(buf, n, v) == -1)
 		fail_msg("not a whole state file: %s", buf);
+	free(buf);
 }
 
 static off_t
@@ -131,13 +119,13 @@ static void
 test_layout(void **state)
 {
 	struct fixture	*f = *state;
-	char		 buf[STATE_READ_MAX + 1], *line, *save = NULL;
+	char		*buf, *line, *save = NULL;
 	uint64_t	 v[STATE_FIELDS];
 	size_t		 n;
 	int		 i = 0;
 
 	assert_int_equal(state_map(&f->st, f->path, NULL, 0), 0);
-	n = slurp(f->path, buf, sizeof(buf));
+	assert_non_null(buf = tu_slurp(f->path, &n));
 	assert_int_equal(n, f->st.l.size);
 	assert_true(n < STATE_READ_MAX);
 	assert_int_equal(file_size(f->path), (off_t)f->st.l.size);
@@ -162,6 +150,7 @@ test_layout(void **state)
 		    f->st.l.width[i]);
 	}
 	assert_int_equal(i, STATE_FIELDS);
+	free(buf);
 	read_state(f->path, v);
 	assert_int_equal(v[STATE_PHASE], PHASE_NONE);
 	assert_int_equal(v[STATE_STOPPED_NS], 0);
