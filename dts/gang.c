@@ -272,6 +272,19 @@ gang_lift(struct gang *g, pid_t pid, int on)
 	return on ? -1 : 0;
 }
 
+/*
+ * The RR policy of pid: a lifted process's threads carry
+ * SCHED_RESET_ON_FORK, so a thread they make is born at SCHED_OTHER.  A
+ * clone still under way when the lift ends (after the passes that put
+ * the process's threads back to SCHED_OTHER) cannot leave a thread at
+ * RR outside the gang; the flag cannot be cleared without CAP_SYS_NICE.
+ */
+static int
+rr_of(const struct gang *g, pid_t pid)
+{
+	return is_lifted(g, pid) ? SCHED_RR | SCHED_RESET_ON_FORK : SCHED_RR;
+}
+
 /* pvmd's level: pvmd, and a lifted process (gang_lift) */
 static int
 prio_of(const struct gang *g, pid_t pid)
@@ -306,7 +319,8 @@ scan_one(pid_t pid, void *arg)
 		sc->pvmd = pid;
 	pvmd = pvmd || is_lifted(sc->g, pid);	/* its level */
 	want = want_prio(sc->g, pvmd);
-	if (sc->n == sc->max || sched_getscheduler(pid) != SCHED_RR ||
+	if (sc->n == sc->max ||
+	    (sched_getscheduler(pid) & ~SCHED_RESET_ON_FORK) != SCHED_RR ||
 	    sched_getparam(pid, &sp) == -1 || sp.sched_priority == want)
 		return;
 	sc->fix[sc->n].pid = pid;
@@ -369,7 +383,7 @@ gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
 		 * lift's end may have moved the process home since (at
 		 * SCHED_OTHER, where RR would be outside DTS) */
 		if (listed(g, fix[i].pid) &&
-		    cg_set_policy_pid(g->cg, fix[i].pid, SCHED_RR,
+		    cg_set_policy_pid(g->cg, fix[i].pid, rr_of(g, fix[i].pid),
 		    want_prio(g, fix[i].pvmd)) > 0)
 			changed++;
 	return changed;
@@ -398,8 +412,8 @@ policy_all(struct gang *g, int policy)
 		    g->rt_prio);
 	for (int i = 0; !g->fill && i < GANG_LIFTS; i++)
 		if (g->lifted[i] > 0)
-			(void)cg_set_policy_pid(g->cg, g->lifted[i], SCHED_RR,
-			    g->rt_prio);
+			(void)cg_set_policy_pid(g->cg, g->lifted[i],
+			    SCHED_RR | SCHED_RESET_ON_FORK, g->rt_prio);
 	return n;
 }
 
@@ -478,7 +492,7 @@ gang_adopt(struct gang *g, pid_t pid)
 	if (g->stopped && g->be->join != NULL)
 		g->be->join(g, pid);
 	if (cg_set_policy_pid(g->cg, pid, g->idle ? SCHED_IDLE : rt ?
-	    SCHED_RR : SCHED_OTHER, rt ? prio_of(g, pid) : 0) == 0)
+	    rr_of(g, pid) : SCHED_OTHER, rt ? prio_of(g, pid) : 0) == 0)
 		log_warnx("adopt %d: no thread took the gang's policy (did "
 		    "it end?)", (int)pid);
 	return 0;
