@@ -22,7 +22,8 @@
 #   $T_DIR/slurm/     slurm.conf, cgroup.conf, plugstack.conf (all 0644),
 #                     dts_spank.so (a copy, readable by the test users);
 #                     ctl/ (slurmctld's state, pid, log), hK/ (slurmd's
-#                     spool, pid and log)
+#                     spool, pid and log; tmp/, its TmpFS, 1777: mpi/pmix's
+#                     directories, which collide in a shared /tmp)
 #   slurmctld runs as root in the bridge namespace (${C_PREFIX}br), host
 #   name "ctl" (unshare --uts), on the bridge's address $C_NET.1, which
 #   s_up gives br0; each slurmd runs on its host hK as every command
@@ -54,7 +55,9 @@
 #
 # Variables: S_DIR ($T_DIR/slurm), S_CONF (slurm.conf), S_MUNGE_SOCK,
 # S_CTL_ADDR, S_PLUG_KIND, S_PLUG_ARGS, S_PARTITION_EXTRA (words appended to the
-# partition's line), S_UP_S.
+# partition's line), S_CONF_EXTRA (lines of slurm.conf before the nodes',
+# e.g. "PreemptMode=GANG"), S_UP_S.  s_down then s_up again restarts
+# Slurm with the files written anew (slurmctld keeps its state).
 
 S_DIR=
 S_CONF=
@@ -63,6 +66,7 @@ S_CTL_ADDR=
 S_PLUG_ARGS=${S_PLUG_ARGS:-default=off}
 S_PLUG_KIND=${S_PLUG_KIND:-required}
 S_PARTITION_EXTRA=${S_PARTITION_EXTRA:-}
+S_CONF_EXTRA=${S_CONF_EXTRA:-}
 S_UP_S=
 _S_ACTIVE=0
 _S_TRAP=0
@@ -123,7 +127,7 @@ _s_write_files() {
 	chmod 755 "$S_DIR" "$S_DIR/ctl"
 	for k in "${!C_HOSTS[@]}"; do
 		h=${C_HOSTS[$k]}
-		mkdir -p "$S_DIR/$h/spool" || return 1
+		mkdir -p "$S_DIR/$h/spool" "$S_DIR/$h/tmp" && chmod 1777 "$S_DIR/$h/tmp" || return 1
 		nodes=${nodes:+$nodes,}$h
 	done
 	# munge: a key of our own, its directory the user munge's
@@ -149,6 +153,9 @@ _s_write_files() {
 		echo "SlurmdSpoolDir=$S_DIR/%n/spool"
 		echo "SlurmdPidFile=$S_DIR/%n/pid"
 		echo "SlurmdLogFile=$S_DIR/%n/log"
+		# a TmpFS per node: mpi/pmix makes its directories there, and
+		# two slurmstepd of one step on one machine collide in /tmp
+		echo "TmpFS=$S_DIR/%n/tmp"
 		echo "SlurmctldDebug=info"
 		echo "SlurmdDebug=info"
 		echo "PlugStackConfig=$S_DIR/plugstack.conf"
@@ -166,6 +173,7 @@ _s_write_files() {
 		echo "KillWait=5"
 		echo "InactiveLimit=0"
 		echo "MinJobAge=2"
+		[ -z "$S_CONF_EXTRA" ] || printf '%s\n' "$S_CONF_EXTRA"
 		for k in "${!C_HOSTS[@]}"; do
 			echo "NodeName=${C_HOSTS[$k]} NodeAddr=${C_ADDR[$k]} CPUs=1 State=UNKNOWN"
 		done
@@ -207,7 +215,8 @@ s_up() {
 	_S_ACTIVE=1
 	S_DIR=$T_DIR/slurm S_CONF=$T_DIR/slurm/slurm.conf
 	S_MUNGE_SOCK=$T_DIR/munge/sock S_CTL_ADDR=$C_NET.1
-	ip -n "$C_BR" addr add "$S_CTL_ADDR/24" dev br0 ||
+	ip -n "$C_BR" -4 addr show dev br0 | grep -q " $S_CTL_ADDR/24 " ||
+	    ip -n "$C_BR" addr add "$S_CTL_ADDR/24" dev br0 ||
 	    _c_die "s_up: cannot give br0 $S_CTL_ADDR"
 	_s_write_files || _c_die "s_up: cannot write the Slurm files"
 	_s_munge_up || _c_die "s_up: munged did not start (log/munged.out)"
