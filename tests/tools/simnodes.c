@@ -3,7 +3,8 @@
  * benchmark (tests/bench/bench-scale.sh).
  *
  *   simnodes -f CONF -n N [-b 127.1.0.1] [-d SECONDS] [-o PREFIX]
- *            [-l T:FRACTION:Q]... [-j JOBS] [-V] [-g GROUP[@IFADDR]]
+ *            [-l T:FRACTION:Q]... [-j JOBS | -J FILE] [-V]
+ *            [-g GROUP[@IFADDR]]
  *
  * Node i has the address base + i (every 127.0.0.0/8 address can be
  * bound on loopback) and its own UDP socket bound to CONF's port there.
@@ -37,6 +38,23 @@
  * Load: every node's Q is 0 until a -l T:FRACTION:Q, which at T seconds
  * gives the first FRACTION of the nodes load Q and sends a LOAD to their
  * master, as dts does when dts-load reports a change.
+ *
+ * -J FILE: the jobs of a cluster (the gang matrix's bench), one a line:
+ *   NAME FROM TO NODES
+ * NAME USER:LABEL; the job runs from FROM to TO seconds after the start
+ * (TO 0: to the end); NODES node indices from 0, "3,7,10-73".  A node
+ * lists its jobs that run (members 1) in STATUS and JOB, and when one of
+ * them starts or ends it sends its master a STATUS at once, as dts does
+ * (ctl_push_status).  Each SCHEDULE's slot table is checked against the
+ * node's jobs (from the node's 3rd SCHEDULE on; a job that started or
+ * ended within the last 2 SIs is let be): a job that runs there and has
+ * no slot, or a slot of a job that does not run there, is a bad table
+ * (tables_bad, tables_bad_nodes); a job whose slot differs between two
+ * of its nodes in the same send (SCHEDULEs of a kind, an SI's or a table
+ * change's, sealed less than 50 ms apart) is a broken gang
+ * (tables_split).  For a job with FROM or TO: at each of its nodes, the
+ * first table that names it after it started, and the first that does
+ * not after it ended (job_K_in_got, job_K_in_max_ms, ...).
  *
  * Counted: datagrams received, accepted, refused by reason, and the
  * kernel's receive time (SO_TIMESTAMPNS) of every accepted SCHEDULE.  At
@@ -125,6 +143,39 @@ struct load_step {
 };
 
 #define GROUP_BIT 0x80000000u	/* epoll data: the node's group socket */
+
+/* -J: a job of the cluster */
+struct simjob {
+	char		 name[PROTO_JOB_LEN];
+	double		 from, to;	/* s after the start; to 0: the end */
+	int		 nnodes;
+	int		*nodes;
+	int		 on;		/* runs now */
+	int		 entered, left;
+	int64_t		 changed;	/* MONOTONIC ns it started or ended */
+	int64_t		 enter_real, leave_real;
+	int64_t		*in_at, *out_at;	/* a node's first table with
+					   it after its start, without it
+					   after its end (REALTIME ns) */
+	/* the gang: its slot in the send seen last */
+	uint64_t	 slot_send;
+	uint32_t	 slot_start, slot_len;
+};
+
+static struct simjob	*jobs;
+static int		 nsjobs;
+static uint64_t		 tables_checked, tables_bad, tables_split;
+
+
+/* a node's jobs (-J) */
+struct simnode_jobs {
+	int		 n;
+	int		 job[PROTO_JOBS_MAX];	/* index in jobs[] */
+	int		 pos[PROTO_JOBS_MAX];	/* the node's in the job's */
+	uint64_t	 bad;			/* its bad tables */
+};
+
+static struct simnode_jobs *nodejobs;
 
 static volatile sig_atomic_t stop;
 static struct sim	*sims;
@@ -229,9 +280,20 @@ fill_status(const struct sim *s, const struct sockaddr_in *to,
 		st->phase = now_real - (int64_t)st->last_ps_ns <
 		    (int64_t)s->sch.ps_us * NS_PER_US ? PHASE_PS : PHASE_LS;
 	}
-	for (int j = 0; j < njobs && j < PROTO_JOBS_MAX; j++) {
+	for (int j = 0; nodejobs == NULL && j < njobs && j < PROTO_JOBS_MAX;
+	    j++) {
 		snprintf(st->job[j].job, PROTO_JOB_LEN, "sim:j%d", j);
 		st->job[j].members = 1;
+		st->members++;
+		st->njobs++;
+	}
+	for (int j = 0; nodejobs != NULL && j < nodejobs[s - sims].n; j++) {
+		const struct simjob *sj = &jobs[nodejobs[s - sims].job[j]];
+
+		if (!sj->on)
+			continue;
+		memcpy(st->job[st->njobs].job, sj->name, PROTO_JOB_LEN);
+		st->job[st->njobs].members = 1;
 		st->members++;
 		st->njobs++;
 	}
@@ -279,11 +341,124 @@ send_job(struct sim *s, const struct sockaddr_in *to, uint32_t index)
 
 	m.u.job.index = index;
 	m.u.job.count = (uint32_t)njobs;
-	if (index < (uint32_t)njobs) {
+	if (nodejobs == NULL && index < (uint32_t)njobs) {
 		snprintf(m.u.job.job, PROTO_JOB_LEN, "sim:j%u", index);
 		m.u.job.members = 1;
 	}
+	if (nodejobs != NULL) {
+		const struct simnode_jobs *nj = &nodejobs[s - sims];
+		uint32_t	 n = 0;
+
+		for (int j = 0; j < nj->n; j++) {
+			const struct simjob *sj = &jobs[nj->job[j]];
+
+			if (!sj->on)
+				continue;
+			if (n++ == index) {
+				memcpy(m.u.job.job, sj->name, PROTO_JOB_LEN);
+				m.u.job.members = 1;
+			}
+		}
+		m.u.job.count = n;
+	}
 	seal_send(s, &m, to);
+}
+
+/*
+ * The master's sends, of two kinds: an SI's (SCHED_F_SYNC) and a table
+ * change's (MASTER_TABLES: no SYNC), which can follow each other closely.
+ * A SCHEDULE whose seq (its sealing time, µs) is more than SEND_GAP_US
+ * after every one of its kind before starts a new send: a send's
+ * datagrams are sealed back to back, and two sends of a kind are 250 ms
+ * apart at least (an SI; MASTER_TABLES_GAP_NS).  send_start[kind][]:
+ * their first seqs; a send is named by its first seq and its kind.
+ */
+#define SEND_GAP_US	50000
+static uint64_t		*send_start[2], send_max[2];
+static size_t		 nsend[2], capsend[2];
+
+/* The send seq of kind belongs to: its first seq * 2 + kind. */
+static uint64_t
+send_of(uint64_t seq, int kind)
+{
+	uint64_t	*v;
+	size_t		 i;
+
+	if (nsend[kind] == 0 || seq > send_max[kind] + SEND_GAP_US) {
+		if (nsend[kind] == capsend[kind]) {
+			capsend[kind] = capsend[kind] ? 2 * capsend[kind] :
+			    1024;
+			if ((send_start[kind] = realloc(send_start[kind],
+			    capsend[kind] * sizeof(uint64_t))) == NULL)
+				die("%s", "out of memory");
+		}
+		send_start[kind][nsend[kind]++] = seq;
+	}
+	if (seq > send_max[kind])
+		send_max[kind] = seq;
+	v = send_start[kind];
+	for (i = nsend[kind]; i > 1 && v[i - 1] > seq; i--)
+		;
+	return v[i - 1] * 2 + (uint64_t)kind;
+}
+
+/*
+ * -J: node s's slot table in SCHEDULE p (its seq), against its jobs:
+ * tables_bad, tables_split, and the first tables after a job's start
+ * and end.
+ */
+static void
+check_table(struct sim *s, const struct proto_schedule *p, uint64_t seq,
+    int64_t now_mono, int64_t rx_real)
+{
+	struct simnode_jobs	*nj = &nodejobs[s - sims];
+	int64_t			 settle = 2 * (int64_t)p->si_us * NS_PER_US;
+	uint64_t		 send = send_of(seq,
+	    (p->flags & SCHED_F_SYNC) != 0);
+	int			 named[PROTO_JOBS_MAX] = { 0 }, bad = 0, i, k;
+
+	if (!(p->flags & SCHED_F_ACTIVE) || (p->mode != MODE_STATIC &&
+	    p->mode != MODE_BALANCED))
+		return;
+	for (i = 0; i < p->nslots && i < PROTO_JOBS_MAX; i++) {
+		const struct proto_slot *sl = &p->slot[i];
+		struct simjob	*sj;
+
+		for (k = 0; k < nj->n && strncmp(jobs[nj->job[k]].name,
+		    sl->job, PROTO_JOB_LEN) != 0; k++)
+			;
+		if (k == nj->n) {	/* not a job of this node's */
+			bad = 1;
+			continue;
+		}
+		named[k] = 1;
+		sj = &jobs[nj->job[k]];
+		if (sj->slot_send == send && (sj->slot_start !=
+		    sl->start_us || sj->slot_len != sl->len_us))
+			tables_split++;
+		sj->slot_send = send;
+		sj->slot_start = sl->start_us;
+		sj->slot_len = sl->len_us;
+	}
+	for (k = 0; k < nj->n; k++) {
+		struct simjob	*sj = &jobs[nj->job[k]];
+
+		if (sj->entered && named[k] && sj->in_at != NULL &&
+		    sj->in_at[nj->pos[k]] == 0)
+			sj->in_at[nj->pos[k]] = rx_real;
+		if (sj->left && !named[k] && sj->out_at != NULL &&
+		    sj->out_at[nj->pos[k]] == 0)
+			sj->out_at[nj->pos[k]] = rx_real;
+		if (now_mono - sj->changed >= settle && named[k] != sj->on)
+			bad = 1;
+	}
+	if (s->schedules < 3)
+		return;
+	tables_checked++;
+	if (bad) {
+		tables_bad++;
+		nj->bad++;
+	}
 }
 
 /* ctl.c's from_master and schedule(): 1 if the SCHEDULE is followed. */
@@ -320,6 +495,8 @@ schedule(struct sim *s, const struct proto_msg *m,
 	s->have_master = 1;
 	s->schedules++;
 	record((int)(s - sims), m->hdr.seq, rx_real, p.si_us, p.ps_us);
+	if (nodejobs != NULL)
+		check_table(s, &p, m->hdr.seq, now_mono, rx_real);
 	return 1;
 }
 
@@ -455,6 +632,33 @@ tick(struct load_step *ls, int nls, int64_t t0)
 			s->active_real = 0;
 			s->fallbacks++;
 		}
+	}
+	for (int k = 0; k < nsjobs; k++) {
+		struct simjob *sj = &jobs[k];
+		int	 on = t >= sj->from && (sj->to <= 0 || t < sj->to);
+
+		if (on == sj->on)
+			continue;
+		sj->on = on;
+		sj->changed = now;
+		if (on && !sj->entered) {
+			sj->entered = 1;
+			sj->enter_real = now_real_ns();
+		} else if (!on && sj->entered) {
+			sj->left = 1;
+			sj->leave_real = now_real_ns();
+		}
+		if (sj->from <= 0 && on)	/* there from the start */
+			continue;
+		for (int i = 0; i < sj->nnodes; i++) {	/* as ctl_push_status */
+			struct sim *s = &sims[sj->nodes[i]];
+
+			if (s->have_master)
+				send_status(s, &s->master, s->master_key, now);
+		}
+		printf("job=%s %s mono_ns=%" PRId64 "\n", sj->name, on ?
+		    "started" : "ended", now);
+		fflush(stdout);
 	}
 	for (int k = 0; k < nls; k++) {
 		int	 n;
@@ -695,11 +899,138 @@ report_nodes(const char *prefix)
 	fclose(f);
 }
 
+/* -J's report: the tables and each scripted job's start and end. */
+static void
+report_jobs(void)
+{
+	int	 bad_nodes = 0, k, i, n = 0;
+
+	if (nodejobs == NULL)
+		return;
+	for (i = 0; i < nsim; i++)
+		bad_nodes += nodejobs[i].bad > 0;
+	printf("jobs=%d\ntables_checked=%" PRIu64 "\ntables_bad=%" PRIu64
+	    "\ntables_bad_nodes=%d\ntables_split=%" PRIu64 "\n", nsjobs,
+	    tables_checked, tables_bad, bad_nodes, tables_split);
+	for (k = 0; k < nsjobs; k++) {
+		const struct simjob *sj = &jobs[k];
+		int64_t	 in_max = -1, out_max = -1;
+		int	 in_got = 0, out_got = 0;
+
+		if (sj->in_at == NULL)
+			continue;
+		for (i = 0; i < sj->nnodes; i++) {
+			if (sj->entered && sj->in_at[i] != 0) {
+				in_got++;
+				if (sj->in_at[i] - sj->enter_real > in_max)
+					in_max = sj->in_at[i] - sj->enter_real;
+			}
+			if (sj->left && sj->out_at[i] != 0) {
+				out_got++;
+				if (sj->out_at[i] - sj->leave_real > out_max)
+					out_max = sj->out_at[i] -
+					    sj->leave_real;
+			}
+		}
+		printf("job_%d_name=%s\njob_%d_nodes=%d\njob_%d_in_got=%d\n"
+		    "job_%d_in_max_ms=%.1f\njob_%d_out_got=%d\n"
+		    "job_%d_out_max_ms=%.1f\n", n, sj->name, n, sj->nnodes,
+		    n, sj->entered ? in_got : -1, n, in_max < 0 ? -1.0 :
+		    in_max / 1e6, n, sj->left ? out_got : -1, n, out_max < 0 ?
+		    -1.0 : out_max / 1e6);
+		n++;
+	}
+}
+
+/* Node index spec "3,7,10-73" into sj->nodes (each < nsim). */
+static void
+parse_nodes(struct simjob *sj, char *spec, int line)
+{
+	char	*tok, *save = NULL, *dash, *end;
+	long	 a, b;
+
+	for (tok = strtok_r(spec, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		a = strtol(tok, &end, 10);
+		b = a;
+		if ((dash = strchr(tok, '-')) != NULL && end == dash)
+			b = strtol(dash + 1, &end, 10);
+		if (*end != '\0' || a < 0 || b < a || b >= nsim)
+			die("-J line %d: bad node \"%s\" (0..%d)", line, tok,
+			    nsim - 1);
+		for (long i = a; i <= b; i++) {
+			if ((sj->nnodes & (sj->nnodes + 1)) == 0 &&
+			    (sj->nodes = realloc(sj->nodes, (size_t)(2 *
+			    sj->nnodes + 2) * sizeof(int))) == NULL)
+				die("%s", "out of memory");
+			sj->nodes[sj->nnodes++] = (int)i;
+		}
+	}
+}
+
+/* -J FILE: the jobs, onto their nodes. */
+static void
+load_jobs(const char *path)
+{
+	FILE	*f = fopen(path, "r");
+	char	*ln = NULL, name[PROTO_JOB_LEN + 1], *spec;
+	size_t	 cap = 0;
+	int	 line = 0, cap_j = 0, off;
+
+	if (f == NULL)
+		die("-J %s: %s", path, strerror(errno));
+	if ((nodejobs = calloc((size_t)nsim, sizeof(*nodejobs))) == NULL)
+		die("%s", "out of memory");
+	while (getline(&ln, &cap, f) > 0) {
+		struct simjob	*sj;
+
+		line++;
+		if (ln[0] == '#' || ln[0] == '\n')
+			continue;
+		if (nsjobs == cap_j) {
+			cap_j = cap_j ? 2 * cap_j : 1024;
+			if ((jobs = realloc(jobs, (size_t)cap_j *
+			    sizeof(*jobs))) == NULL)
+				die("%s", "out of memory");
+		}
+		sj = &jobs[nsjobs];
+		memset(sj, 0, sizeof(*sj));
+		if (sscanf(ln, "%32s %lf %lf %n", name, &sj->from, &sj->to,
+		    &off) != 3 || strlen(name) >= PROTO_JOB_LEN ||
+		    strchr(name, ':') == NULL)
+			die("-J line %d: NAME FROM TO NODES", line);
+		memcpy(sj->name, name, strlen(name));
+		spec = ln + off;
+		spec[strcspn(spec, " \t\n")] = '\0';
+		parse_nodes(sj, spec, line);
+		if (sj->from > 0 || sj->to > 0) {
+			sj->in_at = calloc((size_t)sj->nnodes, sizeof(int64_t));
+			sj->out_at = calloc((size_t)sj->nnodes,
+			    sizeof(int64_t));
+			if (sj->in_at == NULL || sj->out_at == NULL)
+				die("%s", "out of memory");
+		}
+		for (int i = 0; i < sj->nnodes; i++) {
+			struct simnode_jobs *nj = &nodejobs[sj->nodes[i]];
+
+			if (nj->n == PROTO_JOBS_MAX)
+				die("-J line %d: node %d has %d jobs already",
+				    line, sj->nodes[i], PROTO_JOBS_MAX);
+			nj->pos[nj->n] = i;
+			nj->job[nj->n++] = nsjobs;
+		}
+		nsjobs++;
+	}
+	free(ln);
+	fclose(f);
+}
+
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: simnodes -f CONF -n N [-b 127.1.0.1] "
-	    "[-d SECONDS] [-o PREFIX] [-l T:FRACTION:Q]... [-j JOBS] [-V] "
+	    "[-d SECONDS] [-o PREFIX] [-l T:FRACTION:Q]... [-j JOBS | -J FILE] "
+	    "[-V] "
 	    "[-g GROUP[@IFADDR]]\n");
 	exit(2);
 }
@@ -742,6 +1073,7 @@ int
 main(int argc, char **argv)
 {
 	const char		*cf = NULL, *prefix = NULL, *base = "127.1.0.1";
+	const char		*jobfile = NULL;
 	char			*group = NULL;
 	struct ip_mreqn		 gmr;
 	struct auth_key		 secret = { 0 };
@@ -753,12 +1085,13 @@ main(int argc, char **argv)
 	int64_t			 t0, end = 0, last_tick = 0;
 	int			 c, ep, on = 1;
 
-	while ((c = getopt(argc, argv, "Vb:d:f:g:j:l:n:o:")) != -1) {
+	while ((c = getopt(argc, argv, "J:Vb:d:f:g:j:l:n:o:")) != -1) {
 		switch (c) {
 		case 'b': base = optarg; break;
 		case 'd': dur = atof(optarg); break;
 		case 'f': cf = optarg; break;
 		case 'j': njobs = atoi(optarg); break;
+		case 'J': jobfile = optarg; break;
 		case 'l':
 			if (nsteps == LOADS_MAX || sscanf(optarg,
 			    "%lf:%lf:%lf", &steps[nsteps].t,
@@ -775,8 +1108,11 @@ main(int argc, char **argv)
 	}
 	if (cf == NULL || nsim <= 0 || njobs < 0 || njobs > PROTO_JOBS_MAX ||
 	    inet_pton(AF_INET, base, &b) != 1 ||
-	    (group != NULL && group_parse(group, &gmr) == -1))
+	    (group != NULL && group_parse(group, &gmr) == -1) ||
+	    (jobfile != NULL && njobs != 0))
 		usage();
+	if (jobfile != NULL)
+		load_jobs(jobfile);
 	if (sodium_init() < 0)
 		die("%s", "sodium_init failed");
 	conf_defaults(&conf);
@@ -855,6 +1191,11 @@ main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	t0 = now_mono_ns();
+	for (int k = 0; k < nsjobs; k++)	/* there from the start */
+		if (jobs[k].from <= 0 && jobs[k].to <= 0) {
+			jobs[k].on = jobs[k].entered = 1;
+			jobs[k].changed = t0;
+		}
 	if (dur > 0)
 		end = t0 + (int64_t)(dur * NS_PER_SEC);
 	printf("ready=%d\n", nsim);
@@ -884,5 +1225,6 @@ main(int argc, char **argv)
 	}
 	report(prefix, (double)(now_mono_ns() - t0) / NS_PER_SEC);
 	report_nodes(prefix);
+	report_jobs();
 	return 0;
 }
