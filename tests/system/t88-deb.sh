@@ -1,14 +1,18 @@
 #!/bin/bash
 # The Debian packages, as an administrator uses them:
-#   1. dpkg-buildpackage -us -uc -b builds dts and dts-console from a copy
+#   1. dpkg-buildpackage -us -uc -b builds dts, dts-console and dts-slurm
+#      (Slurm's SPANK plugin: dts_spank.so and dts_spank(8)) from a copy
 #      of this tree (the copy, so nothing lands next to the checkout);
-#   2. dpkg -i installs both: PVM's /usr/bin/pvmd is diverted to
+#   2. dpkg -i installs all three (dts-slurm changes no file of Slurm's:
+#      its plugin exports Slurm's SPANK symbols and loads with dlopen
+#      RTLD_NOW once Slurm's own library is in the process, as in
+#      slurmd); PVM's /usr/bin/pvmd is diverted to
 #      /usr/bin/pvmd.real and the launch script stands in its place; the
 #      unit is installed but neither enabled nor started;
 #   3. a node runs from the installed files only: /usr/sbin/dts starts the
 #      installed dts-load and answers STATUS; a pvmd started as PVM starts
 #      one (/usr/bin/pvmd) lands in the gang, running PVM's pvmd.real;
-#   4. dpkg --purge removes both: no file of theirs is left, the diversion
+#   4. dpkg --purge removes all three: no file of theirs is left, the diversion
 #      is gone, /usr/bin/pvmd is PVM's own again, /etc/dts is gone, and
 #      so is the group dts that the install made (its members may start
 #      a gang: dts.conf's default users), with the install's mark of it
@@ -29,14 +33,14 @@
 # on this test).
 . "$(dirname "$0")/lib.sh"
 if [ -z "${T88_INNER:-}" ]; then
-	command -v unshare > /dev/null || { echo "SKIP: needs unshare"; exit 77; }
+	t_need unshare util-linux
 	exec env T88_INNER=1 unshare --mount --propagation private bash "$0" "$@"
 fi
 t_setup deb
 for c in dpkg-buildpackage dh chroot; do
-	command -v "$c" > /dev/null || t_skip "needs $c (apt-get install dpkg-dev debhelper)"
+	t_need "$c" "dpkg-dev debhelper"
 done
-[ -x /usr/bin/pvmd ] || t_skip "needs PVM's /usr/bin/pvmd (apt-get install pvm)"
+[ -x /usr/bin/pvmd ] || t_fail "needs PVM's /usr/bin/pvmd: quickstart installs it (apt-get install pvm)"
 [ -f "$SRC/debian/control" ] || t_fail "no debian/ in $SRC"
 [ -e "$SRC/config.status" ] &&
 	t_skip "the source tree is configured in place; the package builds out of tree"
@@ -55,7 +59,7 @@ if [ -z "${T88_DEBS:-}" ]; then
 		t_fail "dpkg-buildpackage failed: $(tail -n 5 "$T_LOG/build.log")"
 fi
 debs=()
-for p in dts dts-console; do
+for p in dts dts-console dts-slurm; do
 	f=$(ls "$pkg"/${p}_*_*.deb 2> /dev/null | head -n 1)
 	[ -n "$f" ] || t_fail "no ${p} package was built"
 	debs+=("$f")
@@ -69,6 +73,12 @@ for f in usr/sbin/dts usr/libexec/dts/dts-load usr/libexec/dts/pvmd usr/bin/pvmd
 	grep -q " \./$f\$" "$T_LOG/dts.list" || t_fail "the dts package has no /$f"
 done
 grep -q " \./usr/bin/dts-console$" "$T_LOG/console.list" || t_fail "dts-console has no binary"
+dpkg -c "${debs[2]}" > "$T_LOG/slurm.list" || t_fail "dpkg -c cannot read dts-slurm"
+grep -q " \./usr/lib/[^/]*/dts/dts_spank\.so$" "$T_LOG/slurm.list" &&
+    grep -q " \./usr/share/man/man8/dts_spank\.8\.gz$" "$T_LOG/slurm.list" ||
+	t_fail "dts-slurm has not the plugin and its man page: $(awk '{print $6}' "$T_LOG/slurm.list" | paste -sd' ')"
+grep -Eq " \./(etc|usr/lib/[^/]*/slurm-wlm)/" "$T_LOG/slurm.list" &&
+	t_fail "dts-slurm ships a file of Slurm's: $(grep -E ' \./(etc|usr/lib/[^/]*/slurm-wlm)/' "$T_LOG/slurm.list")"
 
 # ---- the overlay roots -----------------------------------------------------
 # overlay NAME: up and root, a fresh overlay of / with the packages in
@@ -122,6 +132,7 @@ before_install new
 
 # ---- 2. install ----------------------------------------------------------
 in_root dpkg -i /var/tmp/debs/"$(basename "${debs[0]}")" /var/tmp/debs/"$(basename "${debs[1]}")" \
+    /var/tmp/debs/"$(basename "${debs[2]}")" \
     > "$T_LOG/install.log" 2>&1 || t_fail "dpkg -i failed: $(tail -n 5 "$T_LOG/install.log")"
 in_root dpkg-divert --list /usr/bin/pvmd | grep -q "to /usr/bin/pvmd.real by dts" ||
 	t_fail "no diversion of /usr/bin/pvmd by dts: $(in_root dpkg-divert --list /usr/bin/pvmd)"
@@ -134,6 +145,23 @@ in_root getent group dts > /dev/null || t_fail "the package made no group dts"
 [ -f "$root/var/lib/dts/group-made-by-package" ] ||
 	t_fail "the package made the group dts but did not mark it (/var/lib/dts/group-made-by-package)"
 t_log "installed; /usr/bin/pvmd diverted to pvmd.real"
+# the installed plugin loads as slurmd loads it (Slurm's library first)
+spank=$(cd "$root" && ls usr/lib/*/dts/dts_spank.so 2> /dev/null | head -n 1)
+[ -n "$spank" ] || t_fail "dts-slurm installed no /usr/lib/*/dts/dts_spank.so"
+slurmlib=$(cd "$root" && ls usr/lib/*/slurm-wlm/libslurmfull.so 2> /dev/null | head -n 1)
+if [ -n "$slurmlib" ] && [ -x "$root/usr/bin/python3" ]; then
+	in_root python3 -c 'import ctypes, os, sys
+ctypes.CDLL(sys.argv[1], mode=os.RTLD_GLOBAL | os.RTLD_NOW)
+p = ctypes.CDLL(sys.argv[2], mode=os.RTLD_NOW)
+s = lambda n: (ctypes.c_char * 64).in_dll(p, n).value.decode()
+p.slurm_spank_init, p.slurm_spank_task_init
+print("plugin_type %s, plugin_name %s, slurm_spank_init and slurm_spank_task_init" % (s("plugin_type"), s("plugin_name")))' \
+	    "/$slurmlib" "/$spank" > "$T_LOG/spank-load.log" 2>&1 ||
+		t_fail "the installed /$spank does not load beside Slurm's /$slurmlib: $(cat "$T_LOG/spank-load.log")"
+	t_log "dts-slurm: /$spank loads beside /$slurmlib: $(cat "$T_LOG/spank-load.log")"
+else
+	t_log "dts-slurm: /$spank installed; its load not tried (no Slurm library or python3 here)"
+fi
 
 # ---- 3. a node from the installed files -----------------------------------
 t_keys "$T_DIR" || t_fail "cannot make the keys"
@@ -191,7 +219,7 @@ rm -f "$root/var/log/dts-test.log" "$root/etc/dts/node.key" "$root/etc/dts/dts.c
 rm -rf "$root/var/tmp/pvm" "$root/var/tmp/debs"
 
 # ---- 4. purge ---------------------------------------------------------------
-in_root dpkg --purge dts-console dts > "$T_LOG/purge.log" 2>&1 ||
+in_root dpkg --purge dts-slurm dts-console dts > "$T_LOG/purge.log" 2>&1 ||
 	t_fail "dpkg --purge failed: $(tail -n 5 "$T_LOG/purge.log")"
 [ -z "$(in_root dpkg-divert --list /usr/bin/pvmd)" ] || t_fail "the diversion is still there"
 cmp -s "$root/usr/bin/pvmd" /usr/bin/pvmd || t_fail "/usr/bin/pvmd is not PVM's pvmd again"
