@@ -16,6 +16,10 @@
 #     srun it runs are in the job's gang, and nothing is left after.
 #  3. `srun -N2 --dts=off`: the task is in no gang of dts's.
 #  4. A bad value, --dts=maybe, is refused in one line by srun.
+#     salloc -N2 --dts: the 2 tasks of an srun inside the allocation are in
+#     the job's gang, and nothing is left after.  The operator's default:
+#     with plugstack.conf's default=on, srun without --dts lands in the
+#     job's gang on both hosts, and --dts=off in none.
 #  5. No dts on either host, dts.conf no_service = "refuse": srun -N2
 #     --dts fails, and its output has the plugin's one line naming the
 #     reason; the task did not run (exit status 126), nor where the
@@ -147,6 +151,33 @@ fi
 grep -q "dts: --dts=maybe: expected on or off" "$T_LOG/srun4.log" ||
     t_fail "srun --dts=maybe: no one-line refusal: $(cat "$T_LOG/srun4.log")"
 t_log "--dts=maybe: $(grep -m1 'dts: --dts' "$T_LOG/srun4.log")"
+
+# ---- 4b. salloc --dts: every srun inside the allocation -----------------------------
+s_run h0 "${UA[@]}" timeout 60 salloc -N2 --dts srun -l sh -c 'echo "job $SLURM_JOB_ID $(grep ^0:: /proc/self/cgroup)"' \
+    > "$T_LOG/salloc.log" 2>&1 || t_fail "salloc --dts: $(cat "$T_LOG/salloc.log")"
+J=$(sed -n 's/^0: job \([0-9]*\) .*/\1/p' "$T_LOG/salloc.log")
+[ -n "$J" ] && [ "$(grep -c "^[01]: job $J 0::.*/jobs/job\.$A@s$J\$" "$T_LOG/salloc.log")" = 2 ] ||
+    t_fail "salloc --dts: the step's 2 tasks are not in the job's gang: $(cat "$T_LOG/salloc.log")"
+for k in 0 1; do
+	t_wait_for 5 gone "$k" "s$J" ||
+	    t_fail "h$k: salloc job s$J left after its end: cgroups $(job_cgs "$k" "s$J"), state files $(state_files "$k" "s$J")"
+done
+t_log "salloc --dts, job $J: the srun's 2 tasks in job.$A@s$J, then nothing left"
+
+# ---- 4c. the operator's default: plugstack default=on ---------------------------------
+sed -i 's/ default=off / default=on /' "$S_DIR/plugstack.conf"
+grep -q ' default=on ' "$S_DIR/plugstack.conf" || t_fail "plugstack.conf: no default= to change: $(cat "$S_DIR/plugstack.conf")"
+s_run h0 "${UA[@]}" timeout 60 srun -N2 -l sh -c 'echo "job $SLURM_JOB_ID $(grep ^0:: /proc/self/cgroup)"' \
+    > "$T_LOG/default-on.log" 2>&1 || t_fail "srun with default=on: $(cat "$T_LOG/default-on.log")"
+J=$(sed -n 's/^0: job \([0-9]*\) .*/\1/p' "$T_LOG/default-on.log")
+[ -n "$J" ] && [ "$(grep -c "^[01]: job $J 0::.*/jobs/job\.$A@s$J\$" "$T_LOG/default-on.log")" = 2 ] ||
+    t_fail "default=on, srun without --dts: not both tasks in the job's gang: $(cat "$T_LOG/default-on.log")"
+s_run h0 "${UA[@]}" timeout 60 srun -N2 --dts=off -l sh -c 'grep ^0:: /proc/self/cgroup' \
+    > "$T_LOG/default-on-off.log" 2>&1 || t_fail "srun --dts=off with default=on: $(cat "$T_LOG/default-on-off.log")"
+[ "$(grep -c '^[01]: 0::' "$T_LOG/default-on-off.log")" = 2 ] && ! grep -q '/jobs/job\.' "$T_LOG/default-on-off.log" ||
+    t_fail "default=on, srun --dts=off: a task is in a gang: $(cat "$T_LOG/default-on-off.log")"
+sed -i 's/ default=on / default=off /' "$S_DIR/plugstack.conf"
+t_log "plugstack default=on: srun without --dts in job.$A@s$J on both hosts; --dts=off in no gang"
 
 # ---- 5. no dts, no_service refuse -------------------------------------------------
 for k in 0 1; do
