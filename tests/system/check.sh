@@ -8,8 +8,9 @@
 # Exits 77 (skip, automake's convention), saying why, where system tests
 # cannot run: not root (dts needs real-time priority, cgroups and
 # namespaces; a developer's `make check` then runs the unit tests only),
-# or DTS_SYSTEM_TESTS=no (root who wants the unit tests only).
-# Otherwise the test's own status: 0 pass, 1 fail, 77 skip (the test
+# or DTS_SYSTEM_TESTS=no (root who wants the unit tests only).  Fails
+# (1) where dts is not built or flock missing: a suite that built nothing
+# must not end "0 failed".  Otherwise the test's own status: 0 pass, 1 fail, 77 skip (the test
 # says why), 124 timeout.
 set -u
 build=${1:?usage: check.sh BUILD TEST}
@@ -25,8 +26,12 @@ skip() {
 [ "$(id -u)" = 0 ] ||
     skip "not root (system tests need real-time priority, cgroups and namespaces)"
 [ "${DTS_SYSTEM_TESTS:-yes}" != no ] || skip "DTS_SYSTEM_TESTS=no"
-[ -x "$build/dts/dts" ] || skip "not built: $build/dts/dts"
-command -v flock > /dev/null || skip "needs flock (util-linux)"
+fail() {
+	echo "FAIL: $name: $*"
+	exit 1
+}
+[ -x "$build/dts/dts" ] || fail "not built: $build/dts/dts (make all && make check TESTS=)"
+command -v flock > /dev/null || fail "needs flock: quickstart installs it (apt-get install util-linux)"
 
 # the wait for the lock is not part of the 300 s; at 300 s the test gets
 # SIGTERM and 90 s for its EXIT trap (a cluster's teardown under load

@@ -750,19 +750,21 @@ _c_install_trap() {
 	_C_TRAP=1
 }
 
-_c_now() { echo "${EPOCHREALTIME/[.,]/}"; }
-_c_secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", (b - a) / 1e6 }'; }
+# (lib.sh's clock: _t_now_us, t_secs)
+_c_now() { _t_now_us; }
+_c_secs() { t_secs "$1" "$2"; }
 
 _c_need() {
 	[ "$(id -u)" = 0 ] || t_skip "needs root (network namespaces, dts)"
 	local t
-	for t in ip nsenter unshare setsid mkfifo hostname mount chrt; do
-		command -v "$t" > /dev/null || t_skip "needs $t"
+	for t in ip:iproute2 nsenter:util-linux unshare:util-linux setsid:util-linux \
+	    mkfifo:coreutils hostname:hostname mount:mount chrt:util-linux; do
+		t_need "${t%%:*}" "${t#*:}"
 	done
-	[ -x /usr/bin/pvmd ] || t_skip "needs pvm (/usr/bin/pvmd)"
+	[ -x /usr/bin/pvmd ] || t_fail "needs pvm (/usr/bin/pvmd): quickstart installs it (apt-get install pvm)"
 	for t in dts/dts run/dts-run load/dts-load tests/pvm/dts-pvmctl \
 	    tests/tools/sendgram; do
-		[ -x "$BUILD/$t" ] || t_skip "not built: $BUILD/$t"
+		t_need_built "$t"
 	done
 	[ -n "$(t_cg_mount)" ] || t_skip "needs a cgroup v2 hierarchy"
 	[ -n "${T_DIR:-}" ] || _c_die "call t_setup before c_up"
@@ -1450,18 +1452,19 @@ C_MPI_PID=
 C_MPI_ARGV=()
 C_MPI_RC=
 
-# c_mpi_need KIND: skip the test unless KIND's packages are installed.
+# c_mpi_need KIND: fail the test unless KIND's packages (quickstart
+# installs them) are installed and dts-ssh is built.
 c_mpi_need() {
 	case $1 in
 	ompi | ompi-agent)
 		command -v mpirun.openmpi > /dev/null && command -v mpicc.openmpi > /dev/null ||
-		    t_skip "needs Open MPI (apt-get install openmpi-bin libopenmpi-dev)" ;;
+		    t_fail "needs Open MPI: quickstart installs it (apt-get install openmpi-bin libopenmpi-dev)" ;;
 	mpich | mpich-boot)
 		command -v mpiexec.mpich > /dev/null && command -v mpicc.mpich > /dev/null ||
-		    t_skip "needs MPICH (apt-get install mpich)" ;;
+		    t_fail "needs MPICH: quickstart installs it (apt-get install mpich)" ;;
 	*) _c_die "c_mpi_need: no MPI kind '$1' (ompi, ompi-agent, mpich, mpich-boot)" ;;
 	esac
-	[ -x "$BUILD/run/dts-ssh" ] || t_skip "not built: $BUILD/run/dts-ssh"
+	t_need_built run/dts-ssh
 }
 
 # c_mpi_setup KIND [SRC.c]: after c_up; C_MPI_KIND, C_MPI_PROG (SRC.c,
@@ -1620,7 +1623,7 @@ c_mpi_ranks_ok() {
 #   t_make_user                   # user A: T_USER (lib.sh)
 #   c_make_user UB b              # user B: UB=dtsb<PID>, UB_UID, UB_ARGV
 #   c_user_a                      # user A: lib.sh's t_make_user, A and UA
-#   c_jobs_need                   # skip unless the t10x tests can run
+#   c_jobs_need                   # fail unless the t10x tests can run
 #   c_exec h0 "${UB_ARGV[@]}" dts-console ...   # as B on h0
 #   c_job_pids h1 "$UB" pvm spin  # B's job's members on h1 named spin
 #   c_sched_watch                 # record every SCHEDULE each host gets
@@ -1634,8 +1637,8 @@ c_mpi_ranks_ok() {
 C_USERS=()
 c_make_user() {
 	local v=$1 u=dts$2$$ uid gid
-	command -v useradd > /dev/null || t_skip "needs useradd (passwd)"
-	command -v setpriv > /dev/null || t_skip "needs setpriv (util-linux)"
+	t_need useradd passwd
+	t_need setpriv util-linux
 	_t_make_group
 	_c_install_trap
 	id "$u" > /dev/null 2>&1 && _c_die "user $u exists already"
@@ -1650,16 +1653,16 @@ c_make_user() {
 	    --inh-caps=-all --bounding-set=-all -- env -u PVM_ALLOW_ROOT)"
 }
 
-# c_jobs_need: skip unless what the several-jobs tests (t10x) run on is
-# here: dts-console, dts-pvmjoin and hog built, 2 CPUs (a host on CPU 1,
-# the others on CPU 0) and taskset.
+# c_jobs_need: fail unless what the several-jobs tests (t10x) run on is
+# here: dts-console, dts-pvmjoin and hog built, and taskset; skip on one
+# CPU (a host on CPU 1, the others on CPU 0).
 c_jobs_need() {
 	local p
 	for p in console/dts-console run/dts-pvmjoin tests/tools/hog; do
-		[ -x "$BUILD/$p" ] || t_skip "not built: $p"
+		t_need_built "$p"
 	done
 	[ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs (a host on CPU 1, the others on CPU 0)"
-	command -v taskset > /dev/null || t_skip "needs taskset"
+	t_need taskset util-linux
 }
 
 # c_user_a: lib.sh's test user (t_make_user) as user A: A = its name, UA
@@ -1704,44 +1707,14 @@ c_job_pids() {
 # c_sched_watch: on every host a sniffer (python3, a packet socket in the
 # host's namespace) writes down each SCHEDULE datagram that reaches the
 # host's dts port: $T_LOG/sched-hK.log, one line per datagram
-# "REALTIME nslots=N JOB@START_US+LEN_US ...".  c_down ends them.
+# "REALTIME flags=F nslots=N JOB@START_US+LEN_US ..." (tests/tools/
+# schedsniff.py).  c_down ends them.
 c_sched_watch() {
 	local k
-	command -v python3 > /dev/null || t_skip "needs python3 (the SCHEDULE sniffer)"
-	cat > "$T_DIR/bin/schedsniff.py" <<-'EOF'
-	# schedsniff.py PORT OUT: every SCHEDULE (DTS1, type 1) to PORT, with
-	# its slot table (doc/protocol.txt), one line each, into OUT
-	import socket, struct, sys, time
-	port = int(sys.argv[1])
-	out = open(sys.argv[2], "a", buffering=1)
-	s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.ntohs(0x0800))
-	while True:
-	    pkt, addr = s.recvfrom(65535)
-	    t = time.time()
-	    if addr[2] == socket.PACKET_OUTGOING:
-	        continue
-	    ip = pkt[14:]
-	    if len(ip) < 20 or ip[9] != 17:
-	        continue
-	    udp = ip[(ip[0] & 15) * 4:]
-	    if len(udp) < 8 or struct.unpack("!H", udp[2:4])[0] != port:
-	        continue
-	    d = udp[8:]
-	    if len(d) < 24 + 32 or d[:4] != b"DTS1" or d[5] != 1:
-	        continue
-	    p = d[24:]
-	    n = p[24]
-	    slots = []
-	    for i in range(min(n, 8)):
-	        o = 32 + 40 * i
-	        name = p[o:o + 32].split(b"\0")[0].decode("ascii", "replace")
-	        st, ln = struct.unpack("!II", p[o + 32:o + 40])
-	        slots.append("%s@%d+%d" % (name, st, ln))
-	    out.write("%.6f nslots=%d %s\n" % (t, n, " ".join(slots)))
-	EOF
+	t_need python3 python3
 	for k in "${!C_HOSTS[@]}"; do
 		: > "$T_LOG/sched-h$k.log"
-		c_bg "$k" "sniff-h$k" python3 -u "$T_DIR/bin/schedsniff.py" "$C_PORT" \
+		c_bg "$k" "sniff-h$k" python3 -u "$SRC/tests/tools/schedsniff.py" "$C_PORT" \
 		    "$T_LOG/sched-h$k.log"
 	done
 }
@@ -1753,37 +1726,15 @@ c_sched_log() {
 	cat "$T_LOG/sched-h$k.log"
 }
 
-# c_cpu_split CPU SECS HOG PID...: over SECS of wall time, each PID's
-# share of it (percent, 1 decimal) in C_SH[i], the hog's in C_SH_HOG and
-# the rest of CPU's busy time (other local work: a build, stress-ng, dts)
-# in C_SH_OTHER (as node.sh's n_split).
-c_cpu_split() {
-	local cpu=$1 secs=$2 hog=$3 i g=0 w
-	shift 3
-	local -a s0 s1
-	t_cpu_snap s0 "$cpu" "$hog" "$@" || return 1
-	t_sleep "$secs"
-	t_cpu_snap s1 "$cpu" "$hog" "$@" || return 1
-	w=$((s1[0] - s0[0]))
-	C_SH=()
-	for ((i = 4; i < ${#s0[@]}; i++)); do
-		C_SH[i - 4]=$(awk -v d=$((s1[i] - s0[i])) -v w="$w" 'BEGIN { printf "%.1f", d / (w * 10) }')
-		g=$((g + s1[i] - s0[i]))
-	done
-	C_SH_HOG=$(awk -v d=$((s1[3] - s0[3])) -v w="$w" 'BEGIN { printf "%.1f", d / (w * 10) }')
-	C_SH_OTHER=$(awk -v g=$g -v h=$((s1[3] - s0[3])) -v w="$w" -v b=$((s1[1] - s0[1])) -v a=$((s1[2] - s0[2])) \
-	    'BEGIN { f = 100 * b / a - (g + h) / (w * 10); printf "%.1f", (f > 0 ? f : 0) }')
-}
-
 # c_host_shares WANT TOL LS HOG: one host at a time, the CPU-bound tasks
 # of its jobs on CPU 1 beside HOG (a local hog pinned there), every other
-# host's on CPU 0: each task gets WANT % of CPU 1 within TOL points, and
-# the local load (the hog and the rest of CPU 1's work) keeps at least
-# LS - 2 points, the hog alone at least 5 unless other local work took
-# 10 points or more of the LS from it (a busy machine: under a load of
-# 15, CI saw the hog at 3.7 % beside 16.5 % of other work).  The tasks: C_SPIN[K] = "JOB=PID ..."
-# for each host index K.  A miss is measured once more.  Each host's
-# figures are logged; C_MAXDEV = the largest |share - WANT|.
+# host's on CPU 0 (lib.sh's t_cpu_split): each task gets WANT % of CPU 1
+# within TOL points; the hog, by its own CPU time, at least LS - 2
+# points; and no process of the host's jobs, listed or not (every one in
+# its dts's jobs/), runs in the LS: all of them together get at most
+# 100 - LS + 1 points.  The tasks: C_SPIN[K] = "JOB=PID ..." for each host
+# index K.  A miss is measured once more.  Each host's figures are
+# logged; C_MAXDEV = the largest |share - WANT|.
 declare -A C_SPIN
 c_host_shares() {
 	local want=$1 tol=$2 ls=$3 hog=$4 k j w try line ok
@@ -1801,22 +1752,22 @@ c_host_shares() {
 		for w in "${off[@]}"; do taskset -a -p -c 0 "$w" > /dev/null || _c_die "cannot pin $w to CPU 0"; done
 		for try in 1 2; do
 			t_sleep 0.5
-			c_cpu_split 1 4 "$hog" "${on[@]}" || _c_die "a task of h$k ended"
+			t_cpu_split 1 4 "$hog" "$(c_cg_dir "$k")/jobs" "${on[@]}" || _c_die "a task of h$k ended"
 			line="h$k:"
 			ok=1
 			for j in "${!on[@]}"; do
-				line="$line ${names[j]} ${C_SH[j]}%,"
-				awk -v s="${C_SH[j]}" -v w="$want" -v t="$tol" 'BEGIN { exit !(s >= w - t && s <= w + t) }' || ok=0
+				line="$line ${names[j]} ${T_SH[j]}%,"
+				awk -v s="${T_SH[j]}" -v w="$want" -v t="$tol" 'BEGIN { exit !(s >= w - t && s <= w + t) }' || ok=0
 			done
-			line="$line hog $C_SH_HOG% + other local work $C_SH_OTHER% (load $(cut -d' ' -f1 /proc/loadavg))"
-			awk -v h="$C_SH_HOG" -v o="$C_SH_OTHER" -v l="$ls" 'BEGIN { exit !(h + o >= l - 2 && (h >= 5 || o >= 10)) }' || ok=0
+			line="$line all of h$k's jobs $T_SH_GANG%, hog $T_SH_HOG%, other local work $T_SH_OTHER% (load $(cut -d' ' -f1 /proc/loadavg))"
+			awk -v h="$T_SH_HOG" -v g="$T_SH_GANG" -v l="$ls" 'BEGIN { exit !(h >= l - 2 && g <= 100 - l + 1) }' || ok=0
 			[ "$ok" = 1 ] && break
-			[ "$try" = 2 ] && t_fail "shares of CPU 1: want $want% each (within $tol), local load >= $((ls - 2))% (LS $ls - 2): $line; other sessions' real-time processes: $(t_foreign_rt $$ $(_c_all_pids))"
+			[ "$try" = 2 ] && t_fail "shares of CPU 1: want $want% each (within $tol), the hog >= $((ls - 2))% (LS $ls - 2), all of h$k's jobs <= $((100 - ls + 1))%: $line; other sessions' real-time processes: $(t_foreign_rt $$ $(_c_all_pids))"
 			t_log "$line: measuring once more"
 		done
 		t_log "$line"
 		for j in "${!on[@]}"; do
-			C_MAXDEV=$(awk -v s="${C_SH[j]}" -v w="$want" -v m="$C_MAXDEV" \
+			C_MAXDEV=$(awk -v s="${T_SH[j]}" -v w="$want" -v m="$C_MAXDEV" \
 			    'BEGIN { d = s - w; if (d < 0) d = -d; printf "%.1f", (d > m ? d : m) }')
 		done
 	done

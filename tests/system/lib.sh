@@ -173,9 +173,37 @@ _t_drop_expected() {
 	if [ "${#e[@]}" = 0 ]; then cat; else grep -vE "${e[@]}"; fi
 }
 
+# t_skip WHY: only for a machine that cannot run the test (one CPU, no
+# cgroup2 cpu controller, no /dev/net/tun, not root), never for a result
+# the test did not like, nor for what quickstart installs or the suite
+# builds (t_need, t_need_built: those fail).
 t_skip() {
 	echo "SKIP: $T_NAME: $*"
 	exit 77
+}
+
+# t_need CMD PACKAGE: CMD is on the PATH, else the test fails: quickstart
+# installs PACKAGE (a skip would let a machine without it pass the suite).
+t_need() {
+	command -v "$1" > /dev/null ||
+	    t_fail "needs $1: quickstart installs it (apt-get install $2)"
+}
+
+# t_need_built FILE...: each FILE (relative to BUILD, or absolute), which
+# the suite builds (make all; make check TESTS=), is there, else the test
+# fails: with nothing built, every test must fail, not skip.
+t_need_built() {
+	local f
+	for f in "$@"; do
+		case $f in /*) ;; *) f=$BUILD/$f ;; esac
+		[ -f "$f" ] || t_fail "not built: $f (make all && make check TESTS=)"
+	done
+}
+
+# t_need_user NAME: the system user NAME (nobody, munge) exists, else the
+# test fails (Debian's base-passwd, or quickstart's packages, make it).
+t_need_user() {
+	id "$1" > /dev/null 2>&1 || t_fail "needs the user $1"
 }
 
 # t_foreign_rt [PID...]: how many user-space processes at SCHED_FIFO or
@@ -345,14 +373,14 @@ _t_cg_v1() {
 # ---- a user who owns the parallel job (attacks, least privilege) --------
 
 # t_make_user [--no-group]: an unprivileged user unique to this run;
-# T_USER, T_UID (the test is skipped without useradd or setpriv).  It is
+# T_USER, T_UID (the test fails without useradd or setpriv).  It is
 # in the run's group T_GROUP (made here), which the harness's dts.conf
 # names in `users`: so dts lets it start a gang.  --no-group: not in it
 # (t_join_group puts it there later).  Cleanup ends its processes and
 # deletes it, and the group.
 t_make_user() {
-	command -v useradd > /dev/null || t_skip "needs useradd (passwd)"
-	command -v setpriv > /dev/null || t_skip "needs setpriv (util-linux)"
+	t_need useradd passwd
+	t_need setpriv util-linux
 	_t_make_group
 	T_USER=dtst$$
 	useradd -M -N -d "$T_HOME" -s /bin/sh "$T_USER" >/dev/null 2>&1 ||
@@ -511,7 +539,7 @@ t_zram_off() {
 # ---- autogroups -----------------------------------------------------------
 # ls_policy idle needs kernel.sched_autogroup_enabled = 0.  t_autogroup_lock
 # takes the machine-wide lock that serializes the runs that turn it off (t12,
-# t94, t95, bench-idle; waits up to 10 min, else skips) and makes the EXIT
+# t94, t95, bench-idle; waits up to 10 min, else fails) and makes the EXIT
 # trap run t_cleanup and then put the sysctl back, even on failure;
 # t_autogroups_off then turns autogroups off if they are on (skips if it
 # cannot).  Needs flock (util-linux).
@@ -523,7 +551,7 @@ _t_restore_autogroups() { [ -z "$T_AG0" ] || echo "$T_AG0" > "$T_AG"; }
 t_autogroup_lock() {
 	trap 't_cleanup; rc=$?; _t_restore_autogroups; exit $rc' EXIT
 	exec {T_AG_LOCK}> /run/lock/dts-test-autogroup.lock || t_fail "cannot open the lock"
-	flock -w 600 "$T_AG_LOCK" || t_skip "another run held the autogroup lock for 10 min"
+	flock -w 600 "$T_AG_LOCK" || t_fail "another run held the autogroup lock for 10 min"
 }
 
 t_autogroups_off() {
@@ -534,14 +562,25 @@ t_autogroups_off() {
 
 # ---- waiting and inspecting ----------------------------------------------
 
-# Microseconds since the epoch.
+# _t_now_us [VAR]: microseconds since the epoch (CLOCK_REALTIME, which
+# every network namespace shares), printed or, without a fork, into VAR:
+# the tests' one clock (node.sh's n_now_us and cluster.sh's _c_now are
+# this; t_secs turns two readings into seconds).
 _t_now_us() {
+	local _t_nu
 	if [ -n "${EPOCHREALTIME:-}" ]; then
-		local t=${EPOCHREALTIME/[.,]/}
-		echo "$((10#$t))"
+		_t_nu=${EPOCHREALTIME/[.,]/}
+		_t_nu=$((10#$_t_nu))
 	else
-		echo "$(($(date +%s%N) / 1000))"
+		_t_nu=$(($(date +%s%N) / 1000))
 	fi
+	if [ -n "${1:-}" ]; then printf -v "$1" %d "$_t_nu"; else echo "$_t_nu"; fi
+}
+
+# t_secs T0_US [T1_US]: the seconds from T0 to T1 (default: now), both
+# _t_now_us readings, 2 decimals.
+t_secs() {
+	awk -v a="$1" -v b="${2:-$(_t_now_us)}" 'BEGIN { printf "%.2f\n", (b - a) / 1e6 }'
 }
 
 # "2", "0.5", "1.25" seconds -> microseconds.
@@ -613,19 +652,32 @@ t_logged() {
 	t_wait_for 3 grep -q -- "$1" "${2:-$T_LOG/dts.log}"
 }
 
-# CPU time of PID in ns: the first field of /proc/PID/task/*/schedstat,
-# summed over its threads (dts has three).
+# t_cpu_ns PID [VAR]: the CPU time of PID in ns, printed or, without a
+# fork, into VAR: the first field of /proc/PID/task/*/schedstat summed
+# over its threads (dts has three); or, for a cgroup v2 directory DIR
+# (an absolute path) instead of PID, its cpu.stat usage_usec in ns: every
+# process that ran in DIR and below, those that ended too.  Status 1 if
+# PID (DIR) is gone.  The tests' one reader of a CPU time.
 t_cpu_ns() {
-	local ns sum=0 t
-	for t in /proc/"$1"/task/*/schedstat; do
-		read -r ns _ < "$t" 2>/dev/null && sum=$((sum + ns))
-	done
-	[ -e "/proc/$1" ] || return 1
-	echo "$sum"
+	local _t_cn_ns _t_cn_k _t_cn_sum=0 _t_cn_f
+	if [ "${1#/}" != "$1" ]; then
+		_t_cn_sum=
+		while read -r _t_cn_k _t_cn_ns; do
+			[ "$_t_cn_k" = usage_usec ] && _t_cn_sum=$((_t_cn_ns * 1000))
+		done 2> /dev/null < "$1/cpu.stat"
+		[ -n "$_t_cn_sum" ] || return 1
+	else
+		for _t_cn_f in /proc/"$1"/task/*/schedstat; do
+			read -r _t_cn_ns _ 2> /dev/null < "$_t_cn_f" && _t_cn_sum=$((_t_cn_sum + _t_cn_ns))
+		done
+		[ -e "/proc/$1" ] || return 1
+	fi
+	if [ -n "${2:-}" ]; then printf -v "$2" %d "$_t_cn_sum"; else echo "$_t_cn_sum"; fi
 }
 
 # t_cpu_snap VAR CPU PID...: one snapshot of CPU's ticks and the PIDs'
-# CPU time, with builtins only, into the array VAR: (wall_us busy_ticks
+# CPU time (t_cpu_ns: a PID, or a cgroup v2 directory), with builtins
+# only, into the array VAR: (wall_us busy_ticks
 # all_ticks ns_of_PID...).  No fork between the reads: on a loaded
 # machine a fork can wait a whole PS, and reads spread over it skew a
 # share by points.  wall_us is the middle of the reads, less the CPU's
@@ -633,21 +685,78 @@ t_cpu_ns() {
 # share is of the time that the virtual CPU ran.
 t_cpu_snap() {
 	local -n _t_snap=$1
-	local _t_cpu=$2 _t_a _t_b _t_busy _t_all _t_st _t_p _t_f _t_ns _t_sum
+	local _t_cpu=$2 _t_a _t_b _t_busy _t_all _t_st _t_p _t_sum
 	shift 2
 	_t_a=${EPOCHREALTIME/[.,]/}
 	t_cpu_ticks "$_t_cpu" _t_busy _t_all _t_st || return 1
 	_t_snap=(0 "$_t_busy" "$_t_all")
 	for _t_p in "$@"; do
-		_t_sum=0
-		for _t_f in /proc/"$_t_p"/task/*/schedstat; do
-			read -r _t_ns _ < "$_t_f" 2> /dev/null && _t_sum=$((_t_sum + _t_ns))
-		done
-		[ -e "/proc/$_t_p" ] || return 1
+		t_cpu_ns "$_t_p" _t_sum || return 1
 		_t_snap+=("$_t_sum")
 	done
 	_t_b=${EPOCHREALTIME/[.,]/}
 	_t_snap[0]=$(( (10#$_t_a + 10#$_t_b) / 2 - _t_st * 10000 ))
+}
+
+# t_cpu_split CPU SECS HOG GANG PID...: over SECS, shares of CPU's time
+# (percent of it, less what the hypervisor stole: t_cpu_snap; 1 decimal):
+# each PID's in T_SH[i] (all of them: T_SH_SUM), the hog's own in
+# T_SH_HOG, the gang's in T_SH_GANG and the rest of CPU's busy time in T_SH_OTHER (other local
+# work: a build, stress-ng, dts, pvmd).  GANG is the jobs' cgroup v2
+# directory (dts's jobs/: every process of every job, those the caller
+# did not list and those that ended too), or - for the PIDs together.
+# The tests' one split of a CPU between a gang and the owner's load
+# (node.sh's n_split, cluster.sh's c_host_shares, t114).
+t_cpu_split() {
+	local cpu=$1 secs=$2 hog=$3 gang=$4 i out rest
+	shift 4
+	local -a who=("$hog") s0 s1 d
+	[ "$gang" = - ] || who+=("$gang")
+	who+=("$@")
+	t_cpu_snap s0 "$cpu" "${who[@]}" || return 1
+	t_sleep "$secs"
+	t_cpu_snap s1 "$cpu" "${who[@]}" || return 1
+	for i in "${!s0[@]}"; do d[i]=$((s1[i] - s0[i])); done
+	out=$(awk -v d="${d[*]}" -v g="$gang" 'BEGIN {
+		n = split(d, v, " "); w = v[1] * 10; k = (g == "-") ? 5 : 6
+		for (i = k; i <= n; i++) { s = s " " sprintf("%.1f", v[i] / w); sum += v[i] }
+		gang = (g == "-") ? sum : v[5]
+		o = 100 * v[2] / v[3] - (gang + v[4]) / w
+		printf "%.1f %.1f %.1f %.1f%s\n", v[4] / w, gang / w, (o > 0 ? o : 0), sum / w, s }')
+	read -r T_SH_HOG T_SH_GANG T_SH_OTHER T_SH_SUM rest <<< "$out"
+	read -ra T_SH <<< "$rest"
+}
+
+# t_stats: numbers on stdin -> "n p50 p99 max mean" (their unit; nearest
+# rank: the smallest value with at least that fraction at or below it;
+# "0 nan nan nan nan" for none).  The tests' one percentile.
+t_stats() {
+	sort -g | awk '{ v[NR] = $1; s += $1 }
+	END {
+		if (NR == 0) { print "0 nan nan nan nan"; exit }
+		i50 = int(NR * 0.50); if (i50 < NR * 0.50) i50++
+		i99 = int(NR * 0.99); if (i99 < NR * 0.99) i99++
+		printf "%d %.6g %.6g %.6g %.6g\n", NR, v[i50], v[i99], v[NR], s / NR
+	}'
+}
+
+# t_shares_ok JOB... -- HOG SLOT LS: what the README says of the demo's
+# shares (percent of a CPU): each JOB's within 3 points of its SLOT, the
+# hog's own at least LS - 2 points.  Status 1 if not, with T_SHARES_WHY.
+# tests/demo.sh asserts it and t99 again on what the demo printed.
+t_shares_ok() {
+	local j bad=
+	local -a jobs=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do jobs+=("$1"); shift; done
+	shift
+	for j in "${jobs[@]}"; do
+		awk -v s="$j" -v w="$2" 'BEGIN { exit !(s >= w - 3 && s <= w + 3) }' ||
+		    bad="$bad a job got $j%, not its slot's $2% (+-3);"
+	done
+	awk -v h="$1" -v l="$3" 'BEGIN { exit !(h >= l - 2) }' ||
+	    bad="$bad the hog got $1%, not the LS's $3% less 2 at least;"
+	T_SHARES_WHY=${bad# }
+	[ -z "$bad" ]
 }
 
 # State letter (R, S, T, Z, ...) from /proc/PID/stat.

@@ -46,7 +46,7 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$SRC/tests/system/cluster.sh"
 t_setup "$(basename "$0" .sh)"
-[ -x "$BUILD/console/dts-console" ] || t_skip "not built: dts-console"
+t_need_built console/dts-console
 c_mpi_need "$MPI_KIND"
 
 N=3

@@ -17,7 +17,7 @@
 . "$(dirname "$0")/node.sh"
 t_setup lift-clone
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs"
-command -v python3 > /dev/null || t_skip "needs python3 (the thread sampler)"
+t_need python3 python3
 
 t_make_user
 t_user_argv

@@ -7,7 +7,7 @@
 #   . "$SRC/tests/system/cluster.sh"
 #   . "$SRC/tests/system/slurm.sh"
 #   t_setup my-test
-#   s_need                      # skip unless Slurm, munge and the plugin
+#   s_need                      # fail unless Slurm, munge and the plugin
 #   c_up 2 --no-pvm             # the hosts h0 h1, a dts on each
 #   s_up                        # munged, slurmctld, a slurmd per host
 #   s_run h0 "${UA[@]}" srun -N2 --dts hostname   # a client, on a host
@@ -38,7 +38,7 @@
 # read its dts.conf when none answers.
 #
 # Functions:
-#   s_need            t_skip unless slurmctld, slurmd, srun, munged and the
+#   s_need            t_fail unless slurmctld, slurmd, srun, munged and the
 #                     built plugin are here
 #   s_up              the files, munged, slurmctld, a slurmd on every
 #                     host; waits until sinfo shows every node idle (30 s)
@@ -82,11 +82,10 @@ s_need() {
 	for t in slurmctld slurmd srun sinfo squeue scancel munged; do
 		command -v "$t" > /dev/null ||
 		    PATH=$PATH:/usr/sbin command -v "$t" > /dev/null ||
-		    t_skip "needs $t (apt-get install slurmctld slurmd slurm-client munge)"
+		    t_fail "needs $t: quickstart installs it (apt-get install slurmctld slurmd slurm-client munge)"
 	done
-	id munge > /dev/null 2>&1 || t_skip "needs the user munge (munge)"
-	[ -f "$BUILD/slurm/dts_spank.so" ] ||
-	    t_skip "not built: $BUILD/slurm/dts_spank.so (libslurm-dev)"
+	t_need_user munge
+	t_need_built slurm/dts_spank.so
 }
 
 _s_rc() { return "$1"; }

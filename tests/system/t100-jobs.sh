@@ -20,8 +20,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup jobs
-command -v python3 > /dev/null || t_skip "needs python3 (raw socket client)"
-id nobody > /dev/null 2>&1 || t_skip "needs the user nobody (user B)"
+t_need python3 python3
+t_need_user nobody
 
 t_make_user
 t_pub_bin "$BUILD/run/dts-run" || t_fail "cannot copy dts-run"

@@ -35,7 +35,7 @@ set -u
 . "$SRC/tests/system/cluster.sh"
 t_setup t101-cluster-jobs
 for p in master1 slave1; do
-	command -v "$p" > /dev/null || t_skip "needs pvm-examples ($p)"
+	t_need "$p" pvm-examples
 done
 c_jobs_need
 

@@ -21,7 +21,7 @@ set -u
 . "$SRC/tests/system/cluster.sh"
 t_setup t102-cluster-jobs-disjoint
 c_jobs_need
-command -v python3 > /dev/null || t_skip "needs python3"
+t_need python3 python3
 
 N=3
 SI_S=1

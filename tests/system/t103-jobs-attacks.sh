@@ -32,8 +32,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup jobs-attacks
-command -v python3 > /dev/null || t_skip "needs python3 (raw socket client)"
-id nobody > /dev/null 2>&1 || t_skip "needs the user nobody (user A)"
+t_need python3 python3
+t_need_user nobody
 
 PS_PCT=80
 t_make_user

@@ -22,7 +22,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup readst
-command -v python3 > /dev/null || t_skip "needs python3 (the flood client)"
+t_need python3 python3
 [ "$(id -u)" = 0 ] || t_skip "needs root: dts is a root service"
 
 t_make_user

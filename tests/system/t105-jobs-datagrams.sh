@@ -18,7 +18,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup jobs-datagrams
-id nobody > /dev/null 2>&1 || t_skip "needs the user nobody"
+t_need_user nobody
 
 t_make_user
 t_pub_bin "$BUILD/run/dts-run" "$BUILD/tests/tools/flood" || t_fail "cannot publish binaries"

@@ -31,7 +31,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/system/cluster.sh"
 t_setup t107-cluster-standby
-[ -x "$BUILD/console/dts-console" ] || t_skip "not built: dts-console"
+t_need_built console/dts-console
 
 N=3
 C_CONF_EXTRA='mode = "off";'

@@ -12,8 +12,8 @@
 . "$(dirname "$0")/node.sh"
 t_setup lift
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs"
-command -v stress-ng > /dev/null || t_skip "needs stress-ng"
-id nobody > /dev/null 2>&1 || t_skip "needs the user nobody (user B)"
+t_need stress-ng stress-ng
+t_need_user nobody
 
 t_make_user
 t_user_argv

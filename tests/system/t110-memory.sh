@@ -25,7 +25,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup memory
-command -v python3 > /dev/null || t_skip "needs python3"
+t_need python3 python3
 RAM_KB=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
 [ "$RAM_KB" -ge $((16 * 1024 * 1024)) ] ||
 	t_skip "needs 16 GiB of RAM (the owner holds 6 GiB beside half of it)"

@@ -29,7 +29,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup user-share
-id nobody > /dev/null 2>&1 || t_skip "needs the user nobody (user B)"
+t_need_user nobody
 
 t_make_user
 t_pub_bin "$BUILD/run/dts-run" || t_fail "cannot copy dts-run"
@@ -42,7 +42,7 @@ t_user_argv
 SPIN=(sh -c 'while :; do :; done')
 
 CON=$BUILD/console/dts-console
-[ -x "$CON" ] || t_skip "no $CON (build it first)"
+t_need_built "$CON"
 # one file for the node and the master (the first n_conf names the keys)
 n_conf
 conf() {

@@ -28,9 +28,9 @@ set -u
 . "$SRC/tests/system/cluster.sh"
 t_setup t112-lan-attacks
 for p in console/dts-console tests/tools/flood; do
-	[ -x "$BUILD/$p" ] || t_skip "not built: $p"
+	t_need_built "$p"
 done
-command -v python3 > /dev/null || t_skip "needs python3 (read requests)"
+t_need python3 python3
 
 N=3
 C_DTS_HOSTS="0 1"	# h2: the LAN attacker, no dts

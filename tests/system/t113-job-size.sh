@@ -20,7 +20,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup jobsize
-command -v python3 > /dev/null || t_skip "needs python3 (the read flood)"
+t_need python3 python3
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs"
 SWARM=$BUILD/tests/tools/swarm
 [ -x "$SWARM" ] || t_fail "no $SWARM (build first)"

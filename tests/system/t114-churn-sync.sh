@@ -22,7 +22,7 @@ set -u
 . "$SRC/tests/system/cluster.sh"
 t_setup t114-churn-sync
 c_jobs_need
-command -v python3 > /dev/null || t_skip "needs python3 (the SCHEDULE sniffer)"
+t_need python3 python3
 
 N=2
 SI_S=1
@@ -38,33 +38,9 @@ C_CONF_EXTRA="mode = \"static\"; ip = \"100ms\"; ps = \"50%\"; si = \"${SI_S}s\"
 C_FT_STATUS_WAIT=400ms
 c_up $N --no-pvm
 
-# every SCHEDULE to a host's dts port: "REALTIME FLAGS NSLOTS"
-cat > "$T_DIR/bin/syncsniff.py" <<-'EOF'
-import socket, struct, sys, time
-port = int(sys.argv[1])
-out = open(sys.argv[2], "a", buffering=1)
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.ntohs(0x0800))
-while True:
-    pkt, addr = s.recvfrom(65535)
-    t = time.time()
-    if addr[2] == socket.PACKET_OUTGOING:
-        continue
-    ip = pkt[14:]
-    if len(ip) < 20 or ip[9] != 17:
-        continue
-    udp = ip[(ip[0] & 15) * 4:]
-    if len(udp) < 8 or struct.unpack("!H", udp[2:4])[0] != port:
-        continue
-    d = udp[8:]
-    if len(d) < 24 + 32 or d[:4] != b"DTS1" or d[5] != 1:
-        continue
-    p = d[24:]
-    out.write("%.6f %d %d\n" % (t, p[2], p[24]))
-EOF
-for ((k = 0; k < N; k++)); do
-	: > "$T_LOG/sync-h$k.log"
-	c_bg h$k "sniff-h$k" python3 -u "$T_DIR/bin/syncsniff.py" "$C_PORT" "$T_LOG/sync-h$k.log"
-done
+# every SCHEDULE to a host's dts port, with its flags (c_sched_watch:
+# $T_LOG/sched-hK.log)
+c_sched_watch
 
 c_op_start "mode static; ip 100ms; ps 50%; si ${SI_S}s; start" ||
     t_fail "the operator's console: $C_FT_OUT $C_FT_ERR"
@@ -103,16 +79,16 @@ window() {
 	a=$(slices) || t_fail "$name: no status"
 	t0=$(_t_now_us)
 	ta=$(((ta + t0) / 2))	# (the STATUS's time: within the round)
-	c_cpu_split 1 "$WIN" "$HOG" "${SP[0]}" || t_fail "$name: a process ended"
+	t_cpu_split 1 "$WIN" "$HOG" "$(c_cg_dir 0)/jobs" "${SP[0]}" || t_fail "$name: a process ended"
 	t1=$(_t_now_us)
 	b=$(slices) || t_fail "$name: no status"
 	tb=$(((t1 + $(_t_now_us)) / 2))
-	R[$name,hog]=$C_SH_HOG R[$name,other]=$C_SH_OTHER R[$name,spin]=${C_SH[0]}
-	line="$name: hog $C_SH_HOG % of CPU 1, A's job ${C_SH[0]} %, other local work $C_SH_OTHER %;"
+	R[$name,hog]=$T_SH_HOG R[$name,other]=$T_SH_OTHER R[$name,spin]=${T_SH[0]} R[$name,gang]=$T_SH_GANG
+	line="$name: hog $T_SH_HOG % of CPU 1, A's job ${T_SH[0]} %, all of h0's jobs $T_SH_GANG %, other local work $T_SH_OTHER %;"
 	for ((k = 0; k < N; k++)); do
 		read -r R[$name,sched,$k] R[$name,sync,$k] <<< "$(awk -v a="$t0" -v b="$t1" \
-		    '$1 * 1e6 >= a && $1 * 1e6 < b { n++; if (int($2 / 2) % 2) s++ }
-		    END { printf "%.2f %.2f\n", n * 1e6 / (b - a), s * 1e6 / (b - a) }' "$T_LOG/sync-h$k.log")"
+		    '$1 * 1e6 >= a && $1 * 1e6 < b { n++; f = $2; sub(/^flags=/, "", f); if (int(f / 2) % 2) s++ }
+		    END { printf "%.2f %.2f\n", n * 1e6 / (b - a), s * 1e6 / (b - a) }' "$T_LOG/sched-h$k.log")"
 		s0=$(awk -v h=h$k '$1 == h { print $2 }' <<< "$a")
 		s1=$(awk -v h=h$k '$1 == h { print $2 }' <<< "$b")
 		[ -n "$s0" ] && [ -n "$s1" ] || t_fail "$name: no slices of h$k: $a / $b"
@@ -147,14 +123,17 @@ churn() {	# churn NAME CMD...: window NAME under C's churn of CMD
 churn churn true
 churn churn2 sleep 0.2
 
-# the LS holds: the local load keeps LS - 4 and no less than without the
-# churn (5 points for the noise); one PS an IP; SYNCs at the SI's rate
+# the LS holds: the hog, by its own CPU time, keeps LS - 4 and no less
+# than without the churn (5 points for the noise); one PS an IP; SYNCs
+# at the SI's rate
 for w in churn churn2; do
-	awk -v h="${R[$w,hog]}" -v o="${R[$w,other]}" -v l=$LS 'BEGIN { exit !(h + o >= l - 4) }' ||
-	    t_fail "$w: the local load got ${R[$w,hog]} + ${R[$w,other]} % of CPU 1, LS $LS %"
-	awk -v c="${R[$w,hog]}" -v oc="${R[$w,other]}" -v q="${R[quiet,hog]}" -v oq="${R[quiet,other]}" \
-	    'BEGIN { exit !(c + oc >= q + oq - 5) }' ||
-	    t_fail "$w cut the LS: local load ${R[$w,hog]} + ${R[$w,other]} % against ${R[quiet,hog]} + ${R[quiet,other]} % without it"
+	awk -v h="${R[$w,hog]}" -v l=$LS 'BEGIN { exit !(h >= l - 4) }' ||
+	    t_fail "$w: the hog got ${R[$w,hog]} % of CPU 1 (other local work ${R[$w,other]} %, all of h0's jobs ${R[$w,gang]} %), LS $LS %"
+	# no process of h0's jobs (A's spin, C's new jobs) runs in the LS
+	awk -v g="${R[$w,gang]}" -v l=$LS 'BEGIN { exit !(g <= 100 - l + 1) }' ||
+	    t_fail "$w: all of h0's jobs got ${R[$w,gang]} % of CPU 1's time, PS $((100 - LS)) %: a job ran in the LS"
+	awk -v c="${R[$w,hog]}" -v q="${R[quiet,hog]}" 'BEGIN { exit !(c >= q - 5) }' ||
+	    t_fail "$w cut the LS: the hog ${R[$w,hog]} % against ${R[quiet,hog]} % without it (other local work ${R[$w,other]} / ${R[quiet,other]} %, all of h0's jobs ${R[$w,gang]} / ${R[quiet,gang]} %)"
 	for ((k = 0; k < N; k++)); do
 		awk -v p="${R[$w,ps,$k]}" 'BEGIN { exit !(p <= 1.15) }' ||
 		    t_fail "$w: h$k started ${R[$w,ps,$k]} PS an IP (${R[quiet,ps,$k]} without): syncs cut its slices"
@@ -163,4 +142,4 @@ for w in churn churn2; do
 	done
 done
 kill "$HOG"
-t_pass "hog + other local work ${R[quiet,hog]} + ${R[quiet,other]} -> ${R[churn,hog]} + ${R[churn,other]} (true) / ${R[churn2,hog]} + ${R[churn2,other]} % (sleep 0.2); SYNC/s at h0 ${R[quiet,sync,0]} -> ${R[churn,sync,0]} / ${R[churn2,sync,0]}; PS/IP at h0 ${R[quiet,ps,0]} -> ${R[churn,ps,0]} / ${R[churn2,ps,0]}"
+t_pass "hog ${R[quiet,hog]} -> ${R[churn,hog]} (true) / ${R[churn2,hog]} % (sleep 0.2), all of h0's jobs ${R[quiet,gang]} -> ${R[churn,gang]} / ${R[churn2,gang]} %; SYNC/s at h0 ${R[quiet,sync,0]} -> ${R[churn,sync,0]} / ${R[churn2,sync,0]}; PS/IP at h0 ${R[quiet,ps,0]} -> ${R[churn,ps,0]} / ${R[churn2,ps,0]}"

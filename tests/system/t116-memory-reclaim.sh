@@ -30,12 +30,12 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup reclaim
-command -v python3 > /dev/null || t_skip "needs python3"
-command -v mkswap > /dev/null && command -v swapon > /dev/null ||
-	t_skip "needs mkswap and swapon (util-linux)"
+t_need python3 python3
+t_need mkswap util-linux
+t_need swapon util-linux
 CON=$BUILD/console/dts-console
 CHECK=$BUILD/tests/tools/promcheck
-[ -x "$CON" ] && [ -x "$CHECK" ] || t_skip "no $CON or $CHECK (build them first)"
+t_need_built "$CON" "$CHECK"
 AVAIL_KB=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
 [ "$AVAIL_KB" -ge $((4 * 1024 * 1024)) ] ||
 	t_skip "needs 4 GiB available ($((AVAIL_KB / 1024)) MiB is)"

@@ -50,9 +50,9 @@ expect_policy RR "$N_PVMD" "$spin"
 # priority runs mostly while the gang is stopped.)
 n_send schedule static 50000 100000 > /dev/null || t_fail "no reply"
 [ "$(n_status mode)" = static ] || t_fail "mode static not taken"
-read -r c0 _ < "/proc/$spin/schedstat"; t0=$(_t_now_us)
+t_cpu_ns "$spin" c0; _t_now_us t0
 t_sleep 2
-read -r c1 _ < "/proc/$spin/schedstat"; t1=$(_t_now_us)
+t_cpu_ns "$spin" c1; _t_now_us t1
 pct=$(( (c1 - c0) / 10 / (t1 - t0) ))
 t_log "static 50%: the RT task got $pct% of a CPU"
 [ "$pct" -ge 30 ] && [ "$pct" -le 70 ] || t_fail "static 50%: the RT task got $pct% of a CPU"

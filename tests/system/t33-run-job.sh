@@ -8,7 +8,7 @@
 # writes down every request it gets and answers as told.
 . "$(dirname "$0")/lib.sh"
 t_setup run-job
-command -v python3 > /dev/null || t_skip "needs python3 (the stand-in dts)"
+t_need python3 python3
 
 SOCK=$T_DIR/dts.sock
 REQS=$T_LOG/requests

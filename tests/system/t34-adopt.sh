@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup adopt
-command -v python3 > /dev/null || t_skip "needs python3 (raw socket client)"
+t_need python3 python3
 
 run() { DTS_SOCKET=$N_SOCK "$BUILD/run/dts-run" "$@"; }
 

@@ -20,8 +20,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/node.sh"
 t_setup join
-command -v python3 > /dev/null || t_skip "needs python3 (raw socket client)"
-[ -x "$BUILD/run/dts-pvmjoin" ] || t_skip "not built: run/dts-pvmjoin"
+t_need python3 python3
+t_need_built run/dts-pvmjoin
 
 t_make_user
 t_user_argv

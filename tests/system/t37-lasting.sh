@@ -17,7 +17,7 @@
 t_setup lasting
 
 CON=$BUILD/console/dts-console
-[ -x "$CON" ] || t_skip "no $CON (build it first)"
+t_need_built "$CON"
 [ "$(id -u)" = 0 ] || t_skip "needs root: dts is a root service"
 
 # one file for the node and its consoles: SI 500 ms, silence 1 s (the

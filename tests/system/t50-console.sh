@@ -13,7 +13,7 @@
 t_setup console
 
 CON=$BUILD/console/dts-console
-[ -x "$CON" ] || t_skip "no $CON (build it first)"
+t_need_built "$CON"
 [ "$(id -u)" = 0 ] || t_skip "needs root: dts is a root service"
 
 # the launch script, as installed (run/pvmd.in), with this node's socket

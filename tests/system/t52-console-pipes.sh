@@ -11,7 +11,7 @@
 . "$(dirname "$0")/node.sh"
 t_setup console-pipes
 CON=$BUILD/console/dts-console
-[ -x "$CON" ] || t_skip "no $CON (build it first)"
+t_need_built "$CON"
 
 LAUNCHER=$T_DIR/bin/pvmd-dts
 mkdir -p "$T_DIR/bin" && chmod 755 "$T_DIR/bin"

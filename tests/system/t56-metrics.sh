@@ -16,7 +16,7 @@ t_setup metrics
 
 CON=$BUILD/console/dts-console
 CHECK=$BUILD/tests/tools/promcheck
-[ -x "$CON" ] && [ -x "$CHECK" ] || t_skip "no $CON or $CHECK (build them first)"
+t_need_built "$CON" "$CHECK"
 n_split_cpus
 
 # the node on 127.0.0.1 only: 127.0.0.2 is an address with no node

@@ -30,8 +30,9 @@
 . "$(dirname "$0")/node.sh"
 t_setup state-file
 for p in timing timing_slave; do
-	command -v "$p" > /dev/null || t_skip "needs pvm-examples ($p)"
+	t_need "$p" pvm-examples
 done
+t_need python3 python3
 n_split_cpus
 
 n_conf mode='"static"' ip='"100ms"' ps='"50ms"' ls_policy='"stop"'
@@ -103,29 +104,25 @@ state_moved() {
 # ---- the adoption protocol (adopt_msg.h): the STATE line on request only ------
 # (a job's gang gets the job's own file, state_file.USER@LABEL: dts(8), JOBS)
 J_STATE=$N_STATE.root@pvm
-if command -v python3 > /dev/null; then
-	# ask REQUEST: dts's reply to one raw request; the asker, adopted,
-	# leaves the gang as it ends
-	ask() {
-		python3 -c 'import socket, sys
+# ask REQUEST: dts's reply to one raw request; the asker, adopted,
+# leaves the gang as it ends
+ask() {
+	python3 -c 'import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 s.settimeout(5)
 s.connect(sys.argv[1])
 s.send(sys.argv[2].encode())
 sys.stdout.write(s.recv(512).decode())' "$N_SOCK" "$1"
-	}
-	out=$(ask "ADOPT run") && [ "$out" = "OK " ] ||
-		t_fail "ADOPT run (a dts-run from before): '$out'"
-	t_wait_for 5 n_gang_empty || t_fail "the asker stayed in the gang"
-	out=$(ask $'ADOPT run\nSTATE') && [ "$out" = $'OK \nSTATE '"$J_STATE" ] ||
-		t_fail "ADOPT run + STATE: '$out'"
-	t_wait_for 5 n_gang_empty || t_fail "the asker stayed in the gang"
-	out=$(ask $'ADOPT run\nSTATES') && [ "${out#ERR malformed request}" != "$out" ] ||
-		t_fail "ADOPT run + a bad second line: '$out'"
-	n_gang_empty || t_fail "a malformed request changed the gang"
-else
-	t_log "no python3: the raw adoption requests are not checked"
-fi
+}
+out=$(ask "ADOPT run") && [ "$out" = "OK " ] ||
+	t_fail "ADOPT run (a dts-run from before): '$out'"
+t_wait_for 5 n_gang_empty || t_fail "the asker stayed in the gang"
+out=$(ask $'ADOPT run\nSTATE') && [ "$out" = $'OK \nSTATE '"$J_STATE" ] ||
+	t_fail "ADOPT run + STATE: '$out'"
+t_wait_for 5 n_gang_empty || t_fail "the asker stayed in the gang"
+out=$(ask $'ADOPT run\nSTATES') && [ "${out#ERR malformed request}" != "$out" ] ||
+	t_fail "ADOPT run + a bad second line: '$out'"
+n_gang_empty || t_fail "a malformed request changed the gang"
 
 # ---- 2. a gang member reads it ----------------------------------------------
 # Its own clock: date +%s%N after each read (CLOCK_REALTIME, which NTP

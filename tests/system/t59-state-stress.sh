@@ -16,20 +16,15 @@
 t_setup state-stress
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs (a reader on each)"
 stress=$BUILD/tests/tools/statestress
-[ -x "$stress" ] || t_fail "not built: $stress (make check TESTS=)"
+t_need_built "$stress"
+t_need stress-ng stress-ng
 reads=${STATE_READS:-10000000}
 
-if command -v stress-ng > /dev/null; then
-	# (--timeout: it cannot outlive a run that went wrong by much)
-	stress-ng --cpu 2 --timeout 280 --quiet &
-	hog=$!
-	t_track "$hog"
-	load="beside stress-ng --cpu 2"
-else
-	hog=
-	load="without stress-ng (not installed: quickstart installs it)"
-	t_log "no stress-ng: the readers run without its load"
-fi
+# (--timeout: it cannot outlive a run that went wrong by much)
+stress-ng --cpu 2 --timeout 280 --quiet &
+hog=$!
+t_track "$hog"
+load="beside stress-ng --cpu 2"
 
 # ---- 1. 10^7 reads through dts-state's reader --------------------------------
 mkdir -p "$T_RUN/a"
@@ -66,9 +61,7 @@ rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || t_fail "statestress -o (exit $rc): $out"
 t_log "the rule of before (read(2), seq = end) $load: $out"
 
-if [ -n "$hog" ]; then
-	kill -TERM "$hog"
-	wait "$hog" 2> /dev/null
-	t_untrack "$hog"
-fi
+kill -TERM "$hog"
+wait "$hog" 2> /dev/null
+t_untrack "$hog"
 t_pass

@@ -31,9 +31,9 @@ set -u
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/system/cluster.sh"
 t_setup t61-cluster-lan
-command -v python3 > /dev/null || t_skip "needs python3 (tests/tools/lanping.py)"
+t_need python3 python3
 [ -e /dev/net/tun ] || t_skip "needs /dev/net/tun (TAP devices)"
-[ -x "$BUILD/tests/tools/lanswitch" ] || t_skip "not built: $BUILD/tests/tools/lanswitch"
+t_need_built tests/tools/lanswitch
 PING="python3 $SRC/tests/tools/lanping.py"
 EPORT=$((C_PORT + 2))
 
@@ -138,12 +138,12 @@ done
 # (an LS), and spin on h1 gets CPU time (its PS)
 spin=$(c_gang_pids h1 spin | head -n 1)
 for k in 0 1; do S0[k]=$(c_status h$k slices); done
-c0=$(awk '{ print $1 }' "/proc/$spin/schedstat") || t_fail "no spin $spin"
+t_cpu_ns "$spin" c0 || t_fail "no spin $spin"
 for k in 0 1; do
 	t_wait_for 5 c_gang_frozen h$k || t_fail "h$k: gang never seen frozen (no LS)"
 done
 t_sleep 2
-c1=$(awk '{ print $1 }' "/proc/$spin/schedstat") || t_fail "no spin $spin"
+t_cpu_ns "$spin" c1 || t_fail "no spin $spin"
 for k in 0 1; do
 	s=$(c_status h$k slices)
 	[ "$s" -ge $((S0[k] + 10)) ] || t_fail "h$k: slices ${S0[k]} -> $s in > 2 s at IP 100 ms"

@@ -21,7 +21,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/system/cluster.sh"
 t_setup t62-cluster-group
-[ -x "$BUILD/console/dts-console" ] || t_skip "not built: dts-console"
+t_need_built console/dts-console
 
 N=3
 GROUP=239.255.77.46

@@ -22,7 +22,8 @@
 #     the PS deadlines of all hosts lie on one grid (within 0.2 ms).  A
 #     window that other work on this shared machine disturbed (median
 #     skew over the limit, fewer than 100 PS starts woken less than 1 ms
-#     late) is measured again, 3 times in all, before the test fails.
+#     late, 6 fewer a point of CPU time the hypervisor stole) is measured
+#     again, 3 times in all, before the test fails (with the numbers).
 #  3. The gang of every host (pvmd and a spawned task) runs at SCHED_RR and
 #     is seen stopped in some LS (frozen with the freezer backend, the
 #     default; state T with the signal backend).
@@ -33,9 +34,9 @@ set -u
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/system/cluster.sh"
 t_setup t70-cluster-static
-[ -x "$BUILD/console/dts-console" ] || t_skip "not built: dts-console"
+t_need_built console/dts-console
 for p in master1 slave1 spmd timing timing_slave; do
-	command -v "$p" > /dev/null || t_skip "needs pvm-examples ($p)"
+	t_need "$p" pvm-examples
 done
 
 N=4
@@ -107,21 +108,17 @@ skew_stats() {
 		      printf "%.3f\n", d / 1000 }' \
 		    "$T_DIR/ref.txt" "$T_DIR/h$k.txt" >> "$T_DIR/skews.txt"
 	done
-	STATS=$(sort -g "$T_DIR/skews.txt" | awk '{ v[NR] = $1 }
-	    END { i50 = int(NR * 0.50 + 0.5); i99 = int(NR * 0.99 + 0.5)
-		  if (i50 < 1) i50 = 1; if (i99 < 1) i99 = 1
-		  printf "%.1f %.1f %.1f %d\n", v[i50], v[i99], v[NR], NR }')
+	STATS=$(t_stats < "$T_DIR/skews.txt" |
+	    awk '{ printf "%.1f %.1f %.1f %d\n", $2, $3, $4, $1 }')
 }
-
-_now_ns() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t * 1000))"; }
 
 measure() {	# measure METHOD LIMIT_US; STEAL: % of the CPUs' time stolen
 	local t1 t2 p50 p99 max n b a st1 st2
 	t_sleep 1.5	# past the switch
 	t_cpu_ticks "" b a st1
-	t1=$(_now_ns)
+	_t_now_us t1; t1=$((t1 * 1000))
 	t_sleep 4	# 40 PS per host, 4 SI syncs
-	t2=$(_now_ns)
+	_t_now_us t2; t2=$((t2 * 1000))
 	t_cpu_ticks "" b a st2
 	STEAL=$(awk -v d=$((st2 - st1)) -v w=$(((t2 - t1) / 1000000)) -v n="$(nproc)" \
 	    'BEGIN { printf "%.1f", 100 * d * 10 / (w * n) }')
@@ -144,7 +141,8 @@ measure() {	# measure METHOD LIMIT_US; STEAL: % of the CPUs' time stolen
 # and a busy machine can throttle real-time tasks, or its hypervisor run
 # something else on our virtual CPU: CI saw a quarter of the PS starts of
 # a window late by 1-9 ms, with no real-time process of another session).
-# 100 starts on time are enough to judge the grid, however many were late.
+# 100 starts on time are enough to judge the grid, however many were late
+# (fewer where the hypervisor stole time: NEED).
 grid() {
 	local k ph r late op
 	for ((k = 0; k < N; k++)); do
@@ -160,29 +158,28 @@ grid() {
 		END { gap = p[1] + ip - p[m]
 		      for (i = 2; i <= m; i++) if (p[i] - p[i - 1] > gap) gap = p[i] - p[i - 1]
 		      printf "%.1f %d\n", (ip - gap) / 1000, m }')"
-	[ "$NGRID" -ge 100 ] || {
-		WHY="$1: $NGRID PS starts on time, $LATE late: the machine is too busy (the hypervisor took $STEAL % of the CPUs' time)"
+	# steal goes into the bound: a stolen stretch makes every edge due in
+	# it late (CI: a quarter of a window's starts late at 4.5 % stolen),
+	# so each point of steal asks 6 starts on time fewer, down to 40
+	NEED=$(awk -v s="$STEAL" 'BEGIN { n = int(100 - 6 * s); print (n < 40) ? 40 : n }')
+	[ "$NGRID" -ge "$NEED" ] || {
+		WHY="$1: $NGRID PS starts woken on time (< 1 ms late), $LATE late, want >= $NEED ($STEAL % of the CPUs' time stolen)"
 		return 1
 	}
 }
 # measure_grid METHOD LIMIT_US: measure and grid; a window that other
 # work on this shared machine disturbed (skew median, late wake-ups) is
-# measured again, 3 times in all, before the test fails.  Too few FIFO 99
-# edges on time 3 times, with other sessions' real-time processes running
-# or 1 % of the CPUs' time stolen by the hypervisor: the machine cannot be
-# judged (skip, said why); without either: a failure.
+# measured again, 3 times in all; then the test fails, with the numbers
+# of the last window and how many real-time processes of other sessions
+# ran.  Late edges are what a scheduler regression looks like: they are
+# never a skip.
 measure_grid() {
-	local try rt
+	local try
 	for try in 1 2 3; do
 		NGRID=
 		measure "$1" "$2" && grid "$1" && return 0
-		if [ "$try" = 3 ]; then
-			rt=$(t_foreign_rt $$ $(_c_all_pids))
-			[ -n "$NGRID" ] && [ "$NGRID" -lt 100 ] &&
-			    { [ "$rt" -gt 0 ] || awk -v s="$STEAL" 'BEGIN { exit !(s >= 1) }'; } &&
-			    t_skip "$WHY ($rt real-time processes of other sessions ran, $STEAL % of the CPUs' time stolen)"
-			t_fail "$WHY"
-		fi
+		[ "$try" = 3 ] &&
+		    t_fail "$WHY; 3 windows ($(t_foreign_rt $$ $(_c_all_pids)) real-time processes of other sessions ran)"
 		t_log "$WHY: measuring once more"
 	done
 }

@@ -24,10 +24,10 @@ set -u
 . "$SRC/tests/system/cluster.sh"
 t_setup t73-cluster-master
 for p in master1 slave1; do
-	command -v "$p" > /dev/null || t_skip "needs pvm-examples ($p)"
+	t_need "$p" pvm-examples
 done
 for p in console/dts-console run/dts-pvmjoin; do
-	[ -x "$BUILD/$p" ] || t_skip "not built: $p"
+	t_need_built "$p"
 done
 
 N=2

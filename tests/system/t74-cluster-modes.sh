@@ -30,9 +30,9 @@ set -u
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/system/cluster.sh"
 t_setup t74-cluster-modes
-[ -x "$BUILD/console/dts-console" ] || t_skip "not built: dts-console"
+t_need_built console/dts-console
 for p in master1 slave1 spmd; do
-	command -v "$p" > /dev/null || t_skip "needs pvm-examples ($p)"
+	t_need "$p" pvm-examples
 done
 
 N=3
@@ -107,12 +107,11 @@ c_sc_cmd "si 500ms" || t_fail "si: $C_SC_ERR"
 # from its own origin then: h1 a third of IP after one of h0's PS starts,
 # h2 two thirds.
 D1=$(c_dts_pid h1) && D2=$(c_dts_pid h2) || t_fail "no dts on h1/h2"
-_now_ns() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t * 1000))"; }
 cont_at() {	# cont_at PID OFFSET_NS: SIGCONT at h0's PS start + OFFSET (mod IP)
 	local ref target
 	ref=$(c_status h0 last_ps_ns) || t_fail "no status from h0"
-	target=$(( ref + $2 + ( ($(_now_ns) + 100000000 - ref - $2) / IP_NS + 1) * IP_NS ))
-	t_sleep "$(awk -v d=$((target - $(_now_ns))) 'BEGIN { printf "%.6f", d / 1e9 }')"
+	target=$(( ref + $2 + ( ($(($(_t_now_us) * 1000)) + 100000000 - ref - $2) / IP_NS + 1) * IP_NS ))
+	t_sleep "$(awk -v d=$((target - $(($(_t_now_us) * 1000)))) 'BEGIN { printf "%.6f", d / 1e9 }')"
 	kill -CONT "$1"
 }
 stagger() {
@@ -212,7 +211,7 @@ grids() {
 # distributed anew).
 for try in 1 2 3; do
 	t_sleep 0.5
-	t1=$(_now_ns)
+	t1=$(($(_t_now_us) * 1000))
 	t_sleep 0.6
 	grids "$t1"
 	[ "$NAPART" -ge 10000 ] && break
@@ -224,7 +223,7 @@ done
 [ "$NAPART" -ge 10000 ] || t_fail "distributed: cannot stagger the hosts:$APART"
 # now 3 s of slicing with the console's SI (500ms) datagrams in between:
 # every host stays on its own grid, and the grids stay apart
-t1=$(_now_ns)
+t1=$(($(_t_now_us) * 1000))
 t_sleep 3
 grids "$t1"
 for ((k = 0; k < N; k++)); do

@@ -36,17 +36,16 @@ set -u
 . "$SRC/tests/system/cluster.sh"
 t_setup t76-cluster-faults
 
-[ -x "$BUILD/console/dts-console" ] || t_skip "not built: $BUILD/console/dts-console"
-[ -x "$BUILD/tests/tools/gangwatch" ] || t_skip "not built: $BUILD/tests/tools/gangwatch"
-command -v master1 > /dev/null && [ -x /usr/bin/slave1 ] ||
-    t_skip "needs pvm-examples (master1, slave1)"
+t_need_built console/dts-console
+t_need_built tests/tools/gangwatch
+t_need master1 pvm-examples
+[ -x /usr/bin/slave1 ] || t_fail "needs /usr/bin/slave1: quickstart installs it (apt-get install pvm-examples)"
 
 LIMIT_US=100000
 LATE_FAIL=
 SPIN=$BUILD/tests/pvm/spin
 T0=$(_t_now_us)
 # seconds since the start of the test
-elapsed() { awk -v d="$(($(_t_now_us) - T0))" 'BEGIN { printf "%.1f", d / 1e6 }'; }
 
 # Every dts starts from this (the consoles below set their own schedule);
 # a node whose console has been silent for 2 s (two SIs) calls itself
@@ -93,7 +92,7 @@ for k in 0 1 2; do
 	[ "$cpu" = 0 ] || taskset -a -p -c "$cpu" "${SP[k]}" > /dev/null ||
 	    t_fail "taskset of spin ${SP[k]}"
 done
-t_log "VM of 3 hosts built by the console, a spin on each: $(elapsed) s"
+t_log "VM of 3 hosts built by the console, a spin on each: $(t_secs "$T0") s"
 
 # st K FIELD=VALUE...: K's STATUS has every FIELD=VALUE
 st() {
@@ -156,7 +155,7 @@ c_ft_con_daemon "mode static; ip 1s; ps 20%; si 1s; start" ||
     t_fail "console --daemon: $C_FT_OUT $C_FT_ERR"
 con1=$C_FT_CON_PID
 every_host mode=static active=1 ps_us=200000 ip_us=1000000
-t_log "console $con1 (--daemon) drives IP 1s PS 20%: $(elapsed) s"
+t_log "console $con1 (--daemon) drives IP 1s PS 20%: $(t_secs "$T0") s"
 declare -a S0
 for k in 0 1 2; do S0[k]=$(c_status h$k slices); done
 kill -KILL "$con1"
@@ -192,7 +191,7 @@ c_ft_con -n -c "status -v" || t_fail "status -v: $C_FT_ERR"
 grep -q "^3 nodes answered" <<< "$C_FT_OUT" || t_fail "status -v: $C_FT_OUT"
 [ "$(grep -c "following a console" <<< "$C_FT_OUT")" = 3 ] ||
     t_fail "not every node is synchronized by the new console: $C_FT_OUT"
-t_log "1. console killed and replaced: $(elapsed) s"
+t_log "1. console killed and replaced: $(t_secs "$T0") s"
 
 # ---- 2. h1's dts killed -9 in LS --------------------------------------------
 d1=$(c_dts_pid h1) || t_fail "h1: no dts"
@@ -256,7 +255,7 @@ stops_and_runs 3 "1:$sp" || t_fail "h1: the new dts does not slice the gang it t
 rt() { [ "$(t_policy "$1")" = RR ]; }
 t_wait_for 3 rt "$sp" && t_wait_for 3 rt "$p1" ||
     t_fail "h1: the gang the new dts took over is not real-time in PS: pvmd $(t_policy "$p1"), spin $(t_policy "$sp")"
-t_log "2. dts killed on h1, a new one ($n1) took over its gang: $(elapsed) s"
+t_log "2. dts killed on h1, a new one ($n1) took over its gang: $(t_secs "$T0") s"
 
 # ---- 3. h2 deleted and added again -----------------------------------------
 d2=$(c_dts_pid h2) || t_fail "h2: no dts"
@@ -297,7 +296,7 @@ t_wait_for 5 eval '[ "$(c_status h2 slices)" -ge $((s + 2)) ]' ||
     t_fail "h2: dts does not slice (slices $s -> $(c_status h2 slices))"
 p2=$(c_pvmd_pid h2)
 stops_and_runs 3 "2:$p2" || t_fail "h2: the new pvmd is not sliced"
-t_log "3. h2 deleted (gang empty, dts $d2 kept) and added (adopted by dts $d2): $(elapsed) s"
+t_log "3. h2 deleted (gang empty, dts $d2 kept) and added (adopted by dts $d2): $(t_secs "$T0") s"
 
 # ---- 4. halt ------------------------------------------------------------------
 declare -a D
@@ -337,6 +336,6 @@ if _t_alive "$con2"; then
 else
 	t_log "NOTE: the console daemon ended with the halt (pvmd's SIGTERM)"
 fi
-t_log "4. halted: $(elapsed) s"
+t_log "4. halted: $(t_secs "$T0") s"
 [ -z "$LATE_FAIL" ] || t_fail "$LATE_FAIL"
 t_pass

@@ -27,10 +27,7 @@ set -u
 . "$SRC/tests/system/cluster.sh"
 t_setup t77-cluster-clock
 
-[ -x "$BUILD/tests/tools/clockstep.so" ] ||
-    t_skip "not built: $BUILD/tests/tools/clockstep.so"
-[ -x "$BUILD/console/dts-console" ] ||
-    t_skip "not built: $BUILD/console/dts-console"
+t_need_built tests/tools/clockstep.so console/dts-console
 
 c_clock h0 || t_fail "cannot give h0 a clock"
 c_clock h1 || t_fail "cannot give h1 a clock"

@@ -29,10 +29,9 @@ set -u
 . "$SRC/tests/system/cluster.sh"
 t_setup t78-cluster-attacks
 
-[ -x "$BUILD/console/dts-console" ] || t_skip "not built: $BUILD/console/dts-console"
+t_need_built console/dts-console
 
 T0=$(_t_now_us)
-elapsed() { awk -v d="$(($(_t_now_us) - T0))" 'BEGIN { printf "%.1f", d / 1e6 }'; }
 REASONS="short long magic type length rate mac replay range master"
 
 C_CONF_EXTRA='mode = "static"; ip = "100ms"; ps = "40%"; si = "60s";'
@@ -55,7 +54,7 @@ for h in h1 h2; do
 done
 c_wait_hosts 3 30 || t_fail "the VM does not have 3 hosts"
 [ -z "$(c_ft_daemons h3)" ] || t_fail "h3 runs $(c_ft_daemons h3)"
-t_log "VM h0 h1 h2 up, h3 outside: $(elapsed) s"
+t_log "VM h0 h1 h2 up, h3 outside: $(t_secs "$T0") s"
 
 PS=40000
 declare -A ST EXP
@@ -143,7 +142,7 @@ from_h3 "$H3KEYS" status
 [ "$SENT_RC" = "1 1 1 1" ] || t_fail "STATUS requests with the wrong key: sendgram status $SENT_RC (a reply came?)"
 for k in 0 1 2; do EXP[$k,mac]=$((EXP[$k,mac] + 2)); done
 check_nodes "status with the wrong key"
-t_log "1. forged: $(elapsed) s"
+t_log "1. forged: $(t_secs "$T0") s"
 
 # ---- 2. malformed ---------------------------------------------------------------
 attack short "$H3KEYS" truncate "${ATT[@]}"
@@ -152,7 +151,7 @@ attack magic "$H3KEYS" badmagic "${ATT[@]}"
 attack magic "$H3KEYS" badversion "${ATT[@]}"
 attack type "$H3KEYS" badtype "${ATT[@]}"
 attack length "$H3KEYS" badlen "${ATT[@]}"
-t_log "2. malformed: $(elapsed) s"
+t_log "2. malformed: $(t_secs "$T0") s"
 
 # ---- 3. replayed ----------------------------------------------------------------
 # h0, with the key, broadcasts the schedule the nodes have (PS 40%); h3
@@ -175,7 +174,7 @@ new_ps() {
 capture "$T_DIR/captured"
 new_ps 50
 WHAT="replay of a SCHEDULE of PS 40%" attack replay -K raw "$T_DIR/h3/captured"
-t_log "3. replayed: $(elapsed) s"
+t_log "3. replayed: $(t_secs "$T0") s"
 
 # ---- the console sees what the nodes count --------------------------------------
 c_ft_con -n -c "status -v" || t_fail "status -v: $C_FT_ERR"
@@ -227,7 +226,7 @@ for k in 0 1 2; do
 	[ "$got" = "$(c_ft_rej h$k)" ] ||
 	    t_fail "status -v, h$k: '$got', but its STATUS says '$(c_ft_rej h$k)'"
 done
-t_log "4. garbage: $(elapsed) s"
+t_log "4. garbage: $(t_secs "$T0") s"
 
 # ---- 5. replayed after many senders -------------------------------------------
 # a SCHEDULE captured at PS 50%, replayed once the console is back at 40%
@@ -257,7 +256,7 @@ for k in 0 1 2; do
 	[ "$got" = "$(c_ft_rej h$k)" ] ||
 	    t_fail "status -v, h$k: '$got', but its STATUS says '$(c_ft_rej h$k)'"
 done
-t_log "5. replayed after 300 senders: $(elapsed) s"
+t_log "5. replayed after 300 senders: $(t_secs "$T0") s"
 
 # ---- the nodes sliced all along ------------------------------------------------------
 snap

@@ -18,7 +18,6 @@
 t_setup t79-cluster-trust
 
 T0=$(_t_now_us)
-elapsed() { awk -v d="$(($(_t_now_us) - T0))" 'BEGIN { printf "%.1f", d / 1e6 }'; }
 
 # the keys before c_up: h0's console key pair (the harness's) and h3's
 t_keys "$T_DIR" || t_fail "cannot make the keys"
@@ -83,7 +82,7 @@ for k in 0 1 2; do
 	awk -v a="${C_ADDR[$k]}" -v m="$A0" '$2 == a && $(NF - 2) == m { f = 1 } END { exit !f }' \
 	    <<< "$OUT3" || t_fail "status on h3 does not name $A0 as h$k's master: $OUT3"
 done
-t_log "1. h3's console refused by every node while h0 is the master: $(elapsed) s"
+t_log "1. h3's console refused by every node while h0 is the master: $(t_secs "$T0") s"
 con3 -c "mode static; ip 100ms; ps 20%; si 500ms; takeover" || t_fail "takeover on h3: $ERR3"
 grep -q "^taken over: mode static, PS 20ms of IP 100ms" <<< "$OUT3" ||
     t_fail "takeover said: $OUT3"
@@ -97,7 +96,7 @@ lost() { [ "$(grep -c "now follows the console at $A3: this console no longer co
 t_wait_for 5 lost || t_fail "h0's console did not say that it lost its 3 nodes: $(cat "$T_LOG/console.err")"
 every_host 1 ps_us=20000 master="$A3"
 c_sc_close
-t_log "1. takeover: every node follows h3 and refuses h0: $(elapsed) s"
+t_log "1. takeover: every node follows h3 and refuses h0: $(t_secs "$T0") s"
 
 # ---- 2. dead-man switch: the master dies in HPDT --------------------------
 con3 --daemon -c "mode hpdt; si 500ms; start" || t_fail "hpdt on h3: $ERR3"

@@ -14,13 +14,13 @@
 # machine changes, and other sessions' pvmd keep running PVM's own.
 . "$(dirname "$0")/lib.sh"
 if [ -z "${T82_INNER:-}" ]; then
-	command -v unshare > /dev/null || { echo "SKIP: needs unshare"; exit 77; }
+	t_need unshare util-linux
 	exec env T82_INNER=1 unshare --mount --propagation private bash "$0" "$@"
 fi
 . "$SRC/tests/system/cluster.sh"
 t_setup install
-[ -f "$BUILD/Makefile" ] || t_skip "needs a configured build tree ($BUILD)"
-command -v useradd > /dev/null || t_skip "needs useradd (passwd)"
+t_need_built Makefile
+t_need useradd passwd
 
 # ---- the administrator: make install, make install-pvm-hook ------------
 root=$T_DIR/root

@@ -22,7 +22,7 @@
 . "$(dirname "$0")/node.sh"
 t_setup log-jam
 [ "$(nproc)" -ge 2 ] || t_skip "needs 2 CPUs (pins the gang and hog to CPU 1)"
-command -v unshare > /dev/null || t_skip "needs unshare (util-linux)"
+t_need unshare util-linux
 
 PS_PCT=50
 LS_PCT=$((100 - PS_PCT))

@@ -22,7 +22,7 @@
 . "$(dirname "$0")/node.sh"
 t_setup local-socket
 PY=/usr/bin/python3
-[ -x "$PY" ] || t_skip "needs $PY (the test user runs it)"
+[ -x "$PY" ] || t_fail "needs $PY (the test user runs it): quickstart installs it (apt-get install python3)"
 [ -w /proc/sys/kernel/ns_last_pid ] || t_skip "needs a writable /proc/sys/kernel/ns_last_pid"
 
 t_make_user

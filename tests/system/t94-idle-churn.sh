@@ -28,7 +28,7 @@ t_setup idle-churn
 # switches the gang's threads while the chains run and clone
 n_split_cpus
 N_ON=(taskset -c 0)
-command -v flock > /dev/null || t_skip "needs flock (util-linux)"
+t_need flock util-linux
 t_make_user
 t_pub_bin "$BUILD/tests/tools/churn" || t_fail "cannot publish churn"
 

@@ -17,7 +17,7 @@ MNT=$(t_cg_mount)
 [ -n "$MNT" ] || t_skip "no cgroup2 hierarchy"
 grep -qw cpu "$MNT/cgroup.subtree_control" 2>/dev/null ||
     t_skip "the cgroup2 root does not enable the cpu controller ($MNT/cgroup.subtree_control: $(cat "$MNT/cgroup.subtree_control" 2>/dev/null))"
-command -v flock > /dev/null || t_skip "needs flock (util-linux)"
+t_need flock util-linux
 
 t_autogroup_lock
 t_autogroups_off

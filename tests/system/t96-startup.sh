@@ -112,7 +112,7 @@ t_untrack "$N_DTS"
 N_DTS=
 
 # 4. READY=1 for systemd, once the node slices
-command -v python3 > /dev/null || t_skip "needs python3 (plays systemd's notify socket)"
+t_need python3 python3
 t_wait_for 5 eval '! grep -q "^phase *[PL]S" "$N_STATE"' || t_fail "the state file still says slicing"
 python3 - "$T_DIR/notify.sock" "$N_STATE" > "$T_LOG/notify.out" 2>&1 <<'PY' &
 import socket, sys, re
