@@ -121,6 +121,23 @@ struct dts_conf {
 		struct load_table table;
 	} load;
 
+	/* placement of spawns (dts-place only; dts and dts-load ignore them) */
+	struct {
+		double  history;      /* weight of the past in a host's load */
+		double  threshold;    /* runnable over the mean + this: left out */
+		double  reserve;      /* owner active: users and load over it */
+		double  load_weight;  /* a local runnable process, in tasks */
+		double  rt_weight;    /* a member of another job's gang */
+		int     mem_min_mib;  /* free RAM under it: no task */
+		int     checks;       /* reports in a row before acting */
+		int64_t stale_ns;     /* a report this soon after a spawn
+					 there is not trusted over the count */
+		int64_t interval_ns;  /* ask every host this often */
+		int64_t wait_ns;      /* at a spawn, wait this for replies */
+		char    record[CONF_STR_MAX]; /* "" = $PVM_TMP or /tmp,
+						 dts-place.UID */
+	} place;
+
 	/* master console (dts-console only; dts and dts-load ignore them) */
 	struct {
 		char    launcher[CONF_STR_MAX]; /* launch script of every pvmd */

@@ -232,6 +232,49 @@ const struct conf_key confkey_schema[] = {
 	  .def = "10,20,30,40,50,60,70,80,90", .unit = "% of ip",
 	  .off = OFF(load.table),
 	  .help = "LS as a share of IP by load (Table 2.1)" },
+	{ .path = "place.history", .type = CT_FLOAT, .min = 0, .max = 0.99,
+	  .def = "0.5", .off = OFF(place.history),
+	  .help = "history factor: a host's load is this much its last "
+	  "value and the rest the new report's" },
+	{ .path = "place.threshold", .type = CT_FLOAT, .min = 0, .max = 1000,
+	  .def = "1", .unit = "tasks", .off = OFF(place.threshold),
+	  .help = "participation: a host whose runnable count is over the "
+	  "hosts' mean by more than this takes no task" },
+	{ .path = "place.reserve", .type = CT_FLOAT, .min = 0, .max = 1000,
+	  .def = "0.5", .unit = "tasks", .off = OFF(place.reserve),
+	  .help = "owner active: a host with a logged-in user and a local "
+	  "load over this is placed last" },
+	{ .path = "place.load_weight", .type = CT_FLOAT, .min = 0,
+	  .max = 1000, .def = "1", .off = OFF(place.load_weight),
+	  .help = "a local runnable process, in tasks, in the goodness" },
+	{ .path = "place.rt_weight", .type = CT_FLOAT, .min = 0, .max = 1000,
+	  .def = "1", .off = OFF(place.rt_weight),
+	  .help = "a member of another job's gang, in tasks, in the goodness" },
+	{ .path = "place.mem_min", .type = CT_INT, .min = 0, .max = 1 << 30,
+	  .def = "1", .unit = "MiB", .off = OFF(place.mem_min_mib),
+	  .help = "a host with less free RAM takes no task (MOSIX's 1 MB)" },
+	{ .path = "place.checks", .type = CT_INT, .min = 1, .max = 100,
+	  .def = "3", .off = OFF(place.checks),
+	  .help = "reports in a row that a host is over the threshold or its "
+	  "owner active before it is treated so" },
+	{ .path = "place.stale", .type = CT_DURATION, .min = 0,
+	  .max = SEC(3600), .def = "2s", .unit = "s",
+	  .off = OFF(place.stale_ns),
+	  .help = "a report this soon after a spawn to the host does not "
+	  "replace dts-place's own count of the tasks sent there" },
+	{ .path = "place.interval", .type = CT_DURATION, .min = MS(10),
+	  .max = SEC(3600), .def = "1s", .unit = "s",
+	  .off = OFF(place.interval_ns),
+	  .help = "dts-place asks every host for its STATUS this often" },
+	{ .path = "place.wait", .type = CT_DURATION, .min = MS(1),
+	  .max = SEC(10), .def = "300ms", .unit = "s",
+	  .off = OFF(place.wait_ns),
+	  .help = "at a spawn with a host not heard yet, wait this long for "
+	  "its STATUS" },
+	{ .path = "place.record", .type = CT_STRING, .def = "",
+	  .off = OFF(place.record), .valid = valid_path_or_empty,
+	  .help = "the placement record; \"\" = dts-place.UID in $PVM_TMP "
+	  "or /tmp" },
 	{ .path = "console.launcher", .type = CT_STRING, .def = PKGLIBEXECDIR
 	  "/pvmd", .off = OFF(console.launcher), .valid = valid_path,
 	  .help = "launch script of every pvmd: the master the console "

@@ -37,6 +37,10 @@
  *      kills, reclaimed bytes).  New types, signed requests only; no
  *      message changed, so the version stays 5: a node before them drops
  *      the request (REJ_TYPE), and its console shows no memory.
+ *      STATUS's users, ncpu and mem_mib (dts-place(1)): bytes of its
+ *      former pad, zero from a node before them (unknown); a console
+ *      before them drops a STATUS that has them (REJ_RANGE: the pad was
+ *      checked to be zero).  Size unchanged, so the version stays 5.
  */
 #ifndef DTS_PROTO_H
 #define DTS_PROTO_H
@@ -235,7 +239,12 @@ struct proto_status {
 	char     name[PROTO_NAME_LEN];
 	/* v5: the node's jobs (members: every job's together) */
 	uint8_t  njobs;      /* <= PROTO_JOBS_MAX; the rest zero */
-	uint8_t  pad[7];
+	/* v5, the host facts for placement (dts-place(1)); 0 = unknown */
+	uint8_t  users;      /* logged-in users (utmp), saturated at 255 */
+	uint8_t  ncpu;       /* online CPUs, saturated at 255 */
+	uint8_t  pad;
+	uint32_t mem_mib;    /* free RAM (MemAvailable, or the room left in
+				dts's memory cgroup if less), MiB, >= 1 */
 	struct proto_job_brief job[PROTO_JOBS_MAX];
 };
 

@@ -185,7 +185,10 @@ enc_status(struct wbuf *w, const struct proto_status *s)
 	put(w, name, PROTO_NAME_LEN);
 	n = s->njobs < PROTO_JOBS_MAX ? s->njobs : PROTO_JOBS_MAX;
 	put8(w, (uint8_t)n);
-	put(w, zeros, sizeof(s->pad));
+	put8(w, s->users);
+	put8(w, s->ncpu);
+	put8(w, 0);
+	put32(w, s->mem_mib);
 	for (i = 0; i < PROTO_JOBS_MAX; i++) {
 		if ((unsigned)i >= n) {
 			put(w, zeros, PROTO_JOB_BRIEF_LEN);
@@ -478,7 +481,10 @@ dec_status(struct rbuf *r, struct proto_status *s)
 	s->name[PROTO_NAME_LEN - 1] = '\0';
 	s->njobs = get8(r);
 	bad = s->njobs > PROTO_JOBS_MAX;
+	s->users = get8(r);
+	s->ncpu = get8(r);
 	bad |= get_pad(r, sizeof(s->pad));
+	s->mem_mib = get32(r);
 	for (i = 0; i < PROTO_JOBS_MAX; i++) {
 		bad |= get_job(r, s->job[i].job);
 		s->job[i].members = get32(r);

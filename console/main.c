@@ -335,8 +335,8 @@ same_key(const struct console *c, const char *hello)
 /*
  * dts-master's socket (console.master_socket): when its master answers
  * (with this console's key, if it has one), the schedule's commands go
- * there (cmds.c) and no second master appears; a --daemon would be one,
- * and does not start.  Otherwise the console is its own master, as
+ * there (cmds.c) and no second master appears; a --daemon (or a
+ * --standby) would be one, and does not start.  Otherwise the console is its own master, as
  * before, and says so in one line when it is interactive, or when a
  * socket is there but nothing (of ours) answers; a keyless console's
  * values are then labelled its own.
@@ -367,9 +367,9 @@ find_master(struct console *c, int daemon)
 		c->remote = 1;
 		c->own = 0;
 		if (daemon) {
-			fprintf(stderr, "dts-console: --daemon: a master answers "
-			    "at %s (%.*s): a second one would fight it\n", path,
-			    (int)strcspn(buf, "\n"), buf);
+			fprintf(stderr, "dts-console: --daemon, --standby: a "
+			    "master answers at %s (%.*s): a second one would "
+			    "fight it\n", path, (int)strcspn(buf, "\n"), buf);
 			exit(1);
 		}
 		if (c->interactive)
@@ -469,16 +469,17 @@ main(int argc, char **argv)
 		fprintf(stderr, "dts-console: %s\n", err);
 		return 1;
 	}
-	if (standby_init(c, o.standby, err, sizeof(err)) == -1) {
+	find_master(c, o.daemon || o.standby);
+	/* a client of dts-master: no peer socket, the master has it */
+	if (!c->remote && standby_init(c, o.standby, err, sizeof(err)) == -1) {
 		fprintf(stderr, "dts-console: %s\n", err);
 		return 1;
 	}
 	/* a PVM user's console: PVM, and nothing that talks to dts */
-	if (c->net.keyless)
+	if (c->net.keyless && !c->remote)
 		fprintf(stderr, "dts-console: no console key (%s): the PVM "
 		    "commands%s\n", c->net.keyless_why, c->net.rkey.npub > 0 ?
 		    ", and status and jobs read-only" : " only");
-	find_master(c, o.daemon);
 	if (o.daemon)
 		daemon_fork();
 	setup_fds();

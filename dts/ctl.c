@@ -10,6 +10,7 @@
 
 #include "cgroup.h"
 #include "ctl.h"
+#include "hostfacts.h"
 #include "evfd.h"
 #include "log.h"
 #include "timeutil.h"
@@ -75,7 +76,13 @@ static void
 status_of(const struct ctl *c, const struct sched *s,
     const struct intake_cmd *cmd, struct proto_status *st, int64_t now)
 {
+	static struct hostfacts	 facts;	/* read at most once a second */
+
 	sched_status(s, st, now);
+	hostfacts_get(&facts, now);
+	st->users = facts.users;
+	st->ncpu = facts.ncpu;
+	st->mem_mib = facts.mem_mib;
 	if (c->have_console) {
 		st->master = ntohl(c->console.sin_addr.s_addr);
 		if (is_master(c, cmd))

@@ -268,6 +268,8 @@ print_status(const struct proto_status *s)
 	printf("load=%" PRIu32 ".%03" PRIu32 "\n", s->load_milli / 1000,
 	       s->load_milli % 1000);
 	printf("members=%" PRIu32 "\n", s->members);
+	printf("users=%u\nncpu=%u\nmem_mib=%" PRIu32 "\n", s->users, s->ncpu,
+	       s->mem_mib);
 	printf("slices=%" PRIu64 "\noverruns=%" PRIu64 "\nlast_ps_ns=%" PRIu64 "\n",
 	       s->slices, s->overruns, s->last_ps_ns);
 	for (i = 0; i < REJ_COUNT; i++)

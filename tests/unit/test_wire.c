@@ -90,7 +90,7 @@ test_v5_refusals(void **state)
 	refused("SCHEDULE_SLOTS", P + 72 + 20, 'x');	/* after its NUL */
 	refused("STATUS_JOBS", P + 128, 9);		/* njobs */
 	refused("STATUS_JOBS", P + 128, 1);		/* job 1 unused */
-	refused("STATUS_JOBS", P + 129, 1);		/* pad */
+	refused("STATUS_JOBS", P + 131, 1);		/* pad (129, 130: users, ncpu) */
 	refused("STATUS_JOBS", P + 423, 1);		/* job 7 */
 	refused("STATUS_JOBS", P + 136 + 31, 'x');	/* no NUL */
 	refused("STATUS_JOBS", P + 136 + 10, 'x');	/* after its NUL */

@@ -1,0 +1,150 @@
+/*
+ * preload.c - libdtsplace.so: pvm_spawn for a program dts-place(1) runs.
+ *
+ * dts-place starts the program with this library in LD_PRELOAD and one
+ * end of a SOCK_SEQPACKET socket pair in DTS_PLACE_FD.  A pvm_spawn that
+ * names no host (neither PvmTaskHost nor PvmTaskArch nor PvmMppFront) asks
+ * dts-place for a plan: the request carries the task's name, the count
+ * and the virtual machine's hosts as pvm_config() gives them (name and
+ * speed); the reply is either "PLAN" and one "HOST COUNT" line per host,
+ * or "CIRCLE REASON".  The tasks are then spawned with PvmTaskHost, one
+ * pvm_spawn per host of the plan; the tids come back in the plan's order,
+ * the error codes after them, as PVM's own pvm_spawn returns them.  On
+ * "CIRCLE", or when dts-place cannot be asked, PVM's pvm_spawn places the
+ * tasks itself.  Nothing else of libpvm3 is touched.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <pvm3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define PLACE_MSG_MAX 65536
+
+typedef int (*spawn_fn)(char *, char **, int, char *, int, int *);
+typedef int (*config_fn)(int *, int *, struct pvmhostinfo **);
+
+static pthread_mutex_t	 lock = PTHREAD_MUTEX_INITIALIZER;
+
+int pvm_spawn(char *, char **, int, char *, int, int *);
+
+static int
+place_fd(void)
+{
+	const char	*s = getenv("DTS_PLACE_FD");
+	char		*end;
+	long		 fd;
+
+	if (s == NULL || *s == '\0')
+		return -1;
+	fd = strtol(s, &end, 10);
+	if (*end != '\0' || fd < 0 || fd > 65535)
+		return -1;
+	return (int)fd;
+}
+
+/* The request into buf: "SPAWN NTASK FILE\n" and "H NAME SPEED\n" lines. */
+static int
+request(char *buf, size_t cap, const char *file, int ntask)
+{
+	config_fn		 config;
+	struct pvmhostinfo	*hi;
+	int			 nhost, narch, i, len;
+
+	config = (config_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "pvm_config");
+	if (config == NULL || config(&nhost, &narch, &hi) < 0)
+		return -1;
+	len = snprintf(buf, cap, "SPAWN %d %s\n", ntask, file);
+	for (i = 0; i < nhost && len > 0 && (size_t)len < cap; i++)
+		len += snprintf(buf + len, cap - (size_t)len, "H %s %d\n",
+		    hi[i].hi_name, hi[i].hi_speed);
+	return len > 0 && (size_t)len < cap ? len : -1;
+}
+
+/* Ask dts-place; the reply into buf (NUL terminated), or -1. */
+static int
+ask(int fd, char *buf, size_t cap, int len)
+{
+	ssize_t	 n;
+
+	if (send(fd, buf, (size_t)len, MSG_NOSIGNAL) != len)
+		return -1;
+	do
+		n = recv(fd, buf, cap - 1, 0);
+	while (n == -1 && errno == EINTR);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Spawn by the plan in reply; the total started, as pvm_spawn returns. */
+static int
+by_plan(spawn_fn real, char *reply, char *file, char **argv, int flags,
+    int ntask, int *tids)
+{
+	int	*one, *errs, ok = 0, ne = 0, rc, k, j, syserr = 0;
+	char	*line, *save, host[256];
+
+	if ((one = calloc((size_t)ntask, sizeof(int))) == NULL ||
+	    (errs = calloc((size_t)ntask, sizeof(int))) == NULL) {
+		free(one);
+		return real(file, argv, flags, NULL, ntask, tids);
+	}
+	line = strtok_r(reply, "\n", &save);	/* "PLAN" */
+	while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+		if (sscanf(line, "%255s %d", host, &k) != 2 || k <= 0 ||
+		    k > ntask - ok - ne)
+			continue;
+		rc = real(file, argv, (flags & ~PvmHostCompl) | PvmTaskHost,
+		    host, k, one);
+		if (rc < 0) {
+			syserr = rc;
+			for (j = 0; j < k; j++)
+				errs[ne++] = rc;
+			continue;
+		}
+		for (j = 0; j < k; j++)
+			if (one[j] > 0)
+				tids[ok++] = one[j];
+			else
+				errs[ne++] = one[j] < 0 ? one[j] : PvmSysErr;
+	}
+	for (j = 0; j < ne && ok + j < ntask; j++)
+		tids[ok + j] = errs[j];
+	free(one);
+	free(errs);
+	return ok == 0 && syserr < 0 ? syserr : ok;
+}
+
+int
+pvm_spawn(char *file, char **argv, int flags, char *where, int ntask,
+    int *tids)
+{
+	static char	 buf[PLACE_MSG_MAX];
+	spawn_fn	 real;
+	int		 fd, len, rc;
+
+	real = (spawn_fn)(uintptr_t)dlsym(RTLD_NEXT, "pvm_spawn");
+	if (real == NULL)
+		return PvmSysErr;
+	fd = place_fd();
+	if (fd == -1 || ntask <= 0 || file == NULL || tids == NULL ||
+	    (flags & (PvmTaskHost | PvmTaskArch | PvmMppFront)) != 0)
+		return real(file, argv, flags, where, ntask, tids);
+	pthread_mutex_lock(&lock);
+	len = request(buf, sizeof(buf), file, ntask);
+	if (len == -1 || ask(fd, buf, sizeof(buf), len) == -1 ||
+	    strncmp(buf, "PLAN\n", 5) != 0) {
+		pthread_mutex_unlock(&lock);
+		return real(file, argv, flags, where, ntask, tids);
+	}
+	rc = by_plan(real, buf, file, argv, flags, ntask, tids);
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
