@@ -417,7 +417,7 @@ if [ "$(wc -l < "$MCSV")" -gt 1 ]; then
 	    "$xmissed SCHEDULEs missed over $xsis SIs; $xchk tables checked: $xbad bad ($xbadn nodes), $xsplit split gangs; $xfb fallbacks" \
 	    'm == 0 && s > 0 && c > 0 && b == 0 && p == 0 && f == 0' m="$xmissed" s="$xsis" c="$xchk" b="$xbad" p="$xsplit" f="$xfb"
 	goal speed 37.2 "master CPU <= 10 % of a core, RSS <= 128 MiB (N = $xn, $xj jobs)" \
-	    "$xcpu % ($xcpsi ms an SI; $((xvf / (xsis > 0 ? xsis : 1))) signed tables an SI), $(awk -v r="$xrss" 'BEGIN { printf "%.1f", r / 1024 }') MiB; matrix $xp50 ms an SI (max $xpmax), $xrows rows" \
+	    "$xcpu % ($xcpsi ms an SI; about $((xvf / (xsis > 0 ? xsis : 1))) Ed25519 signatures an SI), $(awk -v r="$xrss" 'BEGIN { printf "%.1f", r / 1024 }') MiB; matrix $xp50 ms an SI (max $xpmax), $xrows rows" \
 	    'c <= 10 && r <= 131072' c="$xcpu" r="$xrss"
 	goal fact 37.3 "a job's start and end on $xjn of the $xn nodes: in every one of its nodes' tables" \
 	    "start: $xin of $xjn nodes; end: $xout of $xjn" 'i == n && o == n && n > 0' i="$xin" o="$xout" n="$xjn"
@@ -437,14 +437,24 @@ fi
 	echo "| N | SIs | CPU % | CPU ms/SI | missed | spread p99 µs | spread max µs | floor µs | status ms | status nodes | metrics ms | metrics nodes | RSS KiB | socket drops | refused | simnodes CPU % |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	tail -n +2 "$CSV" | tr ',' '|' | sed 's/^/| /; s/$/ |/'
+	echo
+	# each SI's spread p99 (simnodes' PREFIX.si.csv), its median over the SIs
+	med=
+	for n in $(tail -n +2 "$CSV" | cut -d, -f1); do
+		m=$(tail -n +2 "$B_OUT/scale-$n.si.csv" 2> /dev/null | cut -d, -f6 | sort -g |
+		    awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", v[int((NR + 1) / 2)] / 1000 }')
+		[ -n "$m" ] && med="$med${med:+, }$m ms (N = $n)"
+	done
+	echo "Median over the SIs of each SI's spread p99: ${med:-none}."
 	if [ "$(wc -l < "$MCSV")" -gt 1 ]; then
 		echo
 		echo "## The gang matrix at N nodes with jobs ([R4 3/5])"
 		echo
 		echo "The same master, STATIC, with \`simnodes -J\`: $xj jobs of 4-64 nodes (contiguous blocks at random places,"
 		echo "50 users, at most 7 a node), and a job on $xjn more nodes from $T_IN s to $T_OUT s. CPU over ${WIN} SIs; tables: every"
-		echo "SCHEDULE's slot table checked at its node; signed: datagrams whose signature simnodes checked in full (one a"
-		echo "distinct table); matrix: tests/bench/packcost.c, the master's matrix work an SI on the same jobs."
+		echo "SCHEDULE's slot table checked at its node; signed: datagrams whose signature simnodes checked in full over the"
+		echo "run (about one a distinct table a send); matrix: tests/bench/packcost.c, the master's matrix work an SI on the"
+		echo "same jobs (CPU time); tables differ: nodes whose table differs from the node before theirs."
 		echo
 		echo "| N | jobs | SIs | CPU % | CPU ms/SI | RSS KiB | missed | tables checked | bad | bad nodes | split | start: nodes | start: last ms | end: nodes | end: last ms | job nodes | signed | simnodes CPU % | matrix p50 ms | matrix max ms | rows | tables differ | fallbacks |"
 		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
