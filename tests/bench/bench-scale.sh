@@ -231,6 +231,27 @@ if [ "$MX_N" -gt 0 ]; then
 	    t_fail "cannot compile packcost.c"
 	"$B_OUT/packcost" "$N" "$JOBS" 20 > "$T_DIR/pack.out" ||
 	    t_fail "packcost: $(cat "$T_DIR/pack.out")"
+	# the matrix's cost against its size and layout: a tenth of the
+	# cluster, and the same jobs on nodes drawn at random (no blocks)
+	PCSV=$B_OUT/scale-pack.csv
+	echo "layout,nodes,jobs,pairs,rows,tables_differ,round_p50_ms,round_max_ms" > "$PCSV"
+	mkjobs $((N / 10)) $((MX_JOBS / 10)) "$T_DIR/jobs.tenth"
+	awk -v n="$N" -v J="$MX_JOBS" 'BEGIN { srand(37)
+	    for (k = 0; k < J; k++) {
+		size = 4 + int(rand() * 61); spec = ""; c = 0
+		for (t = 0; c < size && t < 100000; t++) {
+			i = int(rand() * n)
+			if (load[i] >= 7 || ((k, i) in on)) continue
+			on[k, i] = 1; load[i]++
+			spec = spec (c++ ? "," : "") i
+		}
+		printf "u%d:j%d 0 0 %s\n", k % 50, k, spec
+	    } }' > "$T_DIR/jobs.random"
+	for l in "blocks $((N / 10)) $T_DIR/jobs.tenth" "blocks $N $JOBS" "random $N $T_DIR/jobs.random"; do
+		set -- $l
+		"$B_OUT/packcost" "$2" "$3" 20 > "$T_DIR/pk.out" || t_fail "packcost $2 $3"
+		echo "$1,$(awk -F= '{ v[$1] = $2 } END { print v["nodes"] "," v["jobs"] "," v["pairs"] "," v["rows"] "," v["tables_differ"] "," v["round_p50_ms"] "," v["round_max_ms"] }' "$T_DIR/pk.out")" >> "$PCSV"
+	done
 	start_pair mx "mode static; ip 100ms; ps 50%; si 1s; start" -J "$JOBS" \
 	    -o "$B_OUT/scale-matrix"
 	window
@@ -459,6 +480,13 @@ fi
 		echo "| N | jobs | SIs | CPU % | CPU ms/SI | RSS KiB | missed | tables checked | bad | bad nodes | split | start: nodes | start: last ms | end: nodes | end: last ms | job nodes | signed | simnodes CPU % | matrix p50 ms | matrix max ms | rows | tables differ | fallbacks |"
 		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 		tail -n +2 "$MCSV" | tr ',' '|' | sed 's/^/| /; s/$/ |/'
+		echo
+		echo "The matrix's work an SI (packcost: init, add, pack, every node's table; CPU time, 20 rounds) by size and"
+		echo "layout; tables differ: nodes whose table differs from the node before theirs (each costs the master a signature)."
+		echo
+		echo "| layout | N | jobs | node-job pairs | rows | tables differ | p50 ms | max ms |"
+		echo "|---|---|---|---|---|---|---|---|"
+		tail -n +2 "$PCSV" | tr ',' '|' | sed 's/^/| /; s/$/ |/'
 	fi
 	echo
 	echo "| # | goal | measured | verdict |"
