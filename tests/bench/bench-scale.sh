@@ -186,7 +186,7 @@ MX_N=${SCALE_MX_N:-10000}
 MX_JOBS=${SCALE_MX_JOBS:-1000}
 T_IN=7 T_OUT=11		# the 64-node job, s after simnodes' start
 MCSV=$B_OUT/scale-matrix.csv
-echo "nodes,jobs,sis,cpu_pct,cpu_ms_per_si,rss_kib,missed,tables_checked,tables_bad,tables_bad_nodes,tables_split,in_got,in_max_ms,out_got,out_max_ms,job_nodes,verify_full,sim_cpu_pct,pack_p50_ms,pack_max_ms,rows,tables_differ,fallbacks" > "$MCSV"
+echo "nodes,jobs,sis,cpu_pct,cpu_ms_per_si,rss_kib,missed,tables_checked,tables_bad,tables_bad_nodes,tables_split,in_got,in_max_ms,out_got,out_max_ms,job_nodes,verify_full,sim_cpu_pct,pack_p50_ms,pack_max_ms,rows,tables_differ,fallbacks,spread_p99_us,spread_max_us" > "$MCSV"
 # mkjobs N JOBS FILE: the jobs, in simnodes -J's form
 mkjobs() {
 	awk -v n="$1" -v J="$2" -v tin="$T_IN" -v tout="$T_OUT" 'BEGIN {
@@ -261,7 +261,7 @@ if [ "$MX_N" -gt 0 ]; then
 	S=$T_DIR/mx.$N.out
 	v() { sed -n "s/^$1=//p" "$S" | tail -n 1; }
 	p() { sed -n "s/^$1=//p" "$T_DIR/pack.out"; }
-	echo "$N,$(( $(v jobs) - 1 )),$(v sis_inner),$cpu,$cpsi,$rss,$(v missed_inner),$(v tables_checked),$(v tables_bad),$(v tables_bad_nodes),$(v tables_split),$(v job_0_in_got),$(v job_0_in_max_ms),$(v job_0_out_got),$(v job_0_out_max_ms),$(v job_0_nodes),$(v verify_full),$scpu,$(p round_p50_ms),$(p round_max_ms),$(p rows),$(p tables_differ),$(v fallbacks)" >> "$MCSV"
+	echo "$N,$(( $(v jobs) - 1 )),$(v sis_inner),$cpu,$cpsi,$rss,$(v missed_inner),$(v tables_checked),$(v tables_bad),$(v tables_bad_nodes),$(v tables_split),$(v job_0_in_got),$(v job_0_in_max_ms),$(v job_0_out_got),$(v job_0_out_max_ms),$(v job_0_nodes),$(v verify_full),$scpu,$(p round_p50_ms),$(p round_max_ms),$(p rows),$(p tables_differ),$(v fallbacks),$(v spread_p99_max_us),$(v spread_max_us)" >> "$MCSV"
 	tail -n 1 "$MCSV"
 fi
 
@@ -432,10 +432,10 @@ if [ "$(wc -l < "$SCSV")" -gt 1 ]; then
 fi
 # [R4 3/5] rows 1-3: the gang matrix
 if [ "$(wc -l < "$MCSV")" -gt 1 ]; then
-	IFS=, read -r xn xj xsis xcpu xcpsi xrss xmissed xchk xbad xbadn xsplit xin xinms xout xoutms xjn xvf xscpu xp50 xpmax xrows xdiff xfb \
+	IFS=, read -r xn xj xsis xcpu xcpsi xrss xmissed xchk xbad xbadn xsplit xin xinms xout xoutms xjn xvf xscpu xp50 xpmax xrows xdiff xfb xsp99 xspmax \
 	    < <(tail -n 1 "$MCSV")
 	goal fact 37.1 "$xj jobs of 4-64 nodes on $xn nodes: every node gets its slot table every SI, none missed" \
-	    "$xmissed SCHEDULEs missed over $xsis SIs; $xchk tables checked: $xbad bad ($xbadn nodes), $xsplit split gangs; $xfb fallbacks" \
+	    "$xmissed SCHEDULEs missed over $xsis SIs; $xchk tables checked: $xbad bad ($xbadn nodes), $xsplit split gangs; $xfb fallbacks; an SI's last node $(awk -v s="$xspmax" 'BEGIN { printf "%.0f", s / 1000 }') ms after its first" \
 	    'm == 0 && s > 0 && c > 0 && b == 0 && p == 0 && f == 0' m="$xmissed" s="$xsis" c="$xchk" b="$xbad" p="$xsplit" f="$xfb"
 	goal speed 37.2 "master CPU <= 10 % of a core, RSS <= 128 MiB (N = $xn, $xj jobs)" \
 	    "$xcpu % ($xcpsi ms an SI; about $((xvf / (xsis > 0 ? xsis : 1))) Ed25519 signatures an SI), $(awk -v r="$xrss" 'BEGIN { printf "%.1f", r / 1024 }') MiB; matrix $xp50 ms an SI (max $xpmax), $xrows rows" \
@@ -477,8 +477,8 @@ fi
 		echo "run (about one a distinct table a send); matrix: tests/bench/packcost.c, the master's matrix work an SI on the"
 		echo "same jobs (CPU time); tables differ: nodes whose table differs from the node before theirs."
 		echo
-		echo "| N | jobs | SIs | CPU % | CPU ms/SI | RSS KiB | missed | tables checked | bad | bad nodes | split | start: nodes | start: last ms | end: nodes | end: last ms | job nodes | signed | simnodes CPU % | matrix p50 ms | matrix max ms | rows | tables differ | fallbacks |"
-		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		echo "| N | jobs | SIs | CPU % | CPU ms/SI | RSS KiB | missed | tables checked | bad | bad nodes | split | start: nodes | start: last ms | end: nodes | end: last ms | job nodes | signed | simnodes CPU % | matrix p50 ms | matrix max ms | rows | tables differ | fallbacks | spread p99 µs | spread max µs |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 		tail -n +2 "$MCSV" | tr ',' '|' | sed 's/^/| /; s/$/ |/'
 		echo
 		echo "The matrix's work an SI (packcost: init, add, pack, every node's table; CPU time, 20 rounds) by size and"
