@@ -31,6 +31,8 @@ static const struct {
 	[STATE_PS_NS] =		{ "ps_ns", NULL },
 	[STATE_LS_NS] =		{ "ls_ns", NULL },
 	[STATE_AT_NS] =		{ "at_ns", NULL },
+	[STATE_MEM_BYTES] =	{ "mem_bytes", NULL },
+	[STATE_SWAP_BYTES] =	{ "swap_bytes", NULL },
 	[STATE_END] =		{ "end", NULL },
 };
 

@@ -43,6 +43,9 @@ enum state_field {
 	STATE_PS_NS,		/* slicing, in PS */
 	STATE_LS_NS,		/* slicing, in LS */
 	STATE_AT_NS,		/* CLOCK_MONOTONIC: the three counted to here */
+	STATE_MEM_BYTES,	/* the job's memory (the node's file: every
+				   job's), at dts's last look */
+	STATE_SWAP_BYTES,	/* its swap, the same */
 	STATE_END,		/* written first */
 	STATE_FIELDS
 };

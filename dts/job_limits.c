@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,9 +15,11 @@
 
 #include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 
 #include <linux/securebits.h>
@@ -617,27 +620,73 @@ limits_swap_free(const char *meminfo)
 	return (uint64_t)kb * 1024;
 }
 
+/* The second reclaimer of limits_reclaim: one write, then done. */
+struct reclaim_half {
+	const char	*cg;
+	const char	*file;
+	uint64_t	 bytes;
+	int		 done;		/* atomic: the write returned */
+};
+
+static void *
+reclaim_half(void *arg)
+{
+	struct reclaim_half	*h = arg;
+
+	/* nice 19 as its creator, whatever the attributes gave */
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	(void)write_bytes(h->cg, h->file, h->bytes);
+	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
 uint64_t
 limits_reclaim(const struct limits *L, const struct limits_job *lj)
 {
-	const char	*use = L->mem_v2 ? "memory.current" :
+	const char		*use = L->mem_v2 ? "memory.current" :
 	    "memory.usage_in_bytes";
-	uint64_t	 before, after;
+	const struct timespec	 ms = { 0, 1000000 };
+	struct reclaim_half	 h;
+	pthread_t		 th;
+	uint64_t		 before, after;
+	int			 two, stop = 0;
 
 	if (lj->mem[0] == '\0')
 		return 0;
 	before = number(lj->mem, use);
 	if (before == 0)
 		return 0;
-	if (L->mem_v2)	/* EAGAIN: it could not reclaim all of it */
-		(void)write_bytes(lj->mem, "memory.reclaim", before);
-	else {		/* EBUSY at the end: what is left is not
-			   reclaimable; then the limit back */
-		(void)write_bytes(lj->mem, "memory.limit_in_bytes", 0);
+	/* on both CPUs: a second thread reclaims beside this one (v2 half
+	 * of it, v1 force_empty, which works on a cgroup with live
+	 * processes and returns once no more can go) */
+	h.cg = lj->mem;
+	h.file = L->mem_v2 ? "memory.reclaim" : "memory.force_empty";
+	h.bytes = L->mem_v2 ? before / 2 : 0;
+	h.done = 0;
+	two = pthread_create(&th, NULL, reclaim_half, &h) == 0;
+	if (L->mem_v2) {	/* EAGAIN: it could not reclaim all of it */
+		if (write_bytes(lj->mem, "memory.reclaim", two ?
+		    before - before / 2 : before) == -1 && errno == EINTR)
+			stop = 1;
+	} else {		/* EBUSY at the end: what is left is not
+				   reclaimable; then the limit back */
+		if (write_bytes(lj->mem, "memory.limit_in_bytes", 0) == -1 &&
+		    errno == EINTR)
+			stop = 1;
 		if (bound_memory(lj->mem, 0, L->job_max) == -1)
 			log_warn("job cgroup %s: its limit could not be set "
 			    "back after a reclaim", lj->mem);
 	}
+	/* interrupted (the job ends, dts exits): the second one too, until
+	 * its write returns; a signal in the wait passes on to it */
+	while (two && !__atomic_load_n(&h.done, __ATOMIC_ACQUIRE)) {
+		if (stop)
+			(void)pthread_kill(th, LIMITS_RECLAIM_SIG);
+		if (nanosleep(&ms, NULL) == -1 && errno == EINTR)
+			stop = 1;
+	}
+	if (two)
+		pthread_join(th, NULL);
 	after = number(lj->mem, use);
 	return before > after ? before - after : 0;
 }

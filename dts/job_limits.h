@@ -27,6 +27,7 @@
 #ifndef DTS_JOB_LIMITS_H
 #define DTS_JOB_LIMITS_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -134,10 +135,14 @@ uint64_t limits_swap_free(const char *meminfo);
  * A parked job gives its memory back: its pages reclaimed (v2
  * memory.reclaim of all it holds; v1 memory.limit_in_bytes lowered to 0
  * for the time of the write, which reclaims until it can do no more, and
- * set back).  Blocks while the kernel reclaims (a signal interrupts it).
- * The bytes its use fell
- * by, or 0 (no memory cgroup, nothing reclaimed).
+ * set back), on two threads at once: the caller's and one it makes for
+ * the call, which inherits its policy and nice (v2 half of it each; v1
+ * memory.force_empty beside the pulse).  Blocks while the kernel
+ * reclaims; LIMITS_RECLAIM_SIG (a handler installed without SA_RESTART)
+ * to the caller interrupts both writes.  The bytes its use fell by, or 0
+ * (no memory cgroup, nothing reclaimed).
  */
+#define LIMITS_RECLAIM_SIG	SIGUSR2
 uint64_t limits_reclaim(const struct limits *L, const struct limits_job *lj);
 
 /*

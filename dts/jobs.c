@@ -54,7 +54,7 @@ jobs_name_of_cg(const char *cgname, char out[PROTO_JOB_LEN])
 }
 
 /* The signal that stops a reclaim under way (its write returns EINTR). */
-#define RECLAIM_SIG	SIGUSR2
+#define RECLAIM_SIG	LIMITS_RECLAIM_SIG
 
 static void
 reclaim_wake(int sig)
@@ -633,7 +633,8 @@ pressure(struct jobs *J)
 
 /*
  * j's memory into its place in the scheduler's table, for JOB_MEM (ctl.c
- * reads it on this thread).
+ * reads it on this thread) and the state files (the edge thread's hook
+ * reads memory and swap without the lock: atomic words).
  */
 static void
 publish(struct jobs *J, const struct job *j, const struct limits_use *u)
@@ -643,8 +644,10 @@ publish(struct jobs *J, const struct job *j, const struct limits_use *u)
 
 		if (sj->gang != &j->gang)
 			continue;
-		sj->mem_bytes = u->known ? u->mem : 0;
-		sj->swap_bytes = u->known ? u->swap : 0;
+		__atomic_store_n(&sj->mem_bytes, u->known ? u->mem : 0,
+		    __ATOMIC_RELAXED);
+		__atomic_store_n(&sj->swap_bytes, u->known ? u->swap : 0,
+		    __ATOMIC_RELAXED);
 		sj->oom_kills = u->known ? u->oom_kills : 0;
 		sj->reclaimed_bytes = j->reclaimed;
 		return;
@@ -835,7 +838,9 @@ state_job_hook(struct state *st, const struct sched *s, int i)
 
 	sched_job_stats(s, i, s->st.acct_at, &slot, &stopped);
 	state_put_sched(st, s, s->phase == PHASE_PS && s->cur != i &&
-	    s->cur != SEG_ALL ? PHASE_LS : s->phase, stopped, slot);
+	    s->cur != SEG_ALL ? PHASE_LS : s->phase, stopped, slot,
+	    __atomic_load_n(&s->job[i].mem_bytes, __ATOMIC_RELAXED),
+	    __atomic_load_n(&s->job[i].swap_bytes, __ATOMIC_RELAXED));
 }
 
 void

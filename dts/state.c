@@ -93,7 +93,7 @@ state_put(struct state *st, const uint64_t v[STATE_FIELDS])
 
 void
 state_put_sched(struct state *st, const struct sched *s, int phase,
-    uint64_t stopped_ns, uint64_t ps_ns)
+    uint64_t stopped_ns, uint64_t ps_ns, uint64_t mem, uint64_t swap)
 {
 	uint64_t	 v[STATE_FIELDS];
 
@@ -107,13 +107,26 @@ state_put_sched(struct state *st, const struct sched *s, int phase,
 	v[STATE_PS_NS] = st->base_ps + ps_ns;
 	v[STATE_LS_NS] = st->base_ls + s->st.ls_ns;
 	v[STATE_AT_NS] = (uint64_t)s->st.acct_at;
+	v[STATE_MEM_BYTES] = mem;
+	v[STATE_SWAP_BYTES] = swap;
 	state_put(st, v);
 }
 
 void
 state_hook(void *arg, const struct sched *s)
 {
-	state_put_sched(arg, s, s->phase, s->st.stopped_ns, s->st.ps_ns);
+	uint64_t	 mem = 0, swap = 0;
+
+	/* every job's, as jobs.c's last look found them */
+	for (int i = 0; i < PROTO_JOBS_MAX; i++)
+		if (s->job[i].gang != NULL) {
+			mem += __atomic_load_n(&s->job[i].mem_bytes,
+			    __ATOMIC_RELAXED);
+			swap += __atomic_load_n(&s->job[i].swap_bytes,
+			    __ATOMIC_RELAXED);
+		}
+	state_put_sched(arg, s, s->phase, s->st.stopped_ns, s->st.ps_ns, mem,
+	    swap);
 }
 
 /* Keys, spaces and newlines; the values come from state_put(). */

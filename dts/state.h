@@ -55,12 +55,13 @@ int state_map(struct state *st, const char *path, char *err, size_t errlen);
 void state_hook(void *arg, const struct sched *s);
 
 /*
- * The file's values from s, with the phase, stopped and PS times given
- * (the node's, or one job's): the one place that fills the fields, for
- * state_hook and the jobs' hook (jobs.c).  No system call.
+ * The file's values from s, with the phase, stopped and PS times and the
+ * memory and swap given (the node's, or one job's): the one place that
+ * fills the fields, for state_hook and the jobs' hook (jobs.c).  No
+ * system call.
  */
 void state_put_sched(struct state *st, const struct sched *s, int phase,
-    uint64_t stopped_ns, uint64_t ps_ns);
+    uint64_t stopped_ns, uint64_t ps_ns, uint64_t mem, uint64_t swap);
 
 /* Write v (v[STATE_SEQ] and v[STATE_END] are ignored: the next seq). */
 void state_put(struct state *st, const uint64_t v[STATE_FIELDS]);

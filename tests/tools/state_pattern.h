@@ -22,6 +22,8 @@ values_for(uint64_t seq, uint64_t v[STATE_FIELDS])
 	v[STATE_PS_NS] = UINT64_MAX - seq;
 	v[STATE_LS_NS] = seq * seq;
 	v[STATE_AT_NS] = seq << 20;
+	v[STATE_MEM_BYTES] = seq * 4096;
+	v[STATE_SWAP_BYTES] = ~seq;
 }
 
 #endif

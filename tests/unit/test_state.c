@@ -205,6 +205,20 @@ test_follows_sched(void **state)
 	assert_int_equal(v[STATE_STOPPED_NS], UINT64_MAX);
 	assert_int_equal(file_size(f->path), size);
 
+	/* memory and swap: every job's in the node's file (a free place's
+	 * old numbers not counted) */
+	for (int i = 0; i < PROTO_JOBS_MAX; i++) {
+		f->s.job[i].mem_bytes = f->s.job[i].gang != NULL ? 3 << 20 :
+		    1 << 20;
+		f->s.job[i].swap_bytes = f->s.job[i].gang != NULL ? 5 << 20 :
+		    1 << 20;
+	}
+	state_hook(&f->st, &f->s);
+	read_state(f->path, v);
+	assert_int_equal(v[STATE_MEM_BYTES], 3 << 20);
+	assert_int_equal(v[STATE_SWAP_BYTES], 5 << 20);
+	assert_int_equal(file_size(f->path), size);
+
 	/* ls_policy idle; DISTRIBUTED's own PS; OFF: phase none */
 	apply(f, MODE_STATIC, SCHED_F_LS_IDLE, 50000, 100000);
 	read_state(f->path, v);
@@ -515,14 +529,15 @@ test_cost(void **state)
 		len = snprintf(buf, sizeof(buf), "seq %020llu\nphase %-4s\n"
 		    "ls_policy %-4s\nmode %-*s\nps_us %020llu\n"
 		    "ip_us %020llu\nstopped_ns %020llu\nps_ns %020llu\n"
-		    "ls_ns %020llu\nat_ns %020llu\nend %020llu\n",
+		    "ls_ns %020llu\nat_ns %020llu\nmem_bytes %020llu\n"
+		    "swap_bytes %020llu\nend %020llu\n",
 		    (unsigned long long)i, proto_phase_name(1),
 		    conf_ls_policy_names[0], (int)f->st.l.width[STATE_MODE],
 		    proto_mode_name(1), 50000ULL,
 		    100000ULL, (unsigned long long)f->s.st.stopped_ns,
 		    (unsigned long long)f->s.st.ps_ns,
 		    (unsigned long long)f->s.st.ls_ns,
-		    (unsigned long long)f->s.st.acct_at,
+		    (unsigned long long)f->s.st.acct_at, 0ULL, 0ULL,
 		    (unsigned long long)i);
 	}
 	t2 = now_mono_ns();
