@@ -49,6 +49,7 @@
 #include "child.h"
 #include "conf.h"
 #include "ctl.h"
+#include "daemonpipe.h"
 #include "evfd.h"
 #include "gang.h"
 #include "jobs.h"
@@ -104,7 +105,6 @@ struct dts {
  * without -d.
  */
 static int ready_fd = -1;
-#define READY_LINE	"ready"
 #define READY_WAIT_S	60	/* the parent gives up after this */
 #define SLICING_WAIT_MS	1000	/* the first edge, after start-up */
 
@@ -442,63 +442,6 @@ setup_fds(struct dts *d)
 }
 
 /*
- * The parent of dts -d: copy the child's lines to stderr until it says
- * "ready" (exit 0) or ends (exit 1; the reason is among its lines, or
- * its exit status says what happened).
- */
-static int
-wait_ready(int fd, pid_t child)
-{
-	char		 buf[1024], *line, *nl;
-	size_t		 have = 0;
-	ssize_t		 n;
-	int		 said = 0, status;
-	struct pollfd	 pfd = { .fd = fd, .events = POLLIN };
-
-	for (;;) {
-		int r = poll(&pfd, 1, READY_WAIT_S * 1000);
-
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == 0) {
-			fprintf(stderr, "dts: pid %d is not slicing after %d s "
-			    "(see the log); not waiting any longer\n",
-			    (int)child, READY_WAIT_S);
-			return 1;
-		}
-		n = read(fd, buf + have, sizeof(buf) - 1 - have);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-		buf[have] = '\0';
-		for (line = buf; (nl = strchr(line, '\n')) != NULL;
-		    line = nl + 1) {
-			*nl = '\0';
-			if (strcmp(line, READY_LINE) == 0)
-				return 0;
-			fprintf(stderr, "dts: %s\n", line);
-			said = 1;
-		}
-		have = strlen(line);
-		memmove(buf, line, have);
-		if (have == sizeof(buf) - 1)	/* a line too long: cut */
-			have = 0;
-	}
-	if (waitpid(child, &status, 0) == child && !said) {
-		if (WIFSIGNALED(status))
-			fprintf(stderr, "dts: start-up failed: killed by "
-			    "signal %d\n", WTERMSIG(status));
-		else
-			fprintf(stderr, "dts: start-up failed: exit status %d "
-			    "(see the log)\n", WEXITSTATUS(status));
-	} else if (!said)
-		fprintf(stderr, "dts: start-up failed (see the log)\n");
-	return 1;
-}
-
-/*
  * dts -d: detach from the terminal before anything is set up (sockets,
  * cgroups, threads belong to the daemon), but keep a pipe to the parent,
  * which exits only when this dts slices (0) or has failed (1, with the
@@ -508,26 +451,9 @@ wait_ready(int fd, pid_t child)
 static void
 detach(void)
 {
-	int	 p[2];
-	pid_t	 pid;
-
-	if (pipe2(p, O_CLOEXEC) == -1)
-		die_early("pipe: %s", strerror(errno));
-	fflush(NULL);
-	if ((pid = fork()) == -1)
-		die_early("fork: %s", strerror(errno));
-	if (pid > 0) {
-		close(p[1]);
-		_exit(wait_ready(p[0], pid));
-	}
-	close(p[0]);
-	ready_fd = p[1];
-	(void)signal(SIGPIPE, SIG_IGN);	/* a parent gone: EPIPE, no death */
-	(void)setsid();
-	if (chdir("/") == -1)
-		die_early("chdir /: %s", strerror(errno));
-	if (spawn_devnull() == -1)
-		die_early("/dev/null: %s", strerror(errno));
+	if ((ready_fd = daemonpipe_detach("dts", READY_WAIT_S,
+	    "slicing")) == -1)
+		die_early("detach: %s", strerror(errno));
 }
 
 /*
@@ -604,7 +530,7 @@ report_ready(struct dts *d)
 		log_warnx("%s: exiting", why);
 		tell_user(why);
 	} else if (ready_fd != -1)
-		(void)dprintf(ready_fd, "%s\n", READY_LINE);
+		daemonpipe_say(ready_fd, DAEMONPIPE_READY);
 	if (why == NULL && systemd)
 		notify_systemd("READY=1");
 	if (ready_fd != -1)
