@@ -147,9 +147,49 @@ render(struct state *st)
 }
 
 /*
+ * A file of another layout (a dts before or after this one's, with
+ * lines added or taken away): the numbers of the keys this one knows,
+ * wherever they are.  0 if seq, end and the counts are there and seq
+ * equals end; -1 otherwise.
+ */
+static int
+parse_other(const char *buf, size_t len, uint64_t v[STATE_FIELDS])
+{
+	const char	*p = buf, *end = buf + len, *nl, *sp;
+	unsigned	 seen = 0, need;
+	char		 key[32];
+	uint64_t	 x;
+	int		 f;
+
+	memset(v, 0, STATE_FIELDS * sizeof(v[0]));
+	for (; p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL;
+	    p = nl + 1) {
+		if ((sp = memchr(p, ' ', (size_t)(nl - p))) == NULL ||
+		    (size_t)(sp - p) >= sizeof(key))
+			continue;
+		memcpy(key, p, (size_t)(sp - p));
+		key[sp - p] = '\0';
+		if ((f = state_field_find(key)) == -1 ||
+		    state_names((enum state_field)f) != NULL)
+			continue;
+		for (x = 0, sp++; sp < nl && *sp >= '0' && *sp <= '9' &&
+		    x <= (UINT64_MAX - 9) / 10; sp++)
+			x = x * 10 + (uint64_t)(*sp - '0');
+		if (sp != nl)
+			return -1;
+		v[f] = x;
+		seen |= 1u << f;
+	}
+	need = 1u << STATE_SEQ | 1u << STATE_END | 1u << STATE_STOPPED_NS |
+	    1u << STATE_PS_NS | 1u << STATE_LS_NS | 1u << STATE_AT_NS;
+	return (seen & need) == need && v[STATE_SEQ] == v[STATE_END] ? 0 : -1;
+}
+
+/*
  * The counts of the file found there, if it is a consistent state file
  * of this boot (its at_ns not after our clock): a new dts goes on from
- * them.  Else they start at 0.
+ * them, even from a file of another layout (parse_other).  Else they
+ * start at 0.
  */
 static void
 take_over(struct state *st, int fd, uint64_t v[STATE_FIELDS])
@@ -157,7 +197,8 @@ take_over(struct state *st, int fd, uint64_t v[STATE_FIELDS])
 	char	 old[STATE_READ_MAX];
 	ssize_t	 n = pread(fd, old, sizeof(old), 0);
 
-	if (n <= 0 || state_parse(old, (size_t)n, v) == -1 ||
+	if (n <= 0 || (state_parse(old, (size_t)n, v) == -1 &&
+	    parse_other(old, (size_t)n, v) == -1) ||
 	    v[STATE_AT_NS] > (uint64_t)now_mono_ns()) {
 		memset(v, 0, STATE_FIELDS * sizeof(v[0]));
 		return;

@@ -285,6 +285,32 @@ test_take_over(void **state)
 	assert_int_equal(file_size(f->path), (off_t)f->st.l.size);
 	read_state(f->path, w);
 	assert_int_equal(w[STATE_STOPPED_NS], 0);
+	state_close(&f->st);
+
+	/* a dts of the layout before mem_bytes and swap_bytes: its counts
+	 * go on (and a torn one of that layout does not) */
+	for (int torn = 0; torn < 2; torn++) {
+		char	 old[512];
+		int	 len;
+
+		len = snprintf(old, sizeof(old), "seq %020d\nphase PS  \n"
+		    "ls_policy stop\nmode static     \nps_us %020d\n"
+		    "ip_us %020d\nstopped_ns %020d\nps_ns %020d\n"
+		    "ls_ns %020d\nat_ns %020llu\nend %020d\n", 9, 50000,
+		    100000, 7000, 9000, 8000,
+		    (unsigned long long)now_mono_ns(), torn ? 8 : 9);
+		fd = open(f->path, O_WRONLY | O_TRUNC);
+		assert_true(fd != -1);
+		assert_int_equal(write(fd, old, (size_t)len), len);
+		close(fd);
+		assert_int_equal(state_map(&f->st, f->path, NULL, 0), 0);
+		read_state(f->path, w);
+		assert_int_equal(w[STATE_STOPPED_NS], torn ? 0 : 7000);
+		assert_int_equal(w[STATE_LS_NS], torn ? 0 : 8000);
+		assert_int_equal(w[STATE_SEQ], torn ? 1 : 10);
+		state_close(&f->st);
+	}
+	assert_int_equal(state_map(&f->st, f->path, NULL, 0), 0);
 }
 
 /* Not a regular file of ours: refused, with the reason. */
