@@ -4,6 +4,8 @@
 #   t_setup my-test            # private run dir, PVM env, cleanup trap
 #   some_daemon & t_track $!   # everything tracked is ended by t_cleanup
 #   ... t_fail "why" / t_skip "why" / t_pass
+#   t_need python3 python3     # what quickstart installs or the suite
+#   t_need_built console/dts-console   # builds: missing fails, never skips
 #   t_expect_log 'REGEX'       # before provoking an error line on purpose
 #
 # t_pass fails the test if dts, dts-load or dts-console logged a line at
