@@ -18,8 +18,8 @@
  * share of its jobs; row k gets PS * s_k / sum(s), rows in order from 0,
  * contiguous, rounded so that the last ends exactly at PS.  Shares are
  * whole numbers of MATRIX_SHARE_UNIT a weight, exact for every n up to
- * PROTO_JOBS_MAX.  A node's slot table is, for each of its jobs, its row's slot: its
- * jobs are in different rows, so the slots never overlap.  Where a row
+ * PROTO_JOBS_MAX.  A node's slot table is, for each of its jobs, its
+ * row's slot: its jobs are in different rows, so the slots never overlap.  Where a row
  * has no job of a node, the node runs its other jobs (work-conserving is
  * the node's part, dts(8)); the console sends each node its own jobs only.
  *
