@@ -2,6 +2,7 @@
  * goodness.c - a host's goodness and the plan of a spawn.  See
  * goodness.h.
  */
+#include <math.h>
 #include <stddef.h>
 
 #include "goodness.h"
@@ -20,17 +21,18 @@ place_runnable(const struct place_host *h, const struct place_conf *c)
 }
 
 double
-place_mean(const struct place_host *h, int n, const struct place_conf *c)
+place_mean(const struct place_host *h, int n, int skip,
+    const struct place_conf *c)
 {
 	double	 sum = 0;
 	int	 i, k = 0;
 
 	for (i = 0; i < n; i++)
-		if (h[i].known) {
+		if (h[i].known && i != skip) {
 			sum += place_runnable(&h[i], c);
 			k++;
 		}
-	return k > 0 ? sum / k : 0;
+	return k > 0 ? sum / k : NAN;
 }
 
 void
@@ -48,7 +50,7 @@ place_take(struct place_host *h, const struct place_conf *c,
 	/* a report soon after a spawn may not show its tasks yet */
 	if (h->spawn_ns == 0 || now - h->spawn_ns >= c->stale_ns)
 		h->placed = 0;
-	h->over_n = place_runnable(h, c) > mean + c->threshold ?
+	h->over_n = !isnan(mean) && place_runnable(h, c) > mean + c->threshold ?
 	    h->over_n + 1 : 0;
 	h->owner_n = h->users > 0 && h->q * h->ncpu > c->reserve ?
 	    h->owner_n + 1 : 0;

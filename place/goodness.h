@@ -21,7 +21,7 @@
  *   4. hosts whose owner is active (a logged-in user and a local load
  *      over place.reserve, place.checks reports in a row): placed last.
  * Never placed: a host whose free RAM is under place.mem_min, and a host
- * whose runnable count was over the hosts' mean by place.threshold for
+ * whose runnable count was over the other hosts' mean by place.threshold for
  * place.checks reports in a row (the participation policy).  Within a
  * tier, the best goodness; ties go round the circle.  No host known, or
  * none that may take a task: the plan says so, and PVM's circle places.
@@ -91,16 +91,18 @@ struct place_report {
 
 /*
  * Take a report of h that arrived at now: the history factor, the
- * repeated checks (mean: the hosts' mean runnable count, place_mean),
+ * repeated checks (mean: the other hosts' mean runnable count,
+ * place_mean; NAN when no other host is known: not over),
  * and the own count (trusted when it came place.stale after the last
  * spawn there).
  */
 void place_take(struct place_host *h, const struct place_conf *c,
     const struct place_report *r, double mean, int64_t now);
 
-/* The runnable count of a host now, and the mean over the known hosts. */
+/* The runnable count of a host now, and the mean over the known hosts
+ * but h[skip] (-1: none skipped); NAN if there is none. */
 double place_runnable(const struct place_host *h, const struct place_conf *c);
-double place_mean(const struct place_host *h, int n,
+double place_mean(const struct place_host *h, int n, int skip,
     const struct place_conf *c);
 
 /* Class and goodness of every host into h[i].cls, .good, .runnable. */

@@ -175,7 +175,7 @@ static int
 decide(struct place *p, char *req, char *out, size_t cap)
 {
 	static int		 idx[PLACE_HOSTS_MAX], plan[4096];
-	static struct place_host view[PLACE_HOSTS_MAX];
+	static struct place_host view[PLACE_HOSTS_MAX], before[PLACE_HOSTS_MAX];
 	char			 file[256], name[PLACE_NAME_LEN], *line, *save;
 	const char		*why;
 	int			 ntask = 0, n = 0, i, j, k, speed, len, cnt;
@@ -201,6 +201,17 @@ decide(struct place *p, char *req, char *out, size_t cap)
 	hosts_wait(&p->t, idx, n, p->wait_ns);
 	for (i = 0; i < n; i++)
 		view[i] = p->t.h[idx[i]];
+	place_eval(view, n, &p->t.pc);
+	for (i = 0; i < n; i++) {
+		before[i] = view[i];
+		log_debug("%s: %s %s: class %s goodness %.3f runnable %.2f "
+		    "(load %.2f x %d CPUs, other gangs %d, own %d, sent %d) "
+		    "free RAM %u MiB, users %d, W %.2f", __func__, file,
+		    view[i].name, place_class_names[view[i].cls], view[i].good,
+		    view[i].runnable, view[i].q, view[i].ncpu, view[i].rt,
+		    view[i].own, view[i].placed, view[i].mem_mib,
+		    view[i].users, view[i].w);
+	}
 	if (place_plan(view, n, &p->t.pc, ntask, n > 0 ? p->start % n : 0,
 	    now_mono_ns(), plan, &why) == -1)
 		goto circle;
@@ -208,13 +219,6 @@ decide(struct place *p, char *req, char *out, size_t cap)
 		p->t.h[idx[i]] = view[i];
 	p->start = n > 0 ? (p->start + ntask) % n : 0;
 	p->tasks += (uint64_t)ntask;
-	for (i = 0; i < n; i++)
-		log_debug("%s: %s %s: class %s goodness %.3f runnable %.2f "
-		    "(load %.2f x %d CPUs, other gangs %d, own %d) free RAM "
-		    "%u MiB, users %d, W %.2f", __func__, file, view[i].name,
-		    place_class_names[view[i].cls], view[i].good,
-		    view[i].runnable, view[i].q, view[i].ncpu, view[i].rt,
-		    view[i].own, view[i].mem_mib, view[i].users, view[i].w);
 	len = snprintf(out, cap, "PLAN\n");
 	/* hosts in the order the plan first uses them */
 	for (k = 0; k < ntask; k++) {
@@ -229,8 +233,9 @@ decide(struct place *p, char *req, char *out, size_t cap)
 		    view[plan[k]].name, cnt);
 		log_info("%s: %d of %d task%s to %s (goodness %.3f, %s)",
 		    file, cnt, ntask, ntask > 1 ? "s" : "", view[plan[k]].name,
-		    view[plan[k]].good, place_class_names[view[plan[k]].cls]);
-		record(p, file, &view[plan[k]], cnt);
+		    before[plan[k]].good,
+		    place_class_names[before[plan[k]].cls]);
+		record(p, file, &before[plan[k]], cnt);
 		if ((size_t)len >= cap)
 			return -1;
 	}

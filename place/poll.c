@@ -154,7 +154,7 @@ take(struct hosts *t, int i, const struct proto_status *st)
 		else
 			r.rt += (int)st->job[j].members;
 	}
-	place_take(&t->h[i], &t->pc, &r, place_mean(t->h, t->n, &t->pc),
+	place_take(&t->h[i], &t->pc, &r, place_mean(t->h, t->n, i, &t->pc),
 	    now_mono_ns());
 	log_debug("%s: %s: Q %.2f ncpu %d free RAM %u MiB users %d other "
 	    "gangs %d own %d -> load %.2f (history %.2f)", __func__,

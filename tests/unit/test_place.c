@@ -47,7 +47,7 @@ report(struct place_host *h, int n, int i, const struct place_conf *c,
 	if (r.ncpu == 0)
 		r.ncpu = 2;
 	for (j = 0; j < k; j++)
-		place_take(&h[i], c, &r, place_mean(h, n, c), t + j * S);
+		place_take(&h[i], c, &r, place_mean(h, n, i, c), t + j * S);
 }
 
 static int
@@ -165,6 +165,10 @@ test_participation(void **state)
 	int			 out[6];
 
 	(void)state;
+	/* the first report of all, a loaded host's: no mean to be over */
+	hosts(h, 3);
+	report(h, 3, 2, &defaults, (struct place_report){ .q = 3 }, 1, S);
+	assert_int_equal(h[2].over_n, 0);
 	hosts(h, 3);
 	report(h, 3, 0, &defaults, (struct place_report){ .q = 0 }, 1, S);
 	report(h, 3, 1, &defaults, (struct place_report){ .q = 0 }, 1, S);
