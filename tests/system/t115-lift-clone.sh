@@ -1,5 +1,5 @@
 #!/bin/bash
-# pending-t115-lift-clone.sh - (not in the suite: run-all.sh runs t[0-9]*; back as t115 once it passes) a lift (dts(8), LIFTS) closed while the lifted
+# t115-lift-clone.sh - a lift (dts(8), LIFTS) closed while the lifted
 # process is in mid-clone must leave no thread at real-time priority
 # outside DTS ([R4 1/5], attacker tests).  User A's lifter clones
 # threads all along (4 chains: each link creates the next and exits, so
