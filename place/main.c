@@ -272,7 +272,8 @@ serve(struct place *p)
 }
 
 /* The VM's hosts at the start, so that their loads are known (and checked
- * again and again) before the first spawn: pvm_config, if a pvmd runs. */
+ * again and again) before the first spawn: pvm_config, if a pvmd runs.
+ * Asked while the program starts: its first spawn waits in the socket. */
 static void
 vm_hosts(struct place *p)
 {
@@ -384,7 +385,6 @@ main(int argc, char **argv)
 	record_path(&p, &o, &c);
 	p.wait_ns = c.place.wait_ns;
 	p.interval_ns = c.place.interval_ns;
-	vm_hosts(&p);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
 		cli_die(1, "socket pair: %s", strerror(errno));
 	sigemptyset(&set);
@@ -398,6 +398,7 @@ main(int argc, char **argv)
 	if ((p.child = start(argv + optind, sv[1], &old)) == -1)
 		cli_die(1, "fork: %s", strerror(errno));
 	close(sv[1]);
+	vm_hosts(&p);	/* while the program starts */
 	log_debug("%s: %s (pid %d), job %s, %d host%s known, record %s",
 	    __func__, argv[optind], (int)p.child, job, p.t.n,
 	    p.t.n == 1 ? "" : "s", p.record);
