@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench-master.sh BUILD OUTDIR [--quick] - dts-master, the master daemon,
-# and dts-console as its client ([R4 3/5] rows 4 and 6).
+# and dts-console as its client ([R4 3/5] rows 4, 5 and 6).
 #
 # Row 4: a 3-host cluster of real dts nodes (tests/system/cluster.sh);
 # dts-master -d on h0 in STATIC, IP 100 ms, PS 80 %, SI 1 s.  R times
@@ -23,6 +23,9 @@
 # before (the same rows of the same jobs, the same jobs at every node).
 # Speed, reported: the takeover's time after the kill (the last node's
 # first SCHEDULE of the standby), goal 1.5 SI + 500 ms.
+# Row 5, in the same run before the kill: `jobs --json` and `status`
+# through the master's socket, each <= 2 s (status_wait 1.5 s), every
+# node in the status.
 #
 # Writes OUTDIR/master.csv (row 4: one line a change), master-6.csv and
 # OUTDIR/master.md.  Verdicts as tests/bench/common.sh says.
@@ -94,8 +97,15 @@ s=$(sed -n 's/^dts-master: running in the background, pid \([0-9]*\)$/\1/p' <<< 
 [ -n "$s" ] || t_fail "no standby pid: $out"
 t_track "$s"
 t_sleep 8
+t0=$(_t_now_us)
 "$CON" -n -f "$T_DIR/m.conf" -c "jobs --json" > "$T_DIR/jobs.before" 2> "$T_DIR/jobs.before.err" ||
     t_fail "jobs from the master: $(cat "$T_DIR/jobs.before.err")"
+t1=$(_t_now_us)
+"$CON" -n -f "$T_DIR/m.conf" -c "status" > "$T_DIR/status.out" 2> "$T_DIR/status.err" ||
+    t_fail "status from the master: $(cat "$T_DIR/status.err")"
+t2=$(_t_now_us)
+jobs_ms=$(( (t1 - t0) / 1000 )) status_ms=$(( (t2 - t1) / 1000 ))
+status_n=$(sed -n 's/^\([0-9]*\) nodes\{0,1\} answered.*/\1/p' "$T_DIR/status.out" | tail -n 1)
 k0=$(_t_now_us)
 kill -9 "$m"
 t_wait_for 10 eval '! kill -0 '"$m"' 2>/dev/null'
@@ -131,11 +141,12 @@ read -r rows_b nodes_b < "$T_DIR/mx.before"
 last=$(awk -v t="$(v switch_last_real_ns)" -v k="$k0" 'BEGIN { printf "%.0f", (t > 0 ? (t / 1e3 - k) / 1e3 : -1) }')
 fb=$(v fallbacks) bad=$(v tables_bad) split=$(v tables_split)
 CSV6=$B_OUT/master-6.csv
-echo "nodes,jobs,rows,nodes_with_jobs_listed,takeover_last_ms,fallbacks,tables_bad,tables_split,matrix_same,switched" > "$CSV6"
+echo "nodes,jobs,rows,nodes_with_jobs_listed,takeover_last_ms,fallbacks,tables_bad,tables_split,matrix_same,switched,jobs_ms,status_ms,status_nodes" > "$CSV6"
 njobs=$(wc -l < "$JOBS")
-echo "$SIM_N,$njobs,$rows_b,$nodes_b,$last,$fb,$bad,$split,$same,$(v switched)" >> "$CSV6"
+echo "$SIM_N,$njobs,$rows_b,$nodes_b,$last,$fb,$bad,$split,$same,$(v switched),$jobs_ms,$status_ms,${status_n:-0}" >> "$CSV6"
 b_goal fact 6 "fb == 0 && bad == 0 && spl == 0 && same == 1 && rows > 0" fb="$fb" bad="$bad" spl="$split" same="$same" rows="$rows_b"; f6=$B_V
 b_goal speed 6 "last >= 0 && last <= 1.5 * si + 500" last="$last" si="$SI_MS"; v6=$B_V
+b_goal speed 5 "j <= 2000 && s <= 2000 && n == nodes" j="$jobs_ms" s="$status_ms" n="${status_n:-0}" nodes="$SIM_N"; v5=$B_V
 [ "$same" = 1 ] || diff "$T_DIR/mx.before" "$T_DIR/mx.after" | head -n 20 >&2
 
 # ---- row 4: mode changes through the master's socket ------------------------
@@ -215,6 +226,7 @@ c_down
 	echo "|---|---|---|---|"
 	echo "| 4 | \`dts-console -c \"mode M\"\` against the running dts-master: every node runs it within 1 SI + 100 ms ($((SI_MS + 100)) ms) | worst of $R changes over $N real nodes: $worst ms | $v4 |"
 	echo "| 4 | no node hears two masters; every change reaches every node | $rej schedules refused, $took takeovers logged by $N nodes, $reached of $R changes everywhere | $f4 |"
+	echo "| 5 | \`dts-console -c jobs\` and \`status\` against a master of $SIM_N nodes: <= 2 s each (console.status_wait 1.5 s) | jobs --json $jobs_ms ms, status $status_ms ms ($status_n nodes answered) | $v5 |"
 	echo "| 6 | standby takeover at N = $SIM_N with $njobs jobs: no node falls back; the matrix is the same after | $fb fallbacks, $bad bad and $split split tables, $rows_b rows, matrix $([ "$same" = 1 ] && echo same || echo DIFFERENT) | $f6 |"
 	echo "| 6 | the takeover within 1.5 SI + 500 ms of the kill | last node $last ms | $v6 |"
 } > "$MD"
