@@ -220,7 +220,7 @@ c_down
 
 
 {
-	echo "# dts-master ([R4 3/5] rows 4 and 6)"
+	echo "## dts-master ([R4 3/5] rows 4, 5 and 6)"
 	echo
 	echo "| # | Goal | Measured | Verdict |"
 	echo "|---|---|---|---|"
