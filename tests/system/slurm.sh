@@ -47,6 +47,10 @@
 #                     setpriv words, e.g. "${UA[@]}")
 #   s_bg K NAME CMD...  s_run in the background, output to
 #                     $T_LOG/NAME.log; C_BG_PID (tracked)
+#   s_ctl_restart     stop slurmctld and start it again, with slurm.conf
+#                     as it is now (the caller may have changed it): the
+#                     jobs and their steps go on (StateSaveLocation); waits
+#                     until squeue answers (30 s)
 #   s_down            stop slurmd, slurmctld, munged by the PIDs in their
 #                     pid files (TERM, 10 s, then KILL), and every
 #                     slurmstepd left in our namespaces (Slurm makes no
@@ -219,11 +223,8 @@ s_up() {
 	    _c_die "s_up: cannot give br0 $S_CTL_ADDR"
 	_s_write_files || _c_die "s_up: cannot write the Slurm files"
 	_s_munge_up || _c_die "s_up: munged did not start (log/munged.out)"
-	nsenter "--net=/run/netns/$C_BR" -- unshare --uts -- \
-	    sh -c 'hostname ctl && exec slurmctld -D -f "$1"' sh "$S_CONF" \
-	    > "$T_LOG/slurmctld.out" 2>&1 &
-	_S_CTL_PID=$!
-	t_track "$_S_CTL_PID"
+	: > "$T_LOG/slurmctld.out"
+	_s_ctl_start
 	for k in "${!C_HOSTS[@]}"; do
 		h=${C_HOSTS[$k]}
 		c_bg "$k" "slurmd-$h" slurmd -D -f "$S_CONF"
@@ -235,6 +236,22 @@ s_up() {
 	}
 	S_UP_S=$(_c_secs "$t0" "$(_c_now)")
 	_s_log "slurmctld and ${C_N} slurmd up in ${S_UP_S} s"
+}
+
+_s_ctl_start() {
+	nsenter "--net=/run/netns/$C_BR" -- unshare --uts -- \
+	    sh -c 'hostname ctl && exec slurmctld -D -f "$1"' sh "$S_CONF" \
+	    >> "$T_LOG/slurmctld.out" 2>&1 &
+	_S_CTL_PID=$!
+	t_track "$_S_CTL_PID"
+}
+
+s_ctl_restart() {
+	[ "$_S_ACTIVE" = 1 ] || _c_die "s_ctl_restart: s_up first"
+	_s_stop "$_S_CTL_PID"
+	_s_ctl_start
+	t_wait_for 30 eval 's_run h0 squeue -h > /dev/null 2>&1' ||
+	    _c_die "s_ctl_restart: slurmctld does not answer in 30 s"
 }
 
 s_run() {
