@@ -18,15 +18,21 @@
 #      the owner's time within 1.2x of the one with no job, and the jobs
 #      stopped or reclaimed meanwhile, running again after.  Other work
 #      on the machine makes these times noisy: compare within one run.
+#      A control in the same run: the same touch beside 2 plain processes
+#      of root (outside DTS) that hold as much as the jobs, and the
+#      guest's own reclaim during each touch (pgscan of /proc/vmstat, the
+#      PSI "some" total): on this VM the owner is as slow beside them as
+#      beside the jobs, with no reclaim at all (docs/performance.md).
 #   4  a parked job with zram swap: a job touches 1 GiB (a pattern, its
 #      checksum), a schedule of IP 10 s PS 900 ms parks it in each LS;
 #      memory_reclaim_after = "1s".  Goals: >= 90 % of it reclaimed
 #      within 2 s (dts's line: the bytes and the write's time); after it
 #      runs again its data intact, its major faults counted.
-# Writes OUTDIR/memory.csv and OUTDIR/memory.md; exits non-zero when a
-# correctness goal is missed (rows 1 and 2; in rows 3 and 4 a job that does
-# not run again, no swap, a parked job's data not intact); the speed goals
-# of rows 3 and 4 are MISSED in the table.  --quick runs the same (each row takes 10-60 s).
+# Writes OUTDIR/memory.csv and OUTDIR/memory.md; exits as every bench does
+# (common.sh, b_done): 1 when a fact fails (rows 1 and 2; in rows 3 and 4
+# a job that does not run again, no swap, a parked job's data not
+# intact), 3 when only the speed goals of rows 3 and 4 are MISSED.  --quick
+# runs the same (each row takes 10-60 s).
 . "$(dirname "$0")/common.sh"
 b_init memory "$@"
 command -v python3 > /dev/null || t_skip "needs python3"
@@ -41,7 +47,6 @@ t_pub_bin "$B_SRC/tests/tools/memhold.py" "$B_SRC/tests/tools/memforks.py" \
 
 CSV=$B_OUT/memory.csv
 echo "row,case,measure,value,goal,verdict" > "$CSV"
-fail=0
 row() {	# row ROW CASE MEASURE VALUE GOAL VERDICT
 	echo "$1,$2,$3,$4,$5,$6" >> "$CSV"
 	t_log "row $1 $2: $3 = $4 (goal $5): $6"
@@ -81,9 +86,11 @@ t_wait_for 30 grep -q ready "$T_DIR/owner1.out" || t_fail "row 1: the owner's 3 
 user_job mem "$T_DIR/job1.out" python3 "$T_DIR/bin/memforks.py" 33 600
 t_wait_for 150 grep -q forked "$T_DIR/job1.out" || t_log "row 1: the job did not finish forking"
 LIVE=$(($(wc -l < "$(n_job_cg "$T_USER" mem)/cgroup.procs" 2> /dev/null || echo 1) - 1))
-if timeout 120 python3 -c 'b = bytearray(b"\1") * (3072 << 20)' 2> /dev/null &&
-    kill -0 "$O1" 2> /dev/null; then v=pass; else v=FAIL; fail=1; fi
-row 1 default "owner's next 3 GiB and first 3 GiB" "$([ $v = pass ] && echo "both live" || echo "lost")" "both live" "$v"
+ok=0
+timeout 120 python3 -c 'b = bytearray(b"\1") * (3072 << 20)' 2> /dev/null &&
+    kill -0 "$O1" 2> /dev/null && ok=1
+b_goal fact 1 'ok == 1' ok="$ok"
+row 1 default "owner's next 3 GiB and first 3 GiB" "$([ $ok = 1 ] && echo "both live" || echo "lost")" "both live" "$B_V"
 row 1 default "job's children alive of 33" "$LIVE" "-" "-"
 end_job mem
 KILLS=$(grep -o "job $T_USER:mem ended.*" "$T_LOG/dts.log" | grep -o '[0-9]* process(es) killed' | awk '{ print $1 }')
@@ -114,12 +121,12 @@ LOG_MS=nan
 [ "$LINES" -ge 1 ] && LOG_MS=$(awk -v a="$DEAD" -v b="$(log_s "$(grep "job $T_USER:big: the kernel kills" "$T_LOG/dts.log" | head -1)")" \
     'BEGIN { printf "%.0f", (b - a) * 1000 }')
 kill -0 "$O2" 2> /dev/null && OWNER2=lives || OWNER2=killed
-v=pass
-[ "$OWNER2" = lives ] && [ "$LINES" = 1 ] && awk -v k="$KILL_MS" -v l="$LOG_MS" \
-    'BEGIN { exit !(k <= 1000 && l != "nan" && l <= 1200) }' || { v=FAIL; fail=1; }
-row 2 "job_memory 1G" "job killed after its last step (ms)" "$KILL_MS" "<=1000" "$v"
-row 2 "job_memory 1G" "dts's line after the kill (ms) / lines" "$LOG_MS / $LINES" "<=1200 / 1" "$v"
-row 2 "job_memory 1G" "owner's 1 GiB" "$OWNER2" "lives" "$v"
+b_goal fact 2 'k != "" && k != "nan" && k <= 1000' k="$KILL_MS"
+row 2 "job_memory 1G" "job killed after its last step (ms)" "$KILL_MS" "<=1000" "$B_V"
+b_goal fact 2 'n == 1 && l != "nan" && l <= 1200' n="$LINES" l="$LOG_MS"
+row 2 "job_memory 1G" "dts's line after the kill (ms) / lines" "$LOG_MS / $LINES" "<=1200 / 1" "$B_V"
+b_goal fact 2 'o == "lives"' o="$OWNER2"
+row 2 "job_memory 1G" "owner's 1 GiB" "$OWNER2" "lives" "$B_V"
 end_job big
 kill "$O2" 2> /dev/null; wait "$O2" 2> /dev/null; t_untrack "$O2"
 
@@ -146,6 +153,23 @@ AVAIL_MB=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
 OWN=$((AVAIL_MB * 8 / 10))
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2> /dev/null; }
 R0=$(( $(rss "$J1") + $(rss "$J2") ))
+# the guest's own reclaim: pages scanned, and the PSI some total (us)
+scanned() { awk '/^pgscan_(kswapd|direct|khugepaged)/ { s += $2 } END { print s + 0 }' /proc/vmstat; }
+psi_us() { sed -n 's/^some .*total=\([0-9]*\)/\1/p' /proc/pressure/memory 2> /dev/null || echo 0; }
+# touch OUT: the owner's touch of OWN MiB; TOUCH = its seconds, SCAN
+# and STALL_MS the guest's reclaim meanwhile
+touch_alone() {
+	local s0 p0
+	s0=$(scanned) p0=$(psi_us)
+	python3 "$T_DIR/bin/memhold.py" "$OWN" > "$1" &
+	O3=$!
+	t_track "$O3"
+	t_wait_for 180 grep -q ready "$1" || t_fail "row 3: the owner's touch did not end ($1)"
+	TOUCH=$(awk '/ready/ { print $2 }' "$1")
+	SCAN=$(( $(scanned) - s0 )) STALL_MS=$(( ($(psi_us) - p0) / 1000 ))
+	kill "$O3" 2> /dev/null; wait "$O3" 2> /dev/null; t_untrack "$O3"
+}
+S0=$(scanned) P0=$(psi_us)
 python3 "$T_DIR/bin/memhold.py" "$OWN" > "$T_DIR/owner3.out" &
 O3=$!
 t_track "$O3"
@@ -161,28 +185,39 @@ while ! grep -q ready "$T_DIR/owner3.out" && kill -0 "$O3" 2> /dev/null; do
 done
 stopped=$(awk -v f="$frozen" -v n="$looks" 'BEGIN { print (n > 0 && f >= 0.9 * n) ? 1 : 0 }')
 WITH=$(awk '/ready/ { print $2 }' "$T_DIR/owner3.out")
+SCAN_J=$(( $(scanned) - S0 )) STALL_J=$(( ($(psi_us) - P0) / 1000 ))
 R1=$(( $(rss "$J1") + $(rss "$J2") ))
 reclaimed=$(( (R0 - R1) / 1024 ))
 kill "$O3" 2> /dev/null; wait "$O3" 2> /dev/null; t_untrack "$O3"
 t_sleep 2
 s1=$(awk '{ print $3 }' "/proc/$J1/stat" 2> /dev/null)
 end_job p1; end_job p2
+# the control: 2 plain processes of root, outside DTS, hold as much
+python3 "$T_DIR/bin/memhold.py" "$QUARTER" > "$T_DIR/plain3a.out" &
+H1=$!
+t_track "$H1"
+python3 "$T_DIR/bin/memhold.py" "$QUARTER" > "$T_DIR/plain3b.out" &
+H2=$!
+t_track "$H2"
+t_wait_for 120 grep -q ready "$T_DIR/plain3a.out" && t_wait_for 120 grep -q ready "$T_DIR/plain3b.out" ||
+	t_fail "row 3: the plain processes did not hold their memory"
 t_sleep 1
-python3 "$T_DIR/bin/memhold.py" "$OWN" > "$T_DIR/owner3b.out" &
-O3=$!
-t_track "$O3"
-t_wait_for 120 grep -q ready "$T_DIR/owner3b.out" || t_fail "row 3: the owner's touch with no job did not end"
-WITHOUT=$(awk '/ready/ { print $2 }' "$T_DIR/owner3b.out")
-kill "$O3" 2> /dev/null; wait "$O3" 2> /dev/null; t_untrack "$O3"
+touch_alone "$T_DIR/owner3p.out"
+PLAIN=$TOUCH SCAN_P=$SCAN STALL_P=$STALL_MS
+for p in "$H1" "$H2"; do kill "$p" 2> /dev/null; wait "$p" 2> /dev/null; t_untrack "$p"; done
+t_sleep 1
+touch_alone "$T_DIR/owner3b.out"
+WITHOUT=$TOUCH SCAN_0=$SCAN STALL_0=$STALL_MS
 RATIO=$(awk -v a="$WITH" -v b="$WITHOUT" 'BEGIN { printf "%.2f", a / b }')
-v=pass
-awk -v r="$RATIO" 'BEGIN { exit !(r <= 1.2) }' || v=MISSED
-row 3 "2 jobs + owner ${OWN} MiB" "owner's touch with jobs / without (s)" "$RATIO ($WITH / $WITHOUT)" "<=1.2" "$v"
-v=pass
-[ "$stopped" = 1 ] || [ "$reclaimed" -ge 256 ] || v=MISSED
-row 3 "2 jobs + owner ${OWN} MiB" "jobs stopped meanwhile (frozen looks) / MiB reclaimed from them" "$frozen of $looks / $reclaimed" "stopped or reclaimed" "$v"
-case "${s1:-}" in R|S) v=pass ;; *) v=FAIL; fail=1 ;; esac
-row 3 "2 jobs + owner ${OWN} MiB" "a job's state after the pressure" "${s1:-gone}" "running (R or S)" "$v"
+RATIO_P=$(awk -v a="$PLAIN" -v b="$WITHOUT" 'BEGIN { printf "%.2f", a / b }')
+b_goal speed 3 'r <= 1.2' r="$RATIO"
+row 3 "2 jobs + owner ${OWN} MiB" "owner's touch with jobs / without (s)" "$RATIO ($WITH / $WITHOUT)" "<=1.2" "$B_V"
+row 3 "2 plain processes + owner ${OWN} MiB" "control: owner's touch beside 2 processes of root (outside DTS) holding as much / without (s)" "$RATIO_P ($PLAIN / $WITHOUT)" "-" "-"
+row 3 "2 jobs + owner ${OWN} MiB" "the guest's reclaim during the touch with jobs / plain / alone: pages scanned and PSI some (ms)" "$SCAN_J $STALL_J / $SCAN_P $STALL_P / $SCAN_0 $STALL_0" "-" "-"
+b_goal speed 3 's == 1 || m >= 256' s="$stopped" m="$reclaimed"
+row 3 "2 jobs + owner ${OWN} MiB" "jobs stopped meanwhile (frozen looks) / MiB reclaimed from them" "$frozen of $looks / $reclaimed" "stopped or reclaimed" "$B_V"
+b_goal fact 3 's == "R" || s == "S"' s="${s1:-gone}"
+row 3 "2 jobs + owner ${OWN} MiB" "a job's state after the pressure" "${s1:-gone}" "running (R or S)" "$B_V"
 HOLDS=$(grep -c "memory: the node is short of memory" "$T_LOG/dts.log")
 row 3 "2 jobs + owner ${OWN} MiB" "quantum zero holds / parks reclaimed" "$HOLDS / $(grep -c ': parked ' "$T_LOG/dts.log")" "-" "-"
 
@@ -191,8 +226,8 @@ stop_dts
 n_conf mode='"static"' ip='"100ms"' ps='"80%"' log_level='"info"' memory_reclaim_after='"1s"'
 n_start_dts
 if [ -z "$T_ZRAM" ]; then
-	row 4 "1 GiB parked" "reclaimed" "no swap" ">=90 % within 2 s" "FAIL"
-	fail=1
+	b_goal fact 4 0
+	row 4 "1 GiB parked" "reclaimed" "no swap" ">=90 % within 2 s" "$B_V"
 else
 	user_job park "$T_DIR/job4.out" python3 "$T_DIR/bin/mempark.py" 1024 "$T_DIR/go4"
 	t_wait_for 90 grep -q ready "$T_DIR/job4.out" || t_fail "row 4: the job did not touch its 1 GiB"
@@ -203,16 +238,14 @@ else
 	MS=$(sed -n 's/.* in \([0-9]*\) ms .*/\1/p' <<< "$LINE")
 	GOT=$(sed -n 's/.*: \([0-9.]* [KMGT]*i*B\) of its memory.*/\1/p' <<< "$LINE")
 	GOT_MB=$(awk -v g="$GOT" 'BEGIN { split(g, a, " "); m = a[2] == "GiB" ? 1024 : a[2] == "MiB" ? 1 : a[2] == "KiB" ? 1 / 1024 : 1 / 1048576; printf "%d", a[1] * m }')
-	v=pass
-	[ "$GOT_MB" -ge 921 ] && [ "${MS:-99999}" -le 2000 ] || v=MISSED
-	row 4 "1 GiB parked" "reclaimed (MiB) / in (ms)" "$GOT_MB / ${MS:-?}" ">=921 / <=2000" "$v"
+	b_goal speed 4 'g >= 921 && m <= 2000' g="$GOT_MB" m="${MS:-99999}"
+	row 4 "1 GiB parked" "reclaimed (MiB) / in (ms)" "$GOT_MB / ${MS:-?}" ">=921 / <=2000" "$B_V"
 	touch "$T_DIR/go4"
 	n_send schedule static 80000 100000 > /dev/null || t_fail "row 4: the schedule of IP 100 ms"
 	t_wait_for 60 grep -qE "intact|corrupt" "$T_DIR/job4.out" || t_fail "row 4: the job did not check its data"
 	RES=$(grep -E "intact|corrupt" "$T_DIR/job4.out")
-	v=pass
-	[ "${RES%% *}" = intact ] && [ "${RES#* }" -gt 0 ] || { v=FAIL; fail=1; }
-	row 4 "1 GiB parked" "after it runs again: data / major faults" "${RES%% *} / ${RES#* }" "intact / > 0" "$v"
+	b_goal fact 4 'd == "intact" && f > 0' d="${RES%% *}" f="${RES#* }"
+	row 4 "1 GiB parked" "after it runs again: data / major faults" "${RES%% *} / ${RES#* }" "intact / > 0" "$B_V"
 	end_job park
 fi
 
@@ -226,10 +259,11 @@ fi
 	tail -n +2 "$CSV" | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }'
 	echo
 	echo "Row 2: METRICS carries a job's OOM kills (dts_job_oom_kills_total, JOB_MEM); this row counts dts's log line."
-	echo "Rows 3 and 4: $SWAP_NOTE; memory_pressure 10 % (quantum zero), memory_reclaim_after 2 s (row 4: 1 s). Row 4's time is the reclaim's write on dts's main thread (v1: the limit pulse)."
+	echo "Rows 3 and 4: $SWAP_NOTE; memory_pressure 10 % (quantum zero), memory_reclaim_after 2 s (row 4: 1 s). Row 4's time is the reclaim's writes on dts-reclaim and its second thread, both at nice 19 (v1: the limit pulse beside memory.force_empty)."
+	echo
+	echo "Row 3: the owner's ${OWN} MiB and the jobs' 2 x ${QUARTER} MiB fit in RAM together, so the guest reclaims nothing (pages scanned and PSI above), quantum zero has no signal and nothing is parked. The owner is slowed as much beside 2 plain processes outside DTS (the control): on this VM (virtio-balloon with free page reporting) a first touch costs the host more while the guest holds more memory, sys time in the owner's page faults; the jobs' pages swapped out (same-filled: no zram memory) make the owner as fast as with no job, but reclaiming them takes 33 s (v1 limit pulse, 11.5 GiB). See docs/performance.md."
 	echo
 	b_env_note
 } > "$B_OUT/memory.md"
 cat "$B_OUT/memory.md"
-[ "$fail" = 0 ] || t_fail "a correctness goal was missed (rows 1 and 2, a job not running after the pressure, no swap, a parked job's data) (memory.md)"
-t_pass
+b_done
