@@ -239,7 +239,7 @@ const struct conf_key confkey_schema[] = {
 	{ .path = "place.threshold", .type = CT_FLOAT, .min = 0, .max = 1000,
 	  .def = "1", .unit = "tasks", .off = OFF(place.threshold),
 	  .help = "participation: a host whose runnable count is over the "
-	  "other hosts' mean by more than this takes no task" },
+	  "hosts' mean by more than this takes no task" },
 	{ .path = "place.reserve", .type = CT_FLOAT, .min = 0, .max = 1000,
 	  .def = "0.5", .unit = "tasks", .off = OFF(place.reserve),
 	  .help = "owner active: a host with a logged-in user and a local "

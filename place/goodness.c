@@ -28,7 +28,8 @@ place_mean(const struct place_host *h, int n, int skip,
 	int	 i, k = 0;
 
 	for (i = 0; i < n; i++)
-		if (h[i].known && i != skip) {
+		if (h[i].known && i != skip && !(h[i].mem_mib != 0 &&
+		    h[i].mem_mib < c->mem_min_mib)) {
 			sum += place_runnable(&h[i], c);
 			k++;
 		}
@@ -37,7 +38,7 @@ place_mean(const struct place_host *h, int n, int skip,
 
 void
 place_take(struct place_host *h, const struct place_conf *c,
-    const struct place_report *r, double mean, int64_t now)
+    const struct place_report *r, int64_t now)
 {
 	h->q = h->known ? c->history * h->q + (1 - c->history) * r->q : r->q;
 	h->ncpu = r->ncpu > 0 ? r->ncpu : 1;
@@ -50,8 +51,14 @@ place_take(struct place_host *h, const struct place_conf *c,
 	/* a report soon after a spawn may not show its tasks yet */
 	if (h->spawn_ns == 0 || now - h->spawn_ns >= c->stale_ns)
 		h->placed = 0;
-	h->over_n = !isnan(mean) && place_runnable(h, c) > mean + c->threshold ?
-	    h->over_n + 1 : 0;
+}
+
+void
+place_check(struct place_host *h, const struct place_conf *c, double mean)
+{
+	if (!isnan(mean))
+		h->over_n = place_runnable(h, c) > mean + c->threshold ?
+		    h->over_n + 1 : 0;
 	h->owner_n = h->users > 0 && h->q * h->ncpu > c->reserve ?
 	    h->owner_n + 1 : 0;
 }

@@ -21,7 +21,7 @@
  *   4. hosts whose owner is active (a logged-in user and a local load
  *      over place.reserve, place.checks reports in a row): placed last.
  * Never placed: a host whose free RAM is under place.mem_min, and a host
- * whose runnable count was over the other hosts' mean by place.threshold for
+ * whose runnable count was over the hosts' mean by place.threshold for
  * place.checks reports in a row (the participation policy).  Within a
  * tier, the best goodness; ties go round the circle.  No host known, or
  * none that may take a task: the plan says so, and PVM's circle places.
@@ -90,17 +90,23 @@ struct place_report {
 };
 
 /*
- * Take a report of h that arrived at now: the history factor, the
- * repeated checks (mean: the other hosts' mean runnable count,
- * place_mean; NAN when no other host is known: not over),
- * and the own count (trusted when it came place.stale after the last
- * spawn there).
+ * Take a report of h that arrived at now: the history factor and the own
+ * count (trusted when it came place.stale after the last spawn there).
  */
 void place_take(struct place_host *h, const struct place_conf *c,
-    const struct place_report *r, double mean, int64_t now);
+    const struct place_report *r, int64_t now);
+
+/*
+ * The repeated checks after a report of h: over the threshold (mean: the
+ * hosts' mean runnable count, place_mean, once every host has reported;
+ * NAN before: not counted) and owner active.
+ */
+void place_check(struct place_host *h, const struct place_conf *c,
+    double mean);
 
 /* The runnable count of a host now, and the mean over the known hosts
- * but h[skip] (-1: none skipped); NAN if there is none. */
+ * that have free RAM enough, but h[skip] (-1: none skipped); NAN if
+ * there is none. */
 double place_runnable(const struct place_host *h, const struct place_conf *c);
 double place_mean(const struct place_host *h, int n, int skip,
     const struct place_conf *c);

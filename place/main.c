@@ -179,6 +179,7 @@ decide(struct place *p, char *req, char *out, size_t cap)
 	char			 file[256], name[PLACE_NAME_LEN], *line, *save;
 	const char		*why;
 	int			 ntask = 0, n = 0, i, j, k, speed, len, cnt;
+	int			 even;
 
 	line = strtok_r(req, "\n", &save);
 	if (line == NULL || sscanf(line, "SPAWN %d %255s", &ntask, file) != 2
@@ -220,6 +221,7 @@ decide(struct place *p, char *req, char *out, size_t cap)
 	p->start = n > 0 ? (p->start + ntask) % n : 0;
 	p->tasks += (uint64_t)ntask;
 	len = snprintf(out, cap, "PLAN\n");
+	even = ntask % n == 0;
 	/* hosts in the order the plan first uses them */
 	for (k = 0; k < ntask; k++) {
 		for (j = 0; j < k; j++)
@@ -229,6 +231,7 @@ decide(struct place *p, char *req, char *out, size_t cap)
 			continue;
 		for (cnt = 0, j = k; j < ntask; j++)
 			cnt += plan[j] == plan[k];
+		even &= cnt == ntask / n;
 		len += snprintf(out + len, cap - (size_t)len, "%s %d\n",
 		    view[plan[k]].name, cnt);
 		log_info("%s: %d of %d task%s to %s (goodness %.3f, %s)",
@@ -240,6 +243,10 @@ decide(struct place *p, char *req, char *out, size_t cap)
 			return -1;
 	}
 	write_metrics(p);
+	/* every host of the VM gets as many: PVM's circle spawns the same
+	 * in one call, not one a host */
+	if (even)
+		return snprintf(out, cap, "SAME as the circle\n");
 	return len;
 circle:
 	p->circles++;
@@ -271,25 +278,73 @@ serve(struct place *p)
 		log_debug("%s: reply: %s", __func__, strerror(errno));
 }
 
-/* The VM's hosts at the start, so that their loads are known (and checked
- * again and again) before the first spawn: pvm_config, if a pvmd runs.
- * Asked while the program starts: its first spawn waits in the socket. */
-static void
-vm_hosts(struct place *p)
+/*
+ * The VM's hosts at the start, so that their loads are known (and checked
+ * again and again) before the first spawn: pvm_config in a child of ours
+ * (libpvm3 blocks while pvmd is stopped in LS, and exits a process of
+ * root's without PVM_ALLOW_ROOT), its "NAME SPEED" lines on a pipe that
+ * the loop reads (hosts_pipe).  The read end, or -1.
+ */
+static int
+vm_hosts(void)
 {
 	struct pvmhostinfo	*hi;
-	int			 nhost, narch, i;
+	int			 nhost, narch, i, fd[2];
+	pid_t			 pid;
+	FILE			*f;
 
-	/* libpvm3 exits a process of root's without PVM_ALLOW_ROOT */
-	if (getuid() == 0 && getenv("PVM_ALLOW_ROOT") == NULL)
-		return;
+	if (pipe2(fd, O_CLOEXEC) == -1)
+		return -1;
+	if ((pid = fork()) == -1) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid > 0) {
+		close(fd[1]);
+		return fd[0];
+	}
+	close(fd[0]);
+	if ((getuid() == 0 && getenv("PVM_ALLOW_ROOT") == NULL) ||
+	    (f = fdopen(fd[1], "w")) == NULL)
+		_exit(0);
 	pvm_setopt(PvmRoute, PvmDontRoute);
 	if (pvm_setopt(PvmAutoErr, 0) < 0 || pvm_mytid() < 0)
-		return;
+		_exit(0);
 	if (pvm_config(&nhost, &narch, &hi) >= 0)
 		for (i = 0; i < nhost; i++)
-			(void)hosts_find(&p->t, hi[i].hi_name, hi[i].hi_speed);
+			fprintf(f, "%s %d\n", hi[i].hi_name, hi[i].hi_speed);
+	fclose(f);
 	pvm_exit();
+	_exit(0);
+}
+
+/* The helper's lines, once it has written them all: the hosts, asked at
+ * once.  Returns the fd, or -1 once it is done. */
+static int
+hosts_pipe(struct place *p, int fd)
+{
+	static char	 buf[MSG_MAX];
+	static size_t	 len;
+	char		 name[PLACE_NAME_LEN], *line, *save;
+	ssize_t		 n;
+	int		 speed;
+
+	n = read(fd, buf + len, sizeof(buf) - 1 - len);
+	if (n > 0) {
+		len += (size_t)n;
+		if (len < sizeof(buf) - 1)
+			return fd;
+	} else if (n == -1 && errno == EINTR)
+		return fd;
+	close(fd);
+	buf[len] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%63s %d", name, &speed) == 2)
+			(void)hosts_find(&p->t, name, speed);
+	hosts_ask(&p->t, NULL, 0);
+	return -1;
 }
 
 static pid_t
@@ -323,9 +378,9 @@ start(char **argv, int fd, const sigset_t *old)
 
 /* Serve until the program ends; its exit status. */
 static int
-loop(struct place *p, int sfd)
+loop(struct place *p, int sfd, int hfd)
 {
-	struct pollfd		 pf[3];
+	struct pollfd		 pf[4];
 	struct signalfd_siginfo	 si;
 	int64_t			 next = now_mono_ns(), left;
 	int			 st, rc;
@@ -338,12 +393,14 @@ loop(struct place *p, int sfd)
 		pf[0] = (struct pollfd){ .fd = p->sp, .events = POLLIN };
 		pf[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		pf[2] = (struct pollfd){ .fd = p->t.fd, .events = POLLIN };
+		pf[3] = (struct pollfd){ .fd = hfd, .events = POLLIN };
 		left = next - now_mono_ns();
-		rc = poll(pf, p->t.fd == -1 ? 2 : 3,
-		    left > 0 ? (int)(left / NS_PER_MS) + 1 : 0);
+		rc = poll(pf, 4, left > 0 ? (int)(left / NS_PER_MS) + 1 : 0);
 		if (rc == -1 && errno != EINTR)
 			fatal("poll");
-		if (p->t.fd != -1 && (pf[2].revents & POLLIN))
+		if (hfd != -1 && (pf[3].revents & (POLLIN | POLLHUP)))
+			hfd = hosts_pipe(p, hfd);
+		if (pf[2].revents & POLLIN)
 			hosts_read(&p->t);
 		if (pf[0].revents & POLLIN)
 			serve(p);
@@ -366,7 +423,7 @@ main(int argc, char **argv)
 	struct passwd		*pw;
 	sigset_t		 set, old;
 	char			 err[512], job[PROTO_JOB_LEN];
-	int			 sv[2], sfd;
+	int			 sv[2], sfd, hfd;
 
 	parse(argc, argv, &o);
 	conf_defaults(&c);
@@ -401,9 +458,9 @@ main(int argc, char **argv)
 	if ((p.child = start(argv + optind, sv[1], &old)) == -1)
 		cli_die(1, "fork: %s", strerror(errno));
 	close(sv[1]);
-	vm_hosts(&p);	/* while the program starts */
+	hfd = vm_hosts();	/* while the program starts */
 	log_debug("%s: %s (pid %d), job %s, %d host%s known, record %s",
 	    __func__, argv[optind], (int)p.child, job, p.t.n,
 	    p.t.n == 1 ? "" : "s", p.record);
-	return loop(&p, sfd);
+	return loop(&p, sfd, hfd);
 }

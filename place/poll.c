@@ -3,6 +3,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <netdb.h>
 #include <poll.h>
 #include <sodium.h>
@@ -154,8 +155,12 @@ take(struct hosts *t, int i, const struct proto_status *st)
 		else
 			r.rt += (int)st->job[j].members;
 	}
-	place_take(&t->h[i], &t->pc, &r, place_mean(t->h, t->n, i, &t->pc),
-	    now_mono_ns());
+	place_take(&t->h[i], &t->pc, &r, now_mono_ns());
+	for (j = 0; j < (unsigned)t->n; j++)
+		if (!t->h[j].known && t->addr[j].s_addr != 0)
+			break;
+	place_check(&t->h[i], &t->pc, j < (unsigned)t->n ? NAN :
+	    place_mean(t->h, t->n, -1, &t->pc));
 	log_debug("%s: %s: Q %.2f ncpu %d free RAM %u MiB users %d other "
 	    "gangs %d own %d -> load %.2f (history %.2f)", __func__,
 	    t->h[i].name, r.q, r.ncpu, r.mem_mib, r.users, r.rt, r.own,

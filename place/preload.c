@@ -7,11 +7,13 @@
  * dts-place for a plan: the request carries the task's name, the count
  * and the virtual machine's hosts as pvm_config() gives them (name and
  * speed); the reply is either "PLAN" and one "HOST COUNT" line per host,
- * or "CIRCLE REASON".  The tasks are then spawned with PvmTaskHost, one
+ * or "CIRCLE REASON", or "SAME ..." (the plan gives every host as many
+ * tasks as PVM's circle does).  On "PLAN" the tasks are spawned with
+ * PvmTaskHost, one
  * pvm_spawn per host of the plan; the tids come back in the plan's order,
- * the error codes after them, as PVM's own pvm_spawn returns them.  On
- * "CIRCLE", or when dts-place cannot be asked, PVM's pvm_spawn places the
- * tasks itself.  Nothing else of libpvm3 is touched.
+ * the error codes after them, as PVM's own pvm_spawn returns them.
+ * Otherwise, or when dts-place cannot be asked, PVM's pvm_spawn places
+ * the tasks itself, in one call.  Nothing else of libpvm3 is touched.
  */
 #include <dlfcn.h>
 #include <errno.h>

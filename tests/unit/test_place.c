@@ -46,8 +46,10 @@ report(struct place_host *h, int n, int i, const struct place_conf *c,
 
 	if (r.ncpu == 0)
 		r.ncpu = 2;
-	for (j = 0; j < k; j++)
-		place_take(&h[i], c, &r, place_mean(h, n, i, c), t + j * S);
+	for (j = 0; j < k; j++) {
+		place_take(&h[i], c, &r, t + j * S);
+		place_check(&h[i], c, place_mean(h, n, -1, c));
+	}
 }
 
 static int
