@@ -27,6 +27,7 @@
 #include "job_limits.h"
 #include "log.h"
 #include "memsize.h"
+#include "priv.h"
 
 /* Is word one of the comma-separated options opts? */
 static int
@@ -635,6 +636,7 @@ reclaim_half(void *arg)
 
 	/* nice 19 as its creator, whatever the attributes gave */
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	(void)prctl(PR_SET_NAME, "dts-reclaim2");
 	(void)write_bytes(h->cg, h->file, h->bytes);
 	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -646,10 +648,14 @@ limits_reclaim(const struct limits *L, const struct limits_job *lj)
 	const char		*use = L->mem_v2 ? "memory.current" :
 	    "memory.usage_in_bytes";
 	const struct timespec	 ms = { 0, 1000000 };
+	char			 stack[PRIV_THREAD_STACK / 4]
+				 __attribute__((aligned(4096)));
 	struct reclaim_half	 h;
+	pthread_attr_t		 a;
 	pthread_t		 th;
+	static int		 warned;	/* only this thread's */
 	uint64_t		 before, after;
-	int			 two, stop = 0;
+	int			 rc, two, stop = 0;
 
 	if (lj->mem[0] == '\0')
 		return 0;
@@ -663,7 +669,19 @@ limits_reclaim(const struct limits *L, const struct limits_job *lj)
 	h.file = L->mem_v2 ? "memory.reclaim" : "memory.force_empty";
 	h.bytes = L->mem_v2 ? before / 2 : 0;
 	h.done = 0;
-	two = pthread_create(&th, NULL, reclaim_half, &h) == 0;
+	/* dts's memory is locked (mlockall MCL_FUTURE) and, without
+	 * CAP_IPC_LOCK now, all but at RLIMIT_MEMLOCK (7.7 of 8 MiB): a new
+	 * stack's mmap gets EAGAIN, so the thread runs on a part of the
+	 * caller's stack, locked already, which outlives it (joined below) */
+	pthread_attr_init(&a);
+	pthread_attr_setstack(&a, stack, sizeof(stack));
+	two = (rc = pthread_create(&th, &a, reclaim_half, &h)) == 0;
+	pthread_attr_destroy(&a);
+	if (!two && !warned++) {
+		errno = rc;
+		log_warn("reclaim: no second thread: one CPU reclaims "
+		    "(logged once)");
+	}
 	if (L->mem_v2) {	/* EAGAIN: it could not reclaim all of it */
 		if (write_bytes(lj->mem, "memory.reclaim", two ?
 		    before - before / 2 : before) == -1 && errno == EINTR)

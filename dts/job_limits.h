@@ -137,9 +137,10 @@ uint64_t limits_swap_free(const char *meminfo);
  * for the time of the write, which reclaims until it can do no more, and
  * set back), on two threads at once: the caller's and one it makes for
  * the call, which inherits its policy and nice (v2 half of it each; v1
- * memory.force_empty beside the pulse).  Blocks while the kernel
- * reclaims; LIMITS_RECLAIM_SIG (a handler installed without SA_RESTART)
- * to the caller interrupts both writes.  The bytes its use fell by, or 0
+ * memory.force_empty beside the pulse; the caller alone if the thread
+ * cannot be made).  Blocks while the kernel reclaims; LIMITS_RECLAIM_SIG
+ * to the caller (with a handler: the kernel's reclaim returns EINTR
+ * even under SA_RESTART) interrupts both writes.  The bytes its use fell by, or 0
  * (no memory cgroup, nothing reclaimed).
  */
 #define LIMITS_RECLAIM_SIG	SIGUSR2

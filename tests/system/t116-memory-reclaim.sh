@@ -7,13 +7,16 @@
 #  2. STATIC, IP 100 ms, PS 80 %.  A test user's job "mem" touches 1 GiB
 #     with a pattern, takes its checksum, says "ready".
 #  3. dts-console's metrics show the job's memory: dts_job_memory_bytes +
-#     dts_job_swap_bytes >= 1 GiB (the memory may be in swap already).
+#     dts_job_swap_bytes >= 1 GiB (the memory may be in swap already);
+#     so do mem_bytes + swap_bytes of the job's state file and of the
+#     node's (dts-state).
 #  4. A master's schedule of IP 10 s, PS 900 ms: the job stays stopped
 #     in each LS of 9.1 s.  After memory_reclaim_after (1 s here) dts
 #     reclaims it once, logged with the bytes and the time it took;
 #     >= 90 % of 1 GiB, counted in dts_job_reclaimed_bytes_total.
 #     The reclaim runs on dts's thread dts-reclaim, at SCHED_OTHER nice
-#     19 with the main thread's capabilities; a STATUS every 100 ms
+#     19 with the main thread's capabilities, and on its second thread
+#     dts-reclaim2, at the same (seen while the first reclaims); a STATUS every 100 ms
 #     while it reclaims (the thread running or in the kernel, R or D) is
 #     answered within 500 ms each (the main thread, at FIFO, does not
 #     wait for it).
@@ -91,6 +94,17 @@ MEM=$(val 1 dts_job_memory_bytes); SWAP=$(val 1 dts_job_swap_bytes)
 	t_fail "the job touched 1 GiB, metrics say $MEM bytes + $SWAP in swap"
 [ -n "$(val 1 dts_job_oom_kills_total)" ] || t_fail "no dts_job_oom_kills_total"
 t_log "metrics: memory $((MEM >> 20)) MiB, swap $((SWAP >> 20)) MiB, oom kills $(val 1 dts_job_oom_kills_total)"
+# the job's state file and the node's (every job's): mem_bytes +
+# swap_bytes, from the same look, at the next write (an edge: 100 ms)
+t_sleep 0.3
+for f in "$N_STATE.$T_USER@mem" "$N_STATE"; do
+	V=$("$BUILD/run/dts-state" -f "$f" mem_bytes swap_bytes 2> "$T_DIR/err") ||
+	    t_fail "dts-state -f $f: $(cat "$T_DIR/err")"
+	{ read -r SM; read -r SS; } <<< "$V"
+	[ -n "$SS" ] && [ $((SM + SS)) -ge $GIB ] ||
+		t_fail "state file $f: mem_bytes ${SM:-?} + swap_bytes ${SS:-?}, the job touched 1 GiB"
+	t_log "state file $f: mem_bytes $((SM >> 20)) MiB, swap_bytes $((SS >> 20)) MiB"
+done
 
 # ---- 4. long LS: parked, reclaimed ------------------------------------------
 # poll: each 100 ms, the reclaim thread's "tid state nice policy" (or
@@ -100,8 +114,12 @@ poll() {
 	while [ ! -e "$T_DIR/stop" ]; do
 		st=none
 		for tid in /proc/"$N_DTS"/task/*; do
-			[ "$(cat "$tid/comm" 2> /dev/null)" = dts-reclaim ] &&
-			    st=$(awk '{ print $1, $3, $19, $41 }' "$tid/stat" 2> /dev/null)
+			case $(cat "$tid/comm" 2> /dev/null) in
+			dts-reclaim)
+				st=$(awk '{ print $1, $3, $19, $41 }' "$tid/stat" 2> /dev/null) ;;
+			dts-reclaim2)	# its second thread, while a reclaim runs
+				awk '{ print $1, $3, $19, $41 }' "$tid/stat" >> "$T_DIR/polls2" 2> /dev/null ;;
+			esac
 		done
 		t0=$(date +%s%N)
 		n_send -t 3000 status > /dev/null 2>&1; rc=$?
@@ -125,6 +143,12 @@ read -r TID _ NICE POL _ < <(grep -v '^none' "$T_DIR/polls" | tail -1)
 [ -n "$TID" ] || t_fail "no thread dts-reclaim in dts (pid $N_DTS)"
 [ "$NICE" = 19 ] && [ "$POL" = 0 ] ||
 	t_fail "dts-reclaim (tid $TID) at policy $POL nice $NICE, not SCHED_OTHER nice 19"
+# its second thread (limits_reclaim), where a look saw it: the same
+touch "$T_DIR/polls2"
+cp "$T_DIR/polls2" "$T_LOG/polls2"
+BAD2=$(awk '$3 != 19 || $4 != 0' "$T_DIR/polls2" | head -1)
+[ -z "$BAD2" ] || t_fail "dts-reclaim2 (tid pid state nice policy: $BAD2) not SCHED_OTHER nice 19"
+t_log "dts-reclaim2 seen in $(wc -l < "$T_DIR/polls2") looks, each at SCHED_OTHER nice 19"
 CAPS_MAIN=$(awk '/^CapEff/ { print $2 }' "/proc/$N_DTS/status")
 CAPS_THR=$(awk '/^CapEff/ { print $2 }' "/proc/$N_DTS/task/$TID/status")
 [ "$CAPS_MAIN" = "$CAPS_THR" ] ||
@@ -134,6 +158,9 @@ read -r NPOLL NBAD WORST < <(awk '$2 == "R" || $2 == "D" { n++;
     if ($5 != 0 || $6 > 500) bad++; if ($6 > w) w = $6 }
     END { print n + 0, bad + 0, w + 0 }' "$T_DIR/polls")
 t_log "reclaim thread tid $TID: SCHED_OTHER nice 19, CapEff $CAPS_THR; $NPOLL STATUS while it reclaimed: $NBAD late or lost, the slowest $WORST ms"
+# the second thread: there whenever the first reclaims for long
+[ "$NPOLL" -lt 5 ] || [ -s "$T_DIR/polls2" ] ||
+	t_fail "dts-reclaim reclaimed in $NPOLL looks, dts-reclaim2 was in none: $(grep "second thread" "$T_LOG/dts.log")"
 [ "$NBAD" = 0 ] || t_fail "$NBAD STATUS of $NPOLL while the reclaim ran were lost or took > 500 ms (the slowest $WORST ms): $(awk '$2 == "R" || $2 == "D"' "$T_DIR/polls" | tr '\n' ';')"
 [ "$NPOLL" -gt 0 ] || t_log "no STATUS fell in the reclaim (too short to see): not checked"
 LINE=$(grep -o "job $T_USER:mem: parked.*" "$T_LOG/dts.log" | head -1)
