@@ -454,7 +454,7 @@ cancel_all
 # the machine's CPUs again for the note (nproc counts those of our affinity)
 taskset -p -c "0-$(($(nproc --all) - 1))" $$ > /dev/null
 {
-	echo "### Slurm places, DTS coschedules (bench-slurm)"
+	echo "## Slurm places, DTS coschedules (bench-slurm)"
 	echo
 	echo "3 hosts h0 h1 h2 (network namespaces, a slurmd and a dts each) on CPU 1, slurmctld, the operator's"
 	echo "master (STATIC, IP 100 ms, SI ${SI_S} s); DTS's share windows ${WIN} s, Slurm's gang window ${GWIN} s."
