@@ -374,7 +374,7 @@ for w in why:
 if why:
     L.append("")
 open(md, "w").write("\n".join(L) + "\n")
-open(sys.argv[11], "w").write("".join(g + "\n" for g in goals))
+open(sys.argv[10], "w").write("".join(g + "\n" for g in goals))
 print("\n".join(L))
 EOF
 [ $? = 0 ] || t_fail "the report failed (see above)"
