@@ -133,7 +133,7 @@ b_stamp() {
 	c=$(git -C "$B_SRC" rev-parse --short HEAD 2> /dev/null) || c=unknown
 	d=$(git -C "$B_SRC" status --porcelain --untracked-files=no 2> /dev/null | head -c1)
 	echo "*Run: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $c${d:+ (with local changes)}," \
-	    "$(nproc) CPUs, $(uname -r), bench-$B_NAME$([ "$B_QUICK" = 1 ] && echo ' --quick').*"
+	    "$(nproc --all) CPUs, $(uname -r), bench-$B_NAME$([ "$B_QUICK" = 1 ] && echo ' --quick').*"
 }
 
 # b_done: the end of every bench (never a bare exit 0: t_pass checks the
