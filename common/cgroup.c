@@ -374,8 +374,8 @@ static struct tidset swept;
  * there): a freeze undoes a clone that has not reached its end (it is
  * restarted after the thaw, at the new policy), and a thread listed
  * after it is frozen too.  Not at once: a freeze wakes every sleeping
- * thread of the gang, twice (measured with 1000 of them: the gang took 5
- * more points of an idle LS than with the passes alone).
+ * thread of the gang, twice, and with many threads that costs more of an
+ * idle LS than the passes alone.
  */
 int
 cg_set_policy_all(const char *cg, int policy, int prio, int freeze_fd)
