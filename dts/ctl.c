@@ -380,8 +380,8 @@ ctl_push_status(struct ctl *c, struct sched *s)
 
 	/* only a master that slots this node (STATIC, BALANCED) builds
 	 * tables from its jobs; in the other modes the next SI's reply is
-	 * soon enough.  (In DISTRIBUTED, pushes put t74's staggered nodes
-	 * back on one grid, 3 runs in 4; why is not known yet.) */
+	 * soon enough.  (In DISTRIBUTED a push can pull nodes that stagger
+	 * their slices back onto one grid.) */
 	if (!c->have_console || (s->mode != MODE_STATIC &&
 	    s->mode != MODE_BALANCED))
 		return 0;

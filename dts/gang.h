@@ -142,8 +142,8 @@ int  gang_close(struct gang *g);
  * (gang_prio_apply: nothing if the gang is no longer at RR).
  */
 /* a scan costs about 140 us of dts's main thread (a wake-up of an idle
- * vCPU most of it): every 100 ms that was 12% more than dts's edges cost
- * at IP 10 ms, every second about 1%.  A scan looks at GANG_SCAN_MAX
+ * vCPU most of it): every 100 ms that would add 12% to what dts's edges
+ * cost at IP 10 ms, every second about 1%.  A scan looks at GANG_SCAN_MAX
  * members, the next ones next time, and reads a name (/proc/PID/comm)
  * only while pvmd is unknown or gone: a job's size does not make dts's
  * scans longer. */
@@ -233,8 +233,8 @@ void gang_release(struct gang *g);
 void gang_forget(struct gang *g);
 /*
  * Members (processes), read from cgroup.procs at most every
- * GANG_COUNT_NS: a read of 4,000 members took dts 1 to 3 ms here, under
- * the scheduler's lock (STATUS, a slot table), and read requests must
+ * GANG_COUNT_NS: a read of thousands of members costs dts milliseconds,
+ * under the scheduler's lock (STATUS, a slot table), and read requests must
  * not make dts pay for a job's size.  On the main thread only.
  */
 #define GANG_COUNT_NS	(100 * 1000 * 1000)

@@ -5,8 +5,8 @@
  * member can undo a stop until the next edge; the freezer cannot be
  * undone.
  *
- * The edge path keeps cgroup.procs open and re-reads it with pread (about
- * 2 us here).  Stop: read, SIGSTOP each member, read again until a pass
+ * The edge path keeps cgroup.procs open and re-reads it with pread (a
+ * few microseconds).  Stop: read, SIGSTOP each member, read again until a pass
  * finds nobody new (a member may fork between our read and its signal; a
  * stopped one cannot).  Continue: SIGCONT the members the last stop
  * found, without a read: they were stopped, so none of them can have

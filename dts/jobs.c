@@ -517,8 +517,8 @@ jobs_start(struct jobs *J, const char *name, uid_t uid, pid_t pid, char *err,
 	if ((i = sched_job_add(J->sched, &j->gang, name)) != -1) {
 		j->used = 1;
 		/* its state file filled before the process runs (the hook
-		 * that sched_job_add called did not look at it yet): a
-		 * member that reads it at once found at_ns 0 (t58, once) */
+		 * that sched_job_add called did not look at it yet): else a
+		 * member that reads it at once may find at_ns 0 */
 		jobs_state_hook(J, J->sched);
 		rc = gang_adopt(&j->gang, pid);
 		e = errno;
@@ -739,9 +739,9 @@ jobs_check_memory(struct jobs *J)
 /*
  * j ends: out of the scheduler's table (released), then its files.  The
  * cgroup's removal too is made in an LS, as a move is (sched_lock_quiet).
- * That was a suspect of t54's stalls; their cause came later, from the
- * kernel worker that ends the removal some 0.1 s after it, starved with
- * cgroup_mutex held, which the edge guard handles (dts/scheduler.h).
+ * The kernel worker that ends the removal some 0.1 s after it may be
+ * starved with cgroup_mutex held: the edge guard handles that
+ * (dts/scheduler.h).
  * Under the lock this also unlinks the job's state file (tmpfs) and
  * releases its empty cgroup (frozen at once): no wait on a disk or a
  * member.

@@ -60,12 +60,11 @@ sched_init(struct sched *s, volatile struct agent_shared *shm, int64_t silence)
  * creator is listed only when the clone ends, at SCHED_RR, and a creator
  * at SCHED_IDLE beside a busy CPU may end it at any time in the LS (and
  * a chain of short-lived threads carries SCHED_RR through the rest of
- * it: t94 saw that once in about 20 runs).  Such threads are looked for
+ * it: tests/system/t94-idle-churn.sh).  Such threads are looked for
  * every RECHECK_MIN, or 20 times as long as the last look took (a
- * read of cgroup.threads: 50 to 240 us for 1000 threads here), so at
- * most a twentieth of the LS (bench-idle, 1000 threads: dts's CPU time
- * 1.7 % of a CPU, 0.8 without the looks; 6.2 % while 4 chains churn,
- * 5.9 without).  None
+ * read of cgroup.threads: tens to hundreds of us for 1000 threads), so
+ * at most a twentieth of the LS (bench-idle counts dts's CPU time with
+ * and without the looks).  None
  * that would start within half a step of the PS edge: a look that takes
  * longer than the last must not make that edge late, and the PS edge
  * moves every thread to SCHED_RR anyway.

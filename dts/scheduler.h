@@ -244,11 +244,11 @@ void sched_init(struct sched *s, volatile struct agent_shared *shm,
  * likely waits for a lock that a SCHED_OTHER thread holds, which the gang,
  * spinning at real-time priority on every CPU, keeps from running:
  * cgroup_mutex, which every cgroup.freeze write takes,
- * held by a kernel worker ending a removed cgroup (here 0.1-0.3 s after
- * a job's end), or the scheduler's lock, held by a move that waits for
- * an RCU grace period (sched_lock_quiet).  The kernel lets SCHED_OTHER
- * run after some 0.9 s (t54 saw that: no edge for 0.9 s after a short
- * job's end, and dts-load's fail-safe released the gang).  The guard
+ * held by a kernel worker ending a removed cgroup (a few tenths of a
+ * second after a job's end), or the scheduler's lock, held by a move that
+ * waits for an RCU grace period (sched_lock_quiet).  The kernel lets
+ * SCHED_OTHER run only when RT throttling does, after some 0.9 s: no edge
+ * that long, and dts-load's fail-safe would release the gang first.  The guard
  * moves every gang thread at a real-time policy to SCHED_OTHER
  * (gang_demote_all: no lock of the scheduler's or of cgroup's), the
  * holder runs, the edge is made; then the edge thread puts every gang
@@ -280,8 +280,7 @@ void sched_unlock(struct sched *s);
  * spins on every CPU that kthread does not run; the edge that would end
  * the PS writes cgroup.freeze, which waits for cgroup_mutex: the node
  * would make no edge until the kernel's RT throttling or dts-load's
- * fail-safe let the kthread run (250 ms to 1.5 s measured with t54's
- * load).  In an LS the gangs are frozen, the grace period takes a few
+ * fail-safe let the kthread run (a quarter of a second or more).  In an LS the gangs are frozen, the grace period takes a few
  * ms, and the PS that follows starts that much later.
  */
 int sched_lock_quiet(struct sched *s, int64_t max_ns);
