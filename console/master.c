@@ -416,7 +416,7 @@ job_mem_ask(struct console *c, struct in_addr to, uint32_t index)
  * Does a STATUS from a live node list the jobs (with members or not) of
  * its last one?  Then the matrix cannot have changed by it, and the
  * reply costs no new matrix: at N nodes, rebuilding it at every reply
- * made each SI cost N x the matrix (bench-scale).
+ * would make each SI cost N x the matrix (bench-scale).
  */
 static int
 same_jobs(const struct console *c, struct in_addr from,
@@ -497,7 +497,7 @@ master_datagram(struct console *c, const struct proto_msg *m,
 		return;
 	}
 	/* master_balance scans the node table: at every one of N replies an
-	 * SI it cost O(N^2) (bench-scale, row 5); a reply that cannot move
+	 * SI it would cost O(N^2) (bench-scale); a reply that cannot move
 	 * the RLA skips it (expiry and held rounds have their timers) */
 	if (c->sch.mode == MODE_BALANCED && rla_moved(c, from, was_q,
 	    was_live))

@@ -194,7 +194,7 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
  * SCHEDULE or a request at once, and a reply is about NET_RCV_PER_NODE
  * bytes of kernel memory (a 488-byte datagram in its buffer).  The
  * kernel's default (212992 bytes) holds about 160: at 1,000 nodes most
- * of each SI's replies were dropped.  SO_RCVBUFFORCE (root) passes
+ * of each SI's replies would be dropped.  SO_RCVBUFFORCE (root) passes
  * net.core.rmem_max; else SO_RCVBUF, up to it.
  */
 static void
@@ -427,8 +427,8 @@ net_send(struct net *n, struct proto_msg *msg)
 /*
  * The messages of one net_send_each sealed last, by content (header
  * fields the seal sets left out): nodes with the same slot table get the
- * same datagram, signed once.  At 10,000 nodes an Ed25519 signature per
- * destination cost about 20 us x 10,000 an SI.
+ * same datagram, signed once.  An Ed25519 signature per destination
+ * would cost about 20 us x 10,000 an SI at 10,000 nodes.
  */
 #define SEALED_MAX 8
 struct sealed {
