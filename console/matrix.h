@@ -14,7 +14,7 @@
  * to the ':') has on any one of its nodes; so where a user's jobs share
  * a node, they share that user's part: user A's 3 jobs and B's 1 on one
  * node get PS/2 in all each, and where each user has one job a node,
- * shares are the weights, as they were.  A row's share is the largest
+ * shares are the weights.  A row's share is the largest
  * share of its jobs; row k gets PS * s_k / sum(s), rows in order from 0,
  * contiguous, rounded so that the last ends exactly at PS.  Shares are
  * whole numbers of MATRIX_SHARE_UNIT a weight, exact for every n up to
