@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 #include <pvm3.h>
 
+#include "placed.h"
 #include "pvm.h"
 #include "pvmcmd.h"
 #include "pvmerr.h"
@@ -159,24 +161,49 @@ cmd_delete(struct cpvm *p, int argc, char **argv)
 	return hosts_op(p, argc, argv, 0);
 }
 
+/*
+ * The VM's user's placement record (dts-place(1)) into t: missing, it is
+ * empty and nothing is said; unreadable, one line says so.
+ */
+static void
+tasks_placed(struct cpvm *p, struct placed_tab *t)
+{
+	char	 path[CONF_STR_MAX + 32];
+
+	placed_path(path, sizeof(path), p->conf->place.record, p->tmp,
+	    getuid());
+	if (placed_load(t, path, PLACED_READ_MAX) == -1 && errno != ENOENT)
+		fprintf(p->out->f, "(placement record %s: %s)\n", path,
+		    strerror(errno));
+}
+
 static int
 cmd_tasks(struct cpvm *p, int argc, char **argv)
 {
-	struct pvmtaskinfo	*ti;
-	int			 i, rc, n;
+	static struct placed_tab	 t;
+	const struct placed_ent		*e;
+	struct pvmtaskinfo		*ti;
+	char				 pl[48];
+	int				 i, rc, n;
 
 	if (ready(p, "tasks") == -1)
 		return -1;
 	if ((rc = pvm_tasks(0, &n, &ti)) < 0)
 		return out_err(p->out, "tasks: %s", pvmerr_msg(rc));
-	fprintf(p->out->f, "%d task%s\n%-24s %8s %8s %8s %6s %s\n", n,
+	tasks_placed(p, &t);
+	fprintf(p->out->f, "%d task%s\n%-24s %8s %8s %8s %6s %-16s %s\n", n,
 	    n == 1 ? "" : "s", "HOST", "TID", "PTID", "PID", "FLAG",
-	    "COMMAND");
-	for (i = 0; i < n; i++)
-		fprintf(p->out->f, "%-24s %8x %8x %8d %6x %s\n",
+	    "COMMAND", "PLACED");
+	for (i = 0; i < n; i++) {
+		if ((e = placed_find(&t, ti[i].ti_tid)) != NULL)
+			snprintf(pl, sizeof(pl), "%.3f %s", e->good, e->cls);
+		else
+			snprintf(pl, sizeof(pl), "-");
+		fprintf(p->out->f, "%-24s %8x %8x %8d %6x %-16s %s\n",
 		    host_of(p, ti[i].ti_host), ti[i].ti_tid, ti[i].ti_ptid,
 		    ti[i].ti_pid, ti[i].ti_flag, ti[i].ti_a_out[0] != '\0' ?
-		    ti[i].ti_a_out : "-");
+		    ti[i].ti_a_out : "-", pl);
+	}
 	return 0;
 }
 

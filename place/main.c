@@ -63,6 +63,15 @@ struct place {
 	int64_t		 wait_ns;
 	int64_t		 interval_ns;
 	uint64_t	 spawns, circles, tasks;
+	/* the last decision's hosts, recorded once the program says which
+	 * tids they got (TIDS), or at the next spawn or the end without */
+	struct {
+		char		 file[256];
+		int64_t		 at;
+		int		 n;
+		int		 cnt[PLACE_HOSTS_MAX];
+		struct place_host h[PLACE_HOSTS_MAX];
+	} pend;
 };
 
 static void
@@ -144,10 +153,13 @@ write_metrics(const struct place *p)
 		unlink(tmp);
 }
 
-/* One line per host of a decision: "TIME PID FILE HOST N good=G ...". */
+/*
+ * One line per host of a decision: "TIME PID FILE HOST N good=G ...
+ * tids=T,T" (the tids in hexadecimal, when the program said them).
+ */
 static void
-record(const struct place *p, const char *file, const struct place_host *h,
-    int count)
+record(const struct place *p, int64_t at, const char *file,
+    const struct place_host *h, int count, const char *tids)
 {
 	FILE	*f;
 	int	 fd;
@@ -160,11 +172,60 @@ record(const struct place *p, const char *file, const struct place_host *h,
 		return;
 	}
 	fprintf(f, "%lld %d %s %s %d good=%.3f class=%s runnable=%.2f "
-	    "load=%.2f ncpu=%d ram=%u users=%d gangs=%d own=%d\n",
-	    (long long)(now_real_ns() / NS_PER_SEC), (int)p->child, file,
+	    "load=%.2f ncpu=%d ram=%u users=%d gangs=%d own=%d%s%s\n",
+	    (long long)(at / NS_PER_SEC), (int)p->child, file,
 	    h->name, count, h->good, place_class_names[h->cls], h->runnable,
-	    h->q, h->ncpu, h->mem_mib, h->users, h->rt, h->own);
+	    h->q, h->ncpu, h->mem_mib, h->users, h->rt, h->own,
+	    tids != NULL && *tids != '\0' ? " tids=" : "",
+	    tids != NULL ? tids : "");
 	fclose(f);
+}
+
+/*
+ * The pending decision into the record, each host with the tids that
+ * msg ("HOST TID TID ..." lines, TIDS's body; NULL: none known) gives
+ * it: a host's first line not used yet.
+ */
+static void
+flush(struct place *p, char *msg)
+{
+	static char	*line[PLACE_HOSTS_MAX];
+	static char	 tids[MSG_MAX];
+	char		*save, *s, *tok, *end;
+	size_t		 len, nl;
+	int		 n = 0, k, i;
+	unsigned long	 t;
+
+	for (s = msg != NULL ? strtok_r(msg, "\n", &save) : NULL;
+	    s != NULL && n < PLACE_HOSTS_MAX; s = strtok_r(NULL, "\n", &save))
+		line[n++] = s;
+	for (k = 0; k < p->pend.n; k++) {
+		tids[0] = '\0';
+		nl = strlen(p->pend.h[k].name);
+		for (i = 0; i < n; i++)
+			if (line[i] != NULL && strncmp(line[i],
+			    p->pend.h[k].name, nl) == 0 && line[i][nl] == ' ')
+				break;
+		if (i < n) {
+			len = 0;
+			tok = strtok_r(line[i] + nl, " ", &save);
+			for (; tok != NULL; tok = strtok_r(NULL, " ", &save)) {
+				errno = 0;
+				t = strtoul(tok, &end, 16);
+				if (*end != '\0' || errno != 0 || t == 0 ||
+				    t > 0x7fffffffUL ||
+				    len + 12 >= sizeof(tids))
+					continue;
+				len += (size_t)snprintf(tids + len,
+				    sizeof(tids) - len, "%s%lx",
+				    len > 0 ? "," : "", t);
+			}
+			line[i] = NULL;
+		}
+		record(p, p->pend.at, p->pend.file, &p->pend.h[k],
+		    p->pend.cnt[k], tids);
+	}
+	p->pend.n = 0;
 }
 
 /*
@@ -181,6 +242,8 @@ decide(struct place *p, char *req, char *out, size_t cap)
 	int			 ntask = 0, n = 0, i, j, k, speed, len, cnt;
 	int			 even;
 
+	if (p->pend.n > 0)
+		flush(p, NULL);
 	line = strtok_r(req, "\n", &save);
 	if (line == NULL || sscanf(line, "SPAWN %d %255s", &ntask, file) != 2
 	    || ntask <= 0)
@@ -222,6 +285,8 @@ decide(struct place *p, char *req, char *out, size_t cap)
 	p->tasks += (uint64_t)ntask;
 	len = snprintf(out, cap, "PLAN\n");
 	even = ntask % n == 0;
+	snprintf(p->pend.file, sizeof(p->pend.file), "%s", file);
+	p->pend.at = now_real_ns();
 	/* hosts in the order the plan first uses them */
 	for (k = 0; k < ntask; k++) {
 		for (j = 0; j < k; j++)
@@ -238,7 +303,8 @@ decide(struct place *p, char *req, char *out, size_t cap)
 		    file, cnt, ntask, ntask > 1 ? "s" : "", view[plan[k]].name,
 		    before[plan[k]].good,
 		    place_class_names[before[plan[k]].cls]);
-		record(p, file, &before[plan[k]], cnt);
+		p->pend.h[p->pend.n] = before[plan[k]];
+		p->pend.cnt[p->pend.n++] = cnt;
 		if ((size_t)len >= cap)
 			return -1;
 	}
@@ -259,8 +325,12 @@ circle:
 	return snprintf(out, cap, "CIRCLE %s\n", why);
 }
 
-/* A request from the program: answer it. */
-static void
+/*
+ * A request from the program: answer it; or the tids a plan's spawn
+ * returned ("TIDS" and "HOST TID ..." lines, no answer): record them.
+ * 0 if there was none.
+ */
+static int
 serve(struct place *p)
 {
 	static char	 req[MSG_MAX], out[MSG_MAX];
@@ -269,13 +339,18 @@ serve(struct place *p)
 
 	n = recv(p->sp, req, sizeof(req) - 1, MSG_DONTWAIT);
 	if (n <= 0)
-		return;
+		return 0;
 	req[n] = '\0';
+	if (strncmp(req, "TIDS\n", 5) == 0 || strcmp(req, "TIDS") == 0) {
+		flush(p, req[4] != '\0' ? req + 5 : NULL);
+		return 1;
+	}
 	len = decide(p, req, out, sizeof(out));
 	if (len <= 0 || (size_t)len >= sizeof(out))
 		len = snprintf(out, sizeof(out), "CIRCLE no room for the plan\n");
 	if (send(p->sp, out, (size_t)len, MSG_NOSIGNAL) == -1)
 		log_debug("%s: reply: %s", __func__, strerror(errno));
+	return 1;
 }
 
 /*
@@ -423,7 +498,7 @@ main(int argc, char **argv)
 	struct passwd		*pw;
 	sigset_t		 set, old;
 	char			 err[512], job[PROTO_JOB_LEN];
-	int			 sv[2], sfd, hfd;
+	int			 sv[2], sfd, hfd, rc;
 
 	parse(argc, argv, &o);
 	conf_defaults(&c);
@@ -462,5 +537,9 @@ main(int argc, char **argv)
 	log_debug("%s: %s (pid %d), job %s, %d host%s known, record %s",
 	    __func__, argv[optind], (int)p.child, job, p.t.n,
 	    p.t.n == 1 ? "" : "s", p.record);
-	return loop(&p, sfd, hfd);
+	rc = loop(&p, sfd, hfd);
+	while (serve(&p))	/* what the program said before it ended */
+		;
+	flush(&p, NULL);
+	return rc;
 }

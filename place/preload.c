@@ -13,7 +13,11 @@
  * pvm_spawn per host of the plan; the tids come back in the plan's order,
  * the error codes after them, as PVM's own pvm_spawn returns them.
  * Otherwise, or when dts-place cannot be asked, PVM's pvm_spawn places
- * the tasks itself, in one call.  Nothing else of libpvm3 is touched.
+ * the tasks itself, in one call.  After a "PLAN" or "SAME" spawn the
+ * library tells dts-place which tids each host got, in one message with
+ * no answer: "TIDS" and a line "HOST TID TID ..." per host (hexadecimal),
+ * for the record (dts-place(1), PLACEMENT RECORD).  Nothing else of
+ * libpvm3 is touched.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -30,6 +34,7 @@
 
 typedef int (*spawn_fn)(char *, char **, int, char *, int, int *);
 typedef int (*config_fn)(int *, int *, struct pvmhostinfo **);
+typedef int (*tidtohost_fn)(int);
 
 static pthread_mutex_t	 lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -85,10 +90,37 @@ ask(int fd, char *buf, size_t cap, int len)
 	return 0;
 }
 
-/* Spawn by the plan in reply; the total started, as pvm_spawn returns. */
+/*
+ * "\nHOST" or " TID" to the TIDS message msg (of length *len).  Once one
+ * does not fit, *len is cap and nothing more is added: msg ends before
+ * it.
+ */
+static void
+tid_add(char *msg, size_t cap, size_t *len, const char *host, int tid)
+{
+	int	 n;
+
+	if (*len >= cap)
+		return;
+	if (host != NULL)
+		n = snprintf(msg + *len, cap - *len, "\n%s", host);
+	else
+		n = snprintf(msg + *len, cap - *len, " %x", (unsigned)tid);
+	if (n > 0 && *len + (size_t)n < cap) {
+		*len += (size_t)n;
+		return;
+	}
+	msg[*len] = '\0';
+	*len = cap;
+}
+
+/*
+ * Spawn by the plan in reply; the total started, as pvm_spawn returns.
+ * The tids each host got into msg (the TIDS message).
+ */
 static int
 by_plan(spawn_fn real, char *reply, char *file, char **argv, int flags,
-    int ntask, int *tids)
+    int ntask, int *tids, char *msg, size_t cap, size_t *mlen)
 {
 	int	*one, *errs, ok = 0, ne = 0, rc, k, j, syserr = 0;
 	char	*line, *save, host[256];
@@ -111,10 +143,12 @@ by_plan(spawn_fn real, char *reply, char *file, char **argv, int flags,
 				errs[ne++] = rc;
 			continue;
 		}
+		tid_add(msg, cap, mlen, host, 0);
 		for (j = 0; j < k; j++)
-			if (one[j] > 0)
+			if (one[j] > 0) {
+				tid_add(msg, cap, mlen, NULL, one[j]);
 				tids[ok++] = one[j];
-			else
+			} else
 				errs[ne++] = one[j] < 0 ? one[j] : PvmSysErr;
 	}
 	for (j = 0; j < ne && ok + j < ntask; j++)
@@ -124,12 +158,41 @@ by_plan(spawn_fn real, char *reply, char *file, char **argv, int flags,
 	return ok == 0 && syserr < 0 ? syserr : ok;
 }
 
+/* The tids of PVM's own spawn, by host (pvm_tidtohost, pvm_config). */
+static void
+by_host(char *msg, size_t cap, size_t *len, const int *tids, int n)
+{
+	config_fn		 config;
+	tidtohost_fn		 tidtohost;
+	struct pvmhostinfo	*hi;
+	int			 nhost, narch, i, j;
+
+	config = (config_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "pvm_config");
+	tidtohost = (tidtohost_fn)(uintptr_t)dlsym(RTLD_DEFAULT,
+	    "pvm_tidtohost");
+	if (config == NULL || tidtohost == NULL ||
+	    config(&nhost, &narch, &hi) < 0)
+		return;
+	for (i = 0; i < nhost; i++) {
+		for (j = 0; j < n; j++)
+			if (tids[j] > 0 && tidtohost(tids[j]) == hi[i].hi_tid)
+				break;
+		if (j == n)
+			continue;
+		tid_add(msg, cap, len, hi[i].hi_name, 0);
+		for (; j < n; j++)
+			if (tids[j] > 0 && tidtohost(tids[j]) == hi[i].hi_tid)
+				tid_add(msg, cap, len, NULL, tids[j]);
+	}
+}
+
 int
 pvm_spawn(char *file, char **argv, int flags, char *where, int ntask,
     int *tids)
 {
-	static char	 buf[PLACE_MSG_MAX];
+	static char	 buf[PLACE_MSG_MAX], msg[PLACE_MSG_MAX];
 	spawn_fn	 real;
+	size_t		 mlen;
 	int		 fd, len, rc;
 
 	real = (spawn_fn)(uintptr_t)dlsym(RTLD_NEXT, "pvm_spawn");
@@ -142,11 +205,20 @@ pvm_spawn(char *file, char **argv, int flags, char *where, int ntask,
 	pthread_mutex_lock(&lock);
 	len = request(buf, sizeof(buf), file, ntask);
 	if (len == -1 || ask(fd, buf, sizeof(buf), len) == -1 ||
-	    strncmp(buf, "PLAN\n", 5) != 0) {
+	    (strncmp(buf, "PLAN\n", 5) != 0 && strncmp(buf, "SAME", 4) != 0)) {
 		pthread_mutex_unlock(&lock);
 		return real(file, argv, flags, where, ntask, tids);
 	}
-	rc = by_plan(real, buf, file, argv, flags, ntask, tids);
+	mlen = (size_t)snprintf(msg, sizeof(msg), "TIDS");
+	if (buf[0] == 'S') {
+		rc = real(file, argv, flags, where, ntask, tids);
+		if (rc > 0)
+			by_host(msg, sizeof(msg), &mlen, tids, rc);
+	} else
+		rc = by_plan(real, buf, file, argv, flags, ntask, tids, msg,
+		    sizeof(msg), &mlen);
+	(void)send(fd, msg, mlen < sizeof(msg) ? mlen : strlen(msg),
+	    MSG_NOSIGNAL);
 	pthread_mutex_unlock(&lock);
 	return rc;
 }
