@@ -67,8 +67,8 @@ home=$(sed -n 's/^0:://p' /proc/self/cgroup)
 pid=$!
 t_track "$pid"
 t_wait_for 5 grep -q granted= "$T_LOG/back.out" || t_fail "lifter: $(cat "$T_LOG/back.out")"
-grep -q "lift 1: OK .* policy=RR cgroup=${N_GANG#"$(t_cg_mount)"} " "$T_LOG/back.out" ||
-	t_fail "not lifted into A's gang at RR: $(cat "$T_LOG/back.out")"
+grep -q "lift 1: OK .* policy=RR,reset_on_fork cgroup=${N_GANG#"$(t_cg_mount)"} " "$T_LOG/back.out" ||
+	t_fail "not lifted into A's gang at RR with SCHED_RESET_ON_FORK (a thread it makes is born at SCHED_OTHER): $(cat "$T_LOG/back.out")"
 t_wait_for 2 eval '[ "$(sed -n "s/^0:://p" /proc/$pid/cgroup)" = "$home" ]' ||
 	t_fail "lifted pid $pid not back in $home: $(sed -n 's/^0:://p' "/proc/$pid/cgroup")"
 [ "$(t_policy "$pid")" = TS ] || t_fail "lifted pid $pid at $(t_policy "$pid") after its lift"

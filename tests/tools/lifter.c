@@ -10,7 +10,7 @@
  * refused lift holds HOLD_MS too, unlifted (as a console's command then
  * runs unlifted), so that a loop asks for lifts at the pace it would use
  * them.  One line a lift:
- *   "lift I: OK MS policy=RR|OTHER|... cgroup=CG held_ms=H cpu_ms=C"
+ *   "lift I: OK MS policy=RR|OTHER|...[,reset_on_fork] cgroup=CG held_ms=H cpu_ms=C"
  *   "lift I: ERR REASON"
  * (the policy and cgroup as the hold began), then
  *   "granted=G refused=R lifted_ms=L elapsed_ms=E".
@@ -45,15 +45,19 @@ cpu_ns(void)
 	return (int64_t)t.tv_sec * NS_PER_SEC + t.tv_nsec;
 }
 
+/* The policy's name, with ",reset_on_fork" where the flag is set. */
 static const char *
 policy(void)
 {
-	switch (sched_getscheduler(0)) {
-	case SCHED_OTHER:	return "OTHER";
-	case SCHED_RR:		return "RR";
-	case SCHED_FIFO:	return "FIFO";
-	case SCHED_IDLE:	return "IDLE";
-	case SCHED_BATCH:	return "BATCH";
+	int	 p = sched_getscheduler(0), rof = p != -1 &&
+	    (p & SCHED_RESET_ON_FORK);
+
+	switch (p == -1 ? -1 : p & ~SCHED_RESET_ON_FORK) {
+	case SCHED_OTHER:	return rof ? "OTHER,reset_on_fork" : "OTHER";
+	case SCHED_RR:		return rof ? "RR,reset_on_fork" : "RR";
+	case SCHED_FIFO:	return rof ? "FIFO,reset_on_fork" : "FIFO";
+	case SCHED_IDLE:	return rof ? "IDLE,reset_on_fork" : "IDLE";
+	case SCHED_BATCH:	return rof ? "BATCH,reset_on_fork" : "BATCH";
 	default:		return "?";
 	}
 }
