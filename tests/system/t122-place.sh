@@ -17,6 +17,9 @@
 #     spawned.  master1 gets every result; RECORD.prom
 #     (dts_place_tasks_total per host) says the same; -v logged each
 #     host's class and goodness.
+#  1b. One spin spawned with no host named under dts-place (its default
+#     record): on h2, and the console's tasks shows it PLACED
+#     "2.000 candidate" there, the hogs "-".
 #  2. h2's dts in a cgroup v1 memory group of 256 MiB (its STATUS mem_mib
 #     under 256) and place.mem_min 1024: h2 is low-ram and gets none of
 #     master1's 9 tasks although it is the idlest host: h0 5, h1 4 (h2
@@ -83,6 +86,35 @@ grep -q '^dts_place_tasks_total{host="h2"} 4$' "$T_DIR/free.rec.prom" &&
 t_logged 'decide: slave1 h2: class candidate goodness 2\.000 runnable 0\.00' "$T_LOG/free.log" ||
     t_fail "no debug line with h2's goodness: $(head -n 20 "$T_LOG/free.log")"
 t_log "hogs 1, 2, 0: master1's tasks h0 $p0, h1 $p1, h2 $p2; first on $first"
+
+# ---- 1b. the console's tasks: where each task went and why -----------------
+# dts-place with its default record (dts-place.UID in h0's PVM_TMP) runs
+# dts-pvmctl's spawn of one spin with no host named: it goes to h2, the
+# free host (goodness 2.000), and its record line names its tid; the
+# console's tasks (the harness's dts-console on h0, as the VM's user,
+# root here, the same PVM_TMP) shows it on h2 PLACED "2.000 candidate",
+# and "-" for the hogs (spawned to a named host).
+pconf live ""
+rec=$T_DIR/h0/tmp/dts-place.$(id -u)
+rm -f "$rec" "$rec.prom"
+OUT=$(c_exec h0 timeout 60 "$PLACE" -v -f "$T_DIR/live.conf" -l "$T_LOG/live.log" -- \
+    "$BUILD/tests/pvm/dts-pvmctl" spawn -n 1 "$BUILD/tests/pvm/spin" 15 2>&1) ||
+    t_fail "live: dts-pvmctl spawn under dts-place failed: $OUT"
+tid=$(tail -n 1 <<< "$OUT")
+grep -Eq "^[0-9]+ [0-9]+ [^ ]*spin h2 1 good=2\.000 class=candidate .* tids=$tid\$" "$rec" ||
+    t_fail "live: the record does not name tid $tid on h2: $(cat "$rec" 2>&1)"
+c_sc_console tasks || t_fail "live: dts-console tasks failed ($C_SC_RC): $C_SC_ERR"
+! grep -q "placement record" <<< "$C_SC_OUT$C_SC_ERR" || t_fail "live: tasks could not read the record: $C_SC_OUT $C_SC_ERR"
+got=$(awk -v t="$tid" '$2 == t { print $1, $7, $8 }' <<< "$C_SC_OUT")
+[ "$got" = "h2 2.000 candidate" ] ||
+    t_fail "live: tasks shows '$got' for tid $tid, not 'h2 2.000 candidate': $(paste -sd'|' <<< "$C_SC_OUT")"
+head -n 2 <<< "$C_SC_OUT" | tail -n 1 | grep -q ' COMMAND  *PLACED$' ||
+    t_fail "live: no PLACED column: $(head -n 2 <<< "$C_SC_OUT")"
+hogs=$(awk -v t="$tid" '$6 ~ /spin$/ && $2 != t { print $7 }' <<< "$C_SC_OUT" | paste -sd' ')
+[ "$hogs" = "- - -" ] || t_fail "live: the hogs' PLACED is '$hogs', not '- - -': $(paste -sd'|' <<< "$C_SC_OUT")"
+t_log "tasks: spin $tid on h2 PLACED 2.000 candidate, the 3 hogs -"
+t_wait_for 40 eval '[ "$(c_status h2 members)" = 1 ]' ||
+    t_fail "h2: the placed spin did not end (members $(c_status h2 members))"
 
 
 # ---- 2. a host short of free RAM gets none ----------------------------------
