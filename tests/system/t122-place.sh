@@ -14,7 +14,8 @@
 #     and the most go to the free host, the fewest to the twice-loaded one
 #     (h2 4, h0 3, h1 2: every host ends at 4 runnable; PVM's circle puts
 #     3 everywhere), the free host's first in the record and first
-#     spawned.  master1 gets every result; RECORD.prom
+#     spawned, each record line with its tasks' tids.  master1 gets
+#     every result; RECORD.prom
 #     (dts_place_tasks_total per host) says the same; -v logged each
 #     host's class and goodness.
 #  1b. One spin spawned with no host named under dts-place (its default
@@ -80,6 +81,10 @@ first=$(awk 'NR == 1 { print $4 }' "$T_DIR/free.rec")
 [ "$first" = h2 ] || t_fail "first placement on '$first', not h2: $(cat "$T_DIR/free.rec")"
 p0=$(placed free h0) p1=$(placed free h1) p2=$(placed free h2)
 [ "$p2 $p0 $p1" = "4 3 2" ] || t_fail "placed h0 $p0, h1 $p1, h2 $p2 (want 3, 2, 4): $(cat "$T_DIR/free.rec")"
+# each host line names as many tids (tids=, hex) as it placed tasks
+awk '{ n = 0; for (i = 6; i <= NF; i++) if ($i ~ /^tids=[0-9a-f]+(,[0-9a-f]+)*$/)
+    n = split(substr($i, 6), a, ","); if (n != $5) bad = 1 } END { exit bad }' "$T_DIR/free.rec" ||
+    t_fail "free.rec: a line whose tids= does not name its count of tasks: $(cat "$T_DIR/free.rec")"
 grep -q '^dts_place_tasks_total{host="h2"} 4$' "$T_DIR/free.rec.prom" &&
     grep -q '^dts_place_tasks_total{host="h1"} 2$' "$T_DIR/free.rec.prom" ||
     t_fail "free.rec.prom: $(grep tasks_total "$T_DIR/free.rec.prom")"
