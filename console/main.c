@@ -501,6 +501,7 @@ main(int argc, char **argv)
 	net_close(&c->net);
 	standby_close(&c->sb);
 	nodes_free(&c->nodes);
+	matrix_free(&c->m.mx);
 	rc = g.s.failures > 0 ? 1 : 0;
 	script_fini(&g.s);
 	return rc;

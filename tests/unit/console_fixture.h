@@ -80,6 +80,7 @@ fixture_free(struct fixture *f)
 {
 	net_close(&f->c.net);
 	nodes_free(&f->c.nodes);
+	matrix_free(&f->c.m.mx);
 	fclose(f->c.out.f);
 	free(f->buf);
 	free(f);
