@@ -268,7 +268,8 @@ shares(struct matrix *m)
 	for (i = 0; i < m->njobs; i++)
 		ix[i] = i;
 	sort_m = m;
-	qsort(ix, (size_t)m->njobs, sizeof(ix[0]), user_order);
+	if (m->njobs > 0)	/* no array yet before the first job */
+		qsort(ix, (size_t)m->njobs, sizeof(ix[0]), user_order);
 	for (i = 0; i < m->njobs; i++) {
 		if (i == 0 || !job_same_user(m->job[ix[i]].name,
 		    m->job[ix[i - 1]].name))
@@ -360,7 +361,9 @@ matrix_pack(struct matrix *m, uint32_t ps_us)
 		memset(&m->row[i], 0, sizeof(m->row[i]));
 	}
 	sort_m = m;
-	qsort(m->order, (size_t)m->njobs, sizeof(m->order[0]), job_order);
+	if (m->njobs > 0)
+		qsort(m->order, (size_t)m->njobs, sizeof(m->order[0]),
+		    job_order);
 	for (i = 0; i < m->njobs; i++) {
 		struct matrix_job *j = &m->job[m->order[i]];
 
