@@ -45,16 +45,9 @@ b_cc() {
 	    t_fail "cannot compile $1.c"
 }
 
-# b_stats: numbers on stdin -> "n p50 p99 max mean" (same unit).
-b_stats() {
-	sort -g | awk '{ v[NR] = $1; s += $1 }
-	END {
-		if (NR == 0) { print "0 nan nan nan nan"; exit }
-		i50 = int(NR * 0.50); if (i50 < NR * 0.50) i50++
-		i99 = int(NR * 0.99); if (i99 < NR * 0.99) i99++
-		printf "%d %.6g %.6g %.6g %.6g\n", NR, v[i50], v[i99], v[NR], s / NR
-	}'
-}
+# b_stats: numbers on stdin -> "n p50 p99 max mean" (same unit): lib.sh's
+# t_stats, the tests' one percentile.
+b_stats() { t_stats; }
 
 # b_snap PID...: B_SNAP=(wall_us cpu_ns_of_each_PID), read with bash
 # builtins only (no fork between the reads: under load a subshell can take
