@@ -143,7 +143,16 @@ b_done() {
 		# the exit status becomes 3 if that passed
 		B_SUMMARY="bench-$B_NAME: ${#B_MISSED[@]} MISSED (rows ${B_MISSED[*]})"
 		T_NAME="$T_NAME (correctness held; speed goals MISSED)"
-		trap 't_cleanup; r=$?; [ "$r" = 0 ] && { echo "$B_SUMMARY"; r=3; }; exit $r' EXIT
+		# after the EXIT trap there is (a cluster's teardown before
+		# t_cleanup: cluster.sh), never in its place
+		B_EXIT_CMD=t_cleanup
+		local old
+		old=$(trap -p EXIT)	# trap -- 'COMMAND' EXIT
+		if [ -n "$old" ]; then
+			eval "local -a t=($old)"
+			B_EXIT_CMD=${t[2]}
+		fi
+		trap 'eval "$B_EXIT_CMD"; r=$?; [ "$r" = 0 ] && { echo "$B_SUMMARY"; r=3; }; exit $r' EXIT
 	fi
 	t_pass
 }
