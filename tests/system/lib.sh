@@ -742,6 +742,19 @@ t_stats() {
 	}'
 }
 
+# t_run_demo SCRIPT: tests/SCRIPT (a README demo) run as a new user would,
+# on CPU 1 where there are two, without waiting for the lock check.sh
+# holds; its output in T_DEMO_OUT (and the test's log); fails if it did.
+t_run_demo() {
+	local rc
+	local -a pin=()
+	[ "$(nproc)" -ge 2 ] && pin=(taskset -c 1)
+	T_DEMO_OUT=$(DTS_DEMO_LOCKED=1 "${pin[@]}" bash "$SRC/tests/$1" "$BUILD" 2>&1)
+	rc=$?
+	echo "$T_DEMO_OUT" | sed 's/^/# /'
+	[ "$rc" = 0 ] || t_fail "the demo exited $rc: $(grep -m1 '^FAIL' <<< "$T_DEMO_OUT")"
+}
+
 # t_shares_ok JOB... -- HOG SLOT LS: what the README says of the demo's
 # shares (percent of a CPU): each JOB's within 3 points of its SLOT, the
 # hog's own at least LS - 2 points.  Status 1 if not, with T_SHARES_WHY.

@@ -10,13 +10,8 @@
 # the figures it printed), and that it left no Slurm daemon of its own.
 . "$(dirname "$0")/lib.sh"
 t_setup slurm-demo
-pin=()
-[ "$(nproc)" -ge 2 ] && pin=(taskset -c 1)
-# check.sh holds the system tests' lock already: the demo must not wait for it
-out=$(DTS_DEMO_LOCKED=1 "${pin[@]}" bash "$SRC/tests/demo-slurm.sh" "$BUILD" 2>&1)
-rc=$?
-echo "$out" | sed 's/^/# /'
-[ "$rc" = 0 ] || t_fail "the demo exited $rc: $(grep -m1 '^FAIL' <<< "$out")"
+t_run_demo demo-slurm.sh
+out=$T_DEMO_OUT
 for want in "^    required .*dts_spank.so default=off" "^squeue:" \
     "^ *[0-9]* *p *spin *dtsa[0-9]* *R " "^ *[0-9]* *p *spin *dtsb[0-9]* *R " \
     "^  2 rows, 2 jobs on 3 nodes" "^slurm job [0-9]* (user dtsa[0-9]*): [0-9.]*%\$" \

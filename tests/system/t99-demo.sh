@@ -11,13 +11,8 @@
 # sourced had moved.)
 . "$(dirname "$0")/lib.sh"
 t_setup readme-demo
-pin=()
-[ "$(nproc)" -ge 2 ] && pin=(taskset -c 1)
-# check.sh holds the system tests' lock already: the demo must not wait for it
-out=$(DTS_DEMO_LOCKED=1 "${pin[@]}" bash "$SRC/tests/demo.sh" "$BUILD" 2>&1)
-rc=$?
-echo "$out" | sed 's/^/# /'
-[ "$rc" = 0 ] || t_fail "the demo exited $rc: $(grep -m1 '^FAIL' <<< "$out")"
+t_run_demo demo.sh
+out=$T_DEMO_OUT
 for want in "^- two users, " "^    dts> start" \
     "^  read-only: a keyless console's answers" "^  2 rows, 2 jobs on 3 nodes" \
     "^Console status" "^  job .*:pvm .*%\$" "^  local load (a hog on h1)" \
