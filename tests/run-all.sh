@@ -23,13 +23,15 @@ want() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=$build/test-results
 rm -rf "$out" && mkdir -p "$out"
-pass=0 fail=0 skip=0
+pass=0 fail=0 skip=0 failed=
 
 result() {	# result NAME RC [LOG]
 	case $2 in
 	0) pass=$((pass + 1)); echo "PASS: $1" ;;
 	77) skip=$((skip + 1)); echo "SKIP: $1${3:+ ($(grep -m1 '^SKIP' "$3" 2>/dev/null | cut -d: -f3- | sed 's/^ //'))}" ;;
 	*) fail=$((fail + 1)); echo "FAIL: $1${3:+ (log: $3)}"
+	   failed="$failed$1: $(grep -m1 -E '^(FAIL: |not ok|\[  FAILED  \]|.*: ERROR: )' "${3:-/dev/null}" 2>/dev/null | cut -c1-300)
+"
 	   # the reason first (t_fail's line, a failed assertion), then the tail
 	   [ -n "${3:-}" ] && { grep -m3 -E '^(FAIL: |not ok|\[  FAILED  \]|.*: ERROR: )' "$3"
 	       tail -n 25 "$3"; } | sed 's/^/    /' ;;
@@ -170,5 +172,11 @@ if want distcheck; then
 	result "distcheck" $rc "$log"
 fi
 
+# the failures again, one line each, just above the count: a reader of
+# the last lines of a long run sees what failed without the middle
+if [ -n "${failed:-}" ]; then
+	echo "failed:"
+	printf '%s' "$failed" | sed 's/^/  /'
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
