@@ -569,12 +569,12 @@ test_jobs_command(void **state)
 
 /* `jobs` (a round of replies from every node) into the output. */
 static const char *
-room_jobs(struct fixture *f, int64_t t, uint32_t mib2)
+room_jobs_cmd(struct fixture *f, int64_t t, uint32_t mib2, const char *cmd)
 {
 	int	 rc;
 
 	(void)fixture_output(f);
-	assert_int_equal(cmds_exec(&f->c, "jobs"), 0);
+	assert_int_equal(cmds_exec(&f->c, cmd), 0);
 	status_mib = 4096;
 	status_jobs(f, "10.0.0.1", t, "alice:big=4", "bob:pvm=2", NULL);
 	status_mib = mib2;
@@ -584,6 +584,12 @@ room_jobs(struct fixture *f, int64_t t, uint32_t mib2)
 	assert_true(master_done(&f->c, &rc));
 	assert_int_equal(rc, 0);
 	return fixture_output(f);
+}
+
+static const char *
+room_jobs(struct fixture *f, int64_t t, uint32_t mib2)
+{
+	return room_jobs_cmd(f, t, mib2, "jobs");
 }
 
 /*
@@ -599,6 +605,7 @@ test_hold(void **state)
 	struct fixture			*f = *state;
 	const struct proto_schedule	*p;
 	const char			*out;
+	json_t				*root, *j, *h;
 	int64_t				 t;
 
 	three(f);
@@ -645,6 +652,24 @@ test_hold(void **state)
 	    "console.resume_reserve)\n");
 	assert_contains(out, "bob:pvm       2           -           -  "
 	    "slotted\n");		/* no JOB_MEM from n3 */
+	out = room_jobs_cmd(f, t, 400, "jobs --json");
+	root = json_loads(out, 0, NULL);
+	assert_non_null(root);
+	j = json_array_get(json_object_get(root, "jobs"), 0);
+	assert_string_equal(json_string_value(json_object_get(j, "job")),
+	    "alice:big");
+	assert_true(json_is_true(json_object_get(j, "held")));
+	assert_int_equal(json_integer_value(json_object_get(j,
+	    "swap_bytes")), 600 << 20);
+	h = json_object_get(j, "held_by");
+	assert_string_equal(json_string_value(json_object_get(h, "node")),
+	    "n2");
+	assert_int_equal(json_integer_value(json_object_get(h, "need_bytes")),
+	    556 << 20);
+	j = json_array_get(json_object_get(root, "jobs"), 1);
+	assert_true(json_is_null(json_object_get(j, "memory_bytes")));
+	assert_true(json_is_null(json_object_get(j, "held_by")));
+	json_decref(root);
 	/* the same again: nothing to send */
 	tap_reset();
 	status_mib = 400;
