@@ -260,6 +260,30 @@ send_tables(struct console *c, const struct proto_msg *base)
 	return rc;
 }
 
+/*
+ * With a SCHEDULE, at most once a MASTER_MEM_GAP_NS, every node is asked
+ * for each of its jobs' memory: JOB_MEM_REQ index 0, 1, ... up to the
+ * most jobs a node has, each one datagram for every destination (one
+ * signature, whatever the nodes); a node with fewer jobs answers with
+ * none.  The JOB_MEM replies say what each job has in swap there (room,
+ * dts(8) MEMORY) and give `jobs` its MEM and SWAP.
+ */
+static void
+room_ask(struct console *c, int64_t now)
+{
+	struct proto_msg	 q = { .hdr.type = PROTO_JOB_MEM_REQ };
+	int			 k;
+
+	if (c->m.mx.most == 0 || (c->m.mem_asked != 0 &&
+	    now - c->m.mem_asked < MASTER_MEM_GAP_NS))
+		return;
+	c->m.mem_asked = now;
+	for (k = 0; k < c->m.mx.most && k < PROTO_JOBS_MAX; k++) {
+		q.u.job_mem_req.index = (uint32_t)k;
+		(void)net_send(&c->net, &q);
+	}
+}
+
 int
 master_send_flags(struct console *c, int flags, int64_t now)
 {
@@ -304,6 +328,7 @@ master_send_flags(struct console *c, int flags, int64_t now)
 	if (n < 0)
 		return out_err(&c->out, "no destination to send the schedule "
 		    "to (see console.nodes, console.unicast)");
+	room_ask(c, now);
 	standby_forward(c, &m);
 	return n;
 }
@@ -523,30 +548,6 @@ job_mem_ask(struct console *c, struct in_addr to, uint32_t index)
 }
 
 /*
- * The memory of each job of a node that sent a STATUS, at most once a
- * MASTER_MEM_GAP_NS, while this console is the master: its JOB_MEM
- * replies say what each job has in swap there (room, dts(8) MEMORY)
- * and give `jobs` its MEM and SWAP.
- */
-static void
-room_ask(struct console *c, struct in_addr from, int64_t now)
-{
-	struct proto_msg	 q = { .hdr.type = PROTO_JOB_MEM_REQ };
-	struct node		*n = nodes_get(&c->nodes, from);
-	int			 k;
-
-	if (n == NULL || !c->sch.started || standby_following(c) ||
-	    now - n->jm_asked < MASTER_MEM_GAP_NS || c->net.keyless)
-		return;
-	n->jm_asked = now;
-	for (k = 0; k < n->st.njobs && k < PROTO_JOBS_MAX; k++)
-		if (n->st.job[k].members > 0) {
-			q.u.job_mem_req.index = (uint32_t)k;
-			(void)net_send_to(&c->net, from, &q);
-		}
-}
-
-/*
  * Does a STATUS from a live node list the jobs (with members or not) of
  * its last one?  Then the matrix cannot have changed by it, and the
  * reply costs no new matrix: at N nodes, rebuilding it at every reply
@@ -605,7 +606,6 @@ master_datagram(struct console *c, const struct proto_msg *m,
 		if ((n = nodes_status(&c->nodes, from, &m->u.status, now)) !=
 		    NULL && nodes_room(n, resume_reserve(c)))
 			same = 0;	/* its room for a job changed */
-		room_ask(c, from, now);
 		if (c->sch.started && !c->m.mx_pending && !same &&
 		    tables_changed(c, now))
 			c->m.mx_pending = 1;

@@ -25,8 +25,9 @@
 #define HOST_NAME_MAX_  64
 
 /*
- * A job's memory on a node, from its last JOB_MEM (any round: the master
- * asks each job's once a second, nodes_mem_note), and whether the node
+ * A job's memory on a node, from its last JOB_MEM (any round: a master
+ * asks every job's at most once a second, nodes_mem_note), and whether
+ * the node
  * lacks room for it: its free RAM (STATUS mem_mib) under what the job
  * has in swap there plus console.resume_reserve (dts(8), MEMORY).
  */
@@ -55,7 +56,6 @@ struct node {
 	unsigned	 mem_ok;		/* ... bit i: mem[i] is jobs[i]'s */
 	unsigned	 mem_asked;	/* ... bit i: JOB_MEM_REQ i sent */
 	struct node_mem	 jm[PROTO_JOBS_MAX];	/* every JOB_MEM, by job */
-	int64_t		 jm_asked;		/* JOB_MEM_REQs last sent */
 	int		 sent_nslots;		/* the slot table last sent */
 	struct proto_slot sent[PROTO_JOBS_MAX];	/* ... to it (master.c) */
 };

@@ -23,21 +23,24 @@
 #include "wire.h"
 
 /* Every message the net sent since the last tap_reset(), but the
- * JOB_MEM_REQs of room (counted in memreq). */
+ * JOB_MEM_REQs of room (counted in memreq, the highest index asked). */
 #define TAP_MAX 64
 static struct {
 	int		 n;
 	struct in_addr	 dst[TAP_MAX];
 	struct proto_msg m[TAP_MAX];
-	int		 memreq;
+	int		 memreq, mem_index_max;
 } tap;
 
 static void
 tap_fn(void *arg, struct in_addr dst, const struct proto_msg *m)
 {
 	(void)arg;
-	if (m->hdr.type == PROTO_JOB_MEM_REQ)
+	if (m->hdr.type == PROTO_JOB_MEM_REQ) {
 		tap.memreq++;
+		if ((int)m->u.job_mem_req.index > tap.mem_index_max)
+			tap.mem_index_max = (int)m->u.job_mem_req.index;
+	}
 	else if (tap.n < TAP_MAX) {
 		tap.dst[tap.n] = dst;
 		tap.m[tap.n++] = *m;
@@ -49,6 +52,7 @@ tap_reset(void)
 {
 	tap.n = 0;
 	tap.memreq = 0;
+	tap.mem_index_max = -1;
 }
 
 /* The SCHEDULE sent to addr since tap_reset(), NULL if none; fails on
@@ -616,7 +620,9 @@ test_hold(void **state)
 	status_jobs(f, "10.0.0.1", t, "alice:big=4", "bob:pvm=2", NULL);
 	status_jobs(f, "10.0.0.2", t, "alice:big=4", NULL);
 	status_jobs(f, "10.0.0.3", t, "bob:pvm=2", NULL);
-	assert_int_equal(tap.memreq, 4);	/* each job of each node */
+	/* with the tables: JOB_MEM_REQ 0 and 1 (n1 has two jobs) to each */
+	assert_int_equal(tap.memreq, 2 * 3);
+	assert_int_equal(tap.mem_index_max, 1);
 	p = sched_to("10.0.0.1");
 	assert_int_equal(p->nslots, 2);
 	assert_int_equal(p->nheld, 0);
