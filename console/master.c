@@ -260,30 +260,6 @@ send_tables(struct console *c, const struct proto_msg *base)
 	return rc;
 }
 
-/*
- * With a SCHEDULE, at most once a MASTER_MEM_GAP_NS, every node is asked
- * for each of its jobs' memory: JOB_MEM_REQ index 0, 1, ... up to the
- * most jobs a node has, each one datagram for every destination (one
- * signature, whatever the nodes); a node with fewer jobs answers with
- * none.  The JOB_MEM replies say what each job has in swap there (room,
- * dts(8) MEMORY) and give `jobs` its MEM and SWAP.
- */
-static void
-room_ask(struct console *c, int64_t now)
-{
-	struct proto_msg	 q = { .hdr.type = PROTO_JOB_MEM_REQ };
-	int			 k;
-
-	if (c->m.mx.most == 0 || (c->m.mem_asked != 0 &&
-	    now - c->m.mem_asked < MASTER_MEM_GAP_NS))
-		return;
-	c->m.mem_asked = now;
-	for (k = 0; k < c->m.mx.most && k < PROTO_JOBS_MAX; k++) {
-		q.u.job_mem_req.index = (uint32_t)k;
-		(void)net_send(&c->net, &q);
-	}
-}
-
 int
 master_send_flags(struct console *c, int flags, int64_t now)
 {
@@ -328,7 +304,6 @@ master_send_flags(struct console *c, int flags, int64_t now)
 	if (n < 0)
 		return out_err(&c->out, "no destination to send the schedule "
 		    "to (see console.nodes, console.unicast)");
-	room_ask(c, now);
 	standby_forward(c, &m);
 	return n;
 }
@@ -425,6 +400,24 @@ static const char *const round_name[] = {
 	[MASTER_METRICS] = "metrics", [MASTER_JOBS] = "jobs"
 };
 
+/*
+ * `jobs` (signed): each job's memory with the round, JOB_MEM_REQ index 0
+ * .. the most jobs a node had (all PROTO_JOBS_MAX before a matrix), one
+ * datagram each for every destination; a node with fewer answers none.
+ */
+static void
+jobs_mem_ask(struct console *c)
+{
+	struct proto_msg	 q = { .hdr.type = PROTO_JOB_MEM_REQ };
+	int			 k, most = c->m.mx.most > 0 ? c->m.mx.most :
+	    PROTO_JOBS_MAX;
+
+	for (k = 0; k < most && k < PROTO_JOBS_MAX; k++) {
+		q.u.job_mem_req.index = (uint32_t)k;
+		(void)net_send(&c->net, &q);
+	}
+}
+
 int
 master_status(struct console *c, int what, int how, int64_t now)
 {
@@ -443,6 +436,8 @@ master_status(struct console *c, int what, int how, int64_t now)
 	if ((reader ? net_send_read(&c->net, &m) : net_send(&c->net, &m)) < 0)
 		return out_err(&c->out, "%s: no destination to ask (see "
 		    "console.nodes, console.unicast)", round_name[what]);
+	if (what == MASTER_JOBS && !reader)
+		jobs_mem_ask(c);
 	c->m.status_what = what;
 	c->m.status_since = now;
 	c->m.status_until = now + c->conf.console.status_wait_ns;
@@ -548,6 +543,33 @@ job_mem_ask(struct console *c, struct in_addr to, uint32_t index)
 }
 
 /*
+ * Room (dts(8), MEMORY): a node whose STATUS says a job of it has pages
+ * in swap (STATUS_F_SWAP) is asked for each of its jobs' memory, at most
+ * once a MASTER_MEM_GAP_NS, while this console is the master; the JOB_MEM
+ * replies say how much (nodes_mem_note).  A node without swap in use is
+ * not asked (its jobs need no room: nodes_room), so a cluster that does
+ * not swap costs no signature.
+ */
+static void
+room_ask(struct console *c, struct in_addr from, int64_t now)
+{
+	struct proto_msg	 q = { .hdr.type = PROTO_JOB_MEM_REQ };
+	struct node		*n = nodes_find(&c->nodes, from);
+	int			 k;
+
+	if (n == NULL || !(n->st.flags & STATUS_F_SWAP) || !c->sch.started ||
+	    c->net.keyless || standby_following(c) ||
+	    (n->jm_asked != 0 && now - n->jm_asked < MASTER_MEM_GAP_NS))
+		return;
+	n->jm_asked = now;
+	for (k = 0; k < n->st.njobs && k < PROTO_JOBS_MAX; k++)
+		if (n->st.job[k].members > 0) {
+			q.u.job_mem_req.index = (uint32_t)k;
+			(void)net_send_to(&c->net, from, &q);
+		}
+}
+
+/*
  * Does a STATUS from a live node list the jobs (with members or not) of
  * its last one?  Then the matrix cannot have changed by it, and the
  * reply costs no new matrix: at N nodes, rebuilding it at every reply
@@ -606,6 +628,7 @@ master_datagram(struct console *c, const struct proto_msg *m,
 		if ((n = nodes_status(&c->nodes, from, &m->u.status, now)) !=
 		    NULL && nodes_room(n, resume_reserve(c)))
 			same = 0;	/* its room for a job changed */
+		room_ask(c, from, now);
 		if (c->sch.started && !c->m.mx_pending && !same &&
 		    tables_changed(c, now))
 			c->m.mx_pending = 1;

@@ -54,7 +54,6 @@ struct master {
 	 * the log's once each way */
 	int		 nheld;
 	char		 held[MASTER_HELD_MAX][PROTO_JOB_LEN];
-	int64_t		 mem_asked;	/* the last JOB_MEM_REQs (room) */
 };
 
 /* After con_init(): no timer, no status round, no trace. */
