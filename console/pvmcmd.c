@@ -319,15 +319,8 @@ spawn_placed(struct cpvm *p, char *file, char **args, int n, int *tids)
 			    "tasks: %s (said once)\n", pl->circle_why);
 		return pvm_spawn(file, args, PvmTaskDefault, NULL, n, tids);
 	}
-	mlen = (size_t)snprintf(msg, sizeof(msg), "TIDS");
-	if (rep[0] == 'S') {
-		rc = pvm_spawn(file, args, PvmTaskDefault, NULL, n, tids);
-		if (rc > 0)	/* hi: pvm_config's, still */
-			place_by_host(hi, nhost, pvm_tidtohost, tids, rc, msg,
-			    sizeof(msg), &mlen);
-	} else
-		rc = place_by_plan(pvm_spawn, rep, file, args, PvmTaskDefault,
-		    n, tids, msg, sizeof(msg), &mlen);
+	rc = place_by_reply(pvm_spawn, pvm_tidtohost, rep, hi, nhost, file,
+	    args, PvmTaskDefault, n, tids, msg, sizeof(msg), &mlen);
 	placer_flush(pl, msg[4] != '\0' ? msg + 5 : NULL);
 	return rc;
 }

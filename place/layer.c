@@ -103,3 +103,21 @@ place_by_host(const struct pvmhostinfo *hi, int nhost,
 				tid_add(msg, cap, len, NULL, tids[j]);
 	}
 }
+
+int
+place_by_reply(place_spawn_fn spawn, place_tidtohost_fn tidtohost,
+    char *reply, const struct pvmhostinfo *hi, int nhost, char *file,
+    char **argv, int flags, int ntask, int *tids, char *msg, size_t cap,
+    size_t *len)
+{
+	int	 rc;
+
+	*len = (size_t)snprintf(msg, cap, "TIDS");
+	if (reply[0] != 'S')
+		return place_by_plan(spawn, reply, file, argv, flags, ntask,
+		    tids, msg, cap, len);
+	rc = spawn(file, argv, flags, NULL, ntask, tids);
+	if (rc > 0)	/* hi: pvm_config's, still */
+		place_by_host(hi, nhost, tidtohost, tids, rc, msg, cap, len);
+	return rc;
+}

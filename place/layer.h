@@ -41,4 +41,15 @@ void place_by_host(const struct pvmhostinfo *hi, int nhost,
     place_tidtohost_fn tidtohost, const int *tids, int n, char *msg,
     size_t cap, size_t *len);
 
+/*
+ * The spawn by the placement's reply: SAME, PVM's own spawn in one call
+ * (its tids by host of hi[0..nhost)); PLAN, place_by_plan.  msg (of cap
+ * bytes) is set to the TIDS message and *len to its length.  Returns as
+ * pvm_spawn.  reply must start "PLAN\n" or "SAME".
+ */
+int  place_by_reply(place_spawn_fn spawn, place_tidtohost_fn tidtohost,
+    char *reply, const struct pvmhostinfo *hi, int nhost, char *file,
+    char **argv, int flags, int ntask, int *tids, char *msg, size_t cap,
+    size_t *len);
+
 #endif /* DTS_PLACE_LAYER_H */

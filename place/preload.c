@@ -103,15 +103,8 @@ pvm_spawn(char *file, char **argv, int flags, char *where, int ntask,
 		pthread_mutex_unlock(&lock);
 		return real(file, argv, flags, where, ntask, tids);
 	}
-	mlen = (size_t)snprintf(msg, sizeof(msg), "TIDS");
-	if (buf[0] == 'S') {
-		rc = real(file, argv, flags, where, ntask, tids);
-		if (rc > 0)	/* hi: pvm_config's, still */
-			place_by_host(hi, nhost, tidtohost, tids, rc, msg,
-			    sizeof(msg), &mlen);
-	} else
-		rc = place_by_plan(real, buf, file, argv, flags, ntask, tids,
-		    msg, sizeof(msg), &mlen);
+	rc = place_by_reply(real, tidtohost, buf, hi, nhost, file, argv, flags,
+	    ntask, tids, msg, sizeof(msg), &mlen);
 	(void)send(fd, msg, mlen < sizeof(msg) ? mlen : strlen(msg),
 	    MSG_NOSIGNAL);
 	pthread_mutex_unlock(&lock);
