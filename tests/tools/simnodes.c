@@ -17,9 +17,11 @@
  * schedule's ranges: proto_check_schedule), then the one-master rule of
  * dts/ctl.c (a SCHEDULE from another console is refused, unless it takes
  * over or the node has no master).  Nothing is skipped: N nodes cost N
- * signature checks a SCHEDULE.  With -V, a datagram whose very bytes
- * passed the signature check at another node (one of the last 8 that
- * did) is not checked again: every node holds the same console keys, so the
+ * signature checks a SCHEDULE.  With -V, a datagram whose signed bytes
+ * (proto_signed_bytes: a SCHEDULE's header, base and the root that its
+ * own table folds up to) and signature passed the check at another node
+ * (one of the last 8 that did) is not checked again: every node holds
+ * the same console keys, so the
  * answer is the same; its replay and range checks are still the node's
  * own.  N nodes then cost one check a SCHEDULE, and one process keeps
  * up with 10,000 nodes on a small machine (counted: verify_full,
@@ -500,13 +502,30 @@ schedule(struct sim *s, const struct proto_msg *m,
 	return 1;
 }
 
-/* -V: these bytes passed a full check lately. */
+/*
+ * -V: what a command's signature covers (proto_signed_bytes: a SCHEDULE's
+ * header, base and the root its own table folds up to) and the signature,
+ * in k (PROTO_MAX_DGRAM bytes); its length, 0 if too short.
+ */
+static size_t
+signed_key(const uint8_t *buf, size_t len, uint8_t *k)
+{
+	size_t	 n;
+
+	if (len < PROTO_HDR_LEN + PROTO_SIG_LEN)
+		return 0;
+	n = proto_signed_bytes(buf, len - PROTO_SIG_LEN, k);
+	memcpy(k + n, buf + len - PROTO_SIG_LEN, PROTO_SIG_LEN);
+	return n + PROTO_SIG_LEN;
+}
+
+/* -V: these signed bytes passed a full check lately. */
 static int
-was_checked(const uint8_t *buf, size_t len)
+was_checked(const uint8_t *k, size_t len)
 {
 	for (int i = 0; i < CHECKED_MAX; i++)
-		if (checked[i].len == len && memcmp(checked[i].b, buf, len) ==
-		    0)
+		if (len > 0 && checked[i].len == len &&
+		    memcmp(checked[i].b, k, len) == 0)
 			return 1;
 	return 0;
 }
@@ -519,6 +538,8 @@ intake(struct sim *s, const uint8_t *buf, size_t len, int truncated,
 	struct proto_msg	 m;
 	enum proto_reject	 why;
 	int64_t			 now_mono = now_mono_ns();
+	uint8_t			 key[PROTO_MAX_DGRAM];
+	size_t			 klen = 0;
 	int			 master;
 
 	s->received++;
@@ -536,10 +557,13 @@ intake(struct sim *s, const uint8_t *buf, size_t len, int truncated,
 		goto refused;
 	}
 	(void)replay_clock(&s->replay, now_real_us(), now_mono_us());
-	if (share_verify && was_checked(buf, len)) {
-		/* -V: these very bytes passed the signature check at another
-		 * node (every node holds the same console keys); the replay
-		 * state and the ranges are still this node's own */
+	if (share_verify)
+		klen = signed_key(buf, len, key);
+	if (share_verify && was_checked(key, klen)) {
+		/* -V: these signed bytes (with this node's own table folded
+		 * up its path) passed the signature check at another node
+		 * (every node holds the same console keys); the replay state
+		 * and the ranges are still this node's own */
 		struct auth_key k = s->key;
 
 		k.insecure = 1;
@@ -553,8 +577,8 @@ intake(struct sim *s, const uint8_t *buf, size_t len, int truncated,
 			goto refused;
 		if (share_verify) {	/* a node's socket holds an SI's
 					   SCHEDULE and a round's request */
-			memcpy(checked[checked_next].b, buf, len);
-			checked[checked_next].len = len;
+			memcpy(checked[checked_next].b, key, klen);
+			checked[checked_next].len = klen;
 			checked_next = (checked_next + 1) % CHECKED_MAX;
 		}
 	}
