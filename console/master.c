@@ -179,6 +179,10 @@ master_send_flags(struct console *c, int flags, int64_t now)
 	master_matrix(c, now);
 	c->m.mx_pending = 0;
 	c->m.last_send = now;
+	/* the standby's copy first: its takeover is due 1.5 SI after it,
+	 * and the nodes' silence runs from their own SCHEDULE, which at
+	 * 10,000 nodes may leave a few hundred ms after the first */
+	standby_forward(c, &m);
 	if (c->m.mx_tables)
 		n = send_tables(c, &m);
 	else {
@@ -194,7 +198,6 @@ master_send_flags(struct console *c, int flags, int64_t now)
 	if (n < 0)
 		return out_err(&c->out, "no destination to send the schedule "
 		    "to (see console.nodes, console.unicast)");
-	standby_forward(c, &m);
 	return n;
 }
 

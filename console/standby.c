@@ -289,6 +289,11 @@ peer_schedule(struct console *c, const struct proto_msg *m, int64_t now)
 	sb->heard = now;
 	sb->peer_si = (int64_t)p->si_us * NS_PER_US;
 	sb->peer_id = m->hdr.sender;
+	/* poll at the peer's SI, not at a poll timed by our own (10 s by
+	 * default): the nodes' jobs, and the matrix we take over with, are
+	 * at most an SI old */
+	if (sb->peer_si > 0 && sb->next_poll > now + sb->peer_si)
+		sb->next_poll = now + sb->peer_si;
 	if (sb->role == SB_MASTER) {
 		if (!standby_yields(takeover, yours(c, now), sb->took != 0 ?
 		    now - sb->took : -1, c->sch.si, c->net.seq.sender,
@@ -489,6 +494,13 @@ standby_timer(struct console *c, int64_t now)
 
 	if (sb->role != SB_STANDBY)
 		return;
+	if (due != 0 && now >= due && sb->fd != -1) {
+		/* a copy may wait in the socket, read after poll() while a
+		 * round of replies was: read it before the master is called
+		 * silent */
+		standby_input(c, now);
+		due = standby_due(sb->heard, sb->peer_si);
+	}
 	if (due != 0 && now >= due) {
 		snprintf(why, sizeof(why), "the master at %s was silent for %s",
 		    addr_text(&sb->peer, a, sizeof(a)), duration_format(now -
