@@ -458,7 +458,7 @@ standby_take(struct console *c, const char *why, int64_t now)
 {
 	struct standby	*sb = &c->sb;
 	char		 a[64], ps[32], ip[32];
-	int		 n, was = sb->role;
+	int		 i, n, live = 0, was = sb->role;
 
 	if (sb->role == SB_NONE)
 		return out_err(&c->out, "%s: no console.peer", why);
@@ -475,12 +475,16 @@ standby_take(struct console *c, const char *why, int64_t now)
 	sb->took = now;
 	sb->takeovers++;
 	master_started(c, now);
+	for (i = 0; i < c->nodes.n; i++)
+		live += c->nodes.v[i].have_status && nodes_live(&c->nodes.v[i],
+		    now, con_node_timeout(c));
 	out_notice(&c->out, "standby: %s: this console is the master now "
-	    "(%s, %s, PS %s of IP %s; sent to %d destination%s)", why,
+	    "(%s, %s, PS %s of IP %s; sent to %d destination%s; %d of %d "
+	    "nodes' jobs known)", why,
 	    proto_mode_name((unsigned)c->sch.mode), c->sch.started ?
 	    "started" : "stopped", duration_format(sch_ps(&c->sch), ps,
 	    sizeof(ps)), duration_format(c->sch.ip, ip, sizeof(ip)), n,
-	    n == 1 ? "" : "s");
+	    n == 1 ? "" : "s", live, c->nodes.n);
 	return n;
 }
 
