@@ -56,7 +56,10 @@
  * change's, sealed less than 50 ms apart) is a broken gang
  * (tables_split).  For a job with FROM or TO: at each of its nodes, the
  * first table that names it after it started, and the first that does
- * not after it ended (job_K_in_got, job_K_in_max_ms, ...).
+ * not after it ended (job_K_in_got, job_K_in_max_ms, ...).  The
+ * receive times of the first and the last bad table
+ * (tables_bad_first_real_ns, tables_bad_last_real_ns: after a takeover,
+ * whether the new master's first send had them).
  *
  * Counted: datagrams received, accepted, refused by reason, and the
  * kernel's receive time (SO_TIMESTAMPNS) of every accepted SCHEDULE.  At
@@ -167,6 +170,7 @@ struct simjob {
 static struct simjob	*jobs;
 static int		 nsjobs;
 static uint64_t		 tables_checked, tables_bad, tables_split;
+static int64_t		 bad_first_real, bad_last_real;	/* rx stamps */
 
 
 /* a node's jobs (-J) */
@@ -459,6 +463,9 @@ check_table(struct sim *s, const struct proto_schedule *p, uint64_t seq,
 	tables_checked++;
 	if (bad) {
 		tables_bad++;
+		if (bad_first_real == 0)
+			bad_first_real = rx_real;
+		bad_last_real = rx_real;
 		nj->bad++;
 	}
 }
@@ -936,6 +943,8 @@ report_jobs(void)
 	printf("jobs=%d\ntables_checked=%" PRIu64 "\ntables_bad=%" PRIu64
 	    "\ntables_bad_nodes=%d\ntables_split=%" PRIu64 "\n", nsjobs,
 	    tables_checked, tables_bad, bad_nodes, tables_split);
+	printf("tables_bad_first_real_ns=%" PRId64 "\ntables_bad_last_real_ns=%"
+	    PRId64 "\n", bad_first_real, bad_last_real);
 	for (k = 0; k < nsjobs; k++) {
 		const struct simjob *sj = &jobs[k];
 		int64_t	 in_max = -1, out_max = -1;
