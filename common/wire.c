@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "auth.h"
 #include "job.h"
 #include "rules.h"
@@ -158,6 +160,10 @@ enc_schedule(struct wbuf *w, const struct proto_schedule *s)
 		put32(w, s->slot[i].start_us);
 		put32(w, s->slot[i].len_us);
 	}
+	put8(w, s->tree.depth);
+	put8(w, s->tree.index);
+	put(w, zeros, sizeof(s->tree.pad));
+	put(w, s->tree.path, sizeof(s->tree.path));
 }
 
 static void
@@ -458,6 +464,14 @@ dec_schedule(struct rbuf *r, struct proto_schedule *s)
 		    !is_zero(&s->slot[i], sizeof(s->slot[i])))
 			bad = 1;	/* an unused slot is zero */
 	}
+	s->tree.depth = get8(r);
+	s->tree.index = get8(r);
+	bad |= get_pad(r, sizeof(s->tree.pad));
+	get(r, s->tree.path, sizeof(s->tree.path));
+	bad |= s->tree.depth > PROTO_TREE_DEPTH ||
+	    s->tree.index >= 1u << (s->tree.depth & 7);
+	for (i = s->tree.depth; i < PROTO_TREE_DEPTH; i++)
+		bad |= !is_zero(s->tree.path[i], PROTO_TREE_HASH);
 	return bad ? -1 : 0;
 }
 
@@ -973,6 +987,135 @@ proto_check_weight(const struct proto_weight *w, const char **err)
 	return 0;
 }
 
+/* ---- the hash tree of a SCHEDULE's signature (v6) -------------------- */
+
+/* Where a SCHEDULE's parts are in its datagram. */
+#define SCHED_BASE_LEN	24	/* mode .. origin_ns */
+#define SCHED_TABLE	(PROTO_HDR_LEN + SCHED_BASE_LEN)
+#define SCHED_TABLE_LEN	(8 + PROTO_SLOT_LEN * PROTO_JOBS_MAX)
+#define SCHED_TREE	(SCHED_TABLE + SCHED_TABLE_LEN)
+#define SCHED_PATH	(SCHED_TREE + 8)
+/* what the signature covers: header, base, depth, root */
+#define SCHED_SIGNED_LEN (SCHED_TABLE + 1 + PROTO_TREE_HASH)
+
+_Static_assert(SCHED_TREE == PROTO_HDR_LEN + 352, "the tree's place");
+_Static_assert(SCHED_PATH + PROTO_TREE_DEPTH * PROTO_TREE_HASH ==
+    PROTO_HDR_LEN + PROTO_SCHEDULE_LEN, "the path ends the payload");
+
+/* A leaf: the hash of a table's bytes (nslots, pad, slots). */
+static void
+tree_leaf(const uint8_t *table, uint8_t out[PROTO_TREE_HASH])
+{
+	static const uint8_t	 tag = 0;
+	crypto_generichash_state st;
+
+	crypto_generichash_init(&st, NULL, 0, PROTO_TREE_HASH);
+	crypto_generichash_update(&st, &tag, 1);
+	crypto_generichash_update(&st, table, SCHED_TABLE_LEN);
+	crypto_generichash_final(&st, out, PROTO_TREE_HASH);
+}
+
+/* An inner node: the hash of its two children. */
+static void
+tree_node(const uint8_t *l, const uint8_t *r, uint8_t out[PROTO_TREE_HASH])
+{
+	uint8_t	 b[1 + 2 * PROTO_TREE_HASH] = { 1 };
+
+	memcpy(b + 1, l, PROTO_TREE_HASH);
+	memcpy(b + 1 + PROTO_TREE_HASH, r, PROTO_TREE_HASH);
+	crypto_generichash(out, PROTO_TREE_HASH, b, sizeof(b), NULL, 0);
+}
+
+size_t
+proto_signed_bytes(const uint8_t *buf, size_t n, uint8_t *m)
+{
+	uint8_t		 h[PROTO_TREE_HASH];
+	unsigned	 depth, index, l;
+
+	if (n != PROTO_HDR_LEN + PROTO_SCHEDULE_LEN ||
+	    buf[5] != PROTO_SCHEDULE) {
+		memcpy(m, buf, n);
+		return n;
+	}
+	depth = buf[SCHED_TREE];
+	index = buf[SCHED_TREE + 1];
+	tree_leaf(buf + SCHED_TABLE, h);
+	for (l = 0; l < depth && l < PROTO_TREE_DEPTH; l++) {
+		const uint8_t *sib = buf + SCHED_PATH + l * PROTO_TREE_HASH;
+
+		if ((index >> l) & 1)
+			tree_node(sib, h, h);
+		else
+			tree_node(h, sib, h);
+	}
+	memcpy(m, buf, SCHED_TABLE);
+	m[SCHED_TABLE] = (uint8_t)depth;
+	memcpy(m + SCHED_TABLE + 1, h, PROTO_TREE_HASH);
+	return SCHED_SIGNED_LEN;
+}
+
+/* The command's tag of the n bytes of buf, at buf + n. */
+static int
+command_tag(const struct auth_key *k, uint8_t *buf, size_t n)
+{
+	uint8_t	 m[PROTO_MAX_DGRAM];
+
+	return auth_tag(k, 1, m, proto_signed_bytes(buf, n, m), buf + n);
+}
+
+int
+proto_seal_tree(const struct auth_key *k, struct seqgen *g, uint64_t mono_us,
+    struct proto_msg *msg, int n, uint8_t (*buf)[PROTO_MAX_DGRAM], int *len)
+{
+	uint8_t		 level[PROTO_TREE_LEAVES][PROTO_TREE_HASH];
+	unsigned	 depth = 0, w, l, i, j;
+	uint64_t	 seq;
+	int		 dlen = PROTO_HDR_LEN + PROTO_SCHEDULE_LEN;
+
+	if (n < 1 || n > PROTO_TREE_LEAVES || (!k->insecure && !k->can_sign))
+		return -1;
+	while ((1 << depth) < n)
+		depth++;
+	seq = seqgen_next(g, mono_us);
+	memset(level, 0, sizeof(level));	/* a leaf not used: zero */
+	for (i = 0; i < (unsigned)n; i++) {
+		if (msg[i].hdr.type != PROTO_SCHEDULE)
+			return -1;
+		msg[i].hdr.sender = g->sender;
+		msg[i].hdr.seq = seq;
+		msg[i].hdr.key_id = k->insecure ? 0 : k->sign_id;
+		memset(&msg[i].u.schedule.tree, 0,
+		    sizeof(msg[i].u.schedule.tree));
+		if (proto_encode(&msg[i], buf[i], PROTO_MAX_DGRAM) != dlen ||
+		    (i > 0 && memcmp(buf[i], buf[0], SCHED_TABLE) != 0))
+			return -1;	/* not one header and base */
+		tree_leaf(buf[i] + SCHED_TABLE, level[i]);
+	}
+	/* each table's path: its sibling at each level, then up a level */
+	for (l = 0, w = 1u << depth; l < depth; l++, w /= 2) {
+		for (i = 0; i < (unsigned)n; i++) {
+			j = (i >> l) ^ 1;	/* the sibling at level l */
+			memcpy(msg[i].u.schedule.tree.path[l], level[j],
+			    PROTO_TREE_HASH);
+		}
+		for (j = 0; j < w / 2; j++)
+			tree_node(level[2 * j], level[2 * j + 1], level[j]);
+	}
+	for (i = 0; i < (unsigned)n; i++) {
+		msg[i].u.schedule.tree.depth = (uint8_t)depth;
+		msg[i].u.schedule.tree.index = (uint8_t)i;
+		if (proto_encode(&msg[i], buf[i], PROTO_MAX_DGRAM) != dlen)
+			return -1;
+		len[i] = dlen + PROTO_SIG_LEN;
+	}
+	/* one signature: every table folds up to the same root */
+	if (command_tag(k, buf[0], (size_t)dlen) == -1)
+		return -1;
+	for (i = 1; i < (unsigned)n; i++)
+		memcpy(buf[i] + dlen, buf[0] + dlen, PROTO_SIG_LEN);
+	return 0;
+}
+
 /* ---- whole datagrams ----------------------------------------------- */
 
 int
@@ -987,10 +1130,13 @@ proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t mono_us,
 	msg->hdr.sender = g->sender;
 	msg->hdr.seq = seqgen_next(g, mono_us);
 	msg->hdr.key_id = cmd && !k->insecure ? k->sign_id : 0;
+	if (msg->hdr.type == PROTO_SCHEDULE)	/* a tree of one table */
+		memset(&msg->u.schedule.tree, 0, sizeof(msg->u.schedule.tree));
 	n = proto_encode(msg, buf, cap);
 	if (n == -1 || (size_t)n + tag > cap)
 		return -1;
-	if (auth_tag(k, cmd, buf, (size_t)n, buf + n) == -1)
+	if (cmd ? command_tag(k, buf, (size_t)n) == -1 :
+	    auth_tag(k, 0, buf, (size_t)n, buf + n) == -1)
 		return -1;
 	return n + (int)tag;
 }
@@ -1020,8 +1166,14 @@ verify(const struct auth_key *k, struct replay *r, struct replay_entry *e,
 	/* read requests: proto_verify_read's only */
 	if (proto_is_command(msg->hdr.type) && msg->hdr.key_id == AUTH_READ_ID)
 		return reject(why, REJ_MAC);
-	if (auth_tag_check(k, proto_is_command(msg->hdr.type),
-	    msg->hdr.key_id, buf, len - tag, buf + len - tag) == -1)
+	if (proto_is_command(msg->hdr.type)) {
+		uint8_t	 m[PROTO_MAX_DGRAM];
+
+		if (auth_tag_check(k, 1, msg->hdr.key_id, m,
+		    proto_signed_bytes(buf, len - tag, m), buf + len - tag) == -1)
+			return reject(why, REJ_MAC);
+	} else if (auth_tag_check(k, 0, 0, buf, len - tag, buf + len -
+	    tag) == -1)
 		return reject(why, REJ_MAC);
 	rc = e != NULL ? replay_check_entry(r, e, msg->hdr.sender,
 	    msg->hdr.seq) : replay_check(r, msg->hdr.sender, msg->hdr.seq);

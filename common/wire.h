@@ -68,6 +68,24 @@ int proto_weight_name_check(unsigned kind, const char *name, char *err,
  */
 int proto_seal(const struct auth_key *k, struct seqgen *g, uint64_t mono_us,
     struct proto_msg *msg, uint8_t *buf, size_t cap);
+/*
+ * n SCHEDULEs (1 to PROTO_TREE_LEAVES) that differ in their slot tables
+ * only, sealed under one signature and one seq: each gets its table's
+ * path in the hash tree of the n tables (proto.h, struct proto_tree)
+ * and the signature of the root.  buf[i] gets msg[i]'s datagram, len[i]
+ * its length.  0, or -1 (another type, another base, no key pair).
+ * proto_seal() of a SCHEDULE is the tree of its one table.
+ */
+int proto_seal_tree(const struct auth_key *k, struct seqgen *g,
+    uint64_t mono_us, struct proto_msg *msg, int n,
+    uint8_t (*buf)[PROTO_MAX_DGRAM], int *len);
+/*
+ * The bytes a command's signature covers, of its n bytes in buf (without
+ * the tag), written to m (PROTO_MAX_DGRAM bytes): a SCHEDULE's header,
+ * base and tree depth, and the root its table folds up to along its
+ * path; any other command's bytes as they are.  Their length.
+ */
+size_t proto_signed_bytes(const uint8_t *buf, size_t n, uint8_t *m);
 int proto_frame(const uint8_t *buf, size_t len, unsigned accept,
     struct proto_msg *msg, enum proto_reject *why);
 int proto_verify(const struct auth_key *k, struct replay *r,

@@ -175,6 +175,11 @@ net_init(struct net *n, const struct dts_conf *c, int open_socket,
 		net_close(n);
 		return -1;
 	}
+	/* DF: no datagram of ours is larger than PROTO_MAX_DGRAM, and the
+	 * kernel then skips the IP id's hash at each of 10,000 sends an SI
+	 * (__ip_select_ident: 2 % of the master's time in bench-scale) */
+	(void)setsockopt(n->fd, IPPROTO_IP, IP_MTU_DISCOVER,
+	    &(int){ IP_PMTUDISC_DO }, sizeof(int));
 	if (n->have_group && group_socket(n, c->console.group_if, err,
 	    errlen) == -1) {
 		net_close(n);
@@ -427,8 +432,7 @@ net_send(struct net *n, struct proto_msg *msg)
 /*
  * The messages of one net_send_each sealed last, by content (header
  * fields the seal sets left out): nodes with the same slot table get the
- * same datagram, signed once.  An Ed25519 signature per destination
- * would cost about 20 us x 10,000 an SI at 10,000 nodes.
+ * same datagram.
  */
 #define SEALED_MAX 8
 struct sealed {
@@ -471,44 +475,109 @@ sealed_note(struct sealed *s, int i)
 		s->n++;
 }
 
+/*
+ * The distinct messages idx[0..ng) of a send, sealed: SCHEDULEs that
+ * differ in their tables only under one signature (proto_seal_tree),
+ * anything else one by one.
+ */
+static void
+seal_group(struct net *n, struct proto_msg *msg, const int *idx, int ng,
+    uint8_t (*buf)[PROTO_MAX_DGRAM], int *len)
+{
+	struct proto_msg	 g[PROTO_TREE_LEAVES];
+	uint8_t			 (*gb)[PROTO_MAX_DGRAM];
+	int			 gl[PROTO_TREE_LEAVES], i;
+
+	for (i = 0; i < ng; i++)
+		g[i] = msg[idx[i]];
+	if (ng > 1 && (gb = calloc((size_t)ng, sizeof(*gb))) != NULL) {
+		if (proto_seal_tree(&n->key, &n->seq, now_mono_us(), g, ng,
+		    gb, gl) == 0) {
+			for (i = 0; i < ng; i++) {
+				memcpy(buf[idx[i]], gb[i], (size_t)gl[i]);
+				len[idx[i]] = gl[i];
+			}
+			free(gb);
+			return;
+		}
+		free(gb);
+	}
+	for (i = 0; i < ng; i++)
+		len[idx[i]] = proto_seal(&n->key, &n->seq, now_mono_us(),
+		    &msg[idx[i]], buf[idx[i]], sizeof(buf[idx[i]]));
+}
+
+/*
+ * Two SCHEDULEs with one base (all but the slot table and the tree):
+ * they may share a signature.
+ */
+static int
+same_base(const struct proto_msg *a, const struct proto_msg *b)
+{
+	const struct proto_schedule *x = &a->u.schedule, *y = &b->u.schedule;
+
+	return a->hdr.type == PROTO_SCHEDULE && b->hdr.type ==
+	    PROTO_SCHEDULE && x->mode == y->mode && x->sync == y->sync &&
+	    x->flags == y->flags && x->reserved == y->reserved &&
+	    x->ps_us == y->ps_us && x->ip_us == y->ip_us &&
+	    x->si_us == y->si_us && x->origin_ns == y->origin_ns;
+}
+
 int
 net_send_each(struct net *n, const struct in_addr *dst,
     struct proto_msg *msg, int k)
 {
 	uint8_t		(*buf)[PROTO_MAX_DGRAM];
 	const uint8_t	**bufs;
-	struct sealed	 seen = { .n = 0 };
-	int		*len, i, j, ok = 0;
+	struct sealed	*seen;
+	int		*len, *same, i, j, ok = 0, ng = 0;
+	int		 grp[PROTO_TREE_LEAVES];
 
 	if (k <= 0 || n->keyless)
 		return -1;
-	buf = calloc((size_t)k, sizeof(*buf));
+	buf = malloc((size_t)k * sizeof(*buf));	/* each one sealed */
 	bufs = calloc((size_t)k, sizeof(*bufs));
 	len = calloc((size_t)k, sizeof(*len));
-	if (buf == NULL || bufs == NULL || len == NULL) {
+	same = calloc((size_t)k, sizeof(*same));
+	seen = calloc(1, sizeof(*seen));
+	if (buf == NULL || bufs == NULL || len == NULL || same == NULL ||
+	    seen == NULL) {
 		free(buf);
 		free(bufs);
 		free(len);
+		free(same);
+		free(seen);
 		return -1;
 	}
+	/* the same bytes as an earlier one, or a leaf of the group being
+	 * filled: PROTO_TREE_LEAVES tables a signature, not one a table */
 	for (i = 0; i < k; i++) {
 		if (n->tap != NULL)
 			n->tap(n->tap_arg, dst[i], &msg[i]);
-		if ((j = sealed_before(&seen, &msg[i])) >= 0) {
-			bufs[i] = bufs[j];	/* the same bytes, signed once */
-			len[i] = len[j];
+		if ((same[i] = sealed_before(seen, &msg[i])) >= 0)
 			continue;
+		same[i] = i;
+		if (ng > 0 && (ng == PROTO_TREE_LEAVES ||
+		    !same_base(&msg[grp[0]], &msg[i]))) {
+			seal_group(n, msg, grp, ng, buf, len);
+			ng = 0;
 		}
-		len[i] = proto_seal(&n->key, &n->seq, now_mono_us(), &msg[i],
-		    buf[i], sizeof(buf[i]));
-		bufs[i] = buf[i];
-		if (len[i] > 0)
-			sealed_note(&seen, i);
+		grp[ng++] = i;
+		sealed_note(seen, i);
+	}
+	if (ng > 0)
+		seal_group(n, msg, grp, ng, buf, len);
+	for (i = 0; i < k; i++) {
+		j = same[i];
+		bufs[i] = buf[j];	/* the same bytes, signed once */
+		len[i] = len[j];
 	}
 	ok = send_many(n, dst, bufs, len, k);
 	free(buf);
 	free(bufs);
 	free(len);
+	free(same);
+	free(seen);
 	return ok > 0 ? ok : -1;
 }
 

@@ -289,6 +289,11 @@ peer_schedule(struct console *c, const struct proto_msg *m, int64_t now)
 	sb->heard = now;
 	sb->peer_si = (int64_t)p->si_us * NS_PER_US;
 	sb->peer_id = m->hdr.sender;
+	/* poll at the peer's SI, not at a poll timed by our own (10 s by
+	 * default): the nodes' jobs, and the matrix we take over with, are
+	 * at most an SI old */
+	if (sb->peer_si > 0 && sb->next_poll > now + sb->peer_si)
+		sb->next_poll = now + sb->peer_si;
 	if (sb->role == SB_MASTER) {
 		if (!standby_yields(takeover, yours(c, now), sb->took != 0 ?
 		    now - sb->took : -1, c->sch.si, c->net.seq.sender,
@@ -453,7 +458,7 @@ standby_take(struct console *c, const char *why, int64_t now)
 {
 	struct standby	*sb = &c->sb;
 	char		 a[64], ps[32], ip[32];
-	int		 n, was = sb->role;
+	int		 i, n, live = 0, was = sb->role;
 
 	if (sb->role == SB_NONE)
 		return out_err(&c->out, "%s: no console.peer", why);
@@ -470,12 +475,16 @@ standby_take(struct console *c, const char *why, int64_t now)
 	sb->took = now;
 	sb->takeovers++;
 	master_started(c, now);
+	for (i = 0; i < c->nodes.n; i++)
+		live += c->nodes.v[i].have_status && nodes_live(&c->nodes.v[i],
+		    now, con_node_timeout(c));
 	out_notice(&c->out, "standby: %s: this console is the master now "
-	    "(%s, %s, PS %s of IP %s; sent to %d destination%s)", why,
+	    "(%s, %s, PS %s of IP %s; sent to %d destination%s; %d of %d "
+	    "nodes' jobs known)", why,
 	    proto_mode_name((unsigned)c->sch.mode), c->sch.started ?
 	    "started" : "stopped", duration_format(sch_ps(&c->sch), ps,
 	    sizeof(ps)), duration_format(c->sch.ip, ip, sizeof(ip)), n,
-	    n == 1 ? "" : "s");
+	    n == 1 ? "" : "s", live, c->nodes.n);
 	return n;
 }
 
@@ -489,6 +498,13 @@ standby_timer(struct console *c, int64_t now)
 
 	if (sb->role != SB_STANDBY)
 		return;
+	if (due != 0 && now >= due && sb->fd != -1) {
+		/* a copy may wait in the socket, read after poll() while a
+		 * round of replies was: read it before the master is called
+		 * silent */
+		standby_input(c, now);
+		due = standby_due(sb->heard, sb->peer_si);
+	}
 	if (due != 0 && now >= due) {
 		snprintf(why, sizeof(why), "the master at %s was silent for %s",
 		    addr_text(&sb->peer, a, sizeof(a)), duration_format(now -

@@ -474,7 +474,7 @@ fi
 		echo "The same master, STATIC, with \`simnodes -J\`: $xj jobs of 4-64 nodes (contiguous blocks at random places,"
 		echo "50 users, at most 7 a node), and a job on $xjn more nodes from $T_IN s to $T_OUT s. CPU over ${WIN} SIs; tables: every"
 		echo "SCHEDULE's slot table checked at its node; signed: datagrams whose signature simnodes checked in full over the"
-		echo "run (about one a distinct table a send); matrix: tests/bench/packcost.c, the master's matrix work an SI on the"
+		echo "run (one a signature: up to 16 distinct tables a send under one, wire v6); matrix: tests/bench/packcost.c, the master's matrix work an SI on the"
 		echo "same jobs (CPU time); tables differ: nodes whose table differs from the node before theirs."
 		echo
 		echo "| N | jobs | SIs | CPU % | CPU ms/SI | RSS KiB | missed | tables checked | bad | bad nodes | split | start: nodes | start: last ms | end: nodes | end: last ms | job nodes | signed | simnodes CPU % | matrix p50 ms | matrix max ms | rows | tables differ | fallbacks | spread p99 µs | spread max µs |"
@@ -482,7 +482,7 @@ fi
 		tail -n +2 "$MCSV" | tr ',' '|' | sed 's/^/| /; s/$/ |/'
 		echo
 		echo "The matrix's work an SI (packcost: init, add, pack, every node's table; CPU time, 20 rounds) by size and"
-		echo "layout; tables differ: nodes whose table differs from the node before theirs (each costs the master a signature)."
+		echo "layout; tables differ: nodes whose table differs from the node before theirs (16 of them cost the master a signature)."
 		echo
 		echo "| layout | N | jobs | node-job pairs | rows | tables differ | p50 ms | max ms |"
 		echo "|---|---|---|---|---|---|---|---|"

@@ -132,7 +132,7 @@ cat > "$T_DIR/bin/readflood.py" <<-'EOF'
 	for i in range(n):
 	    seq = int((time.time() + ahead) * 1e6)
 	    sender = struct.unpack("I", os.urandom(4))[0]
-	    msg = struct.pack(">IBBHIIQ", 0x44545331, 5, 2, 424, sender, 0xffffffff, seq) + bytes(424)
+	    msg = struct.pack(">IBBHIIQ", 0x44545331, 6, 2, 424, sender, 0xffffffff, seq) + bytes(424)
 	    s.sendto(msg + hmac.new(rk, msg, hashlib.sha256).digest() + bytes(32), ("127.0.0.1", port))
 	    drain()
 	    if gap > 0: time.sleep(gap)

@@ -133,7 +133,7 @@ cat > "$T_DIR/readreq.py" <<-'EOF'
 	import hashlib, hmac, os, socket, struct, sys, time
 	if sys.argv[1] == "make":
 	    rk = hashlib.blake2b(b"dts read v5", digest_size=32, key=bytes.fromhex(sys.argv[2])).digest()
-	    msg = struct.pack(">IBBHIIQ", 0x44545331, 5, 2, 424, struct.unpack("I", os.urandom(4))[0],
+	    msg = struct.pack(">IBBHIIQ", 0x44545331, 6, 2, 424, struct.unpack("I", os.urandom(4))[0],
 	                      0xffffffff, int(time.time() * 1e6)) + bytes(424)
 	    open(sys.argv[3], "wb").write(msg + hmac.new(rk, msg, hashlib.sha256).digest() + bytes(32))
 	    sys.exit(0)

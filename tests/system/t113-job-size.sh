@@ -92,7 +92,7 @@ cat > "$T_DIR/readflood.py" <<-'EOF'
 	while time.time() < end and not os.path.exists(stop):
 	    seq = int(time.time() * 1e6)
 	    sender = struct.unpack("I", os.urandom(4))[0]
-	    msg = struct.pack(">IBBHIIQ", 0x44545331, 5, 2, 424, sender, 0xffffffff, seq) + bytes(424)
+	    msg = struct.pack(">IBBHIIQ", 0x44545331, 6, 2, 424, sender, 0xffffffff, seq) + bytes(424)
 	    s.sendto(msg + hmac.new(rk, msg, hashlib.sha256).digest() + bytes(32), ("127.0.0.1", port))
 	    drain()
 	    time.sleep(0.0025)

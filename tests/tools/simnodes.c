@@ -17,9 +17,11 @@
  * schedule's ranges: proto_check_schedule), then the one-master rule of
  * dts/ctl.c (a SCHEDULE from another console is refused, unless it takes
  * over or the node has no master).  Nothing is skipped: N nodes cost N
- * signature checks a SCHEDULE.  With -V, a datagram whose very bytes
- * passed the signature check at another node (one of the last 8 that
- * did) is not checked again: every node holds the same console keys, so the
+ * signature checks a SCHEDULE.  With -V, a datagram whose signed bytes
+ * (proto_signed_bytes: a SCHEDULE's header, base and the root that its
+ * own table folds up to) and signature passed the check at another node
+ * (one of the last 8 that did) is not checked again: every node holds
+ * the same console keys, so the
  * answer is the same; its replay and range checks are still the node's
  * own.  N nodes then cost one check a SCHEDULE, and one process keeps
  * up with 10,000 nodes on a small machine (counted: verify_full,
@@ -54,7 +56,10 @@
  * change's, sealed less than 50 ms apart) is a broken gang
  * (tables_split).  For a job with FROM or TO: at each of its nodes, the
  * first table that names it after it started, and the first that does
- * not after it ended (job_K_in_got, job_K_in_max_ms, ...).
+ * not after it ended (job_K_in_got, job_K_in_max_ms, ...).  The
+ * receive times of the first and the last bad table
+ * (tables_bad_first_real_ns, tables_bad_last_real_ns: after a takeover,
+ * whether the new master's first send had them).
  *
  * Counted: datagrams received, accepted, refused by reason, and the
  * kernel's receive time (SO_TIMESTAMPNS) of every accepted SCHEDULE.  At
@@ -165,6 +170,7 @@ struct simjob {
 static struct simjob	*jobs;
 static int		 nsjobs;
 static uint64_t		 tables_checked, tables_bad, tables_split;
+static int64_t		 bad_first_real, bad_last_real;	/* rx stamps */
 
 
 /* a node's jobs (-J) */
@@ -457,6 +463,9 @@ check_table(struct sim *s, const struct proto_schedule *p, uint64_t seq,
 	tables_checked++;
 	if (bad) {
 		tables_bad++;
+		if (bad_first_real == 0)
+			bad_first_real = rx_real;
+		bad_last_real = rx_real;
 		nj->bad++;
 	}
 }
@@ -500,13 +509,30 @@ schedule(struct sim *s, const struct proto_msg *m,
 	return 1;
 }
 
-/* -V: these bytes passed a full check lately. */
+/*
+ * -V: what a command's signature covers (proto_signed_bytes: a SCHEDULE's
+ * header, base and the root its own table folds up to) and the signature,
+ * in k (PROTO_MAX_DGRAM bytes); its length, 0 if too short.
+ */
+static size_t
+signed_key(const uint8_t *buf, size_t len, uint8_t *k)
+{
+	size_t	 n;
+
+	if (len < PROTO_HDR_LEN + PROTO_SIG_LEN)
+		return 0;
+	n = proto_signed_bytes(buf, len - PROTO_SIG_LEN, k);
+	memcpy(k + n, buf + len - PROTO_SIG_LEN, PROTO_SIG_LEN);
+	return n + PROTO_SIG_LEN;
+}
+
+/* -V: these signed bytes passed a full check lately. */
 static int
-was_checked(const uint8_t *buf, size_t len)
+was_checked(const uint8_t *k, size_t len)
 {
 	for (int i = 0; i < CHECKED_MAX; i++)
-		if (checked[i].len == len && memcmp(checked[i].b, buf, len) ==
-		    0)
+		if (len > 0 && checked[i].len == len &&
+		    memcmp(checked[i].b, k, len) == 0)
 			return 1;
 	return 0;
 }
@@ -519,6 +545,8 @@ intake(struct sim *s, const uint8_t *buf, size_t len, int truncated,
 	struct proto_msg	 m;
 	enum proto_reject	 why;
 	int64_t			 now_mono = now_mono_ns();
+	uint8_t			 key[PROTO_MAX_DGRAM];
+	size_t			 klen = 0;
 	int			 master;
 
 	s->received++;
@@ -536,10 +564,13 @@ intake(struct sim *s, const uint8_t *buf, size_t len, int truncated,
 		goto refused;
 	}
 	(void)replay_clock(&s->replay, now_real_us(), now_mono_us());
-	if (share_verify && was_checked(buf, len)) {
-		/* -V: these very bytes passed the signature check at another
-		 * node (every node holds the same console keys); the replay
-		 * state and the ranges are still this node's own */
+	if (share_verify)
+		klen = signed_key(buf, len, key);
+	if (share_verify && was_checked(key, klen)) {
+		/* -V: these signed bytes (with this node's own table folded
+		 * up its path) passed the signature check at another node
+		 * (every node holds the same console keys); the replay state
+		 * and the ranges are still this node's own */
 		struct auth_key k = s->key;
 
 		k.insecure = 1;
@@ -553,8 +584,8 @@ intake(struct sim *s, const uint8_t *buf, size_t len, int truncated,
 			goto refused;
 		if (share_verify) {	/* a node's socket holds an SI's
 					   SCHEDULE and a round's request */
-			memcpy(checked[checked_next].b, buf, len);
-			checked[checked_next].len = len;
+			memcpy(checked[checked_next].b, key, klen);
+			checked[checked_next].len = klen;
 			checked_next = (checked_next + 1) % CHECKED_MAX;
 		}
 	}
@@ -912,6 +943,8 @@ report_jobs(void)
 	printf("jobs=%d\ntables_checked=%" PRIu64 "\ntables_bad=%" PRIu64
 	    "\ntables_bad_nodes=%d\ntables_split=%" PRIu64 "\n", nsjobs,
 	    tables_checked, tables_bad, bad_nodes, tables_split);
+	printf("tables_bad_first_real_ns=%" PRId64 "\ntables_bad_last_real_ns=%"
+	    PRId64 "\n", bad_first_real, bad_last_real);
 	for (k = 0; k < nsjobs; k++) {
 		const struct simjob *sj = &jobs[k];
 		int64_t	 in_max = -1, out_max = -1;

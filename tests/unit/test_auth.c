@@ -423,6 +423,96 @@ test_seal_open(void **state)
 	assert_int_equal(open_at(&none, &r, 22, buf, n, &out, &why), 0);
 }
 
+/*
+ * v6: SCHEDULEs of one send that differ in their slot tables, under one
+ * signature (proto_seal_tree): each opens at a node, once; a table, an
+ * index, a path hash, a depth or the base changed is refused.
+ */
+static void
+test_seal_tree(void **state)
+{
+	struct auth_key con, node = { 0 };
+	static struct replay r;
+	struct seqgen g;
+	struct proto_msg m[5], out;
+	enum proto_reject why;
+	uint8_t buf[5][PROTO_MAX_DGRAM], bad[PROTO_MAX_DGRAM];
+	const size_t P = PROTO_HDR_LEN, T = PROTO_HDR_LEN + 352;
+	char pub[65], err[256];
+	int len[5], i, n;
+
+	(void)state;
+	console_keys(1, &con, pub);
+	assert_int_equal(auth_pub_add(&node, pub, err, sizeof(err)), 0);
+	seqgen_init(&g);
+	g.base_us = 0;
+	for (i = 0; i < 5; i++) {
+		m[i] = schedule();
+		m[i].u.schedule.nslots = 1;
+		snprintf(m[i].u.schedule.slot[0].job, PROTO_JOB_LEN, "u%d:j", i);
+		m[i].u.schedule.slot[0].len_us = 1000;
+	}
+	assert_int_equal(proto_seal_tree(&con, &g, NOW + 1, m, 5, buf, len), 0);
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(len[i], PROTO_HDR_LEN + PROTO_SCHEDULE_LEN +
+		    PROTO_SIG_LEN);
+		assert_int_equal(buf[i][T], 3);		/* depth: 8 leaves */
+		assert_int_equal(buf[i][T + 1], i);	/* index */
+		assert_true(m[i].hdr.seq == m[0].hdr.seq);
+		assert_memory_equal(buf[i] + len[i] - PROTO_SIG_LEN, buf[0] +
+		    len[0] - PROTO_SIG_LEN, PROTO_SIG_LEN);
+		replay_init(&r, NOW, 0, WIN);
+		assert_int_equal(open_at(&node, &r, 2, buf[i], len[i], &out,
+		    &why), 0);
+		assert_string_equal(out.u.schedule.slot[0].job,
+		    m[i].u.schedule.slot[0].job);
+		assert_int_equal(open_at(&node, &r, 3, buf[i], len[i], &out,
+		    &why), -1);
+		assert_int_equal(why, REJ_REPLAY);
+	}
+	/* spoofed: another table (a valid one) under the same path */
+	memcpy(bad, buf[2], (size_t)len[2]);
+	bad[P + 32] = 'x';			/* "x2:j" */
+	replay_init(&r, NOW, 0, WIN);
+	assert_int_equal(open_at(&node, &r, 4, bad, len[2], &out, &why), -1);
+	assert_int_equal(why, REJ_MAC);
+	/* another leaf's place, a sibling's hash changed, the base changed */
+	memcpy(bad, buf[2], (size_t)len[2]);
+	bad[T + 1] = 3;
+	assert_int_equal(open_at(&node, &r, 5, bad, len[2], &out, &why), -1);
+	assert_int_equal(why, REJ_MAC);
+	memcpy(bad, buf[2], (size_t)len[2]);
+	bad[T + 8 + 16] ^= 1;
+	assert_int_equal(open_at(&node, &r, 6, bad, len[2], &out, &why), -1);
+	assert_int_equal(why, REJ_MAC);
+	memcpy(bad, buf[2], (size_t)len[2]);
+	bad[P + 5] ^= 0x10;			/* ps_us */
+	assert_int_equal(open_at(&node, &r, 7, bad, len[2], &out, &why), -1);
+	assert_int_equal(why, REJ_MAC);
+	/* a shorter path: its last level is not zero */
+	memcpy(bad, buf[2], (size_t)len[2]);
+	bad[T] = 2;
+	assert_int_equal(open_at(&node, &r, 8, bad, len[2], &out, &why), -1);
+	assert_int_equal(why, REJ_RANGE);
+	/* the untouched one still opens: nothing above was remembered */
+	assert_int_equal(open_at(&node, &r, 9, buf[2], len[2], &out, &why), 0);
+	/* one table alone: depth 0, the same form */
+	n = proto_seal(&con, &g, NOW + 10, &m[4], bad, sizeof(bad));
+	assert_int_equal(n, len[4]);
+	assert_int_equal(bad[T], 0);
+	assert_int_equal(open_at(&node, &r, 11, bad, n, &out, &why), 0);
+	/* two bases, no schedule, no key pair, too many: nothing sealed */
+	m[1].u.schedule.ps_us = 40000;
+	assert_int_equal(proto_seal_tree(&con, &g, NOW + 12, m, 2, buf, len),
+	    -1);
+	assert_int_equal(proto_seal_tree(&con, &g, NOW + 12, m, 0, buf, len),
+	    -1);
+	assert_int_equal(proto_seal_tree(&con, &g, NOW + 12, m,
+	    PROTO_TREE_LEAVES + 1, buf, len), -1);
+	assert_int_equal(proto_seal_tree(&node, &g, NOW + 12, m + 2, 2, buf,
+	    len), -1);
+}
+
 /* v5: authentic, but a slot table or a job list out of range is refused
  * with [range] after the tag; the right ones pass. */
 static void
@@ -755,6 +845,7 @@ main(void)
 		cmocka_unit_test(test_clock_step_value),
 		cmocka_unit_test(test_tags),
 		cmocka_unit_test(test_seal_open),
+		cmocka_unit_test(test_seal_tree),
 		cmocka_unit_test(test_v5_ranges),
 		cmocka_unit_test(test_read_requests),
 		cmocka_unit_test(test_read_id_reserved),

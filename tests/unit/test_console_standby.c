@@ -214,6 +214,38 @@ test_follow_and_take(void **state)
 	close(pfd);
 }
 
+/*
+ * The standby polls the nodes at the peer's SI, not at its own: a poll
+ * timed before the first copy (by the console's own SI, 10 s here) is
+ * brought forward to an SI after the copy, so that the jobs it takes
+ * over with are at most an SI old (bench-master row 6: nodes not live
+ * at the takeover lost their jobs' slots).
+ */
+static void
+test_polls_at_peer_si(void **state)
+{
+	struct fixture		*f = *state;
+	struct console		*c = &f->c;
+	struct sockaddr_in	 peer;
+	struct seqgen		 g;
+	int			 pfd;
+	int64_t			 now = now_mono_ns();
+
+	pair(f, SB_STANDBY, &pfd, &peer);
+	seqgen_init(&g);
+	c->sch.si = MS(10000);
+	standby_timer(c, now);		/* the first poll, nothing heard */
+	assert_true(c->sb.next_poll >= now + MS(10000));
+	peer_sends(f, pfd, &g, &static80);
+	assert_true(c->sb.next_poll <= c->sb.heard + MS(500));
+	assert_true(standby_deadline(c) <= c->sb.heard + MS(500));
+	/* a later copy does not push the poll back */
+	standby_timer(c, c->sb.next_poll);
+	assert_true(c->sb.next_poll >= c->sb.heard + MS(500));
+	standby_close(&c->sb);
+	close(pfd);
+}
+
 static void
 test_master_yields(void **state)
 {
@@ -656,6 +688,8 @@ main(void)
 		cmocka_unit_test(test_due),
 		cmocka_unit_test(test_yields),
 		cmocka_unit_test_setup_teardown(test_follow_and_take,
+		    fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_polls_at_peer_si,
 		    fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_master_yields,
 		    fixture_setup, fixture_teardown),

@@ -441,10 +441,11 @@ test_malformed(void **state)
 	dropped(f, b, n, REJ_LENGTH);
 	n = raw_schedule(&f->a, b, sizeof(b));
 	dropped(f, b, n - 1, REJ_LENGTH);
-	dropped(f, b, n + 1, REJ_LENGTH);
-	/* a SCHEDULE framed as a STATUS_REQ */
+	/* (v6: a SCHEDULE is PROTO_MAX_DGRAM long; one more byte is long) */
+	dropped(f, b, n + 1, n + 1 > PROTO_MAX_DGRAM ? REJ_LONG : REJ_LENGTH);
+	/* a SCHEDULE framed as a JOB_REQ */
 	n = raw_schedule(&f->a, b, sizeof(b));
-	b[OFF_TYPE] = PROTO_STATUS_REQ;
+	b[OFF_TYPE] = PROTO_JOB_REQ;
 	dropped(f, b, n, REJ_LENGTH);
 
 	n = raw_schedule(&f->a, b, sizeof(b));

@@ -95,8 +95,8 @@ test_schedule(void **state)
 	    PROTO_SIG_LEN);
 	/* the header, as the diagram says */
 	assert_memory_equal(v.b, "DTS1", 4);
-	assert_int_equal(v.b[4], 5);
-	assert_int_equal(PROTO_VERSION, 5);
+	assert_int_equal(v.b[4], 6);
+	assert_int_equal(PROTO_VERSION, 6);
 	assert_int_equal(v.b[5], PROTO_SCHEDULE);
 	check(&v, &m);
 	assert_int_equal(m.hdr.sender, 0x11223344);
@@ -314,7 +314,7 @@ test_job_mem(void **state)
 	vector_load("JOB_MEM_REQ", &v);
 	assert_int_equal(v.len, PROTO_HDR_LEN + PROTO_JOB_MEM_REQ_LEN +
 	    PROTO_SIG_LEN);
-	assert_int_equal(v.b[4], 5);		/* within version 5 */
+	assert_int_equal(v.b[4], PROTO_VERSION);
 	check(&v, &m);
 	assert_int_equal(m.hdr.type, PROTO_JOB_MEM_REQ);
 	assert_int_equal(m.hdr.sender, 0x11223344);

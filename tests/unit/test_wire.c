@@ -89,6 +89,13 @@ test_v5_refusals(void **state)
 	refused("SCHEDULE_SLOTS", P + 351, 1);		/* slot 7 */
 	refused("SCHEDULE_SLOTS", P + 24, 1);		/* slot 1 unused */
 	refused("SCHEDULE_SLOTS", P + 72 + 20, 'x');	/* after its NUL */
+	/* v6: the tree (depth 0: index 0, no path) */
+	refused("SCHEDULE_SLOTS", P + 352, 5);		/* depth > 4 */
+	refused("SCHEDULE_SLOTS", P + 353, 1);		/* index 1 of 1 */
+	refused("SCHEDULE_SLOTS", P + 354, 1);		/* pad */
+	refused("SCHEDULE_SLOTS", P + 359, 1);
+	refused("SCHEDULE_SLOTS", P + 360, 1);		/* path, past depth */
+	refused("SCHEDULE_SLOTS", P + 423, 1);
 	refused("STATUS_JOBS", P + 128, 9);		/* njobs */
 	refused("STATUS_JOBS", P + 128, 1);		/* job 1 unused */
 	refused("STATUS_JOBS", P + 131, 1);		/* pad (129, 130: users, ncpu) */
