@@ -255,8 +255,8 @@ hello(struct console *c, FILE *f)
 	if (c->net.key.can_sign)
 		auth_signer_public(&c->net.key, pub);
 	fprintf(f, "dts-master %s pid %d key %s role %s\n", PACKAGE_VERSION,
-	    (int)getpid(), pub, *standby_role_name(c) != '\0' ?
-	    standby_role_name(c) : "master");
+	    (int)getpid(), pub, *standby_role_name(&c->sb) != '\0' ?
+	    standby_role_name(&c->sb) : "master");
 	return 0;
 }
 
@@ -385,7 +385,7 @@ ctl_run(struct ctl *t, struct console *c, int64_t now)
 	if (t->running != -1) {
 		if (t->cl[t->running].state != CTL_RUNNING)
 			return;
-		if (!master_done(c, &rc))
+		if (!master_done(&c->e, &rc))
 			return;
 		finish(t, c, rc, now);
 	}
@@ -412,7 +412,7 @@ ctl_run(struct ctl *t, struct console *c, int64_t now)
 		t->running = next;
 		t->cl[next].state = CTL_RUNNING;
 		rc = cmds_exec(c, t->cl[next].cmd);
-		if (!master_busy(c))
+		if (!master_busy(&c->e))
 			finish(t, c, rc, now);
 	}
 }

@@ -13,12 +13,16 @@
 
 #include <stdio.h>
 
-#include "cmd.h"
+/* The longest one-line error (cmd.h's CMD_ERR_MAX is the same). */
+#define OUT_ERR_MAX	512
 
 struct out {
-	FILE	*f;			/* command output */
-	char	 err[CMD_ERR_MAX];	/* why the last command failed */
+	FILE	*f;			/* the client's: command output */
+	char	 err[OUT_ERR_MAX];	/* why the last command failed */
 	void	(*notice)(const char *msg);	/* NULL: log_info */
+	/* a line of the command's output (the client prints it on f); NULL:
+	 * log_info */
+	void	(*say)(struct out *o, const char *line);
 };
 
 /* Keep a one-line error in o->err; returns -1. */
@@ -27,6 +31,10 @@ int out_err(struct out *o, const char *fmt, ...)
 
 /* Put "prefix: " before the message in o->err; returns -1. */
 int out_prefix(struct out *o, const char *prefix);
+
+/* A line of the running command's output, through o->say. */
+void out_say(struct out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* A message nobody asked for, e.g. a balanced PS change. */
 void out_notice(struct out *o, const char *fmt, ...)

@@ -108,7 +108,7 @@ status_jobs(struct fixture *f, const char *addr, int64_t now, ...)
 	}
 	va_end(ap);
 	m.u.status.njobs = (uint8_t)k;
-	master_datagram(&f->c, &m, ip4(addr), now);
+	master_datagram(&f->c.e, &m, ip4(addr), now);
 }
 
 static int
@@ -194,7 +194,7 @@ test_tables_per_node(void **state)
 	status_jobs(f, "10.0.0.3", t, "alice:pvm=4", NULL);
 	assert_int_equal(tap.n, 0);
 	/* every SI: the tables again, with the SYNC */
-	master_timer(&f->c, f->c.m.next_si);
+	master_timer(&f->c.e, f->c.m.next_si);
 	assert_int_equal(tap.n, 3);
 	assert_int_equal(sched_to("10.0.0.1")->nslots, 2);
 	assert_true(sched_to("10.0.0.1")->flags & SCHED_F_SYNC);
@@ -205,9 +205,9 @@ test_tables_per_node(void **state)
 	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", "bob:pvm=0", NULL);
 	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", "bob:pvm=2", NULL);
 	assert_int_equal(tap.n, 0);
-	assert_int_equal(master_deadline(&f->c), f->c.m.last_send +
+	assert_int_equal(master_deadline(&f->c.e), f->c.m.last_send +
 	    f->c.conf.console.status_wait_ns);
-	master_timer(&f->c, master_deadline(&f->c));
+	master_timer(&f->c.e, master_deadline(&f->c.e));
 	assert_int_equal(tap.n, 3);
 	assert_int_equal(sched_to("10.0.0.2")->nslots, 1);
 	check_slot(sched_to("10.0.0.2"), 0, "alice:pvm", 0, 40000);
@@ -272,7 +272,7 @@ test_no_tables(void **state)
 	status_jobs(f, "10.0.0.3", t, "bob:b=1", NULL);
 	assert_int_equal(f->c.m.mx_tables, 0);
 	tap_reset();
-	master_timer(&f->c, f->c.m.next_si);
+	master_timer(&f->c.e, f->c.m.next_si);
 	assert_int_equal(tap.n, 3);
 	for (i = 0; i < 3; i++)
 		assert_int_equal(tap.m[i].u.schedule.nslots, 0);
@@ -281,7 +281,7 @@ test_no_tables(void **state)
 	    NULL);
 	assert_int_equal(cmds_exec(&f->c, "mode distributed"), 0);
 	tap_reset();
-	master_timer(&f->c, f->c.m.next_si);
+	master_timer(&f->c.e, f->c.m.next_si);
 	assert_int_equal(tap.n, 3);
 	assert_int_equal(sched_to("10.0.0.1")->nslots, 0);
 	assert_int_equal(cmds_exec(&f->c, "mode hpdt"), 0);
@@ -309,7 +309,7 @@ test_broadcast(void **state)
 	    NULL);
 	status_jobs(f, "10.0.0.8", now_mono_ns(), "bob:b=1", NULL);
 	tap_reset();
-	master_timer(&f->c, f->c.m.next_si);
+	master_timer(&f->c.e, f->c.m.next_si);
 	for (i = 0; i < tap.n; i++) {
 		if (tap.m[i].hdr.type == PROTO_STATUS_REQ)
 			req++;
@@ -378,7 +378,7 @@ test_set_weight(void **state)
 	status_jobs(f, "10.0.0.1", now_mono_ns(), "alice:pvm=4", "bob:pvm=1",
 	    NULL);
 	tap_reset();
-	master_timer(&f->c, f->c.m.next_si);
+	master_timer(&f->c.e, f->c.m.next_si);
 	check_slot(sched_to("10.0.0.1"), 1, "bob:pvm", 20000, 60000);
 	/* 1 forgets it */
 	tap_reset();
@@ -418,8 +418,8 @@ test_jobs_command(void **state)
 	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", NULL);
 	status_jobs(f, "10.0.0.3", t, "carol:x=1", NULL);
 	(void)fixture_output(f);
-	master_timer(&f->c, t + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, 0);
 	out = fixture_output(f);
 	assert_contains(out, "mode static, PS 80ms: not started: no slot "
@@ -441,8 +441,8 @@ test_jobs_command(void **state)
 	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", NULL);
 	status_jobs(f, "10.0.0.3", t, "carol:x=1", NULL);
 	(void)fixture_output(f);
-	master_timer(&f->c, t + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	j = output_json(f);
 	assert_true(json_is_true(json_object_get(j, "slot_tables")));
 	assert_int_equal(json_integer_value(json_object_get(j, "ps_us")),
@@ -462,8 +462,8 @@ test_jobs_command(void **state)
 	json_decref(j);
 	/* nobody answers */
 	assert_int_equal(cmds_exec(&f->c, "jobs"), 0);
-	master_timer(&f->c, now_mono_ns() + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, now_mono_ns() + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, -1);
 	assert_string_equal(f->c.out.err, "jobs: no node answered within "
 	    "300ms");
@@ -478,17 +478,17 @@ test_status_shows_jobs(void **state)
 	int64_t		 t = now_mono_ns();
 	int		 rc;
 
-	assert_int_equal(master_status(&f->c, MASTER_STATUS, 0, t), 0);
+	assert_int_equal(master_status(&f->c.e, MASTER_STATUS, 0, t), 0);
 	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", "bob:mpi=2", NULL);
-	master_timer(&f->c, t + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	out = fixture_output(f);
 	assert_contains(out, "\n    jobs: alice:pvm (4), bob:mpi (2)\n");
-	assert_int_equal(master_status(&f->c, MASTER_STATUS, MASTER_JSON,
+	assert_int_equal(master_status(&f->c.e, MASTER_STATUS, MASTER_JSON,
 	    t + 2 * SEC), 0);
 	status_jobs(f, "10.0.0.1", t + 2 * SEC, "alice:pvm=4", NULL);
-	master_timer(&f->c, t + 3 * SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + 3 * SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	j = output_json(f);
 	a = json_object_get(json_array_get(json_object_get(j, "nodes"), 0),
 	    "jobs");
@@ -551,7 +551,7 @@ test_keyless(void **state)
 		assert_string_equal(f->c.out.err, want);
 	}
 	assert_false(f->c.sch.started);
-	assert_false(master_busy(&f->c));
+	assert_false(master_busy(&f->c.e));
 	assert_int_equal(f->c.net.sent, 0);
 	assert_int_equal(tap.n, 0);
 	/* its own settings, and PVM */
@@ -601,7 +601,7 @@ test_keyless_reader(void **state)
 		assert_true(tap.n >= 1);
 		assert_int_equal(tap.m[tap.n - 1].hdr.type, PROTO_STATUS_REQ);
 		assert_int_equal(tap.m[tap.n - 1].hdr.key_id, AUTH_READ_ID);
-		assert_int_equal(master_cancel(&f->c), 1);
+		assert_int_equal(master_cancel(&f->c.e), 1);
 	}
 	n = tap.n;
 	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)

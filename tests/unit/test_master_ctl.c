@@ -98,7 +98,7 @@ test_socket(void **state)
 	snprintf(conf.console.master_socket, sizeof(conf.console.master_socket),
 	    "%s/m.sock", dir);
 	con_init(&c, &conf, stdout);
-	master_init(&c);
+	master_init(&c.e);
 	assert_int_equal(ctl_open(&t, &conf, err, sizeof(err)), 0);
 
 	/* a command the master does not take: refused, nothing run */
