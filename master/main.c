@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmds.h"
 #include "console.h"
 #include "ctl.h"
 #include "daemonpipe.h"
@@ -184,6 +185,13 @@ started(void)
 	g.daemonize = 0;
 }
 
+/* A control socket's command: the console's command table. */
+static int
+run_line(void *arg, const char *line)
+{
+	return cmds_exec(arg, line);
+}
+
 /* The start-up commands (-c): run, and log each failure. */
 static void
 script_step(struct console *c)
@@ -214,7 +222,7 @@ loop(struct console *c)
 			}
 		}
 		if (!boot)
-			ctl_run(&g.ctl, c, now_mono_ns());
+			ctl_run(&g.ctl, &c->e, run_line, c, now_mono_ns());
 		if (c->quit)
 			break;
 		arm_timer(c);
@@ -240,7 +248,7 @@ loop(struct console *c)
 			g.armed = INT64_MIN;
 		}
 		master_timer(&c->e, now_mono_ns());
-		ctl_events(&g.ctl, c, p + 4, n - 4, now_mono_ns());
+		ctl_events(&g.ctl, &c->e, p + 4, n - 4, now_mono_ns());
 	}
 }
 
