@@ -1,11 +1,17 @@
 /*
  * console.c - the shared state of dts-console.  See console.h.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "console.h"
 #include "timeutil.h"
+
+/* The union's two views of the engine are one (console.h). */
+_Static_assert(offsetof(struct console, report) ==
+    offsetof(struct engine, report) && offsetof(struct console, sb) ==
+    offsetof(struct engine, sb), "ENGINE_MEMBERS laid out twice");
 
 /* The engine's lines of output, on the console's. */
 static void
