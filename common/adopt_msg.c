@@ -82,6 +82,66 @@ adopt_parse_job(const char *req, char label[16], char *err, size_t errlen)
 	return 0;
 }
 
+int
+adopt_weight_check(const char *s, int *w, char *err, size_t errlen)
+{
+	const char	*p = s;
+	int		 v = 0;
+
+	if (*p < '1' || *p > '9')	/* no sign, space or leading zero */
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((v = v * 10 + (*p - '0')) > PROTO_WEIGHT_JOB_MAX)
+			goto bad;
+	if (*p != '\0')
+		goto bad;
+	*w = v;
+	return 0;
+bad:
+	snprintf(err, errlen, "weight \"%.20s\": expected a whole number "
+	    "from 1 to %d", s, PROTO_WEIGHT_JOB_MAX);
+	return -1;
+}
+
+int
+adopt_parse_weight(const char *req, int *w, char *err, size_t errlen)
+{
+	const char	*line, *end, *found = NULL;
+	size_t		 klen = strlen(ADOPT_WEIGHT_LINE), n;
+	char		 v[32];
+
+	for (line = req; line != NULL; line = *end ? end + 1 : NULL) {
+		end = line + strcspn(line, "\n");
+		if ((size_t)(end - line) < klen ||
+		    strncmp(line, ADOPT_WEIGHT_LINE, klen) != 0 ||
+		    (line[klen] != ' ' && line + klen != end))
+			continue;
+		if (found != NULL) {
+			snprintf(err, errlen, "two %s lines in one request",
+			    ADOPT_WEIGHT_LINE);
+			return -1;
+		}
+		found = line;
+	}
+	*w = 0;
+	if (found == NULL)
+		return 0;
+	found += klen;
+	n = strcspn(found, "\n");
+	if (n <= 1) {
+		snprintf(err, errlen, "a %s line without a weight",
+		    ADOPT_WEIGHT_LINE);
+		return -1;
+	}
+	found++;
+	n--;
+	if (n >= sizeof(v))
+		n = sizeof(v) - 1;
+	memcpy(v, found, n);
+	v[n] = '\0';
+	return adopt_weight_check(v, w, err, errlen);
+}
+
 /* What is left of wait_ms after t0, in ms (0 when it is over). */
 static int
 ms_left(const struct timespec *t0, int wait_ms)

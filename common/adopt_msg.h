@@ -26,12 +26,21 @@
  *   "JOB <label>"    adopt me into the job USER:<label> (job.h; the
  *                    label 1 to 15 bytes of [A-Za-z0-9._-]).  Without
  *                    it, the job USER:JOB_LABEL_DEFAULT.
+ *   "WEIGHT <w>"     the job's weight in its master's gang matrix
+ *                    (dts-console(1), jobs): a whole 1 to
+ *                    PROTO_WEIGHT_JOB_MAX in decimal, no sign or leading
+ *                    zero.  dts keeps the last one given with the job and
+ *                    tells its master in STATUS; the operator's `set
+ *                    weight` wins there.  The SPANK plugin sends it
+ *                    (--dts-weight, qos_weight=).
  * dts-run sends "ADOPT pvmd\nSTATE\nJOB <label>" (or "ADOPT run\n...").
  * A dts-run from before sends no JOB line (its process goes into the
  * default job) and reads "OK <path>" as always.  A dts from before the
  * JOB line refuses any line but STATE with ADOPT_REFUSAL_OLD; dts-run
  * then asks again without the JOB line (one gang a node, as that dts
- * runs).
+ * runs).  A dts from before the WEIGHT line refuses it with
+ * ADOPT_REFUSAL_NO_WEIGHT, word for word; the client asks again without
+ * it (the job then has the master's default weight).
  *
  * A LIFT (dts(8), LIFTS) keeps its connection: the process that connected
  * (SO_PEERPIDFD; never another one) runs in the gang of its user's job
@@ -70,6 +79,11 @@
  * it does not know, word for word: dts-run asks it again without JOB. */
 #define ADOPT_REFUSAL_OLD    "ERR malformed request (expected " \
 	"\"ADOPT pvmd\", \"ADOPT run\" or \"JOIN <pid>\")"
+/* What a dts from before the WEIGHT line answers to a request that has
+ * one, word for word: ask again without it. */
+#define ADOPT_REFUSAL_NO_WEIGHT "ERR malformed request (a line after the " \
+	"first that is neither \"STATE\" nor \"JOB <label>\")"
+#define ADOPT_WEIGHT_LINE    "WEIGHT"       /* "WEIGHT <w>" */
 /* The start of dts's answer to a request it will not serve now (its
  * budget for the asking uid, or its park, is full): ask again later. */
 #define ADOPT_BUSY	"ERR dts is busy"
@@ -132,6 +146,21 @@ int adopt_parse_join(const char *req, pid_t *pid);
  */
 int adopt_parse_job(const char *req, char label[16], char *err,
 	    size_t errlen);
+
+/*
+ * A weight as the WEIGHT line and --dts-weight give it: a whole 1 to
+ * PROTO_WEIGHT_JOB_MAX in decimal, no sign, space or leading zero.  0
+ * and *w, or -1 with a one-line err.
+ */
+int adopt_weight_check(const char *s, int *w, char *err, size_t errlen);
+
+/*
+ * The weight of the request's "WEIGHT <w>" line (req as for
+ * adopt_parse_job), checked with adopt_weight_check; no WEIGHT line:
+ * *w 0 (none given).  0, or -1 with a one-line err (a bad weight, two
+ * WEIGHT lines).
+ */
+int adopt_parse_weight(const char *req, int *w, char *err, size_t errlen);
 
 /*
  * One request, one reply (NUL terminated into reply) over the socket at

@@ -165,6 +165,9 @@ struct dts_conf {
 						       socket, "" = none */
 		char    operator_group[CONF_STR_MAX]; /* may change the
 							schedule there */
+		char    resume_reserve[CONF_STR_MAX]; /* a held job resumes
+							where free RAM >= its
+							swap + this */
 	} console;
 };
 

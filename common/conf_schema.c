@@ -73,6 +73,7 @@ static int valid_user_weight(const void *, char *, size_t);
 static int valid_public_key(const void *, char *, size_t);
 static int valid_cgroup(const void *, char *, size_t);
 static int valid_memsize(const void *, char *, size_t);
+static int valid_size(const void *, char *, size_t);
 static int valid_path_or_auto(const void *, char *, size_t);
 
 const struct conf_key confkey_schema[] = {
@@ -347,6 +348,10 @@ const struct conf_key confkey_schema[] = {
 	  .off = OFF(console.operator_group), .valid = valid_group_name,
 	  .help = "a group whose members may change the master's schedule "
 	  "over its socket, as root may; \"\" = root only" },
+	{ .path = "console.resume_reserve", .type = CT_STRING, .def = "256M",
+	  .off = OFF(console.resume_reserve), .valid = valid_size,
+	  .help = "the master holds a job while a node of it has less free "
+	  "RAM than the job's swap there plus this (a size, \"256M\")" },
 };
 const size_t confkey_nkeys = sizeof(confkey_schema) /
     sizeof(confkey_schema[0]);
@@ -465,6 +470,20 @@ valid_memsize(const void *p, char *why, size_t len)
 	uint64_t	 v;
 
 	return memsize_parse(p, 1ULL << 40, &v, why, len);
+}
+
+/* console.resume_reserve: a size, not a share of a node's RAM */
+static int
+valid_size(const void *p, char *why, size_t len)
+{
+	uint64_t	 v;
+
+	if (strchr(p, '%') != NULL) {
+		snprintf(why, len, "\"%s\" is a share of RAM; give a size "
+		    "(\"256M\")", (const char *)p);
+		return -1;
+	}
+	return memsize_parse(p, 0, &v, why, len);
 }
 
 static int

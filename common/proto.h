@@ -41,6 +41,15 @@
  *      former pad, zero from a node before them (unknown); a console
  *      before them drops a STATUS that has them (REJ_RANGE: the pad was
  *      checked to be zero).  Size unchanged, so the version stays 5.
+ *      STATUS's job weights: the high byte of each job's members word
+ *      (members saturate at 2^24 - 1), zero from a node before them
+ *      (none given); a console before them reads a weighted job's
+ *      members as that word (more than 2^24: members all the same).
+ *      Size unchanged, so the version stays 5.
+ *      SCHEDULE's nheld (held jobs after the slots): a byte of its
+ *      former pad, non-zero only while the master holds a job of the
+ *      node; a node before it drops such a SCHEDULE (REJ_RANGE) and
+ *      keeps its last one.  Size unchanged, so the version stays 5.
  */
 #ifndef DTS_PROTO_H
 #define DTS_PROTO_H
@@ -204,7 +213,11 @@ struct proto_schedule {
 	/* v5: the slot table of this node's jobs; nslots 0: the node splits
 	 * its PS equally among its own jobs, round robin */
 	uint8_t  nslots;     /* <= PROTO_JOBS_MAX; the rest zero */
-	uint8_t  pad[7];     /* zero */
+	/* v5, held jobs (dts(8), MEMORY): slot[nslots .. nslots + nheld)
+	 * name jobs that stay stopped in the PS as in the LS (start_us and
+	 * len_us zero); nslots + nheld <= PROTO_JOBS_MAX */
+	uint8_t  nheld;
+	uint8_t  pad[6];     /* zero */
 	struct proto_slot slot[PROTO_JOBS_MAX];
 };
 
@@ -212,10 +225,17 @@ struct proto_status_req {
 	uint8_t  pad[424];   /* a request is never smaller than its reply */
 };
 
-/* A job of a node, in STATUS. */
+/*
+ * A job of a node, in STATUS.  On the wire members and weight share one
+ * 32-bit word: weight in its high byte.
+ */
+#define PROTO_MEMBERS_MAX 0xffffffu /* members saturate here */
 struct proto_job_brief {
 	char     job[PROTO_JOB_LEN];
-	uint32_t members;    /* processes in its gang */
+	uint32_t members : 24; /* processes in its gang */
+	uint32_t weight : 8; /* its weight as its adoption gave it (dts(8),
+				adopt_msg.h WEIGHT), 1 to
+				PROTO_WEIGHT_JOB_MAX; 0: none given */
 };
 
 struct proto_status {

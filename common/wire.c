@@ -134,7 +134,7 @@ put_job(struct wbuf *w, const char *job)
 static void
 enc_schedule(struct wbuf *w, const struct proto_schedule *s)
 {
-	unsigned	 i, n;
+	unsigned	 i, n, h;
 
 	put8(w, s->mode);
 	put8(w, s->sync);
@@ -145,10 +145,12 @@ enc_schedule(struct wbuf *w, const struct proto_schedule *s)
 	put32(w, s->si_us);
 	put64(w, s->origin_ns);
 	n = s->nslots < PROTO_JOBS_MAX ? s->nslots : PROTO_JOBS_MAX;
+	h = s->nheld < PROTO_JOBS_MAX - n ? s->nheld : PROTO_JOBS_MAX - n;
 	put8(w, (uint8_t)n);
+	put8(w, (uint8_t)h);
 	put(w, zeros, sizeof(s->pad));
 	for (i = 0; i < PROTO_JOBS_MAX; i++) {
-		if (i >= n) {
+		if (i >= n + h) {
 			put(w, zeros, PROTO_SLOT_LEN);
 			continue;
 		}
@@ -195,7 +197,8 @@ enc_status(struct wbuf *w, const struct proto_status *s)
 			continue;
 		}
 		put_job(w, s->job[i].job);
-		put32(w, s->job[i].members);
+		put32(w, (uint32_t)s->job[i].weight << 24 |
+		    s->job[i].members);
 	}
 }
 
@@ -443,13 +446,16 @@ dec_schedule(struct rbuf *r, struct proto_schedule *s)
 	s->si_us = get32(r);
 	s->origin_ns = get64(r);
 	s->nslots = get8(r);
-	bad = s->reserved != 0 || s->nslots > PROTO_JOBS_MAX;
+	s->nheld = get8(r);
+	bad = s->reserved != 0 || s->nslots > PROTO_JOBS_MAX ||
+	    s->nheld > PROTO_JOBS_MAX - s->nslots;
 	bad |= get_pad(r, sizeof(s->pad));
 	for (i = 0; i < PROTO_JOBS_MAX; i++) {
 		bad |= get_job(r, s->slot[i].job);
 		s->slot[i].start_us = get32(r);
 		s->slot[i].len_us = get32(r);
-		if (i >= s->nslots && !is_zero(&s->slot[i], sizeof(s->slot[i])))
+		if (i >= (unsigned)s->nslots + s->nheld &&
+		    !is_zero(&s->slot[i], sizeof(s->slot[i])))
 			bad = 1;	/* an unused slot is zero */
 	}
 	return bad ? -1 : 0;
@@ -459,6 +465,7 @@ static int
 dec_status(struct rbuf *r, struct proto_status *s)
 {
 	unsigned	 i;
+	uint32_t	 v;
 	int		 bad;
 
 	s->mode = get8(r);
@@ -487,7 +494,10 @@ dec_status(struct rbuf *r, struct proto_status *s)
 	s->mem_mib = get32(r);
 	for (i = 0; i < PROTO_JOBS_MAX; i++) {
 		bad |= get_job(r, s->job[i].job);
-		s->job[i].members = get32(r);
+		v = get32(r);
+		s->job[i].members = v & PROTO_MEMBERS_MAX;
+		s->job[i].weight = v >> 24;
+		bad |= v >> 24 > PROTO_WEIGHT_JOB_MAX;
 		if (i >= s->njobs && !is_zero(&s->job[i], sizeof(s->job[i])))
 			bad = 1;	/* an unused entry is zero */
 	}
@@ -725,6 +735,39 @@ proto_decode(const uint8_t *buf, size_t len, struct proto_msg *m,
 /* ---- ranges -------------------------------------------------------- */
 
 /*
+ * The held jobs after the slots: each a valid job name, named by no slot
+ * and no other held entry, start and length zero.  0, or -1 with a line.
+ */
+static int
+check_held(const struct proto_schedule *s, char *buf, size_t len)
+{
+	const struct proto_slot *a;
+	char		 why[128];
+	unsigned	 i, j;
+
+	for (i = s->nslots; i < (unsigned)s->nslots + s->nheld; i++) {
+		a = &s->slot[i];
+		if (job_name_check(a->job, why, sizeof(why)) == -1) {
+			snprintf(buf, len, "held job %u: %s", i - s->nslots,
+			    why);
+			return -1;
+		}
+		if (a->start_us != 0 || a->len_us != 0) {
+			snprintf(buf, len, "held job %u (%s) has a slot",
+			    i - s->nslots, a->job);
+			return -1;
+		}
+		for (j = 0; j < i; j++)
+			if (strcmp(a->job, s->slot[j].job) == 0) {
+				snprintf(buf, len, "held job %u (%s) is named "
+				    "twice", i - s->nslots, a->job);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/*
  * The slot table: nslots <= PROTO_JOBS_MAX, unused slots zero, each used
  * slot a valid job name not named before, of length > 0, within the PS,
  * and no two overlapping (in any order).  0, or -1 with a line in buf.
@@ -742,12 +785,20 @@ check_slots(const struct proto_schedule *s, char *buf, size_t len)
 		    "holds", s->nslots, PROTO_JOBS_MAX);
 		return -1;
 	}
-	for (i = s->nslots; i < PROTO_JOBS_MAX; i++)
+	if (s->nheld > PROTO_JOBS_MAX - s->nslots) {
+		snprintf(buf, len, "%u slots and %u held jobs, more than the "
+		    "%d a SCHEDULE holds", s->nslots, s->nheld,
+		    PROTO_JOBS_MAX);
+		return -1;
+	}
+	for (i = s->nslots + s->nheld; i < PROTO_JOBS_MAX; i++)
 		if (!is_zero(&s->slot[i], sizeof(s->slot[i]))) {
 			snprintf(buf, len, "slot %u is unused (%u slots) but "
-			    "not zero", i, s->nslots);
+			    "not zero", i, s->nslots + s->nheld);
 			return -1;
 		}
+	if (check_held(s, buf, len) == -1)
+		return -1;
 	for (i = 0; i < s->nslots; i++) {
 		a = &s->slot[i];
 		end_a = (uint64_t)a->start_us + a->len_us;

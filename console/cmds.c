@@ -308,7 +308,8 @@ set_apply(struct console *c, enum setkey id)
  * set weight JOB W: a job name (USER:LABEL; a host name has no ':').  The
  * weight stays with the name while the console runs: a job that ends and
  * comes back keeps it, and a job no node runs yet gets it when it starts
- * (so a --daemon master can be given weights by -c at start-up); W 1
+ * (so a --daemon master can be given weights by -c at start-up); it
+ * wins over the weight the job's nodes give (the SPANK plugin's); W auto
  * forgets it.
  */
 static int
@@ -330,10 +331,15 @@ set_job_weight(struct console *c, const char *job, const char *ws)
 	seen = matrix_find(&c->m.mx, job) >= 0;
 	if (jobw_set(&c->jobw, job, w) == -1)
 		return out_err(&c->out, "set weight: at most %d job weights "
-		    "(set weight JOB 1 forgets one)", JOBW_MAX);
+		    "(set weight JOB auto forgets one)", JOBW_MAX);
 	standby_weights_changed(&c->sb, now);
 	master_changed(&c->e, 0, now);
-	fprintf(c->out.f, "weight %s %d%s\n", job, w, !seen ?
+	if (w == JOBW_AUTO)
+		fprintf(c->out.f, "weight %s auto (its nodes' if they give "
+		    "one, else %d)%s\n", job, MATRIX_WEIGHT_DEFAULT,
+		    seen && c->sch.spoken ? " (sent)" : "");
+	else
+		fprintf(c->out.f, "weight %s %d%s\n", job, w, !seen ?
 	    " (no node runs it yet: kept for when one does)" :
 	    c->sch.spoken ? " (sent)" : "");
 	return 0;

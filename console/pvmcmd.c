@@ -3,6 +3,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,10 @@
 #include <jansson.h>
 #include <pvm3.h>
 
+#include "job.h"
 #include "placed.h"
+#include "../place/layer.h"	/* not -I place: its poll.h */
+#include "../place/plan.h"
 #include "pvm.h"
 #include "pvmcmd.h"
 #include "pvmerr.h"
@@ -245,6 +249,89 @@ spawn_opts(struct cpvm *p, int argc, char **argv, int *n, char **where)
 	return i;
 }
 
+/*
+ * The console's placement (dts-place(1)): built at its first spawn with
+ * no host named, its record where tasks reads it, its hosts asked for
+ * fresh reports at each spawn (no loop polls them between commands).
+ * NULL, said once, if it cannot be built: PVM's circle places.
+ */
+static struct placer *
+placer_get(struct cpvm *p)
+{
+	static struct placer	 pl;
+	static int		 state;	/* 0 not yet, 1 built, -1 cannot */
+	char			 path[CONF_STR_MAX + 32], err[512];
+	char			 job[PROTO_JOB_LEN];
+	struct passwd		*pw;
+
+	if (state != 0)
+		return state == 1 ? &pl : NULL;
+	state = -1;
+	placed_path(path, sizeof(path), p->conf->place.record, p->tmp,
+	    getuid());
+	if ((pw = getpwuid(getuid())) == NULL)
+		snprintf(err, sizeof(err), "who am I?");
+	else if (job_name_make(job, pw->pw_name, job_label_pick(NULL), err,
+	    sizeof(err)) == 0 && placer_init(&pl, p->conf, job, path,
+	    getpid(), err, sizeof(err)) == 0) {
+		pl.fresh = 1;
+		state = 1;
+		return &pl;
+	}
+	fprintf(p->out->f, "spawn: PVM's circle places the tasks: %s (said "
+	    "once)\n", err);
+	return NULL;
+}
+
+/*
+ * pvm_spawn of n copies of file with no host named, placed as dts-place
+ * places a program's (dts-place(1)): by the plan, one PvmTaskHost spawn
+ * a host, or PVM's circle in one call where it spawns the same; the
+ * tids each host got into the record.  Returns as pvm_spawn.
+ */
+static int
+spawn_placed(struct cpvm *p, char *file, char **args, int n, int *tids)
+{
+	static char		 req[PLACE_MSG_MAX], rep[PLACE_MSG_MAX];
+	static char		 msg[PLACE_MSG_MAX];
+	struct placer		*pl = placer_get(p);
+	struct pvmhostinfo	*hi;
+	size_t			 mlen;
+	int			 nhost, narch, len, said, rc, i;
+
+	if (pl == NULL || pvm_config(&nhost, &narch, &hi) < 0 ||
+	    (len = place_request(req, sizeof(req), file, n, hi, nhost)) == -1)
+		return pvm_spawn(file, args, PvmTaskDefault, NULL, n, tids);
+	/* lifted, this console is a member of our job's gang on its host */
+	pl->t.self_extra = 0;
+	for (i = 0; p->lift_fd != -1 && i < nhost; i++)
+		if (hi[i].hi_tid == pvm_tidtohost(pvm_mytid())) {
+			snprintf(pl->t.self, sizeof(pl->t.self), "%s",
+			    hi[i].hi_name);
+			pl->t.self_extra = 1;
+		}
+	said = pl->circle_said;
+	len = placer_decide(pl, req, rep, sizeof(rep));
+	if (len <= 0 || (size_t)len >= sizeof(rep) ||
+	    (strncmp(rep, "PLAN\n", 5) != 0 && strncmp(rep, "SAME", 4) != 0)) {
+		if (!said && pl->circle_said)
+			fprintf(p->out->f, "spawn: PVM's circle places the "
+			    "tasks: %s (said once)\n", pl->circle_why);
+		return pvm_spawn(file, args, PvmTaskDefault, NULL, n, tids);
+	}
+	mlen = (size_t)snprintf(msg, sizeof(msg), "TIDS");
+	if (rep[0] == 'S') {
+		rc = pvm_spawn(file, args, PvmTaskDefault, NULL, n, tids);
+		if (rc > 0)	/* hi: pvm_config's, still */
+			place_by_host(hi, nhost, pvm_tidtohost, tids, rc, msg,
+			    sizeof(msg), &mlen);
+	} else
+		rc = place_by_plan(pvm_spawn, rep, file, args, PvmTaskDefault,
+		    n, tids, msg, sizeof(msg), &mlen);
+	placer_flush(pl, msg[4] != '\0' ? msg + 5 : NULL);
+	return rc;
+}
+
 static int
 cmd_spawn(struct cpvm *p, int argc, char **argv)
 {
@@ -256,8 +343,12 @@ cmd_spawn(struct cpvm *p, int argc, char **argv)
 		return -1;
 	if ((tids = calloc((size_t)n, sizeof(*tids))) == NULL)
 		return out_err(p->out, "spawn: out of memory");
-	rc = pvm_spawn(argv[prog], prog + 1 < argc ? argv + prog + 1 : NULL,
-	    where != NULL ? PvmTaskHost : PvmTaskDefault, where, n, tids);
+	if (where != NULL)
+		rc = pvm_spawn(argv[prog], prog + 1 < argc ? argv + prog + 1 :
+		    NULL, PvmTaskHost, where, n, tids);
+	else
+		rc = spawn_placed(p, argv[prog], prog + 1 < argc ?
+		    argv + prog + 1 : NULL, n, tids);
 	if (rc < 0) {
 		free(tids);
 		return out_err(p->out, "spawn: %s", pvmerr_msg(rc));

@@ -5,8 +5,10 @@
 #include <arpa/inet.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "memsize.h"
 #include "report.h"
 #include "timeutil.h"
 
@@ -36,6 +38,75 @@ node_title(const struct node *n, char *buf, size_t len)
 	else
 		inet_ntop(AF_INET, &n->addr, buf, (socklen_t)len);
 	return buf;
+}
+
+/* A job's memory over its nodes, from their JOB_MEM replies. */
+struct job_mem {
+	uint64_t	 mem, swap;
+	int		 missing;	/* nodes without one yet */
+};
+
+/* Each job's (jm[njobs], calloc'd: free it), or NULL. */
+static struct job_mem *
+jobs_mem(const struct report_src *s)
+{
+	const struct matrix	*mx = s->mx;
+	const struct node_mem	*m;
+	struct job_mem		*jm;
+	int			 i, k, j;
+
+	if ((jm = calloc((size_t)mx->njobs + 1, sizeof(*jm))) == NULL)
+		return NULL;
+	for (i = 0; i < mx->nnodes && i < s->nodes->n; i++)
+		for (k = 0; k < mx->node_njobs[i]; k++) {
+			j = mx->node_job[i][k];
+			if ((m = nodes_mem_of(&s->nodes->v[i],
+			    mx->job[j].name)) == NULL) {
+				jm[j].missing++;
+				continue;
+			}
+			jm[j].mem += m->mem_bytes;
+			jm[j].swap += m->swap_bytes;
+		}
+	return jm;
+}
+
+/* Each job's memory and swap on its nodes together ("-" until every
+ * node of it answered a JOB_MEM), and whether it is held and why. */
+static void
+report_jobs_mem(FILE *f, const struct report_src *s)
+{
+	const struct matrix	*mx = s->mx;
+	const struct matrix_job	*j;
+	struct job_mem		*jm = jobs_mem(s);
+	char			 a[32], b[32], t[64];
+	int			 i, w = 3;
+
+	if (jm == NULL)
+		return;
+	for (i = 0; i < mx->njobs; i++)
+		if ((int)strlen(mx->job[i].name) > w)
+			w = (int)strlen(mx->job[i].name);
+	fprintf(f, "%-*s %5s %11s %11s  %s\n", w, "JOB", "NODES", "MEM",
+	    "SWAP", "STATE");
+	for (i = 0; i < mx->njobs; i++) {
+		j = &mx->job[i];
+		fprintf(f, "%-*s %5d %11s %11s  ", w, j->name, j->nnodes,
+		    jm[i].missing ? "-" : memsize_fmt(jm[i].mem, a, sizeof(a)),
+		    jm[i].missing ? "-" : memsize_fmt(jm[i].swap, b,
+		    sizeof(b)));
+		if (!j->held) {
+			fprintf(f, "%s\n", j->row >= 0 ? "slotted" : "-");
+			continue;
+		}
+		fprintf(f, "held: %s has %s free, ",
+		    node_title(&s->nodes->v[j->held_node], t, sizeof(t)),
+		    memsize_fmt(j->held_free, a, sizeof(a)));
+		fprintf(f, "needs %s (its swap there + "
+		    "console.resume_reserve)\n", memsize_fmt(j->held_need, b,
+		    sizeof(b)));
+	}
+	free(jm);
 }
 
 static double
@@ -97,10 +168,15 @@ report_jobs(FILE *f, const struct report_src *s)
 	for (i = 0; i < s->jobw->n; i++)
 		fprintf(f, "%s%s %d", i == 0 ? "; weights: " : ", ",
 		    s->jobw->name[i], s->jobw->w[i]);
+	for (j = 0, i = s->jobw->n; j < mx->njobs; j++)
+		if (mx->job[j].wsrc == MATRIX_WSRC_NODE)
+			fprintf(f, "%s%s %d (slurm)", i++ == 0 ? "; weights: " :
+			    ", ", mx->job[j].name, mx->job[j].weight);
 	if (mx->refused > 0)
 		fprintf(f, "; %d job%s left out (a node's %d at most)",
 		    mx->refused, mx->refused == 1 ? "" : "s", PROTO_JOBS_MAX);
 	fputc('\n', f);
+	report_jobs_mem(f, s);
 	fflush(f);
 }
 
@@ -108,6 +184,44 @@ static void
 set(json_t *o, const char *key, json_t *v)
 {
 	(void)json_object_set_new(o, key, v != NULL ? v : json_null());
+}
+
+/* report_jobs_mem's table: one object a job (null: not known yet). */
+static json_t *
+jobs_mem_json(const struct report_src *s)
+{
+	const struct matrix	*mx = s->mx;
+	const struct matrix_job	*j;
+	struct job_mem		*jm = jobs_mem(s);
+	json_t			*a = json_array(), *o, *h;
+	char			 t[64];
+	int			 i;
+
+	for (i = 0; jm != NULL && i < mx->njobs; i++) {
+		j = &mx->job[i];
+		o = json_object();
+		set(o, "job", json_string(j->name));
+		set(o, "nodes", json_integer(j->nnodes));
+		set(o, "memory_bytes", jm[i].missing ? NULL :
+		    json_integer((json_int_t)jm[i].mem));
+		set(o, "swap_bytes", jm[i].missing ? NULL :
+		    json_integer((json_int_t)jm[i].swap));
+		set(o, "held", json_boolean(j->held));
+		h = NULL;
+		if (j->held) {
+			h = json_object();
+			set(h, "node", json_string(node_title(
+			    &s->nodes->v[j->held_node], t, sizeof(t))));
+			set(h, "free_bytes", json_integer((json_int_t)
+			    j->held_free));
+			set(h, "need_bytes", json_integer((json_int_t)
+			    j->held_need));
+		}
+		set(o, "held_by", h);
+		json_array_append_new(a, o);
+	}
+	free(jm);
+	return a;
 }
 
 void
@@ -165,10 +279,17 @@ report_jobs_json(FILE *f, const struct report_src *s)
 		json_array_append_new(nodes, o);
 	}
 	set(root, "nodes", nodes);
+	set(root, "jobs", jobs_mem_json(s));
 	o = json_object();
 	for (i = 0; i < s->jobw->n; i++)
 		set(o, s->jobw->name[i], json_integer(s->jobw->w[i]));
 	set(root, "weights", o);
+	o = json_object();
+	for (j = 0; j < mx->njobs; j++)
+		if (mx->job[j].wsrc == MATRIX_WSRC_NODE)
+			set(o, mx->job[j].name, json_integer(
+			    mx->job[j].weight));
+	set(root, "node_weights", o);
 	set(root, "left_out", json_integer(mx->refused));
 	(void)json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	json_decref(root);

@@ -440,10 +440,11 @@ decide(struct adopt *a, const struct adopt_conn *c, const char *req,
 	struct job	*j;
 	char		 label[16], job[PROTO_JOB_LEN];
 	const char	*bad;
+	int		 weight;
 
 	*jp = NULL;
-	if ((bad = adopt_check_request(req, more, full, state, label, why,
-	    whylen)) != NULL)
+	if ((bad = adopt_check_request(req, more, full, state, label, &weight,
+	    why, whylen)) != NULL)
 		return bad;
 	if (ref_peer(c, peer, why, whylen) == -1)
 		return why;
@@ -471,6 +472,8 @@ decide(struct adopt *a, const struct adopt_conn *c, const char *req,
 			return why;
 	} else if (move_in(a, j, peer, why, whylen) == -1)
 		return why;
+	if (weight > 0)
+		jobs_set_weight(a->jobs, j, weight);
 	*jp = j;
 	return NULL;
 }
@@ -698,15 +701,17 @@ decide_lift(struct adopt *a, const struct adopt_conn *c, const char *more,
 	char			 rel[CG_PATH_MAX], home[2 * CG_PATH_MAX];
 	const char		*bad;
 	int64_t			 now = now_mono_ns(), wait;
-	int			 state, n = 0, rc;
+	int			 state, weight, n = 0, rc;
 
 	*jp = NULL;
 	*home_fd = -1;
-	if ((bad = adopt_check_more(more, full, &state, label, why,
+	if ((bad = adopt_check_more(more, full, &state, label, &weight, why,
 	    whylen)) != NULL)
 		return bad;
 	if (state)
 		return "malformed request (a LIFT has no STATE line)";
+	if (weight)
+		return "malformed request (a LIFT has no WEIGHT line)";
 	if (a->jobs->tmpl.be != &gang_freezer_backend)
 		return "lifts need the freezer backend (dts.conf: backend): "
 		    "the signal backend's stops would show in the console's "

@@ -17,23 +17,35 @@ adopt_ids_are(const uid_t id[4], uid_t uid)
 
 const char *
 adopt_check_request(const char *req, const char *more, const char *full,
-    int *state, char label[16], char *why, size_t whylen)
+    int *state, char label[16], int *weight, char *why, size_t whylen)
 {
 	*state = 0;
+	*weight = 0;
 	if (strcmp(req, "ADOPT pvmd") != 0 && strcmp(req, "ADOPT run") != 0)
 		return "malformed request (expected \"ADOPT pvmd\", "
 		    "\"ADOPT run\" or \"JOIN <pid>\")";
-	return adopt_check_more(more, full, state, label, why, whylen);
+	return adopt_check_more(more, full, state, label, weight, why,
+	    whylen);
+}
+
+/* Line p (n bytes) is "KEY" or starts with "KEY " (adopt_parse_job's). */
+static int
+keyed(const char *p, size_t n, const char *key)
+{
+	size_t	 k = strlen(key);
+
+	return n >= k && strncmp(p, key, k) == 0 && (n == k || p[k] == ' ');
 }
 
 const char *
 adopt_check_more(const char *more, const char *full, int *state,
-    char label[16], char *why, size_t whylen)
+    char label[16], int *weight, char *why, size_t whylen)
 {
 	const char	*p = more, *nl;
-	size_t		 n, k = strlen(ADOPT_JOB_LINE) + 1;
+	size_t		 n;
 
 	*state = 0;
+	*weight = 0;
 	for (; p != NULL && *p != '\0'; p = nl ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
 		n = nl ? (size_t)(nl - p) : strlen(p);
@@ -41,13 +53,15 @@ adopt_check_more(const char *more, const char *full, int *state,
 		    strncmp(p, ADOPT_STATE_LINE, n) == 0) {
 			if ((*state)++)
 				return "malformed request (two STATE lines)";
-		} else if (n < k - 1 || strncmp(p, ADOPT_JOB_LINE, k - 1) != 0 ||
-		    (n > k - 1 && p[k - 1] != ' ')) {	/* adopt_parse_job's */
+		} else if (!keyed(p, n, ADOPT_JOB_LINE) &&
+		    !keyed(p, n, ADOPT_WEIGHT_LINE)) {
 			return "malformed request (a line after the first "
-			    "that is neither \"STATE\" nor \"JOB <label>\")";
+			    "that is neither \"STATE\", \"JOB <label>\" nor "
+			    "\"WEIGHT <w>\")";
 		}
 	}
-	if (adopt_parse_job(full, label, why, whylen) == -1)
+	if (adopt_parse_job(full, label, why, whylen) == -1 ||
+	    adopt_parse_weight(full, weight, why, whylen) == -1)
 		return why;
 	return NULL;
 }

@@ -24,16 +24,17 @@ int  adopt_ids_are(const uid_t ids[4], uid_t uid);
 /*
  * An ADOPT request (req: its first line; more: its lines after the
  * first, or NULL; full: all of it): "ADOPT pvmd" or "ADOPT run", then
- * STATE and "JOB <label>", each at most once, in any order.  The label
- * into label (JOB_LABEL_DEFAULT without a JOB line), *state 1 if STATE
- * was asked.
+ * STATE, "JOB <label>" and "WEIGHT <w>", each at most once, in any
+ * order.  The label into label (JOB_LABEL_DEFAULT without a JOB line),
+ * *state 1 if STATE was asked, *weight the WEIGHT (0: none).
  */
 const char *adopt_check_request(const char *req, const char *more,
-		const char *full, int *state, char label[16], char *why,
-		size_t whylen);
+		const char *full, int *state, char label[16], int *weight,
+		char *why, size_t whylen);
 /* The lines after a request's first alone (ADOPT's and LIFT's). */
 const char *adopt_check_more(const char *more, const char *full,
-		int *state, char label[16], char *why, size_t whylen);
+		int *state, char label[16], int *weight, char *why,
+		size_t whylen);
 
 /*
  * The process pid that connected as uid, its uids ids, whose passwd entry

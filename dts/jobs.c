@@ -631,6 +631,16 @@ pressure(struct jobs *J)
 		    pct, thr / 2);
 }
 
+void
+jobs_set_weight(struct jobs *J, struct job *j, int w)
+{
+	j->weight = w;
+	for (int i = 0; i < PROTO_JOBS_MAX; i++)
+		if (J->sched->job[i].gang == &j->gang)
+			__atomic_store_n(&J->sched->job[i].weight, w,
+			    __ATOMIC_RELAXED);
+}
+
 /*
  * j's memory into its place in the scheduler's table, for JOB_MEM (ctl.c
  * reads it on this thread) and the state files (the edge thread's hook

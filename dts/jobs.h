@@ -48,6 +48,7 @@ struct job {
 	struct state	 state;		/* map NULL: none */
 	char		 state_path[CONF_STR_MAX + PROTO_JOB_LEN + 8];
 	int64_t		 started;	/* mono ns */
+	int		 weight;	/* its adoption's WEIGHT; 0: none */
 };
 
 /*
@@ -112,6 +113,12 @@ int  jobs_count(const struct jobs *J);
 
 /* The job called name, or NULL. */
 struct job *jobs_find(struct jobs *J, const char *name);
+
+/*
+ * j's weight (1..PROTO_WEIGHT_JOB_MAX, an adoption's WEIGHT; the last
+ * one given holds), for its master in STATUS (sched_job.weight).
+ */
+void jobs_set_weight(struct jobs *J, struct job *j, int w);
 
 /* The job whose cgroup pid is in, or NULL. */
 struct job *jobs_of_pid(struct jobs *J, pid_t pid);

@@ -265,6 +265,27 @@ job_wait(struct sched *s, struct sched_job *j, int64_t now)
 	s->nstopped += !!g->stopped - was;
 }
 
+/* Place i is held by the master (the layout in force): it waits in
+ * every segment, stopped even under an idle LS. */
+static int
+is_held(const struct sched *s, int i)
+{
+	return i >= 0 && (s->lay.held >> i) & 1u;
+}
+
+static void
+job_held(struct sched *s, struct sched_job *j, int64_t now)
+{
+	struct gang	*g = j->gang;
+	int		 was = !!g->stopped;
+
+	job_count(s, j, now);
+	if (!g->stopped && gang_stop(g) == -1)
+		log_warn("stop gang of %s", j->name);
+	j->run = 0;
+	s->nstopped += !!g->stopped - was;
+}
+
 static void
 all_rt(struct sched *s, int rt)
 {
@@ -426,11 +447,17 @@ set_cur(struct sched *s, int who, int64_t now, int force, int tell)
 			return;
 		}
 	}
+	if (is_held(s, who))
+		who = SEG_ALL;	/* not in a slot table: a stale layout */
 	for (i = 0; i < PROTO_JOBS_MAX; i++) {
 		j = &s->job[i];
-		if (j->gang == NULL || who == SEG_ALL || i == who)
+		if (j->gang == NULL)
 			continue;
-		if (who == SEG_NONE)
+		if (who != SEG_NONE && is_held(s, i))
+			job_held(s, j, now);
+		else if (who == SEG_ALL || i == who)
+			continue;
+		else if (who == SEG_NONE)
 			job_wait(s, j, now);
 		else
 			job_fill(s, j, now);
@@ -447,8 +474,9 @@ set_cur(struct sched *s, int who, int64_t now, int force, int tell)
 	}
 	if (who == SEG_ALL) {
 		for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
-			if (j->gang != NULL && (force || !j->run ||
-			    j->gang->stopped || j->gang->fill))
+			if (j->gang != NULL && !is_held(s, (int)(j - s->job)) &&
+			    (force || !j->run || j->gang->stopped ||
+			    j->gang->fill))
 				job_run(s, j, now);
 	} else if (who >= 0 && s->job[who].gang != NULL)
 		job_run(s, &s->job[who], now);
@@ -552,6 +580,20 @@ job_parts(const struct sched *s, int64_t part[PROTO_JOBS_MAX])
 	return sum;
 }
 
+/* The places of the SCHEDULE's held jobs that this node has, as bits. */
+static unsigned
+held_places(struct sched *s)
+{
+	unsigned	 held = 0, k, n;
+	int		 i;
+
+	n = s->want.nslots + s->want.nheld;
+	for (k = s->want.nslots; k < n && k < PROTO_JOBS_MAX; k++)
+		if ((i = sched_job_find(s, s->want.slot[k].job)) >= 0)
+			held |= 1u << i;
+	return held;
+}
+
 /*
  * The slots of a PS of ps ns, into s->next: the SCHEDULE's slot table if
  * it has one (not in DISTRIBUTED, which slices on its own), else the PS
@@ -568,9 +610,15 @@ relayout(struct sched *s, int64_t ps)
 	int			 i, k, n;
 
 	l->n = 0;
+	l->held = s->mode == MODE_DISTRIBUTED ? 0 : held_places(s);
 	if (s->want.nslots == 0 || s->mode == MODE_DISTRIBUTED) {
 		sum = job_parts(s, part);
 		for (i = 0; i < PROTO_JOBS_MAX; i++)
+			if ((l->held >> i) & 1u) {
+				sum -= part[i];
+				part[i] = 0;
+			}
+		for (i = 0; i < PROTO_JOBS_MAX && sum > 0; i++)
 			if (part[i] > 0) {
 				seg_add(l, ps * at / sum, i);
 				at += part[i];
@@ -1337,7 +1385,9 @@ sched_regain(struct sched *s)
 			continue;
 		}
 		gang_set_rt(j->gang, 1);
-		if (s->phase == PHASE_PS && (s->cur == SEG_ALL ||
+		if (s->phase == PHASE_PS && is_held(s, i))
+			job_held(s, j, now);
+		else if (s->phase == PHASE_PS && (s->cur == SEG_ALL ||
 		    s->cur == i))
 			j->run = 1;	/* its slot */
 		else if (s->phase == PHASE_PS && s->cur >= 0)
@@ -1412,7 +1462,10 @@ sched_status(const struct sched *s, struct proto_status *st,
 		if (n < 0)
 			n = 0;
 		memcpy(st->job[st->njobs].job, s->job[i].name, PROTO_JOB_LEN);
-		st->job[st->njobs].members = (uint32_t)n;
+		st->job[st->njobs].members = (uint32_t)n < PROTO_MEMBERS_MAX ?
+		    (uint32_t)n : PROTO_MEMBERS_MAX;
+		st->job[st->njobs].weight = (uint8_t)__atomic_load_n(
+		    &s->job[i].weight, __ATOMIC_RELAXED);
 		st->members += (uint32_t)n;
 		st->njobs++;
 	}
@@ -1596,6 +1649,7 @@ sched_job_remove(struct sched *s, int i)
 			s->lay.seg[k].who = SEG_ALL;
 	if (s->cur == i)	/* in its slot: the others run from now */
 		set_cur(s, SEG_ALL, now, 0, 0);
+	s->lay.held &= ~(1u << i);	/* the place may be reused */
 	gang_release(j->gang);
 	memset(j, 0, sizeof(*j));
 	recount(s);

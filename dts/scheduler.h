@@ -72,6 +72,7 @@ struct sched_job {
 	/* its memory at jobs.c's last look (main thread: JOB_MEM) */
 	uint64_t		 mem_bytes, swap_bytes, oom_kills;
 	uint64_t		 reclaimed_bytes;
+	int			 weight;	/* jobs_set_weight; 0: none */
 	/* the scheduler's own */
 	int64_t			 acct_at;	/* counted up to here */
 	int			 no_idle;	/* gang_can_idle said no */
@@ -97,6 +98,9 @@ struct sched_seg {
 struct sched_layout {
 	int			 n;		/* >= 1 */
 	struct sched_seg	 seg[SCHED_SEGS_MAX];
+	unsigned		 held;		/* bit i: place i is held (the
+						   SCHEDULE's held jobs): it
+						   waits in the PS as in LS */
 };
 
 #define SCHED_USERS_MAX		64	/* user weights (CONF_LIST_MAX) */

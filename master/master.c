@@ -7,6 +7,7 @@
 
 #include "log.h"
 #include "master.h"
+#include "memsize.h"
 #include "timeutil.h"
 
 int64_t
@@ -99,6 +100,88 @@ slotted(const struct engine *c)
 	    c->sch.mode == MODE_BALANCED);
 }
 
+/* console.resume_reserve in bytes (checked when the config was read). */
+static uint64_t
+resume_reserve(const struct engine *c)
+{
+	uint64_t	 v;
+	char		 why[128];
+
+	if (memsize_parse(c->conf.console.resume_reserve, 0, &v, why,
+	    sizeof(why)) == -1)
+		return 256ULL << 20;
+	return v;
+}
+
+/*
+ * Hold each job that a node of it lacks room for (nodes_lacks, by its
+ * JOB_MEM of the last timeout): in STATIC and BALANCED only, before the
+ * packing.
+ */
+static void
+hold_jobs(struct engine *c, int64_t now)
+{
+	struct matrix		*mx = &c->m.mx;
+	const struct node	*n;
+	const struct node_mem	*m;
+	uint64_t		 reserve = resume_reserve(c);
+	int			 i, k, j;
+
+	for (i = 0; i < mx->nnodes && i < c->nodes.n; i++) {
+		n = &c->nodes.v[i];
+		for (k = 0; k < mx->node_njobs[i]; k++) {
+			j = mx->node_job[i][k];
+			m = nodes_mem_of(n, mx->job[j].name);
+			if (m != NULL && m->lack && now - m->at <=
+			    master_node_timeout(c))
+				matrix_hold(mx, j, i, (uint64_t)n->st.mem_mib
+				    << 20, m->swap_bytes + reserve);
+		}
+	}
+}
+
+/* Was job held at the last matrix?  Its index in c->m.held, or -1. */
+static int
+was_held(const struct engine *c, const char *job)
+{
+	int	 k;
+
+	for (k = 0; k < c->m.nheld; k++)
+		if (strncmp(c->m.held[k], job, PROTO_JOB_LEN) == 0)
+			return k;
+	return -1;
+}
+
+/* The holds said in the log once each way (info), then remembered. */
+static void
+hold_log(struct engine *c)
+{
+	const struct matrix	*mx = &c->m.mx;
+	const struct matrix_job	*j;
+	char			 fr[32], nd[32];
+	int			 i, k, n = 0;
+
+	for (k = 0; k < c->m.nheld; k++)
+		if ((i = matrix_find(mx, c->m.held[k])) >= 0 &&
+		    !mx->job[i].held)
+			log_info("job %s resumed: every node of it has room "
+			    "for it again", c->m.held[k]);
+	for (i = 0; i < mx->njobs; i++) {
+		j = &mx->job[i];
+		if (!j->held || n == MASTER_HELD_MAX)
+			continue;
+		if (was_held(c, j->name) < 0)
+			log_info("job %s held: node %s has %s free, under the "
+			    "%s its swap there and console.resume_reserve "
+			    "need: no slot, stopped on its nodes, until it "
+			    "has room", j->name, c->nodes.v[j->held_node].name,
+			    memsize_fmt(j->held_free, fr, sizeof(fr)),
+			    memsize_fmt(j->held_need, nd, sizeof(nd)));
+		memcpy(c->m.held[n++], j->name, PROTO_JOB_LEN);
+	}
+	c->m.nheld = n;
+}
+
 void
 master_matrix(struct engine *c, int64_t now)
 {
@@ -115,28 +198,54 @@ master_matrix(struct engine *c, int64_t now)
 			continue;
 		nj = n->st.njobs < PROTO_JOBS_MAX ? n->st.njobs :
 		    PROTO_JOBS_MAX;
-		for (k = 0; k < nj; k++)
-			if (n->st.job[k].members > 0 && matrix_add(mx, i,
-			    n->st.job[k].job, err, sizeof(err)) == -1)
+		for (k = 0; k < nj; k++) {
+			if (n->st.job[k].members == 0)
+				continue;
+			if (matrix_add(mx, i, n->st.job[k].job, err,
+			    sizeof(err)) == -1)
 				log_debug("matrix: node %s: %s", n->name, err);
+			else
+				(void)matrix_node_weight(mx, n->st.job[k].job,
+				    n->st.job[k].weight);
+		}
 	}
 	jobw_apply(&c->jobw, mx);
+	if (slotted(c))
+		hold_jobs(c, now);
 	matrix_pack(mx, (uint32_t)(sch_ps(&c->sch) / NS_PER_US));
 	c->m.mx_tables = 0;
 	for (i = 0; slotted(c) && i < c->nodes.n && i < MATRIX_NODES_MAX; i++)
 		if (mx->node_njobs[i] >= 2)
 			c->m.mx_tables = 1;
+	for (i = 0; slotted(c) && i < mx->njobs && !c->m.mx_tables; i++)
+		c->m.mx_tables = mx->job[i].held;
+	hold_log(c);
 }
 
 int
 master_table(const struct engine *c, int i,
     struct proto_slot slot[PROTO_JOBS_MAX])
 {
+	int	 n;
+
 	if (!c->m.mx_tables) {
 		memset(slot, 0, PROTO_JOBS_MAX * sizeof(slot[0]));
 		return 0;
 	}
-	return matrix_slots(&c->m.mx, i, slot, PROTO_JOBS_MAX);
+	n = matrix_slots(&c->m.mx, i, slot, PROTO_JOBS_MAX);
+	(void)matrix_held(&c->m.mx, i, slot + n, PROTO_JOBS_MAX - n);
+	return n;
+}
+
+/* The held jobs master_table put after a table's nslots slots. */
+static uint8_t
+held_count(const struct proto_slot slot[PROTO_JOBS_MAX], int nslots)
+{
+	int	 k = nslots;
+
+	while (k < PROTO_JOBS_MAX && slot[k].job[0] != '\0')
+		k++;
+	return (uint8_t)(k - nslots);
 }
 
 /* The index of the node at a in the node table, or -1. */
@@ -175,6 +284,7 @@ send_tables(struct engine *c, const struct proto_msg *base)
 		if ((k = node_index(c, dst[i])) < 0)
 			continue;
 		p->nslots = (uint8_t)master_table(c, k, p->slot);
+		p->nheld = held_count(p->slot, p->nslots);
 		n = &c->nodes.v[k];
 		n->sent_nslots = p->nslots;
 		memcpy(n->sent, p->slot, sizeof(n->sent));
@@ -447,6 +557,30 @@ job_mem_ask(struct engine *c, struct in_addr to, uint32_t index)
 }
 
 /*
+ * The memory of each job of a node that sent a STATUS, at most once a
+ * MASTER_MEM_GAP_NS, while this console is the master: its JOB_MEM
+ * replies say what each job has in swap there (room, dts(8) MEMORY)
+ * and give `jobs` its MEM and SWAP.
+ */
+static void
+room_ask(struct engine *c, struct in_addr from, int64_t now)
+{
+	struct proto_msg	 q = { .hdr.type = PROTO_JOB_MEM_REQ };
+	struct node		*n = nodes_get(&c->nodes, from);
+	int			 k;
+
+	if (n == NULL || !c->sch.started || standby_following(&c->sb) ||
+	    now - n->jm_asked < MASTER_MEM_GAP_NS || c->net.keyless)
+		return;
+	n->jm_asked = now;
+	for (k = 0; k < n->st.njobs && k < PROTO_JOBS_MAX; k++)
+		if (n->st.job[k].members > 0) {
+			q.u.job_mem_req.index = (uint32_t)k;
+			(void)net_send_to(&c->net, from, &q);
+		}
+}
+
+/*
  * Does a STATUS from a live node list the jobs (with members or not) of
  * its last one?  Then the matrix cannot have changed by it, and the
  * reply costs no new matrix: at N nodes, rebuilding it at every reply
@@ -465,6 +599,7 @@ same_jobs(const struct engine *c, struct in_addr from,
 		return 0;
 	for (k = 0; k < st->njobs; k++)
 		if ((n->st.job[k].members > 0) != (st->job[k].members > 0) ||
+		    n->st.job[k].weight != st->job[k].weight ||
 		    strncmp(n->st.job[k].job, st->job[k].job, PROTO_JOB_LEN)
 		    != 0)
 			return 0;
@@ -491,6 +626,7 @@ master_datagram(struct engine *c, const struct proto_msg *m,
     struct in_addr from, int64_t now)
 {
 	const struct node	*was = nodes_find(&c->nodes, from);
+	struct node		*n;
 	double			 was_q = was != NULL && was->have_q ? was->q :
 	    -1;
 	int			 i, same, was_live = was != NULL &&
@@ -500,7 +636,10 @@ master_datagram(struct engine *c, const struct proto_msg *m,
 	case PROTO_STATUS:
 		master_lost(c, from, &m->u.status);
 		same = same_jobs(c, from, &m->u.status, now);
-		nodes_status(&c->nodes, from, &m->u.status, now);
+		if ((n = nodes_status(&c->nodes, from, &m->u.status, now)) !=
+		    NULL && nodes_room(n, resume_reserve(c)))
+			same = 0;	/* its room for a job changed */
+		room_ask(c, from, now);
 		if (c->sch.started && !c->m.mx_pending && !same &&
 		    tables_changed(c, now))
 			c->m.mx_pending = 1;
@@ -522,6 +661,11 @@ master_datagram(struct engine *c, const struct proto_msg *m,
 		return;
 	case PROTO_JOB_MEM:
 		(void)nodes_job_mem(&c->nodes, from, &m->u.job_mem, now);
+		if (nodes_mem_note(&c->nodes, from, &m->u.job_mem,
+		    resume_reserve(c), now) == 1 && c->sch.started &&
+		    slotted(c))
+			c->m.mx_pending = 1;	/* a hold may have changed */
+		tables_due(c, now);
 		return;
 	case PROTO_TRACE:
 		if (trace_datagram(&c->m.trace, &m->u.trace, from, now))

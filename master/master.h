@@ -31,6 +31,9 @@
 #include "standby.h"
 #include "trace.h"
 
+#define MASTER_HELD_MAX		256	/* held jobs logged each way */
+#define MASTER_MEM_GAP_NS	(1000 * 1000 * 1000) /* JOB_MEM_REQs */
+
 struct master {
 	int64_t		 next_si;	/* next SI broadcast, 0 = none */
 	int64_t		 status_until;	/* status window closes, 0 = none */
@@ -50,6 +53,10 @@ struct master {
 	int		 mx_tables;	/* SCHEDULEs carry slot tables */
 	int		 mx_pending;	/* a node's table changed: send */
 	int64_t		 last_send;	/* the last SCHEDULE went out */
+	/* the jobs held for room (dts(8), MEMORY) at the last matrix, for
+	 * the log's once each way */
+	int		 nheld;
+	char		 held[MASTER_HELD_MAX][PROTO_JOB_LEN];
 };
 
 /*

@@ -202,6 +202,22 @@ matrix_set_weight(struct matrix *m, const char *job, int w)
 	if (i < 0 || w < 1 || w > MATRIX_WEIGHT_MAX)
 		return -1;
 	m->job[i].weight = w;
+	m->job[i].wsrc = MATRIX_WSRC_SET;
+	return 0;
+}
+
+int
+matrix_node_weight(struct matrix *m, const char *job, int w)
+{
+	int	 i = matrix_find(m, job);
+
+	if (i < 0 || w < 0 || w > MATRIX_WEIGHT_MAX)
+		return -1;
+	if (w == 0 || m->job[i].wsrc == MATRIX_WSRC_SET ||
+	    (m->job[i].wsrc == MATRIX_WSRC_NODE && m->job[i].weight >= w))
+		return 0;
+	m->job[i].weight = w;
+	m->job[i].wsrc = MATRIX_WSRC_NODE;
 	return 0;
 }
 
@@ -284,7 +300,8 @@ shares(struct matrix *m)
 			i = m->node_job[node][a];
 			for (b = 0, n = 0; b < m->node_njobs[node]; b++) {
 				k = m->node_job[node][b];
-				n += m->job[k].user == m->job[i].user;
+				n += m->job[k].user == m->job[i].user &&
+				    !m->job[k].held;
 			}
 			if (n > m->job[i].most)
 				m->job[i].most = n;
@@ -367,6 +384,8 @@ matrix_pack(struct matrix *m, uint32_t ps_us)
 	for (i = 0; i < m->njobs; i++) {
 		struct matrix_job *j = &m->job[m->order[i]];
 
+		if (j->held)
+			continue;	/* no row */
 		r = first_fit(m, m->order[i], i + 1);
 		if (r == m->nrows)
 			m->nrows++;
@@ -386,6 +405,36 @@ matrix_pack(struct matrix *m, uint32_t ps_us)
 		m->row[r].len_us = (uint32_t)((uint64_t)ps_us * before / sum -
 		    s);
 	}
+}
+
+void
+matrix_hold(struct matrix *m, int i, int node, uint64_t free, uint64_t need)
+{
+	if (i < 0 || i >= m->njobs || m->job[i].held)
+		return;
+	m->job[i].held = 1;
+	m->job[i].held_node = node;
+	m->job[i].held_free = free;
+	m->job[i].held_need = need;
+}
+
+int
+matrix_held(const struct matrix *m, int node, struct proto_slot *slot,
+    int cap)
+{
+	int	 i, t, n = 0;
+
+	if (node < 0 || node >= m->nnodes)
+		return 0;
+	for (i = 0; i < m->node_njobs[node] && n < cap; i++) {
+		t = m->node_job[node][i];
+		if (!m->job[t].held)
+			continue;
+		memset(&slot[n], 0, sizeof(slot[n]));
+		memcpy(slot[n].job, m->job[t].name, sizeof(slot[n].job));
+		n++;
+	}
+	return n;
 }
 
 int
@@ -437,6 +486,10 @@ jobw_parse(const char *s, int *w, char *err, size_t errlen)
 	char	*end;
 	long	 v;
 
+	if (strcmp(s, "auto") == 0) {
+		*w = JOBW_AUTO;
+		return 0;
+	}
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (end == s || *end != '\0' || errno != 0) {
@@ -468,7 +521,7 @@ jobw_set(struct jobw *t, const char *job, int w)
 {
 	int	 i = jobw_find(t, job);
 
-	if (w == MATRIX_WEIGHT_DEFAULT) {
+	if (w == JOBW_AUTO) {
 		if (i >= 0) {
 			t->n--;
 			memmove(t->name[i], t->name[i + 1], (size_t)(t->n - i) *
@@ -495,6 +548,12 @@ jobw_get(const struct jobw *t, const char *job)
 	int	 i = jobw_find(t, job);
 
 	return i < 0 ? MATRIX_WEIGHT_DEFAULT : t->w[i];
+}
+
+int
+jobw_has(const struct jobw *t, const char *job)
+{
+	return jobw_find(t, job) >= 0;
 }
 
 void

@@ -33,6 +33,9 @@
  * matrix_add and matrix_find are O(1) (a hash of the names), and
  * matrix_slots O(PROTO_JOBS_MAX).
  *
+ * A held job (matrix_hold: a node of it lacks room for it) gets no row
+ * and counts in no share; each of its nodes gets its name as held.
+ *
  * Pure code: no I/O, no clock.  Memory: malloc'd, kept from one
  * matrix_init to the next (a master refills the same matrix every SI).
  */
@@ -49,13 +52,27 @@
 #define MATRIX_WEIGHT_DEFAULT	1
 #define MATRIX_SHARE_UNIT	840	/* lcm(1, ..., PROTO_JOBS_MAX) */
 
+/* Where a job's weight came from. */
+enum matrix_wsrc {
+	MATRIX_WSRC_DEFAULT = 0,	/* MATRIX_WEIGHT_DEFAULT */
+	MATRIX_WSRC_NODE,		/* its nodes' STATUS (its adoption's
+					   WEIGHT: the SPANK plugin's) */
+	MATRIX_WSRC_SET			/* the operator's `set weight` */
+};
+
 struct matrix_job {
 	char		 name[PROTO_JOB_LEN];
 	int		 weight;	/* 1..MATRIX_WEIGHT_MAX */
+	int		 wsrc;		/* enum matrix_wsrc */
 	int		 share;		/* after matrix_pack: weight *
 					   MATRIX_SHARE_UNIT / n */
 	int		 row;		/* after matrix_pack */
 	int		 nnodes;
+	/* held (matrix_hold): no row; the first node that lacks room for
+	 * it, that node's free RAM and what the job needs there, bytes */
+	int		 held;
+	int		 held_node;
+	uint64_t	 held_free, held_need;
 	/* matrix_pack's own */
 	int		 user;		/* the index of its user's first job */
 	int		 most;		/* n: its user's most jobs on a node */
@@ -112,9 +129,32 @@ int matrix_add(struct matrix *m, int node, const char *job, char *err,
 /* The index of job, or -1. */
 int matrix_find(const struct matrix *m, const char *job);
 
-/* Set job's weight (1..MATRIX_WEIGHT_MAX): 0, or -1 if unknown or out
- * of range. */
+/* Set job's weight (1..MATRIX_WEIGHT_MAX), the operator's: 0, or -1 if
+ * unknown or out of range. */
 int matrix_set_weight(struct matrix *m, const char *job, int w);
+
+/*
+ * The weight a node gave job in its STATUS (1..MATRIX_WEIGHT_MAX; 0:
+ * none): kept unless the operator's is set; where its nodes differ, the
+ * largest holds.  Before jobw_apply.  0, or -1 if unknown or out of
+ * range.
+ */
+int matrix_node_weight(struct matrix *m, const char *job, int w);
+
+/*
+ * Hold job i (dts(8), MEMORY): node (its free RAM free, the job's need
+ * there need, bytes) lacks room for it.  Before matrix_pack, which gives
+ * a held job no row and no share; the first node given is kept.
+ */
+void matrix_hold(struct matrix *m, int i, int node, uint64_t free,
+    uint64_t need);
+
+/*
+ * Node's held jobs (after matrix_pack) into slot[0..cap) as a
+ * SCHEDULE's held entries (a name, start and length 0): how many.
+ */
+int matrix_held(const struct matrix *m, int node, struct proto_slot *slot,
+    int cap);
 
 /* Pack the jobs into rows and give each row its slot of ps_us. */
 void matrix_pack(struct matrix *m, uint32_t ps_us);
@@ -145,15 +185,20 @@ struct jobw {
 	int		 w[JOBW_MAX];
 };
 
-/* W: an integer 1..MATRIX_WEIGHT_MAX.  0, or -1 with err. */
+/* W: an integer 1..MATRIX_WEIGHT_MAX, or "auto" (*w JOBW_AUTO).  0, or
+ * -1 with err. */
+#define JOBW_AUTO	0
 int jobw_parse(const char *s, int *w, char *err, size_t errlen);
 
-/* Set job's weight; w == MATRIX_WEIGHT_DEFAULT forgets it.  0, or -1 if
- * the table is full. */
+/* Set job's weight (1 too: the operator's 1 wins over a node's weight);
+ * w == JOBW_AUTO forgets it.  0, or -1 if the table is full. */
 int jobw_set(struct jobw *t, const char *job, int w);
 
 /* Job's weight: its own, or MATRIX_WEIGHT_DEFAULT. */
 int jobw_get(const struct jobw *t, const char *job);
+
+/* Has the operator set job's weight?  1 or 0. */
+int jobw_has(const struct jobw *t, const char *job);
 
 /* Every weight of t onto the jobs of m it names (before matrix_pack). */
 void jobw_apply(const struct jobw *t, struct matrix *m);

@@ -171,6 +171,72 @@ nodes_job_mem(struct nodes *ns, struct in_addr addr,
 }
 
 int
+nodes_lacks(const struct node *n, const struct node_mem *m, uint64_t reserve)
+{
+	uint64_t	 free = (uint64_t)n->st.mem_mib << 20;
+
+	return n->have_status && n->st.mem_mib != 0 && m->job[0] != '\0' &&
+	    m->swap_bytes > 0 && free < m->swap_bytes + reserve;
+}
+
+const struct node_mem *
+nodes_mem_of(const struct node *n, const char *job)
+{
+	int	 k;
+
+	for (k = 0; k < PROTO_JOBS_MAX; k++)
+		if (n->jm[k].job[0] != '\0' && strncmp(n->jm[k].job, job,
+		    PROTO_JOB_LEN) == 0)
+			return &n->jm[k];
+	return NULL;
+}
+
+int
+nodes_mem_note(struct nodes *ns, struct in_addr addr,
+    const struct proto_job_mem *j, uint64_t reserve, int64_t now)
+{
+	struct node	*n = nodes_get(ns, addr);
+	struct node_mem	*m;
+	int		 k, at = 0, was;
+
+	if (n == NULL || j->job[0] == '\0' || memchr(j->job, '\0',
+	    PROTO_JOB_LEN) == NULL)
+		return -1;
+	for (k = 0; k < PROTO_JOBS_MAX; k++) {
+		if (strncmp(n->jm[k].job, j->job, PROTO_JOB_LEN) == 0) {
+			at = k;
+			break;
+		}
+		if (n->jm[k].at < n->jm[at].at)
+			at = k;		/* a free one is the oldest: 0 */
+	}
+	m = &n->jm[at];
+	was = strncmp(m->job, j->job, PROTO_JOB_LEN) == 0 ? m->lack : 0;
+	memcpy(m->job, j->job, PROTO_JOB_LEN);
+	m->mem_bytes = j->mem_bytes;
+	m->swap_bytes = j->swap_bytes;
+	m->at = now;
+	m->lack = nodes_lacks(n, m, reserve);
+	n->heard = now;
+	return m->lack != was;
+}
+
+int
+nodes_room(struct node *n, uint64_t reserve)
+{
+	int	 k, lack, moved = 0;
+
+	for (k = 0; k < PROTO_JOBS_MAX; k++) {
+		if (n->jm[k].job[0] == '\0')
+			continue;
+		lack = nodes_lacks(n, &n->jm[k], reserve);
+		moved |= lack != n->jm[k].lack;
+		n->jm[k].lack = lack;
+	}
+	return moved;
+}
+
+int
 nodes_job(struct nodes *ns, struct in_addr addr, const struct proto_job *j,
     int64_t now)
 {

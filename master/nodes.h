@@ -24,6 +24,19 @@
 #define NODES_TABLE_MAX 16384
 #define HOST_NAME_MAX_  64
 
+/*
+ * A job's memory on a node, from its last JOB_MEM (any round: the master
+ * asks each job's once a second, nodes_mem_note), and whether the node
+ * lacks room for it: its free RAM (STATUS mem_mib) under what the job
+ * has in swap there plus console.resume_reserve (dts(8), MEMORY).
+ */
+struct node_mem {
+	char		 job[PROTO_JOB_LEN];	/* "": a free entry */
+	uint64_t	 mem_bytes, swap_bytes;
+	int64_t		 at;			/* its arrival */
+	int		 lack;
+};
+
 struct node {
 	struct in_addr	 addr;
 	char		 name[PROTO_NAME_LEN];	/* from STATUS, "" until then */
@@ -41,6 +54,8 @@ struct node {
 	struct proto_job_mem mem[PROTO_JOBS_MAX]; /* JOB_MEM replies: */
 	unsigned	 mem_ok;		/* ... bit i: mem[i] is jobs[i]'s */
 	unsigned	 mem_asked;	/* ... bit i: JOB_MEM_REQ i sent */
+	struct node_mem	 jm[PROTO_JOBS_MAX];	/* every JOB_MEM, by job */
+	int64_t		 jm_asked;		/* JOB_MEM_REQs last sent */
 	int		 sent_nslots;		/* the slot table last sent */
 	struct proto_slot sent[PROTO_JOBS_MAX];	/* ... to it (master.c) */
 };
@@ -114,6 +129,30 @@ int nodes_job_mem_due(struct nodes *ns, struct in_addr addr,
  */
 int nodes_job_mem(struct nodes *ns, struct in_addr addr,
     const struct proto_job_mem *j, int64_t now);
+
+/*
+ * Room (dts(8), MEMORY): a node lacks room for a job it has something
+ * of in swap while its free RAM is under that swap plus reserve bytes;
+ * a node that gives no free RAM (mem_mib 0) or no JOB_MEM never lacks.
+ */
+int nodes_lacks(const struct node *n, const struct node_mem *m,
+    uint64_t reserve);
+
+/*
+ * Record a JOB_MEM from addr (any round) under its job's name: the
+ * entry of that name, else a free or the oldest one.  1 if the node's
+ * room for that job changed (nodes_lacks), else 0; -1: dropped (no
+ * name, or the table is full).
+ */
+int nodes_mem_note(struct nodes *ns, struct in_addr addr,
+    const struct proto_job_mem *j, uint64_t reserve, int64_t now);
+
+/* After a STATUS (its mem_mib): each entry's room again; 1 if one
+ * changed. */
+int nodes_room(struct node *n, uint64_t reserve);
+
+/* The entry of job on n, or NULL. */
+const struct node_mem *nodes_mem_of(const struct node *n, const char *job);
 
 /* Heard within timeout of now. */
 int nodes_live(const struct node *n, int64_t now, int64_t timeout);

@@ -155,6 +155,8 @@ take(struct hosts *t, int i, const struct proto_status *st)
 		else
 			r.rt += (int)st->job[j].members;
 	}
+	if (t->self_extra > 0 && strcmp(t->h[i].name, t->self) == 0)
+		r.own = r.own > t->self_extra ? r.own - t->self_extra : 0;
 	place_take(&t->h[i], &t->pc, &r, now_mono_ns());
 	for (j = 0; j < (unsigned)t->n; j++)
 		if (!t->h[j].known && t->addr[j].s_addr != 0)
@@ -219,25 +221,27 @@ hosts_read(struct hosts *t)
 }
 
 static int
-all_known(const struct hosts *t, const int *idx, int k)
+all_known(const struct hosts *t, const int *idx, int k, int64_t since)
 {
 	int	 i;
 
 	for (i = 0; i < k; i++)
-		if (!t->h[idx[i]].known && t->addr[idx[i]].s_addr != 0)
+		if ((!t->h[idx[i]].known || t->h[idx[i]].report_ns < since) &&
+		    t->addr[idx[i]].s_addr != 0)
 			return 0;
 	return 1;
 }
 
 void
-hosts_wait(struct hosts *t, const int *idx, int k, int64_t wait_ns)
+hosts_wait(struct hosts *t, const int *idx, int k, int64_t wait_ns,
+    int64_t since)
 {
 	int64_t		 end = now_mono_ns() + wait_ns, left;
 	struct pollfd	 p = { .fd = t->fd, .events = POLLIN };
 
 	if (t->fd == -1)
 		return;
-	while (!all_known(t, idx, k) && (left = end - now_mono_ns()) > 0) {
+	while (!all_known(t, idx, k, since) && (left = end - now_mono_ns()) > 0) {
 		if (poll(&p, 1, (int)(left / NS_PER_MS) + 1) > 0)
 			hosts_read(t);
 	}

@@ -29,6 +29,10 @@ struct hosts {
 	struct seqgen		 seq;
 	struct replay		 replay;
 	char			 job[PROTO_JOB_LEN]; /* our own job */
+	/* members of our job on host self that are not tasks (a console
+	 * lifted into the gang while it asks): not counted as its own */
+	char			 self[PLACE_NAME_LEN];
+	int			 self_extra;
 	int64_t			 last_round;
 };
 
@@ -46,8 +50,10 @@ void hosts_ask(struct hosts *t, const int *idx, int k);
 /* Take every reply the socket holds. */
 void hosts_read(struct hosts *t);
 
-/* Wait at most wait_ns for every host of idx[0..k) to have a report. */
-void hosts_wait(struct hosts *t, const int *idx, int k, int64_t wait_ns);
+/* Wait at most wait_ns for every host of idx[0..k) to have a report
+ * (that came at since or later, on the monotonic clock; 0: any). */
+void hosts_wait(struct hosts *t, const int *idx, int k, int64_t wait_ns,
+    int64_t since);
 
 void hosts_fini(struct hosts *t);
 

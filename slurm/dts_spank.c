@@ -6,8 +6,13 @@
  *
  * plugstack.conf (man/dts_spank.8):
  *   required PATH/dts_spank.so [default=on|off] [socket=PATH] [conf=PATH]
+ *       [qos_weight=QOS:W,...] [weight_max=W]
  * "%h" in socket= and conf= is the node's host name.  srun, sbatch and
  * salloc get --dts[=on|off]; without it the operator's default= holds.
+ * They get --dts-weight=W too: the job's weight in the master's gang
+ * matrix (at most weight_max=), else its QOS's (qos_weight=, the QOS as
+ * Slurm puts it in the task's environment, SLURM_JOB_QOS), else none
+ * (the master's default).  It goes with the adoption (WEIGHT, adopt_msg.h).
  *
  * Callbacks: slurm_spank_init (every context) registers --dts (srun,
  * sbatch, salloc, slurmstepd) and reads the plugstack arguments;
@@ -43,7 +48,15 @@ SPANK_PLUGIN(dts, 1);
 #define PATH_ARG_MAX	256
 #define REFUSED_EXIT	126		/* as dts-run's */
 
+#define QOS_MAX		32		/* qos_weight= entries */
+#define QOS_NAME_MAX	64
+
 static int	opt_dts = -1;			/* --dts: 1 on, 0 off, -1 none */
+static int	opt_weight;			/* --dts-weight; 0: none */
+static int	weight_max = PROTO_WEIGHT_JOB_MAX;	/* weight_max= */
+static int	nqos;				/* qos_weight= */
+static char	qos_name[QOS_MAX][QOS_NAME_MAX];
+static int	qos_w[QOS_MAX];
 static int	def_dts;			/* default= */
 static char	sock_arg[PATH_ARG_MAX] = ADOPT_SOCKET_DEFAULT;
 static char	conf_arg[PATH_ARG_MAX] = CONF_DEFAULT;
@@ -80,12 +93,107 @@ opt_cb(int val, const char *optarg, int remote)
 	return 0;
 }
 
+/* --dts-weight=W: refused in one line (Slurm then refuses the job). */
+static int
+weight_cb(int val, const char *optarg, int remote)
+{
+	char	 err[128];
+	int	 w;
+
+	(void)val;
+	(void)remote;
+	if (optarg == NULL || adopt_weight_check(optarg, &w, err,
+	    sizeof(err)) == -1) {
+		slurm_error("dts: --dts-weight: %s", optarg == NULL ?
+		    "a weight is needed" : err);
+		return -1;
+	}
+	if (w > weight_max) {
+		slurm_error("dts: --dts-weight=%d: above %d, this cluster's "
+		    "most (plugstack.conf: weight_max)", w, weight_max);
+		return -1;
+	}
+	opt_weight = w;
+	return 0;
+}
+
 /* registered in slurm_spank_init: a spank_options table reaches no
  * sbatch or salloc (spank.h) */
 static struct spank_option dts_option = {
 	"dts", "[on|off]", "coschedule this job's tasks with DTS on every "
 	    "node (default: the operator's, plugstack.conf)", 2, 0, opt_cb
 };
+static struct spank_option weight_option = {
+	"dts-weight", "W", "this job's weight in DTS's gang matrix, a whole "
+	    "number from 1 to 100 (default: its QOS's, plugstack.conf)", 1, 0,
+	    weight_cb
+};
+
+/*
+ * qos_weight=QOS:W[,QOS:W...] into the table: 0, or -1 with one line
+ * logged (nothing kept).
+ */
+static int
+qos_arg(const char *arg, const char *val)
+{
+	char		 buf[1024], err[128], *tok, *save = NULL, *colon;
+	int		 n = 0, w, k;
+
+	if (*val == '\0' || strlen(val) >= sizeof(buf)) {
+		slurm_error("dts: plugstack.conf: %s: empty or too long", arg);
+		return -1;
+	}
+	memcpy(buf, val, strlen(val) + 1);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if ((colon = strrchr(tok, ':')) == NULL || colon == tok ||
+		    (size_t)(colon - tok) >= QOS_NAME_MAX) {
+			slurm_error("dts: plugstack.conf: %s: \"%s\": expected "
+			    "QOS:W (a QOS name of 1 to %d bytes)", arg, tok,
+			    QOS_NAME_MAX - 1);
+			return -1;
+		}
+		*colon = '\0';
+		if (adopt_weight_check(colon + 1, &w, err, sizeof(err)) == -1) {
+			slurm_error("dts: plugstack.conf: %s: QOS %s: %s", arg,
+			    tok, err);
+			return -1;
+		}
+		for (k = 0; k < n; k++)
+			if (strcmp(qos_name[k], tok) == 0) {
+				slurm_error("dts: plugstack.conf: %s: QOS %s "
+				    "twice", arg, tok);
+				return -1;
+			}
+		if (n == QOS_MAX) {
+			slurm_error("dts: plugstack.conf: %s: more than %d "
+			    "QOS", arg, QOS_MAX);
+			return -1;
+		}
+		memcpy(qos_name[n], tok, strlen(tok) + 1);
+		qos_w[n++] = w;
+	}
+	nqos = n;
+	return 0;
+}
+
+/* The job's weight: --dts-weight, else its QOS's, else 0 (none). */
+static int
+job_weight(spank_t sp)
+{
+	char	 qos[QOS_NAME_MAX];
+	int	 k;
+
+	if (opt_weight > 0)
+		return opt_weight;
+	if (nqos == 0 || spank_getenv(sp, "SLURM_JOB_QOS", qos,
+	    sizeof(qos)) != ESPANK_SUCCESS)
+		return 0;
+	for (k = 0; k < nqos; k++)
+		if (strcmp(qos_name[k], qos) == 0)
+			return qos_w[k];
+	return 0;
+}
 
 /* key=value into dst (PATH_ARG_MAX): 0, or -1 with one line logged. */
 static int
@@ -107,13 +215,6 @@ slurm_spank_init(spank_t sp, int ac, char **av)
 	spank_err_t	 e;
 	int		 i;
 
-	if ((ctx == S_CTX_LOCAL || ctx == S_CTX_REMOTE ||
-	    ctx == S_CTX_ALLOCATOR) &&
-	    (e = spank_option_register(sp, &dts_option)) != ESPANK_SUCCESS) {
-		slurm_error("dts: cannot register --dts: %s",
-		    spank_strerror(e));
-		return -1;
-	}
 	for (i = 0; i < ac; i++) {
 		if (strncmp(av[i], "default=", 8) == 0) {
 			if ((def_dts = onoff(av[i] + 8)) == -1) {
@@ -128,10 +229,34 @@ slurm_spank_init(spank_t sp, int ac, char **av)
 		} else if (strncmp(av[i], "conf=", 5) == 0) {
 			if (path_arg(conf_arg, av[i], av[i] + 5) == -1)
 				return -1;
+		} else if (strncmp(av[i], "qos_weight=", 11) == 0) {
+			if (qos_arg(av[i], av[i] + 11) == -1)
+				return -1;
+		} else if (strncmp(av[i], "weight_max=", 11) == 0) {
+			char	 err[128];
+
+			if (adopt_weight_check(av[i] + 11, &weight_max, err,
+			    sizeof(err)) == -1) {
+				slurm_error("dts: plugstack.conf: %s: %s",
+				    av[i], err);
+				return -1;
+			}
 		} else {
 			slurm_error("dts: plugstack.conf: unknown argument "
-			    "\"%s\" (default=on|off, socket=PATH, conf=PATH)",
-			    av[i]);
+			    "\"%s\" (default=on|off, socket=PATH, conf=PATH, "
+			    "qos_weight=QOS:W,..., weight_max=W)", av[i]);
+			return -1;
+		}
+	}
+	/* after the arguments: --dts-weight's check needs weight_max */
+	if (ctx == S_CTX_LOCAL || ctx == S_CTX_REMOTE ||
+	    ctx == S_CTX_ALLOCATOR) {
+		if ((e = spank_option_register(sp, &dts_option)) !=
+		    ESPANK_SUCCESS ||
+		    (e = spank_option_register(sp, &weight_option)) !=
+		    ESPANK_SUCCESS) {
+			slurm_error("dts: cannot register --dts and "
+			    "--dts-weight: %s", spank_strerror(e));
 			return -1;
 		}
 	}
@@ -243,7 +368,7 @@ adopt_task(spank_t sp)
 	uint32_t	 jobid;
 	char		 label[16], sock[PATH_ARG_MAX], host[256];
 	char		 req[ADOPT_MSG_MAX], reply[ADOPT_MSG_MAX], err[256];
-	int		 rc;
+	int		 rc, w;
 
 	if (gethostname(host, sizeof(host)) == -1)
 		snprintf(host, sizeof(host), "this node");
@@ -262,10 +387,28 @@ adopt_task(spank_t sp)
 		    sock_arg);
 		return -1;
 	}
+	if ((w = job_weight(sp)) > weight_max) {
+		slurm_error("dts: job %s: weight %d above %d, this cluster's "
+		    "most (plugstack.conf: weight_max): task not started",
+		    label, w, weight_max);
+		return -1;
+	}
 	snprintf(req, sizeof(req), "ADOPT run\n%s\n%s %s", ADOPT_STATE_LINE,
 	    ADOPT_JOB_LINE, label);
+	if (w > 0)
+		snprintf(req + strlen(req), sizeof(req) - strlen(req),
+		    "\n%s %d", ADOPT_WEIGHT_LINE, w);
 	if ((rc = ask(sp, sock, host, req, reply, sizeof(reply))) != 0)
 		return rc == 1 ? 0 : -1;
+	if (w > 0 && strcmp(reply, ADOPT_REFUSAL_NO_WEIGHT) == 0) {
+		/* a dts from before WEIGHT: the job without its weight */
+		fprintf(stderr, "dts: the DTS on %s takes no job weight "
+		    "(older): job %s runs with the master's default\n", host,
+		    label);
+		*strrchr(req, '\n') = '\0';
+		if ((rc = ask(sp, sock, host, req, reply, sizeof(reply))) != 0)
+			return rc == 1 ? 0 : -1;
+	}
 	if (strcmp(reply, ADOPT_REFUSAL_OLD) == 0) {
 		/* a dts from before the JOB line: its one gang */
 		snprintf(req, sizeof(req), "ADOPT run\n%s", ADOPT_STATE_LINE);

@@ -3,7 +3,8 @@
 # man page lint, system tests on a real pvmd, a short fuzz run, every
 # benchmark once in its --quick form, the unit and system tests again
 # under ASan/UBSan, the unit tests under valgrind, and `make distcheck`.
-# Prints one line per check (and one per unit case cmocka skipped) and
+# Prints one line per check with the seconds it took (and one per unit
+# case cmocka skipped), then each part's time and the slowest checks, and
 # ends with "N passed, N failed, N skipped".
 # PARTs run only those parts, in the suite's order: unit man system fuzz
 # bench asan valgrind distcheck (all by default).
@@ -24,6 +25,23 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 out=$build/test-results
 rm -rf "$out" && mkdir -p "$out"
 pass=0 fail=0 skip=0 failed=
+# the seconds each check and each part took: the slow ones show in every run
+stages= times=
+t_run=$SECONDS
+stage() {	# stage PART: PART starts (and the one before ends)
+	[ -n "${stage_name:-}" ] &&
+	    stages="$stages${stages:+, }$stage_name $((SECONDS - stage_t0)) s"
+	stage_name=${1:-} stage_t0=$SECONDS
+}
+took() {	# took NAME T0 [LOG]: dt="N s" since T0 (and the wait for the lock)
+	local w
+	dt=$((SECONDS - $2))
+	w=$(sed -n 's/^# check\.sh: waited \([0-9]*\) s for the lock$/\1/p' "${3:-/dev/null}" 2>/dev/null | tail -1)
+	[ -n "$w" ] && dt=$((dt - w))
+	times="$times$dt $1
+"
+	dt="$dt s${w:+, after $w s waiting for the lock}"
+}
 
 result() {	# result NAME RC [LOG]
 	case $2 in
@@ -44,10 +62,12 @@ unit_tests() {	# unit_tests BUILDDIR TAG [WRAPPER...]
 		[ -x "$t" ] || continue
 		local name; name=$(basename "$t")
 		local log="$out/$tag-$name.log"
+		local t0=$SECONDS
 		"$@" "$t" > "$log" 2>&1
 		local rc=$?
 		local n; n=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
-		result "$tag: $name (${n:-0} cases)" $rc "$log"
+		took "$tag: $name" $t0
+		result "$tag: $name (${n:-0} cases, $dt)" $rc "$log"
 		# a case cmocka skipped (the machine cannot run it: not root,
 		# no real-time budget) counts and shows as a skip of its own
 		local c
@@ -59,7 +79,7 @@ unit_tests() {	# unit_tests BUILDDIR TAG [WRAPPER...]
 }
 
 # 1. unit tests
-want unit && unit_tests "$build" unit
+want unit && stage unit && unit_tests "$build" unit
 # and the shell tests' waits: t_wait_for's CMD is expanded once, by its
 # caller, so `t_wait_for N test -n "$(...)"` polls a value read once (t61
 # failed so, rarely, for sessions): a value read again goes in a function
@@ -88,7 +108,7 @@ if want unit; then
 fi
 
 # 2. man pages: lint clean
-want man && for m in "$build"/man/*.[0-9]; do
+want man && stage man && for m in "$build"/man/*.[0-9]; do
 	log="$out/man-$(basename "$m").log"
 	{ mandoc -Tlint -W warning "$m"; groff -man -ww -z "$m"; } > "$log" 2>&1
 	[ -s "$log" ] && rc=1 || rc=0
@@ -100,15 +120,19 @@ done
 systest() {	# systest BUILD TEST LOG
 	sh "$src/tests/system/check.sh" "$1" "$2" > "$3" 2>&1
 }
-want system && for t in "$src"/tests/system/t[0-9]*.sh; do
+want system && stage system && for t in "$src"/tests/system/t[0-9]*.sh; do
 	name=$(basename "$t" .sh)
 	log="$out/system-$name.log"
+	t0=$SECONDS
 	systest "$build" "$t" "$log"
-	result "system: $name" $? "$log"
+	rc=$?
+	took "system: $name" $t0 "$log"
+	result "system: $name ($dt)" $rc "$log"
 done
 
 # 4. fuzz the datagram decoder briefly
 if want fuzz; then
+	stage fuzz
 	log="$out/fuzz.log"
 	sh "$src/tests/fuzz/run.sh" "$src" "$build/fuzz" "${FUZZ_SECONDS:-20}" > "$log" 2>&1
 	result "fuzz: datagram decoder (${FUZZ_SECONDS:-20} s)" $? "$log"
@@ -116,10 +140,13 @@ fi
 
 # 4b. every benchmark once in its --quick form: they still work
 if want bench; then
+	stage bench
 	log="$out/bench-quick.log"
 	# speed goals are reported (MISSED), correctness facts fail
 	bash "$src/tests/bench/run.sh" --quick --report-only "$build" "$build/bench-quick" > "$log" 2>&1
 	grep -E '^(PASS|FAIL): bench|^bench-[a-z]+: [0-9]+ (MISSED|FAIL)' "$log"
+	times="$times$(sed -n 's/^\(PASS\|FAIL\): \(bench: [a-z]*\) (quick) (\([0-9]*\) s.*/\3 \2/p' "$log")
+"
 	pass=$((pass + $(grep -c '^PASS: bench' "$log")))
 	fail=$((fail + $(grep -c '^FAIL: bench' "$log")))
 fi
@@ -129,7 +156,7 @@ san=$build/_sanitize
 log="$out/sanitize-build.log"
 if ! want asan; then
 	:
-elif { mkdir -p "$san" && cd "$san" &&
+elif stage asan && { mkdir -p "$san" && cd "$san" &&
      { [ -f Makefile ] || "$src/configure" -q --enable-sanitizers; } &&
      make -j2 all && make -j2 check TESTS=; } > "$log" 2>&1; then
 	cd "$src"
@@ -142,13 +169,15 @@ elif { mkdir -p "$san" && cd "$san" &&
 		name=$(basename "$t" .sh)
 		log="$out/asan-system-$name.log"
 		rm -f "$rep"/*
+		t0=$SECONDS
 		systest "$san" "$t" "$log"
 		rc=$?
+		took "asan: system $name" $t0 "$log"
 		for r in "$rep"/*; do
 			[ -e "$r" ] || continue
 			rc=1; { echo "--- $r"; cat "$r"; } >> "$log"
 		done
-		result "asan: system $name" $rc "$log"
+		result "asan: system $name ($dt)" $rc "$log"
 	done
 	unset ASAN_OPTIONS UBSAN_OPTIONS
 else
@@ -159,7 +188,7 @@ fi
 # 6. valgrind over the unit tests
 if ! want valgrind; then
 	:
-elif command -v valgrind > /dev/null; then
+elif command -v valgrind > /dev/null && stage valgrind; then
 	unit_tests "$build" valgrind valgrind -q --error-exitcode=99 --leak-check=full
 else
 	result "valgrind: not installed: quickstart installs it (apt-get install valgrind)" 1
@@ -169,6 +198,8 @@ fi
 # and its unit tests pass (the system tests ran above, from this tree).
 # Its own TMPDIR: distuninstallcheck installs into $TMPDIR/am-dc-PID.
 if want distcheck; then
+	stage distcheck
+	t0=$SECONDS
 	log="$out/distcheck.log"
 	if tmp=$(mktemp -d "${TMPDIR:-/tmp}/dts-distcheck.XXXXXX"); then
 		TMPDIR=$tmp DTS_SYSTEM_TESTS=no make -C "$build" distcheck > "$log" 2>&1
@@ -177,9 +208,15 @@ if want distcheck; then
 	else
 		rc=1; echo "mktemp -d failed" > "$log"
 	fi
-	result "distcheck" $rc "$log"
+	took distcheck $t0
+	result "distcheck ($dt)" $rc "$log"
 fi
 
+# each part's time, and the slowest checks
+stage
+echo "time: $((SECONDS - t_run)) s: $stages"
+[ -z "$times" ] ||
+    echo "slowest: $(printf '%s' "$times" | sort -rn | head -n 8 | sed 's/^\([0-9]*\) \(.*\)/\2 \1 s/' | paste -sd, - | sed 's/,/, /g')"
 # the failures again, one line each, just above the count: a reader of
 # the last lines of a long run sees what failed without the middle
 if [ -n "${failed:-}" ]; then

@@ -23,7 +23,8 @@
 #      gets none of master1's 9 tasks (a fact).
 #   5. dts-pvmctl spawn -n 64 /bin/true: placed <= 1.2x the circle's (the
 #      whole command: dts-place's start, its STATUS round, and the 64
-#      spawns as one PvmTaskHost spawn per host).
+#      spawns: over idle hosts, as good as each other, the plan 22/21/21
+#      is PVM's circle's, spawned in one call, not one call a host).
 # Writes OUTDIR/place.csv and place.md.
 . "$(dirname "$0")/common.sh"
 b_init place "$@"

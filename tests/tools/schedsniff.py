@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # schedsniff.py PORT OUT: every SCHEDULE (DTS1, type 1) to PORT, with its
 # flags and slot table (doc/protocol.txt), one line each, into OUT:
-# "REALTIME flags=F nslots=N JOB@START_US+LEN_US ..." (tests/system/
+# "REALTIME flags=F nslots=N JOB@START_US+LEN_US ... [held=JOB,...]"
+# (held=: the held jobs after the slots, only if there are any; tests/system/
 # cluster.sh's c_sched_watch; t114 counts the SYNCs by the flags)
 import socket, struct, sys, time
 port = int(sys.argv[1])
@@ -29,4 +30,9 @@ while True:
         name = p[o:o + 32].split(b"\0")[0].decode("ascii", "replace")
         st, ln = struct.unpack("!II", p[o + 32:o + 40])
         slots.append("%s@%d+%d" % (name, st, ln))
-    out.write("%.6f flags=%d nslots=%d %s\n" % (t, p[2], n, " ".join(slots)))
+    held = []
+    for i in range(min(n, 8), min(n + p[25], 8)):   # held jobs (nheld)
+        o = 32 + 40 * i
+        held.append(p[o:o + 32].split(b"\0")[0].decode("ascii", "replace"))
+    out.write("%.6f flags=%d nslots=%d %s%s\n" % (t, p[2], n, " ".join(slots),
+              " held=" + ",".join(held) if held else ""))

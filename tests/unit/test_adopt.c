@@ -19,12 +19,14 @@
 #include <string.h>
 
 #include "adopt_check.h"
+#include "adopt_msg.h"
 #include "job.h"
 
 #define ALICE	1001
 #define BOB	1002
 
 static char why[512];
+static int last_weight;		/* request()'s */
 
 static const char *
 request(const char *full, int *state, char label[16])
@@ -36,8 +38,9 @@ request(const char *full, int *state, char label[16])
 		*more++ = '\0';
 	memset(label, 0, 16);
 	*state = -1;
-	return adopt_check_request(first, more, full, state, label, why,
-	    sizeof(why));
+	last_weight = -1;
+	return adopt_check_request(first, more, full, state, label,
+	    &last_weight, why, sizeof(why));
 }
 
 static void
@@ -83,11 +86,14 @@ test_request(void **state)
 	request_bad("ADOPT run\nSTATE\nSTATE",
 	    "malformed request (two STATE lines)");
 	request_bad("ADOPT run\nSTATES", "malformed request (a line after the "
-	    "first that is neither \"STATE\" nor \"JOB <label>\")");
+	    "first that is neither \"STATE\", \"JOB <label>\" nor "
+	    "\"WEIGHT <w>\")");
 	request_bad("ADOPT run\nJOBS x", "malformed request (a line after the "
-	    "first that is neither \"STATE\" nor \"JOB <label>\")");
+	    "first that is neither \"STATE\", \"JOB <label>\" nor "
+	    "\"WEIGHT <w>\")");
 	request_bad("ADOPT run\nUID 0", "malformed request (a line after the "
-	    "first that is neither \"STATE\" nor \"JOB <label>\")");
+	    "first that is neither \"STATE\", \"JOB <label>\" nor "
+	    "\"WEIGHT <w>\")");
 	/* a bad label */
 	request_bad("ADOPT run\nJOB a:b", "job label \"a:b\" has a byte that "
 	    "is not a letter, digit, '.', '_' or '-'");
@@ -95,6 +101,48 @@ test_request(void **state)
 	    "that is not a letter, digit, '.', '_' or '-'");
 	request_bad("ADOPT run\nJOB", "a JOB line without a label");
 	request_bad("ADOPT run\nJOB x\nJOB y", "two JOB lines in one request");
+}
+
+/* WEIGHT <w>: a whole 1 to 100, once; none: 0 */
+static void
+test_request_weight(void **state)
+{
+	char		 label[16];
+	int		 st;
+
+	(void)state;
+	request_ok("ADOPT run\nSTATE\nJOB s12", 1, "s12");
+	assert_int_equal(last_weight, 0);
+	request_ok("ADOPT run\nSTATE\nJOB s12\nWEIGHT 3", 1, "s12");
+	assert_int_equal(last_weight, 3);
+	request_ok("ADOPT run\nWEIGHT 100\nJOB s1", 0, "s1");
+	assert_int_equal(last_weight, 100);
+	request_ok("ADOPT pvmd\nWEIGHT 1", 0, JOB_LABEL_DEFAULT);
+	assert_int_equal(last_weight, 1);
+	request_bad("ADOPT run\nWEIGHT 0", "weight \"0\": expected a whole "
+	    "number from 1 to 100");
+	request_bad("ADOPT run\nWEIGHT 101", "weight \"101\": expected a "
+	    "whole number from 1 to 100");
+	request_bad("ADOPT run\nWEIGHT 03", "weight \"03\": expected a whole "
+	    "number from 1 to 100");
+	request_bad("ADOPT run\nWEIGHT 1.5", "weight \"1.5\": expected a "
+	    "whole number from 1 to 100");
+	request_bad("ADOPT run\nWEIGHT -2", "weight \"-2\": expected a "
+	    "whole number from 1 to 100");
+	request_bad("ADOPT run\nWEIGHT", "a WEIGHT line without a weight");
+	request_bad("ADOPT run\nWEIGHT ", "a WEIGHT line without a weight");
+	request_bad("ADOPT run\nWEIGHT 2\nWEIGHT 2",
+	    "two WEIGHT lines in one request");
+	request_bad("ADOPT run\nWEIGHTS 2", "malformed request (a line after "
+	    "the first that is neither \"STATE\", \"JOB <label>\" nor "
+	    "\"WEIGHT <w>\")");
+	/* a refused request names no weight */
+	assert_non_null(request("ADOPT run\nJOB a:b\nWEIGHT 3", &st, label));
+	/* the client's fallback: what a dts before WEIGHT answered, word for
+	 * word, is ADOPT_REFUSAL_NO_WEIGHT without its "ERR " */
+	assert_string_equal(ADOPT_REFUSAL_NO_WEIGHT + 4, "malformed request (a "
+	    "line after the first that is neither \"STATE\" nor \"JOB "
+	    "<label>\")");
 }
 
 /* users: the list of dts.conf (names and "*" only: no NSS here) */
@@ -318,6 +366,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_request),
+		cmocka_unit_test(test_request_weight),
 		cmocka_unit_test(test_user),
 		cmocka_unit_test(test_user_ids),
 		cmocka_unit_test(test_user_refused),

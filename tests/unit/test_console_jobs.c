@@ -22,19 +22,23 @@
 #include "timeutil.h"
 #include "wire.h"
 
-/* Every message the net sent since the last tap_reset(). */
+/* Every message the net sent since the last tap_reset(), but the
+ * JOB_MEM_REQs of room (counted in memreq). */
 #define TAP_MAX 64
 static struct {
 	int		 n;
 	struct in_addr	 dst[TAP_MAX];
 	struct proto_msg m[TAP_MAX];
+	int		 memreq;
 } tap;
 
 static void
 tap_fn(void *arg, struct in_addr dst, const struct proto_msg *m)
 {
 	(void)arg;
-	if (tap.n < TAP_MAX) {
+	if (m->hdr.type == PROTO_JOB_MEM_REQ)
+		tap.memreq++;
+	else if (tap.n < TAP_MAX) {
 		tap.dst[tap.n] = dst;
 		tap.m[tap.n++] = *m;
 	}
@@ -44,6 +48,7 @@ static void
 tap_reset(void)
 {
 	tap.n = 0;
+	tap.memreq = 0;
 }
 
 /* The SCHEDULE sent to addr since tap_reset(), NULL if none; fails on
@@ -80,6 +85,9 @@ check_slot(const struct proto_schedule *p, int k, const char *job,
 	assert_int_equal(p->slot[k].len_us, len);
 }
 
+/* The free RAM the next STATUSes give (mem_mib; 0: unknown). */
+static uint32_t status_mib;
+
 /* A STATUS from addr listing jobs "name:members" ... (NULL ends). */
 static void
 status_jobs(struct fixture *f, const char *addr, int64_t now, ...)
@@ -103,11 +111,32 @@ status_jobs(struct fixture *f, const char *addr, int64_t now, ...)
 
 		memcpy(m.u.status.job[k].job, j, l);
 		m.u.status.job[k].members = (uint32_t)atoi(j + l + 1);
+		if (strchr(j, '/') != NULL)	/* "NAME=MEMBERS/WEIGHT" */
+			m.u.status.job[k].weight = (unsigned)atoi(
+			    strchr(j, '/') + 1);
 		m.u.status.members += m.u.status.job[k].members;
 		k++;
 	}
 	va_end(ap);
 	m.u.status.njobs = (uint8_t)k;
+	m.u.status.mem_mib = status_mib;
+	master_datagram(&f->c.e, &m, ip4(addr), now);
+}
+
+/* A JOB_MEM from addr: job (number index) has 100 MiB, swap in swap. */
+static void
+job_mem(struct fixture *f, const char *addr, int64_t now, const char *job,
+    uint32_t index, uint64_t swap)
+{
+	struct proto_msg	 m;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = PROTO_JOB_MEM;
+	m.u.job_mem.index = index;
+	m.u.job_mem.count = index + 1;
+	snprintf(m.u.job_mem.job, sizeof(m.u.job_mem.job), "%s", job);
+	m.u.job_mem.mem_bytes = 100 << 20;
+	m.u.job_mem.swap_bytes = swap;
 	master_datagram(&f->c.e, &m, ip4(addr), now);
 }
 
@@ -380,11 +409,80 @@ test_set_weight(void **state)
 	tap_reset();
 	master_timer(&f->c.e, f->c.m.next_si);
 	check_slot(sched_to("10.0.0.1"), 1, "bob:pvm", 20000, 60000);
-	/* 1 forgets it */
+	/* auto forgets it */
 	tap_reset();
-	assert_int_equal(cmds_exec(&f->c, "set weight bob:pvm 1"), 0);
+	assert_int_equal(cmds_exec(&f->c, "set weight bob:pvm auto"), 0);
 	assert_int_equal(f->c.jobw.n, 0);
 	check_slot(sched_to("10.0.0.1"), 1, "bob:pvm", 40000, 40000);
+}
+
+/* `jobs`, its round answered by n1 and n2 with a, b and n3 with none. */
+static const char *
+jobs_round(struct fixture *f, const char *a, const char *b)
+{
+	int64_t		 t;
+	int		 rc;
+
+	(void)fixture_output(f);
+	assert_int_equal(cmds_exec(&f->c, "jobs"), 0);
+	t = now_mono_ns();
+	status_jobs(f, "10.0.0.1", t, a, b, NULL);
+	status_jobs(f, "10.0.0.2", t, a, b, NULL);
+	status_jobs(f, "10.0.0.3", t, NULL);
+	master_timer(&f->c.e, t + SEC);
+	assert_true(master_done(&f->c.e, &rc));
+	assert_int_equal(rc, 0);
+	return fixture_output(f);
+}
+
+/* A job's weight from its nodes' STATUS, unless the operator sets one. */
+static void
+test_node_weight(void **state)
+{
+	struct fixture		*f = *state;
+	const char		*out;
+	int64_t			 t;
+
+	three(f);
+	assert_int_equal(run(f, "ip 100ms; ps 80%; start"), 0);
+	t = now_mono_ns();
+	status_jobs(f, "10.0.0.1", t, "alice:s12=1/3", "bob:s13=1", NULL);
+	status_jobs(f, "10.0.0.2", t, "alice:s12=1/3", "bob:s13=1", NULL);
+	status_jobs(f, "10.0.0.3", t, NULL);
+	(void)fixture_output(f);
+	tap_reset();
+	master_timer(&f->c.e, f->c.m.next_si);
+	check_slot(sched_to("10.0.0.1"), 0, "alice:s12", 0, 60000);
+	check_slot(sched_to("10.0.0.2"), 1, "bob:s13", 60000, 20000);
+	out = jobs_round(f, "alice:s12=1/3", "bob:s13=1");
+	assert_contains(out, "0       0.000    60.000  75.0%      3  ");
+	assert_contains(out, "1      60.000    20.000  25.0%      1  ");
+	assert_contains(out, "; weights: alice:s12 3 (slurm)\n");
+	/* the operator's wins, 1 too */
+	tap_reset();
+	assert_int_equal(cmds_exec(&f->c, "set weight alice:s12 1"), 0);
+	assert_string_equal(fixture_output(f), "weight alice:s12 1 (sent)\n");
+	check_slot(sched_to("10.0.0.1"), 0, "alice:s12", 0, 40000);
+	check_slot(sched_to("10.0.0.1"), 1, "bob:s13", 40000, 40000);
+	out = jobs_round(f, "alice:s12=1/3", "bob:s13=1");
+	assert_contains(out, "; weights: alice:s12 1\n");
+	/* auto: the nodes' again */
+	tap_reset();
+	assert_int_equal(cmds_exec(&f->c, "set weight alice:s12 auto"), 0);
+	assert_string_equal(fixture_output(f), "weight alice:s12 auto (its "
+	    "nodes' if they give one, else 1) (sent)\n");
+	check_slot(sched_to("10.0.0.1"), 0, "alice:s12", 0, 60000);
+	/* a weight that changes alone (the same jobs, members) counts */
+	t = now_mono_ns();
+	status_jobs(f, "10.0.0.1", t, "alice:s12=1/3", "bob:s13=1/2", NULL);
+	status_jobs(f, "10.0.0.2", t, "alice:s12=1/3", "bob:s13=1/2", NULL);
+	tap_reset();
+	master_timer(&f->c.e, f->c.m.next_si);
+	check_slot(sched_to("10.0.0.1"), 0, "alice:s12", 0, 48000);
+	check_slot(sched_to("10.0.0.1"), 1, "bob:s13", 48000, 32000);
+	out = jobs_round(f, "alice:s12=1/3", "bob:s13=1/2");
+	assert_contains(out, "; weights: alice:s12 3 (slurm), bob:s13 2 "
+	    "(slurm)\n");
 }
 
 static json_t *
@@ -467,6 +565,138 @@ test_jobs_command(void **state)
 	assert_int_equal(rc, -1);
 	assert_string_equal(f->c.out.err, "jobs: no node answered within "
 	    "300ms");
+}
+
+/* `jobs` (a round of replies from every node) into the output. */
+static const char *
+room_jobs_cmd(struct fixture *f, int64_t t, uint32_t mib2, const char *cmd)
+{
+	int	 rc;
+
+	(void)fixture_output(f);
+	assert_int_equal(cmds_exec(&f->c, cmd), 0);
+	status_mib = 4096;
+	status_jobs(f, "10.0.0.1", t, "alice:big=4", "bob:pvm=2", NULL);
+	status_mib = mib2;
+	status_jobs(f, "10.0.0.2", t, "alice:big=4", NULL);
+	status_jobs(f, "10.0.0.3", t, "bob:pvm=2", NULL);
+	master_timer(&f->c.e, t + SEC);
+	assert_true(master_done(&f->c.e, &rc));
+	assert_int_equal(rc, 0);
+	return fixture_output(f);
+}
+
+static const char *
+room_jobs(struct fixture *f, int64_t t, uint32_t mib2)
+{
+	return room_jobs_cmd(f, t, mib2, "jobs");
+}
+
+/*
+ * Room (dts(8), MEMORY): alice:big on n1 and n2, bob:pvm on n1 and n3.
+ * n2's free RAM falls under what alice:big has in swap there plus
+ * console.resume_reserve (256M): the job is held (no slot; n1 and n2
+ * get it as held, n3 does not), bob:pvm gets the whole PS, `jobs` says
+ * why; when n2 has room again it gets its slot back.
+ */
+static void
+test_hold(void **state)
+{
+	struct fixture			*f = *state;
+	const struct proto_schedule	*p;
+	const char			*out;
+	json_t				*root, *j, *h;
+	int64_t				 t;
+
+	three(f);
+	assert_int_equal(run(f, "ip 100ms; ps 80%; start"), 0);
+	tap_reset();
+	t = f->c.m.last_send + MASTER_TABLES_GAP_NS;
+	status_mib = 4096;
+	status_jobs(f, "10.0.0.1", t, "alice:big=4", "bob:pvm=2", NULL);
+	status_jobs(f, "10.0.0.2", t, "alice:big=4", NULL);
+	status_jobs(f, "10.0.0.3", t, "bob:pvm=2", NULL);
+	assert_int_equal(tap.memreq, 4);	/* each job of each node */
+	p = sched_to("10.0.0.1");
+	assert_int_equal(p->nslots, 2);
+	assert_int_equal(p->nheld, 0);
+	/* no JOB_MEM from n2 yet: "-"; n1's alone decides nothing */
+	job_mem(f, "10.0.0.1", t, "alice:big", 0, 300 << 20);
+	job_mem(f, "10.0.0.1", t, "bob:pvm", 1, 0);
+	out = room_jobs(f, t, 400);
+	assert_contains(out, "JOB       NODES         MEM        SWAP  "
+	    "STATE\n");
+	assert_contains(out, "alice:big     2           -           -  "
+	    "slotted\n");
+	/* n2: 300 MiB of it in swap, 400 MiB free (needs 556 MiB) */
+	t += MASTER_TABLES_GAP_NS;
+	tap_reset();
+	job_mem(f, "10.0.0.2", t, "alice:big", 0, 300 << 20);
+	assert_int_equal(f->c.m.nheld, 1);
+	assert_int_equal(f->c.m.mx_tables, 1);
+	p = sched_to("10.0.0.1");
+	assert_int_equal(p->nslots, 1);
+	check_slot(p, 0, "bob:pvm", 0, 80000);
+	assert_int_equal(p->nheld, 1);
+	assert_string_equal(p->slot[1].job, "alice:big");
+	p = sched_to("10.0.0.2");
+	assert_int_equal(p->nslots, 0);
+	assert_int_equal(p->nheld, 1);
+	assert_string_equal(p->slot[0].job, "alice:big");
+	p = sched_to("10.0.0.3");
+	assert_int_equal(p->nheld, 0);
+	check_slot(p, 0, "bob:pvm", 0, 80000);
+	out = room_jobs(f, t, 400);
+	assert_contains(out, "alice:big     2   200.0 MiB   600.0 MiB  held: "
+	    "n2 has 400.0 MiB free, needs 556.0 MiB (its swap there + "
+	    "console.resume_reserve)\n");
+	assert_contains(out, "bob:pvm       2           -           -  "
+	    "slotted\n");		/* no JOB_MEM from n3 */
+	out = room_jobs_cmd(f, t, 400, "jobs --json");
+	root = json_loads(out, 0, NULL);
+	assert_non_null(root);
+	j = json_array_get(json_object_get(root, "jobs"), 0);
+	assert_string_equal(json_string_value(json_object_get(j, "job")),
+	    "alice:big");
+	assert_true(json_is_true(json_object_get(j, "held")));
+	assert_int_equal(json_integer_value(json_object_get(j,
+	    "swap_bytes")), 600 << 20);
+	h = json_object_get(j, "held_by");
+	assert_string_equal(json_string_value(json_object_get(h, "node")),
+	    "n2");
+	assert_int_equal(json_integer_value(json_object_get(h, "need_bytes")),
+	    556 << 20);
+	j = json_array_get(json_object_get(root, "jobs"), 1);
+	assert_true(json_is_null(json_object_get(j, "memory_bytes")));
+	assert_true(json_is_null(json_object_get(j, "held_by")));
+	json_decref(root);
+	/* the same again: nothing to send */
+	tap_reset();
+	status_mib = 400;
+	status_jobs(f, "10.0.0.2", t, "alice:big=4", NULL);
+	job_mem(f, "10.0.0.2", t, "alice:big", 0, 300 << 20);
+	assert_int_equal(tap.n, 0);
+	/* room again on n2: its slot back */
+	t += MASTER_TABLES_GAP_NS;
+	status_mib = 600;
+	status_jobs(f, "10.0.0.2", t, "alice:big=4", NULL);
+	status_jobs(f, "10.0.0.1", t, "alice:big=4", "bob:pvm=2", NULL);
+	status_jobs(f, "10.0.0.3", t, "bob:pvm=2", NULL);
+	assert_int_equal(f->c.m.nheld, 0);
+	p = sched_to("10.0.0.1");
+	assert_int_equal(p->nslots, 2);
+	assert_int_equal(p->nheld, 0);
+	p = sched_to("10.0.0.2");
+	assert_int_equal(p->nheld, 0);
+	/* not in DISTRIBUTED: no table, nothing held */
+	status_mib = 100;
+	assert_int_equal(cmds_exec(&f->c, "mode distributed"), 0);
+	t += MASTER_TABLES_GAP_NS;
+	status_jobs(f, "10.0.0.2", t, "alice:big=4", NULL);
+	master_matrix(&f->c.e, t);
+	assert_int_equal(f->c.m.nheld, 0);
+	assert_int_equal(f->c.m.mx_tables, 0);
+	status_mib = 0;
 }
 
 static void
@@ -648,7 +878,9 @@ main(void)
 		T(test_no_tables),
 		T(test_broadcast),
 		T(test_set_weight),
+		T(test_node_weight),
 		T(test_jobs_command),
+		T(test_hold),
 		T(test_status_shows_jobs),
 		T(test_keyless),
 		T(test_keyless_reader),

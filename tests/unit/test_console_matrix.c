@@ -171,6 +171,67 @@ test_four_on_one(void **state)
 	mx_free(m);
 }
 
+/* A node-given weight (its STATUS) holds unless the operator set one. */
+static void
+test_node_weights(void **state)
+{
+	struct matrix		*m = mx_new();
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+	struct jobw		 t = { 0 };
+	int			 i;
+
+	(void)state;
+	add(m, 0, "alice:s12");
+	add(m, 1, "alice:s12");
+	add(m, 0, "bob:s13");
+	add(m, 1, "bob:s13");
+	assert_int_equal(matrix_node_weight(m, "alice:s12", 3), 0);
+	assert_int_equal(matrix_node_weight(m, "bob:s13", 0), 0); /* none */
+	assert_int_equal(matrix_node_weight(m, "nobody:x", 3), -1);
+	assert_int_equal(matrix_node_weight(m, "bob:s13", 101), -1);
+	i = matrix_find(m, "alice:s12");
+	assert_int_equal(m->job[i].weight, 3);
+	assert_int_equal(m->job[i].wsrc, MATRIX_WSRC_NODE);
+	assert_int_equal(m->job[matrix_find(m, "bob:s13")].wsrc,
+	    MATRIX_WSRC_DEFAULT);
+	/* nodes that differ: the largest holds, in any order */
+	assert_int_equal(matrix_node_weight(m, "alice:s12", 2), 0);
+	assert_int_equal(m->job[i].weight, 3);
+	jobw_apply(&t, m);
+	matrix_pack(m, 80000);
+	assert_int_equal(slots(m, 1, s), 2);
+	assert_string_equal(s[0].job, "alice:s12");
+	assert_int_equal(s[0].len_us, 60000);	/* 3:1 */
+	assert_string_equal(s[1].job, "bob:s13");
+	assert_int_equal(s[1].len_us, 20000);
+	/* the operator's weight wins, 1 too */
+	matrix_init(m);
+	add(m, 0, "alice:s12");
+	add(m, 0, "bob:s13");
+	assert_int_equal(jobw_set(&t, "alice:s12", 1), 0);
+	assert_int_equal(matrix_node_weight(m, "alice:s12", 3), 0);
+	jobw_apply(&t, m);
+	assert_int_equal(matrix_node_weight(m, "alice:s12", 4), 0);
+	i = matrix_find(m, "alice:s12");
+	assert_int_equal(m->job[i].weight, 1);
+	assert_int_equal(m->job[i].wsrc, MATRIX_WSRC_SET);
+	matrix_pack(m, 80000);
+	assert_int_equal(slots(m, 0, s), 2);
+	assert_int_equal(s[0].len_us, 40000);
+	assert_int_equal(s[1].len_us, 40000);
+	/* auto: the nodes' again */
+	assert_int_equal(jobw_set(&t, "alice:s12", JOBW_AUTO), 0);
+	matrix_init(m);
+	add(m, 0, "alice:s12");
+	add(m, 0, "bob:s13");
+	assert_int_equal(matrix_node_weight(m, "alice:s12", 3), 0);
+	jobw_apply(&t, m);
+	matrix_pack(m, 80000);
+	assert_int_equal(slots(m, 0, s), 2);
+	assert_int_equal(s[0].len_us, 60000);
+	mx_free(m);
+}
+
 static void
 test_weights(void **state)
 {
@@ -732,8 +793,14 @@ test_jobw(void **state)
 	assert_int_equal(jobw_get(&t, "a:b"), 1);
 	assert_int_equal(jobw_set(&t, "a:b", 4), 0);
 	assert_int_equal(jobw_get(&t, "a:b"), 4);
-	assert_int_equal(jobw_set(&t, "a:b", 1), 0);	/* forgotten */
+	assert_int_equal(jobw_set(&t, "a:b", 1), 0);	/* kept: the operator's */
+	assert_int_equal(t.n, 1);
+	assert_int_equal(jobw_has(&t, "a:b"), 1);
+	assert_int_equal(jobw_parse("auto", &w, err, sizeof(err)), 0);
+	assert_int_equal(w, JOBW_AUTO);
+	assert_int_equal(jobw_set(&t, "a:b", JOBW_AUTO), 0);	/* forgotten */
 	assert_int_equal(t.n, 0);
+	assert_int_equal(jobw_has(&t, "a:b"), 0);
 	for (i = 0; i < JOBW_MAX; i++) {
 		snprintf(job, sizeof(job), "u:%d", i);
 		assert_int_equal(jobw_set(&t, job, 2), 0);
@@ -741,6 +808,57 @@ test_jobw(void **state)
 	assert_int_equal(jobw_set(&t, "u:full", 2), -1);
 	assert_int_equal(jobw_set(&t, "u:3", 9), 0);	/* a change fits */
 	assert_int_equal(jobw_get(&t, "u:3"), 9);
+}
+
+/*
+ * A held job (matrix_hold, room: dts(8) MEMORY) has no row and no
+ * share: alice:a and alice:b on nodes 0 and 1, bob:c on node 1; alice:a
+ * held by node 1: two rows where there were three, alice:b alone is
+ * its user's on node 1 (share 1, not 1/2), and each of alice:a's nodes
+ * gets it as held; it packs again when it is not held.
+ */
+static void
+test_held(void **state)
+{
+	struct matrix		*m = mx_new();
+	struct proto_slot	 s[PROTO_JOBS_MAX];
+	int			 a, n;
+
+	(void)state;
+	add(m, 0, "alice:a");
+	add(m, 1, "alice:a");
+	add(m, 1, "alice:b");
+	add(m, 1, "bob:c");
+	a = matrix_find(m, "alice:a");
+	matrix_hold(m, a, 1, 100 << 20, 600 << 20);
+	matrix_hold(m, a, 0, 1, 2);		/* the first node is kept */
+	matrix_pack(m, 80000);
+	assert_int_equal(m->job[a].row, -1);
+	assert_int_equal(m->job[a].held_node, 1);
+	assert_int_equal(m->job[a].held_need, 600 << 20);
+	assert_int_equal(m->nrows, 2);
+	assert_int_equal(m->job[matrix_find(m, "alice:b")].share,
+	    MATRIX_SHARE_UNIT);
+	assert_int_equal(slots(m, 0, s), 0);
+	assert_int_equal(matrix_held(m, 0, s, PROTO_JOBS_MAX), 1);
+	assert_string_equal(s[0].job, "alice:a");
+	assert_int_equal(s[0].len_us, 0);
+	n = slots(m, 1, s);
+	assert_int_equal(n, 2);
+	assert_int_equal(s[0].len_us + s[1].len_us, 80000);
+	assert_int_equal(matrix_held(m, 1, s + n, PROTO_JOBS_MAX - n), 1);
+	assert_string_equal(s[2].job, "alice:a");
+	assert_int_equal(matrix_held(m, 1, s, 0), 0);	/* no room */
+	/* not held: three rows again */
+	matrix_init(m);
+	add(m, 0, "alice:a");
+	add(m, 1, "alice:a");
+	add(m, 1, "alice:b");
+	add(m, 1, "bob:c");
+	matrix_pack(m, 80000);
+	assert_int_equal(m->nrows, 3);
+	assert_int_equal(matrix_held(m, 0, s, PROTO_JOBS_MAX), 0);
+	mx_free(m);
 }
 
 int
@@ -763,7 +881,9 @@ main(void)
 		cmocka_unit_test(test_past_caps),
 		cmocka_unit_test(test_user_rows),
 		cmocka_unit_test(test_bad_pack_input),
+		cmocka_unit_test(test_held),
 		cmocka_unit_test(test_jobw),
+		cmocka_unit_test(test_node_weights),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

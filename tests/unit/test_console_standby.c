@@ -340,7 +340,10 @@ test_weights_copied(void **state)
 	assert_int_equal(sc->weights.n, 1);
 	assert_string_equal(sc->weights.v[0].host, "10.0.0.3");
 	assert_int_equal(jobw_get(&sc->jobw, "alice:vm1"), 7);
-	run(f, "set weight alice:vm1 1", s);
+	run(f, "set weight alice:vm1 1", s);	/* the operator's 1: kept */
+	assert_int_equal(sc->jobw.n, 1);
+	assert_int_equal(jobw_get(&sc->jobw, "alice:vm1"), 1);
+	run(f, "set weight alice:vm1 auto", s);
 	assert_int_equal(sc->jobw.n, 0);
 	assert_int_equal(sc->weights.n, 1);
 	run(f, "set weight 10.0.0.3 auto", s);

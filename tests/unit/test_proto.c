@@ -441,6 +441,37 @@ test_jobs_roundtrip(void **state)
 	assert_string_equal(out.u.status.job[1].job, "");
 	assert_int_equal(out.u.status.job[7].members, 0);
 
+	/* the weights: each job's in the high byte of its members word */
+	m.u.status.njobs = PROTO_JOBS_MAX;
+	for (int i = 0; i < PROTO_JOBS_MAX; i++) {
+		m.u.status.job[i].members = i == 7 ? PROTO_MEMBERS_MAX :
+		    (uint32_t)i;
+		m.u.status.job[i].weight = i == 7 ? PROTO_WEIGHT_JOB_MAX :
+		    (unsigned)i;
+	}
+	n = wire(&m, buf, sizeof(buf));
+	assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+	assert_memory_equal(&out.u.status, &m.u.status, sizeof(m.u.status));
+	assert_int_equal(out.u.status.job[3].weight, 3);
+	assert_int_equal(out.u.status.job[7].weight, PROTO_WEIGHT_JOB_MAX);
+	assert_int_equal(out.u.status.job[7].members, PROTO_MEMBERS_MAX);
+	{
+		size_t	 w3 = PROTO_HDR_LEN + 136 + 3 * PROTO_JOB_BRIEF_LEN +
+		    PROTO_JOB_LEN;
+
+		assert_int_equal(buf[w3], 3);		/* weight */
+		assert_int_equal(buf[w3 + 3], 3);	/* members, low */
+		/* a weight past PROTO_WEIGHT_JOB_MAX is refused */
+		buf[w3] = PROTO_WEIGHT_JOB_MAX + 1;
+		assert_int_equal(proto_decode(buf, (size_t)n, &out, &why),
+		    -1);
+		/* a node before weights: 0, none given */
+		buf[w3] = 0;
+		assert_int_equal(proto_decode(buf, (size_t)n, &out, &why), 0);
+		assert_int_equal(out.u.status.job[3].weight, 0);
+		assert_int_equal(out.u.status.job[3].members, 3);
+	}
+
 	/* JOB_REQ, never smaller than JOB; JOB, and JOB of no job */
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = PROTO_JOB_REQ;

@@ -1466,6 +1466,59 @@ test_jobs_table(void **state)
 	assert_int_equal(f->s.next.n, 3);
 }
 
+/*
+ * Held jobs (dts(8), MEMORY): A held with B's slot [0, 40 ms), then
+ * without a slot table: A stays stopped in every PS, in the gap after
+ * B's slot too (it fills nothing); a SCHEDULE without it releases it
+ * at the next PS.
+ */
+static void
+test_jobs_held(void **state)
+{
+	struct jfixture		*f = *state;
+	struct proto_schedule	 p = static80(0), q;
+
+	add_jobs(f, 2);
+	set_slot(&p, 0, job_name(1), 0, 40000);		/* B */
+	snprintf(p.slot[1].job, sizeof(p.slot[1].job), "%s", job_name(0));
+	p.nheld = 1;					/* A held */
+	q = p;
+	assert_int_equal(japply(f, p), 0);
+	assert_int_equal(f->s.lay.held, 1u);
+	assert_string_equal(running(f), "B");
+	next_edge(f);			/* 40 ms: the gap, B alone */
+	assert_string_equal(running(f), "B");
+	next_edge(f);			/* LS */
+	assert_string_equal(running(f), "");
+	next_edge(f);			/* PS */
+	assert_string_equal(running(f), "B");
+	assert_true(f->g[0].stopped);
+	/* no slot table, A still held: B has the whole PS */
+	memset(p.slot, 0, sizeof(p.slot));
+	p.nslots = 0;
+	snprintf(p.slot[0].job, sizeof(p.slot[0].job), "%s", job_name(0));
+	assert_int_equal(japply(f, p), 0);
+	assert_int_equal(f->s.next.n, 1);
+	assert_int_equal(f->s.next.seg[0].who, 1);
+	while (f->s.phase != PHASE_PS || f->s.lay_dirty)
+		next_edge(f);
+	assert_string_equal(running(f), "B");
+	assert_true(f->g[0].stopped);
+	/* a job it does not have is no error */
+	q.nheld = 2;
+	snprintf(q.slot[2].job, sizeof(q.slot[2].job), "other:x");
+	assert_int_equal(japply(f, q), 0);
+	/* released: both again from the next PS */
+	p = static80(0);
+	assert_int_equal(japply(f, p), 0);
+	assert_int_equal(f->s.next.held, 0u);
+	next_edge(f);
+	while (f->s.phase != PHASE_PS)
+		next_edge(f);
+	assert_string_equal(running(f), "A");
+	assert_false(f->g[0].stopped);
+}
+
 /* DISTRIBUTED slices on its own: its PS split equally, a table or not. */
 static void
 test_jobs_distributed(void **state)
@@ -2062,6 +2115,7 @@ main(void)
 		J(test_jobs_lead_cap_small),
 		J(test_jobs_late),
 		J(test_jobs_table),
+		J(test_jobs_held),
 		J(test_jobs_table_refused),
 		J(test_jobs_distributed),
 		J(test_jobs_add_remove),

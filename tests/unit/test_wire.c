@@ -82,7 +82,8 @@ test_v5_refusals(void **state)
 
 	(void)state;
 	refused("SCHEDULE_SLOTS", P + 24, 9);		/* nslots */
-	refused("SCHEDULE_SLOTS", P + 25, 1);		/* pad */
+	refused("SCHEDULE_SLOTS", P + 25, 7);		/* nheld: 2 + 7 > 8 */
+	refused("SCHEDULE_SLOTS", P + 26, 1);		/* pad */
 	refused("SCHEDULE_SLOTS", P + 31, 1);
 	refused("SCHEDULE_SLOTS", P + 112, 'x');	/* slot 2, unused */
 	refused("SCHEDULE_SLOTS", P + 351, 1);		/* slot 7 */
@@ -94,6 +95,8 @@ test_v5_refusals(void **state)
 	refused("STATUS_JOBS", P + 423, 1);		/* job 7 */
 	refused("STATUS_JOBS", P + 136 + 31, 'x');	/* no NUL */
 	refused("STATUS_JOBS", P + 136 + 10, 'x');	/* after its NUL */
+	refused("STATUS_JOBS", P + 136 + 32, 101);	/* weight > 100 */
+	refused("STATUS_JOBS", P + 136 + 32, 255);
 	refused("JOB_REQ", P + 4, 1);			/* pad */
 	refused("JOB_REQ", P + 71, 1);
 	refused("JOB", P + 7, 9);			/* count */
@@ -185,12 +188,75 @@ test_arrays_in_place(void **state)
 	}
 }
 
+/*
+ * Held jobs (nheld, byte 25): after the slots, each a name with start
+ * and length 0, as the document says; a held entry with a slot, named
+ * twice or past the table is refused (decode, or the range check).
+ */
+static void
+test_held(void **state)
+{
+	const size_t P = PROTO_HDR_LEN;
+	struct vector v;
+	struct proto_msg m, out;
+	struct proto_schedule t;
+	enum proto_reject why;
+	uint8_t buf[PROTO_MAX_DGRAM];
+	const char *err;
+	int n;
+
+	(void)state;
+	vector_load("SCHEDULE_SLOTS", &v);
+	assert_int_equal(proto_decode(v.b, v.len, &m, &why), 0);
+	m.u.schedule.nheld = 1;
+	strcpy(m.u.schedule.slot[2].job, "carol:big");
+	n = proto_encode(&m, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(buf[P + 24], 2);
+	assert_int_equal(buf[P + 25], 1);
+	assert_memory_equal(buf + P + 32 + 2 * 40, "carol:big", 10);
+	assert_int_equal(proto_decode(buf, (size_t)n + proto_tag_len(
+	    PROTO_SCHEDULE), &out, &why), 0);
+	assert_int_equal(out.u.schedule.nheld, 1);
+	assert_string_equal(out.u.schedule.slot[2].job, "carol:big");
+	assert_int_equal(proto_check_schedule(&out.u.schedule, &err), 0);
+	/* a held entry's slot, a name twice, an empty name */
+	t = out.u.schedule;
+	t.slot[2].len_us = 10;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_non_null(strstr(err, "held job 0 (carol:big) has a slot"));
+	t = out.u.schedule;
+	memset(t.slot[2].job, 0, sizeof(t.slot[2].job));
+	strcpy(t.slot[2].job, "bob:pvm");
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_string_equal(err, "held job 0 (bob:pvm) is named twice");
+	t = out.u.schedule;
+	t.nheld = 2;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_non_null(strstr(err, "held job 1"));
+	t.nheld = 7;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_non_null(strstr(err, "2 slots and 7 held jobs"));
+	/* an entry past nslots + nheld is refused as before */
+	t = out.u.schedule;
+	t.nheld = 0;
+	assert_int_equal(proto_check_schedule(&t, &err), -1);
+	assert_non_null(strstr(err, "slot 2 is unused"));
+	/* held alone, no slot (nslots 0) */
+	memset(&t.slot, 0, sizeof(t.slot));
+	t.nslots = 0;
+	t.nheld = 1;
+	strcpy(t.slot[0].job, "carol:big");
+	assert_int_equal(proto_check_schedule(&t, &err), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encodes),
 		cmocka_unit_test(test_v5_refusals),
+		cmocka_unit_test(test_held),
 		cmocka_unit_test(test_layout_refusals),
 		cmocka_unit_test(test_arrays_in_place),
 	};
