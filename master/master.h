@@ -1,5 +1,6 @@
 /*
- * master.h - the master loop of the console (thesis Algorithm 2, Console).
+ * master.h - the master engine's loop (thesis Algorithm 2, Console), as
+ * dts-master and dts-console run it.
  *
  * Once started (or stopped), the schedule goes to the nodes every SI as a
  * SCHEDULE with SCHED_F_SYNC, and at once whenever it changes; with
@@ -12,11 +13,12 @@
  * console.status_wait is over, or every node known when it went out has
  * answered.  A node silent for console.timeout leaves the RLA.
  * `status` is asynchronous: the request goes out, replies are collected
- * for console.status_wait, then the table is printed; meanwhile the loop
- * goes on.  Nothing here blocks; all times are CLOCK_MONOTONIC ns.
+ * for console.status_wait, then the client's report hook prints the
+ * table (struct engine); meanwhile the loop goes on.  Nothing here
+ * blocks; all times are CLOCK_MONOTONIC ns.
  */
-#ifndef DTS_CONSOLE_MASTER_H
-#define DTS_CONSOLE_MASTER_H
+#ifndef DTS_MASTER_MASTER_H
+#define DTS_MASTER_MASTER_H
 
 #include <stdint.h>
 
@@ -166,8 +168,8 @@ int master_busy(const struct engine *c);
 int master_done(struct engine *c, int *rc);
 
 /*
- * Ctrl-C: give up the status round and the trace going on, and say on
- * c->out which.  Returns how many were cancelled (0: nothing was).
+ * Ctrl-C: give up the status round and the trace going on, and say
+ * which through out_say().  Returns how many were cancelled (0: nothing was).
  */
 int master_cancel(struct engine *c);
 
@@ -225,4 +227,4 @@ void master_mode_changed(struct engine *c, int64_t now);
 /* start (or takeover) sent the schedule: balanced waits for the replies. */
 void master_started(struct engine *c, int64_t now);
 
-#endif /* DTS_CONSOLE_MASTER_H */
+#endif /* DTS_MASTER_MASTER_H */

@@ -1,15 +1,17 @@
 /*
- * out.h - what the console says: the output of commands, the one-line
- * reason the last command failed, and messages that arrive on their own
- * (balanced mode changed PS, the VM was halted).
+ * out.h - what the engine and the console say: the output of commands,
+ * the one-line reason the last command failed, and messages that arrive
+ * on their own (balanced mode changed PS, the VM was halted).  The engine
+ * writes no stream: its lines go to the say hook, which the client sets
+ * (the console prints them on f).
  *
  * A command that fails returns out_err(o, ...), which keeps the reason in
  * o->err for the caller to print.  Notices go to the hook, which the
  * shell sets so that they do not break the prompt; without a hook they
  * are logged.
  */
-#ifndef DTS_CONSOLE_OUT_H
-#define DTS_CONSOLE_OUT_H
+#ifndef DTS_MASTER_OUT_H
+#define DTS_MASTER_OUT_H
 
 #include <stdio.h>
 
@@ -40,4 +42,4 @@ void out_say(struct out *o, const char *fmt, ...)
 void out_notice(struct out *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-#endif /* DTS_CONSOLE_OUT_H */
+#endif /* DTS_MASTER_OUT_H */

@@ -50,8 +50,8 @@
  * The nodes tell the two apart by address: the pair must be on two
  * hosts.
  */
-#ifndef DTS_CONSOLE_STANDBY_H
-#define DTS_CONSOLE_STANDBY_H
+#ifndef DTS_MASTER_STANDBY_H
+#define DTS_MASTER_STANDBY_H
 
 #include <netinet/in.h>
 #include <stddef.h>
@@ -180,4 +180,4 @@ int64_t standby_due(int64_t heard, int64_t si);
 int standby_yields(int takeover, int yours, int64_t since_took, int64_t si,
     uint32_t own_id, uint32_t peer_id);
 
-#endif /* DTS_CONSOLE_STANDBY_H */
+#endif /* DTS_MASTER_STANDBY_H */
