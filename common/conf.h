@@ -86,6 +86,7 @@ struct dts_conf {
 	int     max_jobs;             /* jobs (gangs) at once, 1..8 */
 	int     max_jobs_user;        /* of them one user's; 0 = half of
 					 max_jobs, rounded up (conf_jobs_user) */
+	int     max_job_weight;       /* an adoption's WEIGHT at most */
 	int     share;                /* enum conf_share */
 	struct conf_strlist user_weights; /* "USER:W" (users.h) */
 	int     no_service;           /* enum conf_no_service (dts-run) */

@@ -149,6 +149,12 @@ const struct conf_key confkey_schema[] = {
 	  .max = PROTO_JOBS_MAX, .def = "0", .off = OFF(max_jobs_user),
 	  .help = "of them, one user's jobs at most; 0 = half of max_jobs, "
 	  "rounded up" },
+	{ .path = "max_job_weight", .type = CT_INT, .min = 1,
+	  .max = PROTO_WEIGHT_JOB_MAX, .def = "1",
+	  .off = OFF(max_job_weight),
+	  .help = "the largest weight an adoption may give its job for the "
+	  "master's gang matrix (dts_spank --dts-weight); a larger one is "
+	  "refused" },
 	{ .path = "share", .type = CT_ENUM, .def = "user", .off = OFF(share),
 	  .names = conf_share_names,
 	  .help = "the PS where no slot table splits it: equally among the "

@@ -50,6 +50,8 @@
  *      former pad, non-zero only while the master holds a job of the
  *      node; a node before it drops such a SCHEDULE (REJ_RANGE) and
  *      keeps its last one.  Size unchanged, so the version stays 5.
+ *      STATUS_F_SWAP: a flag bit, which a console before it ignores
+ *      (STATUS flags are not range-checked).
  */
 #ifndef DTS_PROTO_H
 #define DTS_PROTO_H
@@ -160,6 +162,9 @@ enum proto_phase {
 #define STATUS_F_OWN   0x04 /* on its configured schedule (none, or silent) */
 #define STATUS_F_YOURS 0x08 /* the receiver of this reply is its master */
 #define STATUS_F_LS_IDLE 0x10 /* ls_policy idle in force */
+#define STATUS_F_SWAP  0x20 /* a job of the node has pages in swap (its
+				last JOB_MEM's swap_bytes > 0: dts(8),
+				MEMORY, Room); 0 from a node before it */
 
 /* Why a received datagram was dropped; counted per reason in STATUS. */
 enum proto_reject {

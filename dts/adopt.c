@@ -446,6 +446,11 @@ decide(struct adopt *a, const struct adopt_conn *c, const char *req,
 	if ((bad = adopt_check_request(req, more, full, state, label, &weight,
 	    why, whylen)) != NULL)
 		return bad;
+	if (weight > a->conf->max_job_weight) {
+		snprintf(why, whylen, "weight %d is above this node's "
+		    "max_job_weight = %d", weight, a->conf->max_job_weight);
+		return why;
+	}
 	if (ref_peer(c, peer, why, whylen) == -1)
 		return why;
 	pw = adopt_ids_are(peer->ids, c->uid) ? getpwuid(c->uid) : NULL;

@@ -83,6 +83,9 @@ status_of(const struct ctl *c, const struct sched *s,
 	st->users = facts.users;
 	st->ncpu = facts.ncpu;
 	st->mem_mib = facts.mem_mib;
+	for (int i = 0; i < PROTO_JOBS_MAX; i++)
+		if (s->job[i].gang != NULL && s->job[i].swap_bytes > 0)
+			st->flags |= STATUS_F_SWAP;
 	if (c->have_console) {
 		st->master = ntohl(c->console.sin_addr.s_addr);
 		if (is_master(c, cmd))

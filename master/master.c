@@ -436,6 +436,24 @@ static const char *const round_name[] = {
 	[MASTER_METRICS] = "metrics", [MASTER_JOBS] = "jobs"
 };
 
+/*
+ * `jobs` (signed): each job's memory with the round, JOB_MEM_REQ index 0
+ * .. the most jobs a node had (all PROTO_JOBS_MAX before a matrix), one
+ * datagram each for every destination; a node with fewer answers none.
+ */
+static void
+jobs_mem_ask(struct engine *c)
+{
+	struct proto_msg	 q = { .hdr.type = PROTO_JOB_MEM_REQ };
+	int			 k, most = c->m.mx.most > 0 ? c->m.mx.most :
+	    PROTO_JOBS_MAX;
+
+	for (k = 0; k < most && k < PROTO_JOBS_MAX; k++) {
+		q.u.job_mem_req.index = (uint32_t)k;
+		(void)net_send(&c->net, &q);
+	}
+}
+
 int
 master_status(struct engine *c, int what, int how, int64_t now)
 {
@@ -454,6 +472,8 @@ master_status(struct engine *c, int what, int how, int64_t now)
 	if ((reader ? net_send_read(&c->net, &m) : net_send(&c->net, &m)) < 0)
 		return out_err(&c->out, "%s: no destination to ask (see "
 		    "console.nodes, console.unicast)", round_name[what]);
+	if (what == MASTER_JOBS && !reader)
+		jobs_mem_ask(c);
 	c->m.status_what = what;
 	c->m.status_since = now;
 	c->m.status_until = now + c->conf.console.status_wait_ns;
@@ -557,20 +577,23 @@ job_mem_ask(struct engine *c, struct in_addr to, uint32_t index)
 }
 
 /*
- * The memory of each job of a node that sent a STATUS, at most once a
- * MASTER_MEM_GAP_NS, while this console is the master: its JOB_MEM
- * replies say what each job has in swap there (room, dts(8) MEMORY)
- * and give `jobs` its MEM and SWAP.
+ * Room (dts(8), MEMORY): a node whose STATUS says a job of it has pages
+ * in swap (STATUS_F_SWAP) is asked for each of its jobs' memory, at most
+ * once a MASTER_MEM_GAP_NS, while this console is the master; the JOB_MEM
+ * replies say how much (nodes_mem_note).  A node without swap in use is
+ * not asked (its jobs need no room: nodes_room), so a cluster that does
+ * not swap costs no signature.
  */
 static void
 room_ask(struct engine *c, struct in_addr from, int64_t now)
 {
 	struct proto_msg	 q = { .hdr.type = PROTO_JOB_MEM_REQ };
-	struct node		*n = nodes_get(&c->nodes, from);
+	struct node		*n = nodes_find(&c->nodes, from);
 	int			 k;
 
-	if (n == NULL || !c->sch.started || standby_following(&c->sb) ||
-	    now - n->jm_asked < MASTER_MEM_GAP_NS || c->net.keyless)
+	if (n == NULL || !(n->st.flags & STATUS_F_SWAP) || !c->sch.started ||
+	    c->net.keyless || standby_following(&c->sb) ||
+	    (n->jm_asked != 0 && now - n->jm_asked < MASTER_MEM_GAP_NS))
 		return;
 	n->jm_asked = now;
 	for (k = 0; k < n->st.njobs && k < PROTO_JOBS_MAX; k++)

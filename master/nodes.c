@@ -229,6 +229,8 @@ nodes_room(struct node *n, uint64_t reserve)
 	for (k = 0; k < PROTO_JOBS_MAX; k++) {
 		if (n->jm[k].job[0] == '\0')
 			continue;
+		if (!(n->st.flags & STATUS_F_SWAP))
+			n->jm[k].swap_bytes = 0;
 		lack = nodes_lacks(n, &n->jm[k], reserve);
 		moved |= lack != n->jm[k].lack;
 		n->jm[k].lack = lack;

@@ -25,8 +25,8 @@
 #define HOST_NAME_MAX_  64
 
 /*
- * A job's memory on a node, from its last JOB_MEM (any round: the master
- * asks each job's once a second, nodes_mem_note), and whether the node
+ * A job's memory on a node, from its last JOB_MEM (any round: `jobs`,
+ * metrics, or a master's room, nodes_mem_note), and whether the node
  * lacks room for it: its free RAM (STATUS mem_mib) under what the job
  * has in swap there plus console.resume_reserve (dts(8), MEMORY).
  */
@@ -55,7 +55,7 @@ struct node {
 	unsigned	 mem_ok;		/* ... bit i: mem[i] is jobs[i]'s */
 	unsigned	 mem_asked;	/* ... bit i: JOB_MEM_REQ i sent */
 	struct node_mem	 jm[PROTO_JOBS_MAX];	/* every JOB_MEM, by job */
-	int64_t		 jm_asked;		/* JOB_MEM_REQs last sent */
+	int64_t		 jm_asked;		/* room's JOB_MEM_REQs sent */
 	int		 sent_nslots;		/* the slot table last sent */
 	struct proto_slot sent[PROTO_JOBS_MAX];	/* ... to it (master.c) */
 };
@@ -147,8 +147,9 @@ int nodes_lacks(const struct node *n, const struct node_mem *m,
 int nodes_mem_note(struct nodes *ns, struct in_addr addr,
     const struct proto_job_mem *j, uint64_t reserve, int64_t now);
 
-/* After a STATUS (its mem_mib): each entry's room again; 1 if one
- * changed. */
+/* After a STATUS (its mem_mib): each entry's room again, with no swap
+ * if the STATUS says none of its jobs has any (no STATUS_F_SWAP); 1 if
+ * one changed. */
 int nodes_room(struct node *n, uint64_t reserve);
 
 /* The entry of job on n, or NULL. */

@@ -154,3 +154,23 @@ place_plan(struct place_host *h, int n, const struct place_conf *c,
 	*why = "";
 	return ntask;
 }
+
+int
+place_same_as_circle(const struct place_host *before, int n, const int *cnt,
+    int u, int ntask)
+{
+	int	 i, lo = n > 0 ? ntask / n : 0;
+
+	if (u != n || lo < 1)
+		return 0;
+	for (i = 0; i < u; i++)
+		if (cnt[i] != lo && cnt[i] != lo + 1)
+			return 0;
+	if (ntask % n == 0)
+		return 1;
+	for (i = 1; i < n; i++)
+		if (before[i].cls != before[0].cls ||
+		    fabs(before[i].good - before[0].good) > 1e-9)
+			return 0;
+	return 1;
+}

@@ -124,4 +124,14 @@ void place_eval(struct place_host *h, int n, const struct place_conf *c);
 int place_plan(struct place_host *h, int n, const struct place_conf *c,
     int ntask, int start, int64_t now, int *out, const char **why);
 
+/*
+ * Whether PVM's circle, in one call, spawns as well as the plan that gives
+ * cnt[0..u) tasks to u hosts, ntask in all, over the n hosts of the VM,
+ * h[0..n) as they were before it: every host gets ntask / n tasks, or one
+ * more, and where some get one more, the hosts are as good as each other
+ * (class and goodness), so that it does not matter which.
+ */
+int place_same_as_circle(const struct place_host *h, int n, const int *cnt,
+    int u, int ntask);
+
 #endif

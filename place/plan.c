@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,33 +152,6 @@ placer_flush(struct placer *p, char *msg)
 }
 
 /*
- * Whether PVM's circle, in one call, spawns as well as the plan cnt[0..u)
- * of ntask tasks over the n hosts before[0..n) (their state before it):
- * every host of the VM gets ntask / n tasks, or one more, and where some
- * get one more, the hosts are as good as each other (class and goodness),
- * so that it does not matter which.
- */
-static int
-same_as_circle(const struct place_host *before, int n, const int *cnt,
-    int u, int ntask)
-{
-	int	 i, lo = n > 0 ? ntask / n : 0;
-
-	if (u != n || lo < 1)
-		return 0;
-	for (i = 0; i < u; i++)
-		if (cnt[i] != lo && cnt[i] != lo + 1)
-			return 0;
-	if (ntask % n == 0)
-		return 1;
-	for (i = 1; i < n; i++)
-		if (before[i].cls != before[0].cls ||
-		    fabs(before[i].good - before[0].good) > 1e-9)
-			return 0;
-	return 1;
-}
-
-/*
  * The reply to req ("SPAWN N FILE" and "H NAME SPEED" lines) into out:
  * "PLAN" and "HOST COUNT" lines, "SAME ..." or "CIRCLE REASON".
  */
@@ -260,7 +232,7 @@ placer_decide(struct placer *p, char *req, char *out, size_t cap)
 	}
 	write_metrics(p);
 	/* PVM's circle spawns the same in one call, not one a host */
-	if (same_as_circle(before, n, p->pend.cnt, p->pend.n, ntask)) {
+	if (place_same_as_circle(before, n, p->pend.cnt, p->pend.n, ntask)) {
 		log_debug("%s: PVM's circle spawns as the plan would, in one "
 		    "call", file);
 		return snprintf(out, cap, "SAME as the circle\n");

@@ -53,7 +53,7 @@ SPANK_PLUGIN(dts, 1);
 
 static int	opt_dts = -1;			/* --dts: 1 on, 0 off, -1 none */
 static int	opt_weight;			/* --dts-weight; 0: none */
-static int	weight_max = PROTO_WEIGHT_JOB_MAX;	/* weight_max= */
+static int	weight_max = 1;				/* weight_max= */
 static int	nqos;				/* qos_weight= */
 static char	qos_name[QOS_MAX][QOS_NAME_MAX];
 static int	qos_w[QOS_MAX];

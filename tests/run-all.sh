@@ -56,17 +56,26 @@ result() {	# result NAME RC [LOG]
 	esac
 }
 
-unit_tests() {	# unit_tests BUILDDIR TAG [WRAPPER...]
-	local b=$1 tag=$2; shift 2
+unit_tests() {	# [unit_jobs=N] unit_tests BUILDDIR TAG [WRAPPER...]
+	local b=$1 tag=$2 t; shift 2
+	# N at a time (valgrind's runs: nothing is measured beside them, and
+	# each test uses files and ports of its own), reported in order
+	for t in "$b"/tests/unit/test_*; do
+		[ -x "$t" ] || continue
+		while [ "$(jobs -rp | wc -l)" -ge "${unit_jobs:-1}" ]; do wait -n; done
+		local log="$out/$tag-$(basename "$t").log"
+		( s=$SECONDS; "$@" "$t" > "$log" 2>&1; echo "$? $((SECONDS - s))" > "$log.rc" ) &
+	done
+	wait
 	for t in "$b"/tests/unit/test_*; do
 		[ -x "$t" ] || continue
 		local name; name=$(basename "$t")
 		local log="$out/$tag-$name.log"
-		local t0=$SECONDS
-		"$@" "$t" > "$log" 2>&1
-		local rc=$?
+		local rc=1 secs=0
+		read -r rc secs < "$log.rc"
+		rm -f "$log.rc"
 		local n; n=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
-		took "$tag: $name" $t0
+		took "$tag: $name" $((SECONDS - secs))
 		result "$tag: $name (${n:-0} cases, $dt)" $rc "$log"
 		# a case cmocka skipped (the machine cannot run it: not root,
 		# no real-time budget) counts and shows as a skip of its own
@@ -189,7 +198,7 @@ fi
 if ! want valgrind; then
 	:
 elif command -v valgrind > /dev/null && stage valgrind; then
-	unit_tests "$build" valgrind valgrind -q --error-exitcode=99 --leak-check=full
+	unit_jobs=$(nproc) unit_tests "$build" valgrind valgrind -q --error-exitcode=99 --leak-check=full
 else
 	result "valgrind: not installed: quickstart installs it (apt-get install valgrind)" 1
 fi
@@ -197,12 +206,14 @@ fi
 # 7. make distcheck: the tarball builds, installs and uninstalls cleanly
 # and its unit tests pass (the system tests ran above, from this tree).
 # Its own TMPDIR: distuninstallcheck installs into $TMPDIR/am-dc-PID.
+# On every CPU (-j): nothing is measured beside it, and the unit tests
+# it runs two at a time each use files and ports of their own.
 if want distcheck; then
 	stage distcheck
 	t0=$SECONDS
 	log="$out/distcheck.log"
 	if tmp=$(mktemp -d "${TMPDIR:-/tmp}/dts-distcheck.XXXXXX"); then
-		TMPDIR=$tmp DTS_SYSTEM_TESTS=no make -C "$build" distcheck > "$log" 2>&1
+		TMPDIR=$tmp DTS_SYSTEM_TESTS=no make -C "$build" -j"$(nproc)" distcheck > "$log" 2>&1
 		rc=$?
 		rm -rf "$tmp"
 	else

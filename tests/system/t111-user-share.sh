@@ -86,26 +86,22 @@ t_logged "ready: jobs in .*, at most 8 (4 a user), PS shared by user" ||
 # ---- 1. A's 3 jobs, B's 1: each user PS/2 ---------------------------------------
 job A a1; job A a2; job A a3; job B b1
 n_start_hog 1
-cpu_us() { awk '$1 == "usage_usec" { print $2 }' "$1/cpu.stat"; }
-# shares SECONDS: each job's share of CPU 1 (percent of wall time) into
-# SH[label], the hog's into SH_HOG
+# shares SECONDS (lib.sh's t_cpu_split of CPU 1): each job's share of CPU 1
+# into SH[label], the hog's own into SH_HOG, the owner's side (the hog and
+# other local work on CPU 1: a build beside the suite is served by the LS
+# as the owner's processes are) into SH_OWN
 declare -A SH
 shares() {
-	local l t0 t1 h0 h1
-	declare -A u0 u1
-	t0=$(t_cpu_clock 1); h0=$(t_cpu_ns "$N_HOG")
-	for l in a1 a2 a3 b1; do u0[$l]=$(cpu_us "${J_CG[$l]}"); done
-	t_sleep "$1"
-	t1=$(t_cpu_clock 1); h1=$(t_cpu_ns "$N_HOG")
-	for l in a1 a2 a3 b1; do u1[$l]=$(cpu_us "${J_CG[$l]}"); done
-	for l in a1 a2 a3 b1; do
-		SH[$l]=$(awk -v a="${u0[$l]}" -v b="${u1[$l]}" -v w="$((t1 - t0))" 'BEGIN { printf "%.1f", 100 * (b - a) / w }')
-	done
-	SH_HOG=$(awk -v a="$h0" -v b="$h1" -v w="$((t1 - t0))" 'BEGIN { printf "%.1f", (b - a) / (w * 10) }')
+	local i l labels=(a1 a2 a3 b1)
+	t_cpu_split 1 "$1" "$N_HOG" "$N_CG/jobs" "${J_CG[a1]}" "${J_CG[a2]}" "${J_CG[a3]}" "${J_CG[b1]}" ||
+		t_fail "a job or the hog ended"
+	for i in "${!labels[@]}"; do SH[${labels[$i]}]=${T_SH[$i]}; done
+	SH_HOG=$T_SH_HOG
+	SH_OWN=$(awk -v h="$T_SH_HOG" -v o="$T_SH_OTHER" 'BEGIN { printf "%.1f", h + o }')
 }
 # check WHO: the shares over 5 s. Each user has half of what the jobs got
 # together (0.5 +- 0.1), each of A's jobs a third of A's (+- 0.1); the jobs
-# together at most the PS (84 %) and at least 50 % (they ran), the hog >=
+# together at most the PS (84 %) and at least 40 % (they ran), the hog >=
 # LS - 8. Fractions of the jobs' own total, not of the wall clock: a busy
 # or stolen CPU shrinks every share alike (the bench holds 40 +- 1).
 check() {
@@ -115,10 +111,10 @@ check() {
 	A=$(awk -v a="${SH[a1]}" -v b="${SH[a2]}" -v c="${SH[a3]}" 'BEGIN { printf "%.1f", a + b + c }')
 	B=${SH[b1]}
 	J=$(awk -v a="$A" -v b="$B" 'BEGIN { printf "%.1f", a + b }')
-	line="A $A% (a1 ${SH[a1]}, a2 ${SH[a2]}, a3 ${SH[a3]}), B $B%, hog ${SH_HOG}%"
+	line="A $A% (a1 ${SH[a1]}, a2 ${SH[a2]}, a3 ${SH[a3]}), B $B%, hog ${SH_HOG}% (with other local work ${SH_OWN}%)"
 	t_log "$1: A's 3 jobs and B's 1, IP 100 ms, PS 80 %: $line (by user: A 40, B 40; by job it would be A 60, B 20)"
-	awk -v j="$J" 'BEGIN { exit !(j >= 50 && j <= 84) }' ||
-		t_fail "$1: the jobs together got $J% of CPU 1, not between 50 and the PS (80 + 4): $line"
+	awk -v j="$J" 'BEGIN { exit !(j >= 40 && j <= 84) }' ||
+		t_fail "$1: the jobs together got $J% of CPU 1, not between 40 and the PS (80 + 4): $line"
 	for u in A B; do
 		awk -v s="${!u}" -v j="$J" 'BEGIN { exit !(s / j >= 0.4 && s / j <= 0.6) }' ||
 			t_fail "$1: user $u's jobs got ${!u}% of the jobs' $J% together, not half (+- 0.1): $line"
@@ -127,8 +123,8 @@ check() {
 		awk -v s="${SH[$l]}" -v a="$A" 'BEGIN { exit !(s / a >= 0.233 && s / a <= 0.433) }' ||
 			t_fail "$1: job $l got ${SH[$l]}% of A's $A%, not a third (+- 0.1): $line"
 	done
-	awk -v h="$SH_HOG" 'BEGIN { exit !(h >= 12) }' ||
-		t_fail "$1: the hog got ${SH_HOG}% of CPU 1, under the LS - 8 (12 %): $line"
+	awk -v h="$SH_OWN" 'BEGIN { exit !(h >= 12) }' ||
+		t_fail "$1: the owner's side (the hog, other local work) got ${SH_OWN}% of CPU 1, under the LS - 8 (12 %): $line"
 }
 check "no master"
 
@@ -155,17 +151,17 @@ master() { [ "$(n_status own)" = 0 ]; }
 t_wait_for 5 master || t_fail "the node does not follow the master: $(n_status | paste -sd' ')"
 t_sleep 1
 shares 5
-line="a1 ${SH[a1]}%, a2 ${SH[a2]}%, a3 ${SH[a3]}%, B ${SH[b1]}%, hog ${SH_HOG}%"
+line="a1 ${SH[a1]}%, a2 ${SH[a2]}%, a3 ${SH[a3]}%, B ${SH[b1]}%, hog ${SH_HOG}% (with other local work ${SH_OWN}%)"
 t_log "a master, a1 weighs 3: $line (want 30, 10, 10, 30; the node's own split: 13.3, 13.3, 13.3, 40)"
 J=$(awk -v a="${SH[a1]}" -v b="${SH[a2]}" -v c="${SH[a3]}" -v d="${SH[b1]}" 'BEGIN { printf "%.1f", a + b + c + d }')
-awk -v j="$J" 'BEGIN { exit !(j >= 50 && j <= 84) }' ||
-	t_fail "a master: the jobs together got $J% of CPU 1, not between 50 and the PS (80 + 4): $line"
+awk -v j="$J" 'BEGIN { exit !(j >= 40 && j <= 84) }' ||
+	t_fail "a master: the jobs together got $J% of CPU 1, not between 40 and the PS (80 + 4): $line"
 for w in a1:30 a2:10 a3:10 b1:30; do
 	awk -v s="${SH[${w%:*}]}" -v t="${w#*:}" -v j="$J" 'BEGIN { f = s / j; g = t / 80; exit !(f >= g - 0.075 && f <= g + 0.075) }' ||
 		t_fail "a master: job ${w%:*} got ${SH[${w%:*}]}% of the jobs' $J%, not ${w#*:}/80 (+- 0.075; its slot in the master's table): $line"
 done
-awk -v h="$SH_HOG" 'BEGIN { exit !(h >= 12) }' ||
-	t_fail "a master: the hog got ${SH_HOG}% of CPU 1, under the LS - 8 (12 %): $line"
+awk -v h="$SH_OWN" 'BEGIN { exit !(h >= 12) }' ||
+	t_fail "a master: the owner's side (the hog, other local work) got ${SH_OWN}% of CPU 1, under the LS - 8 (12 %): $line"
 kill -TERM "$MASTER"
 t_wait_for 5 sh -c "! kill -0 $MASTER 2> /dev/null" || t_fail "the master did not end on SIGTERM"
 t_untrack "$MASTER"

@@ -124,9 +124,11 @@ t_log "$(cat "$T_LOG/unidle.log")"
 # the hog's LS is 50%: each task switched from SCHED_RR to SCHED_IDLE at
 # the LS edge may still run for up to a tick before the hog (measured: the
 # task alone 0.5 points of LS, with the attacker 4); one that escaped to
-# SCHED_OTHER would take a quarter of the LS (hog near 37%)
-awk -v a="${N_SPLIT[3]}" -v b="${N_SPLIT[1]}" 'BEGIN { exit !(b > 44 && a < 56) }' ||
-    t_fail "with a hog: gang ${N_SPLIT[0]}% (all of its processes ${N_SPLIT[3]}%), hog ${N_SPLIT[1]}%, other work ${N_SPLIT[2]}% (want the hog's own > 44%, the whole gang < 56%)"
+# SCHED_OTHER would take a quarter of the LS (hog near 37%).  The owner's
+# side is the hog's own and other local work on CPU 1 (a build beside the
+# suite is served by the LS as the owner's processes are)
+awk -v a="${N_SPLIT[3]}" -v b="${N_SPLIT[1]}" -v o="${N_SPLIT[2]}" 'BEGIN { exit !(b + o > 44 && a < 56) }' ||
+    t_fail "with a hog: gang ${N_SPLIT[0]}% (all of its processes ${N_SPLIT[3]}%), hog ${N_SPLIT[1]}%, other work ${N_SPLIT[2]}% (want the hog's own and other local work > 44%, the whole gang < 56%)"
 grep -q "^attack: unidle: at SCHED_IDLE [1-9][0-9]* times, left it 0 times " \
     "$T_LOG/unidle.log" || t_fail "the job's user left SCHED_IDLE: $(cat "$T_LOG/unidle.log")"
 kill "$syncer" "$hog"

@@ -582,6 +582,18 @@ test_bad_values(void **state)
 	    "entry 1 is 0, out of range [1, 99]");
 	assert_contains(load_err("load = { table = []; };\n"),
 	    "load.table: has 0 entries; it needs 1 to 32");
+	/* console.resume_reserve: a size, never a share of a node's RAM */
+	assert_contains(load_err("console = { resume_reserve = \"10%\"; };\n"),
+	    "console.resume_reserve: \"10%\" is a share of RAM; give a size "
+	    "(\"256M\")");
+	assert_contains(load_err("console = { resume_reserve = \"1Q\"; };\n"),
+	    "console.resume_reserve: \"1Q\": unknown unit");
+	{
+		struct dts_conf	 c6;
+
+		load_ok(&c6, "console = { resume_reserve = \"1G\"; };\n");
+		assert_string_equal(c6.console.resume_reserve, "1G");
+	}
 }
 
 static void

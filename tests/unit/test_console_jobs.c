@@ -23,21 +23,24 @@
 #include "wire.h"
 
 /* Every message the net sent since the last tap_reset(), but the
- * JOB_MEM_REQs of room (counted in memreq). */
+ * JOB_MEM_REQs of room (counted in memreq, the highest index asked). */
 #define TAP_MAX 64
 static struct {
 	int		 n;
 	struct in_addr	 dst[TAP_MAX];
 	struct proto_msg m[TAP_MAX];
-	int		 memreq;
+	int		 memreq, mem_index_max;
 } tap;
 
 static void
 tap_fn(void *arg, struct in_addr dst, const struct proto_msg *m)
 {
 	(void)arg;
-	if (m->hdr.type == PROTO_JOB_MEM_REQ)
+	if (m->hdr.type == PROTO_JOB_MEM_REQ) {
 		tap.memreq++;
+		if ((int)m->u.job_mem_req.index > tap.mem_index_max)
+			tap.mem_index_max = (int)m->u.job_mem_req.index;
+	}
 	else if (tap.n < TAP_MAX) {
 		tap.dst[tap.n] = dst;
 		tap.m[tap.n++] = *m;
@@ -49,6 +52,7 @@ tap_reset(void)
 {
 	tap.n = 0;
 	tap.memreq = 0;
+	tap.mem_index_max = -1;
 }
 
 /* The SCHEDULE sent to addr since tap_reset(), NULL if none; fails on
@@ -85,8 +89,10 @@ check_slot(const struct proto_schedule *p, int k, const char *job,
 	assert_int_equal(p->slot[k].len_us, len);
 }
 
-/* The free RAM the next STATUSes give (mem_mib; 0: unknown). */
+/* The free RAM the next STATUSes give (mem_mib; 0: unknown), and flags
+ * they add (STATUS_F_SWAP). */
 static uint32_t status_mib;
+static uint8_t status_flags;
 
 /* A STATUS from addr listing jobs "name:members" ... (NULL ends). */
 static void
@@ -120,6 +126,7 @@ status_jobs(struct fixture *f, const char *addr, int64_t now, ...)
 	va_end(ap);
 	m.u.status.njobs = (uint8_t)k;
 	m.u.status.mem_mib = status_mib;
+	m.u.status.flags |= status_flags;
 	master_datagram(&f->c.e, &m, ip4(addr), now);
 }
 
@@ -616,20 +623,33 @@ test_hold(void **state)
 	status_jobs(f, "10.0.0.1", t, "alice:big=4", "bob:pvm=2", NULL);
 	status_jobs(f, "10.0.0.2", t, "alice:big=4", NULL);
 	status_jobs(f, "10.0.0.3", t, "bob:pvm=2", NULL);
-	assert_int_equal(tap.memreq, 4);	/* each job of each node */
+	assert_int_equal(tap.memreq, 0);	/* no node swaps: no ask */
 	p = sched_to("10.0.0.1");
 	assert_int_equal(p->nslots, 2);
 	assert_int_equal(p->nheld, 0);
 	/* no JOB_MEM from n2 yet: "-"; n1's alone decides nothing */
 	job_mem(f, "10.0.0.1", t, "alice:big", 0, 300 << 20);
 	job_mem(f, "10.0.0.1", t, "bob:pvm", 1, 0);
+	tap_reset();
 	out = room_jobs(f, t, 400);
+	assert_int_equal(tap.memreq, 2 * 3);	/* jobs: index 0, 1 to each */
+	assert_int_equal(tap.mem_index_max, 1);
 	assert_contains(out, "JOB       NODES         MEM        SWAP  "
 	    "STATE\n");
 	assert_contains(out, "alice:big     2           -           -  "
 	    "slotted\n");
-	/* n2: 300 MiB of it in swap, 400 MiB free (needs 556 MiB) */
+	/* n2 swaps (STATUS_F_SWAP): the master asks its job's memory, once
+	 * a second at most; a STATUS without it has no swap (n1's above) */
+	status_flags = STATUS_F_SWAP;
 	t += MASTER_TABLES_GAP_NS;
+	tap_reset();
+	status_jobs(f, "10.0.0.2", t, "alice:big=4", NULL);
+	assert_int_equal(tap.memreq, 1);
+	status_jobs(f, "10.0.0.2", t + 1, "alice:big=4", NULL);
+	assert_int_equal(tap.memreq, 1);
+	assert_int_equal(f->c.nodes.v[0].jm[0].swap_bytes, 0);
+	job_mem(f, "10.0.0.1", t, "alice:big", 0, 300 << 20);
+	/* n2: 300 MiB of it in swap, 400 MiB free (needs 556 MiB) */
 	tap_reset();
 	job_mem(f, "10.0.0.2", t, "alice:big", 0, 300 << 20);
 	assert_int_equal(f->c.m.nheld, 1);
@@ -697,6 +717,7 @@ test_hold(void **state)
 	assert_int_equal(f->c.m.nheld, 0);
 	assert_int_equal(f->c.m.mx_tables, 0);
 	status_mib = 0;
+	status_flags = 0;
 }
 
 static void

@@ -2,7 +2,8 @@
  * test_place.c - dts-place's goodness and plans (place/goodness.c): the
  * free host first, W, RT gangs, the RAM threshold, the participation
  * threshold, the owner last, the history factor, stale reports, the
- * repeated checks, and the circle when no load is known.
+ * repeated checks, the circle when no load is known, and a plan that is
+ * the circle's.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -308,6 +309,36 @@ test_ties(void **state)
 	assert_int_equal(out[2], 0);
 }
 
+/*
+ * A plan is PVM's circle's (one pvm_spawn call) when every host gets
+ * ntask / n or one more, and, where some get one more, the hosts are as
+ * good as each other; not with a host left out, a count off by two, fewer
+ * tasks than hosts, or one more on a better host.
+ */
+static void
+test_same_as_circle(void **state)
+{
+	struct place_host	 h[3];
+	const int		 even[3] = { 2, 2, 2 }, plan[3] = { 22, 21, 21 };
+	const int		 off[3] = { 23, 21, 20 }, two[2] = { 3, 3 };
+	const int		 one[1] = { 1 };
+
+	(void)state;
+	hosts(h, 3);
+	h[0].good = h[1].good = h[2].good = 2;
+	assert_int_equal(place_same_as_circle(h, 3, even, 3, 6), 1);
+	assert_int_equal(place_same_as_circle(h, 3, plan, 3, 64), 1);
+	assert_int_equal(place_same_as_circle(h, 3, off, 3, 64), 0);
+	assert_int_equal(place_same_as_circle(h, 3, two, 2, 6), 0);
+	assert_int_equal(place_same_as_circle(h, 3, one, 1, 1), 0);
+	h[0].good = 2.5;	/* h0 better: its one more matters */
+	assert_int_equal(place_same_as_circle(h, 3, plan, 3, 64), 0);
+	assert_int_equal(place_same_as_circle(h, 3, even, 3, 6), 1);
+	h[0].good = 2;
+	h[2].cls = PC_OWNER;
+	assert_int_equal(place_same_as_circle(h, 3, plan, 3, 64), 0);
+}
+
 int
 main(void)
 {
@@ -321,6 +352,7 @@ main(void)
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_ties),
+		cmocka_unit_test(test_same_as_circle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
