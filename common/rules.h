@@ -5,7 +5,7 @@
  * PS a mode needs (Table 2.1's for an LS share, loadtab.h) fits the
  * kernel's real-time budget.  dts.conf's check
  * (conf.c), the node's decoder (wire.c) and scheduler (dts/scheduler.c) and
- * the console (console/schedule.c) all call rules_check(); none of them
+ * the master (master/schedule.c) all call rules_check(); none of them
  * has a limit of its own.
  */
 #ifndef DTS_RULES_H

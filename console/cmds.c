@@ -60,7 +60,7 @@ interval(struct console *c, int argc, char **argv,
 	}
 	if (fn(&c->sch, argv[1], c->out.err, sizeof(c->out.err)) == -1)
 		return -1;
-	master_changed(c, rebase, now_mono_ns());
+	master_changed(&c->e, rebase, now_mono_ns());
 	intervals(c);
 	return 0;
 }
@@ -99,8 +99,8 @@ cmd_mode(struct console *c, int argc, char **argv)
 		    sizeof(c->out.err)) == -1)
 			return -1;
 		if (c->sch.mode != old) {
-			master_mode_changed(c, now_mono_ns());
-			master_changed(c, 1, now_mono_ns());
+			master_mode_changed(&c->e, now_mono_ns());
+			master_changed(&c->e, 1, now_mono_ns());
 		}
 	}
 	fprintf(c->out.f, "mode %s%s%s\n", proto_mode_name((unsigned)
@@ -119,11 +119,11 @@ start_flags(struct console *c, const char *what, int flags)
 	if (sch_check(&c->sch, what, c->out.err, sizeof(c->out.err)) == -1)
 		return -1;
 	sch_start(&c->sch, now_real_ns());
-	if ((n = master_send_flags(c, flags, now_mono_ns())) < 0) {
+	if ((n = master_send_flags(&c->e, flags, now_mono_ns())) < 0) {
 		c->sch = old;
 		return out_prefix(&c->out, what);
 	}
-	master_started(c, now_mono_ns());
+	master_started(&c->e, now_mono_ns());
 	fprintf(c->out.f, "%s: mode %s, PS %s of IP %s, SI %s, sync %s; "
 	    "sent to %d destination%s\n", flags & SCHED_F_TAKEOVER ?
 	    "taken over" : "started", proto_mode_name((unsigned)
@@ -131,7 +131,7 @@ start_flags(struct console *c, const char *what, int flags)
 	    duration_format(c->sch.ip, ip, sizeof(ip)),
 	    duration_format(c->sch.si, si, sizeof(si)),
 	    proto_sync_name((unsigned)c->sch.sync), n, n == 1 ? "" : "s");
-	if (standby_following(c))
+	if (standby_following(&c->sb))
 		fprintf(c->out.f, "standby: this console follows its peer's "
 		    "schedule and sends none (takeover takes over)\n");
 	return 0;
@@ -146,8 +146,9 @@ cmd_start(struct console *c, int argc, char **argv)
 static int
 cmd_takeover(struct console *c, int argc, char **argv)
 {
-	if (standby_following(c))	/* the followed schedule, as it is */
-		return standby_take(c, "takeover", now_mono_ns()) < 0 ? -1 : 0;
+	if (standby_following(&c->sb))	/* the followed schedule, as it is */
+		return standby_take(&c->sb, "takeover", now_mono_ns()) < 0 ?
+		    -1 : 0;
 	return start_flags(c, "takeover", SCHED_F_TAKEOVER);
 }
 
@@ -158,7 +159,7 @@ cmd_stop(struct console *c, int argc, char **argv)
 	int		 n;
 
 	sch_stop(&c->sch);
-	if ((n = master_send(c, now_mono_ns())) < 0) {
+	if ((n = master_send(&c->e, now_mono_ns())) < 0) {
 		c->sch = old;
 		return out_prefix(&c->out, "stop");
 	}
@@ -175,7 +176,7 @@ cmd_sync(struct console *c, int argc, char **argv)
 
 	if (!c->sch.started)
 		return out_err(&c->out, "sync: not started (start first)");
-	if ((n = master_send(c, now_mono_ns())) < 0)
+	if ((n = master_send(&c->e, now_mono_ns())) < 0)
 		return out_prefix(&c->out, "sync");
 	fprintf(c->out.f, "sync sent to %d destination%s\n", n,
 	    n == 1 ? "" : "s");
@@ -214,7 +215,7 @@ cmd_status(struct console *c, int argc, char **argv)
 
 	if ((how = report_opts(c, argc, argv, 1)) == -1)
 		return -1;
-	return master_status(c, MASTER_STATUS, how, now_mono_ns());
+	return master_status(&c->e, MASTER_STATUS, how, now_mono_ns());
 }
 
 static int
@@ -224,7 +225,7 @@ cmd_load(struct console *c, int argc, char **argv)
 
 	if ((how = report_opts(c, argc, argv, 0)) == -1)
 		return -1;
-	return master_status(c, MASTER_LOAD, how, now_mono_ns());
+	return master_status(&c->e, MASTER_LOAD, how, now_mono_ns());
 }
 
 static int
@@ -234,13 +235,13 @@ cmd_jobs(struct console *c, int argc, char **argv)
 
 	if ((how = report_opts(c, argc, argv, 0)) == -1)
 		return -1;
-	return master_status(c, MASTER_JOBS, how, now_mono_ns());
+	return master_status(&c->e, MASTER_JOBS, how, now_mono_ns());
 }
 
 static int
 cmd_metrics(struct console *c, int argc, char **argv)
 {
-	return master_metrics(c, argc > 1 ? argv[1] : NULL, now_mono_ns());
+	return master_metrics(&c->e, argc > 1 ? argv[1] : NULL, now_mono_ns());
 }
 
 static int
@@ -255,7 +256,7 @@ cmd_trace(struct console *c, int argc, char **argv)
 		return out_err(&c->out, "trace: %s is out of range (0, %s]",
 		    duration_format(dur, b, sizeof(b)),
 		    duration_format(TRACE_DUR_MAX, m, sizeof(m)));
-	return master_trace(c, argv[1], dur, now_mono_ns());
+	return master_trace(&c->e, argv[1], dur, now_mono_ns());
 }
 
 static int
@@ -283,18 +284,18 @@ set_apply(struct console *c, enum setkey id)
 	switch (id) {
 	case SETKEY_SYNC:
 		sch_set_policy(&c->sch, &c->conf);
-		master_changed(c, 1, now);
+		master_changed(&c->e, 1, now);
 		break;
 	case SETKEY_LS_POLICY:
 		sch_set_policy(&c->sch, &c->conf);
-		master_changed(c, 0, now);
+		master_changed(&c->e, 0, now);
 		break;
 	case SETKEY_RLA:
 		bal_reset(&c->bal);
-		master_balance(c, now);
+		master_balance(&c->e, now);
 		break;
 	case SETKEY_TIMEOUT:
-		master_balance(c, now);
+		master_balance(&c->e, now);
 		break;
 	case SETKEY_HYSTERESIS:
 	case SETKEY_STATUS_WAIT:
@@ -326,13 +327,13 @@ set_job_weight(struct console *c, const char *job, const char *ws)
 	memcpy(name, job, strlen(job));
 	if (job_name_check(name, err, sizeof(err)) == -1)
 		return out_err(&c->out, "set weight: %s", err);
-	master_matrix(c, now);
+	master_matrix(&c->e, now);
 	seen = matrix_find(&c->m.mx, job) >= 0;
 	if (jobw_set(&c->jobw, job, w) == -1)
 		return out_err(&c->out, "set weight: at most %d job weights "
 		    "(set weight JOB auto forgets one)", JOBW_MAX);
-	standby_weights_changed(c, now);
-	master_changed(c, 0, now);
+	standby_weights_changed(&c->sb, now);
+	master_changed(&c->e, 0, now);
 	if (w == JOBW_AUTO)
 		fprintf(c->out.f, "weight %s auto (its nodes' if they give "
 		    "one, else %d)%s\n", job, MATRIX_WEIGHT_DEFAULT,
@@ -355,8 +356,8 @@ set_weight(struct console *c, const char *host, const char *ws)
 	if (bal_weight_set(&c->weights, host, w) == -1)
 		return out_err(&c->out, "set weight: at most %d weights",
 		    WEIGHTS_MAX);
-	standby_weights_changed(c, now_mono_ns());
-	master_balance(c, now_mono_ns());
+	standby_weights_changed(&c->sb, now_mono_ns());
+	master_balance(&c->e, now_mono_ns());
 	if (w > 0)
 		fprintf(c->out.f, "weight %s %g\n", host, w);
 	else
@@ -380,7 +381,7 @@ cmd_set(struct console *c, int argc, char **argv)
 		    argv[1], setkeys_usage(argv[1], u, sizeof(u)));
 	/* the master's snapshot would replace it: the weights are set
 	 * there (standby.h) */
-	if (n == 2 && standby_following(c))
+	if (n == 2 && standby_following(&c->sb))
 		return out_err(&c->out, "set weight: this console is standby: "
 		    "it takes its master's weights (set them there)");
 	if (n == 2 && strchr(argv[2], ':') != NULL)
@@ -463,7 +464,7 @@ cmd_hosts(struct console *c, int argc, char **argv)
 	    "on%s\n", c->hostfile.n, c->hostfile.n == 1 ? "" : "s",
 	    c->hostfile.path, c->sch.spoken ? " (schedule sent)" : "");
 	hosts_table(c);
-	master_changed(c, 0, now_mono_ns());
+	master_changed(&c->e, 0, now_mono_ns());
 	return 0;
 }
 
@@ -718,6 +719,12 @@ int
 cmds_quitting(const struct console *c)
 {
 	return c->quit;
+}
+
+int
+cmds_busy(const struct console *c)
+{
+	return master_busy(&c->e);
 }
 
 void

@@ -36,6 +36,8 @@ const char *cmds_complete(struct console *c, const char *line, int start,
  */
 const char *cmds_error(const struct console *c);
 int cmds_quitting(const struct console *c);
+/* An asynchronous command (status, trace ...) is waiting for replies. */
+int cmds_busy(const struct console *c);
 void cmds_quit(struct console *c);
 FILE *cmds_output(struct console *c);
 void cmds_notices(struct console *c, void (*fn)(const char *));

@@ -4,12 +4,14 @@
  * cached PVM host table, the host file read last (`hosts`), the socket
  * and the master loop's timers.
  *
- * Only the layers above the others see inside this structure: master.c
- * (the loop) and cmds.c (the commands); and main.c, which owns it, with
- * console.c, which sets it up.  The modules below (report, trace,
- * setkeys, pvm, pvmcmd, net, nodes, ...) get the parts they work on; the
- * shell and scripts go through cmds.h.  Output, errors and notices go
- * through c->out (out.h).
+ * The engine's part (master/master.h: struct engine) is the union's e,
+ * which the engine's functions take (master_send(&c->e, ...)); the
+ * console reaches its members by name (c->sch).  Only the layers above
+ * the others see inside this structure: cmds.c (the commands); and
+ * main.c, which owns it, with console.c, which sets it up.  The modules
+ * below (report, trace, setkeys, pvm, pvmcmd, net, nodes, ...) get the
+ * parts they work on; the shell and scripts go through cmds.h.  Output,
+ * errors and notices go through c->out (out.h).
  */
 #ifndef DTS_CONSOLE_CONSOLE_H
 #define DTS_CONSOLE_CONSOLE_H
@@ -26,33 +28,21 @@
 #include "nodes.h"
 #include "out.h"
 #include "pvm.h"
+#include "report.h"
 #include "schedule.h"
 #include "standby.h"
 
 struct console {
-	struct dts_conf	 conf;		/* console.* keys are the tunables */
+	union {
+		struct engine	 e;	/* what the engine's functions take */
+		struct { ENGINE_MEMBERS };	/* the same, by name */
+	};
 	const char	*conf_path;
 	int		 explicit_conf;	/* -f given */
-	struct out	 out;		/* output, error, notices */
 	int		 interactive;
 	int		 quit;		/* quit requested */
-
-	struct sch	 sch;
-	struct bal	 bal;
-	struct weights	 weights;	/* hosts' power weights (RLA) */
-	struct jobw	 jobw;		/* jobs' weights (the matrix) */
-	struct nodes	 nodes;
-	struct vm_hosts	 hosts;		/* cached pvm_config */
 	struct hostfile	 hostfile;	/* `hosts FILE`: an MPI job's nodes */
-	struct net	 net;
 	struct cpvm	 pvm;
-	struct master	 m;
-	struct standby	 sb;		/* console.peer: master or standby */
-	/* dts-master's socket (console.master_socket, mctl.h): remote, the
-	 * master answered, and the schedule's commands go to it; own, no
-	 * master does, and the reports label this console's own values */
-	int		 remote;
-	int		 own;
 };
 
 /*
@@ -61,11 +51,18 @@ struct console {
  */
 void con_init(struct console *c, const struct dts_conf *conf, FILE *out);
 
-/*
- * How long a node may be silent before it leaves the RLA: console.timeout,
- * but never less than two SIs (plus status_wait), since a node whose load
- * does not move is heard only in its replies to the SI broadcasts.
- */
+/* master_node_timeout() of the console's engine. */
 int64_t con_node_timeout(const struct console *c);
+
+/* What the report tables read, from the engine. */
+void master_report_src(const struct console *c, struct report_src *s);
+void con_report_src(const struct engine *e, struct report_src *s);
+
+/*
+ * The engine's report hook (con_init sets it): a round is over; the
+ * status, load or jobs table, or the metrics, on the output (the
+ * metrics to their file).  0, or -1 with out.err.
+ */
+int con_report(struct engine *e, int64_t now);
 
 #endif /* DTS_CONSOLE_CONSOLE_H */

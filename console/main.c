@@ -212,13 +212,13 @@ signals(struct console *c)
 				shell_winch();
 			break;
 		case SIGUSR1:	/* a standby: take over (standby.h) */
-			if (standby_following(c) && standby_take(c, "SIGUSR1",
-			    now_mono_ns()) < 0)
+			if (standby_following(&c->sb) &&
+			    standby_take(&c->sb, "SIGUSR1", now_mono_ns()) < 0)
 				plain_notice(c->out.err);
 			break;
 		case SIGINT:
-			if (c->interactive && master_busy(c)) {
-				master_cancel(c);	/* it says what */
+			if (c->interactive && master_busy(&c->e)) {
+				master_cancel(&c->e);	/* it says what */
 				shell_resume();
 			} else if (c->interactive)
 				shell_interrupt();
@@ -241,7 +241,7 @@ signals(struct console *c)
 static void
 arm_timer(struct console *c)
 {
-	int64_t	 t = master_deadline(c);
+	int64_t	 t = master_deadline(&c->e);
 
 	if (t == g.armed)
 		return;
@@ -255,7 +255,7 @@ after_async(struct console *c)
 {
 	int	 rc;
 
-	if (!master_done(c, &rc))
+	if (!master_done(&c->e, &rc))
 		return;
 	if (c->interactive) {
 		if (rc == -1)
@@ -279,13 +279,13 @@ loop(struct console *c, int daemon)
 		if (c->quit)
 			break;
 		if (!c->interactive && script_done(&g.s) &&
-		    !master_busy(c)) {
+		    !master_busy(&c->e)) {
 			daemon_detach(daemon);
 			if (!daemon)
 				break;
 		}
 		arm_timer(c);
-		stdin_on = c->interactive ? !master_busy(c) : g.s.reading;
+		stdin_on = c->interactive ? !master_busy(&c->e) : g.s.reading;
 		p[0] = (struct pollfd){ stdin_on ? STDIN_FILENO : -1, POLLIN,
 		    0 };
 		p[1] = (struct pollfd){ c->net.fd, POLLIN, 0 };
@@ -297,18 +297,18 @@ loop(struct console *c, int daemon)
 		if (p[3].revents & POLLIN)
 			signals(c);
 		if ((p[1].revents & POLLIN) &&
-		    master_input(c, now_mono_ns()) >= MASTER_FLOW)
+		    master_input(&c->e, now_mono_ns()) >= MASTER_FLOW)
 			(void)nanosleep(&(struct timespec){ .tv_nsec =
 			    MASTER_FLOW_WAIT_NS }, NULL);
 		if (p[4].revents & POLLIN)
-			standby_input(c, now_mono_ns());
+			standby_input(&c->sb, now_mono_ns());
 		if (p[2].revents & POLLIN) {
 			if (read(g.timerfd, &exp, sizeof(exp)) == -1 &&
 			    errno != EAGAIN)
 				log_warn("timerfd");
 			g.armed = INT64_MIN;	/* fired: re-arm */
 		}
-		master_timer(c, now_mono_ns());
+		master_timer(&c->e, now_mono_ns());
 		after_async(c);
 		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
 			if (c->interactive)
@@ -406,8 +406,8 @@ goodbye(struct console *c)
 {
 	char	 msg[400], what[96], ps[32], ip[32], si[32];
 
-	if (!c->sch.spoken || standby_following(c))	/* (a standby: the
-							   nodes were never ours) */
+	/* (a standby: the nodes were never ours) */
+	if (!c->sch.spoken || standby_following(&c->sb))
 		return;
 	if (c->sch.started && (c->sch.mode == MODE_STATIC ||
 	    c->sch.mode == MODE_BALANCED))
@@ -458,7 +458,7 @@ main(int argc, char **argv)
 	if (o.nodekey != NULL)
 		return keys_node(&conf, o.nodekey);
 	con_init(c, &conf, stdout);
-	master_init(c);
+	master_init(&c->e);
 	c->conf_path = o.conf;
 	c->explicit_conf = o.explicit_conf;
 	cpvm_init(&c->pvm, &c->conf, &c->hosts, &c->net, &c->out, o.no_pvm);
@@ -471,7 +471,8 @@ main(int argc, char **argv)
 	}
 	find_master(c, o.daemon || o.standby);
 	/* a client of dts-master: no peer socket, the master has it */
-	if (!c->remote && standby_init(c, o.standby, err, sizeof(err)) == -1) {
+	if (!c->remote &&
+	    standby_init(&c->sb, o.standby, err, sizeof(err)) == -1) {
 		fprintf(stderr, "dts-console: %s\n", err);
 		return 1;
 	}

@@ -361,7 +361,7 @@ cmd_spawn(struct cpvm *p, int argc, char **argv)
 static int
 cmd_halt(struct cpvm *p, int argc, char **argv)
 {
-	char	 why[CMD_ERR_MAX];
+	char	 why[OUT_ERR_MAX];
 	int	 rc;
 
 	if (p->off)

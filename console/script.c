@@ -9,7 +9,6 @@
 
 #include "cmd.h"
 #include "cmds.h"
-#include "master.h"
 #include "script.h"
 
 #define SCRIPT_MAX (1024 * 1024)	/* bytes of one -s file */
@@ -185,7 +184,7 @@ script_run(struct script *s, struct console *c)
 		fflush(cmds_output(c));
 		if (cmds_exec(c, q->text) == -1)
 			failed(s, c, q);
-		else if (master_busy(c)) {
+		else if (cmds_busy(c)) {
 			s->running = 1;
 			s->current = s->head - 1;
 		}

@@ -10,7 +10,6 @@
 
 #include "cmds.h"
 #include "conf.h"
-#include "master.h"
 #include "shell.h"
 
 #define PROMPT      "dts> "
@@ -71,7 +70,7 @@ on_line(char *line)
 	sh.running = 0;
 	fflush(stdout);
 	free(line);
-	if (cmds_quitting(sh.c) || master_busy(sh.c))
+	if (cmds_quitting(sh.c) || cmds_busy(sh.c))
 		shell_pause();
 }
 

@@ -14,10 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmds.h"
-#include "console.h"
 #include "ctl.h"
 #include "log.h"
+#include "master.h"
 
 /* The directory of path, made (0755) if missing: /run/dts at boot. */
 static void
@@ -248,24 +247,24 @@ accept_one(struct ctl *t, int64_t now)
  * take this master for its own.
  */
 static int
-hello(struct console *c, FILE *f)
+hello(struct engine *c, FILE *f)
 {
 	char	 pub[2 * AUTH_PUB_LEN + 1] = "-";
 
 	if (c->net.key.can_sign)
 		auth_signer_public(&c->net.key, pub);
 	fprintf(f, "dts-master %s pid %d key %s role %s\n", PACKAGE_VERSION,
-	    (int)getpid(), pub, *standby_role_name(c) != '\0' ?
-	    standby_role_name(c) : "master");
+	    (int)getpid(), pub, *standby_role_name(&c->sb) != '\0' ?
+	    standby_role_name(&c->sb) : "master");
 	return 0;
 }
 
 /* Client i is readable: a whole line is parsed and queued, or refused. */
 static void
-read_one(struct ctl *t, struct console *c, int i, int64_t now)
+read_one(struct ctl *t, struct engine *c, int i, int64_t now)
 {
 	struct ctl_client	*k = &t->cl[i];
-	char			 err[CMD_ERR_MAX];
+	char			 err[OUT_ERR_MAX];
 	ssize_t			 r;
 
 	r = read(k->fd, k->in + k->inlen, sizeof(k->in) - k->inlen);
@@ -339,7 +338,7 @@ write_one(struct ctl *t, int i)
 }
 
 void
-ctl_events(struct ctl *t, struct console *c, const struct pollfd *p, int n,
+ctl_events(struct ctl *t, struct engine *c, const struct pollfd *p, int n,
     int64_t now)
 {
 	for (int i = 0; i < CTL_CLIENTS && i < n; i++) {
@@ -363,7 +362,7 @@ ctl_events(struct ctl *t, struct console *c, const struct pollfd *p, int n,
 
 /* The running command ended with rc: its output is the reply. */
 static void
-finish(struct ctl *t, struct console *c, int rc, int64_t now)
+finish(struct ctl *t, struct engine *c, int rc, int64_t now)
 {
 	int	 i = t->running;
 
@@ -378,7 +377,8 @@ finish(struct ctl *t, struct console *c, int rc, int64_t now)
 }
 
 void
-ctl_run(struct ctl *t, struct console *c, int64_t now)
+ctl_run(struct ctl *t, struct engine *c, ctl_exec_fn *exec, void *arg,
+    int64_t now)
 {
 	int	 rc;
 
@@ -411,7 +411,7 @@ ctl_run(struct ctl *t, struct console *c, int64_t now)
 		c->out.f = t->mem;
 		t->running = next;
 		t->cl[next].state = CTL_RUNNING;
-		rc = cmds_exec(c, t->cl[next].cmd);
+		rc = exec(arg, t->cl[next].cmd);
 		if (!master_busy(c))
 			finish(t, c, rc, now);
 	}

@@ -26,7 +26,10 @@
 #include "conf.h"
 #include "mctl.h"
 
-struct console;
+struct engine;
+
+/* Runs one command line; 0, or -1 with the engine's out.err. */
+typedef int ctl_exec_fn(void *arg, const char *line);
 
 #define CTL_CLIENTS	32
 #define CTL_READ_NS	(5LL * 1000000000)
@@ -82,7 +85,7 @@ int ctl_pollfds(const struct ctl *t, struct pollfd *p);
 
 /* After poll: accept, read, write, drop (the same p as ctl_pollfds); a
  * hello is answered at once, never queued behind a status round. */
-void ctl_events(struct ctl *t, struct console *c, const struct pollfd *p,
+void ctl_events(struct ctl *t, struct engine *c, const struct pollfd *p,
     int n, int64_t now);
 
 /*
@@ -90,7 +93,8 @@ void ctl_events(struct ctl *t, struct console *c, const struct pollfd *p,
  * commands), and answer a status round that ended: the caller calls it
  * once a loop, and not master_done() itself while ctl_busy().
  */
-void ctl_run(struct ctl *t, struct console *c, int64_t now);
+void ctl_run(struct ctl *t, struct engine *c, ctl_exec_fn *exec, void *arg,
+    int64_t now);
 int ctl_busy(const struct ctl *t);
 
 /* Whether the peer (uid, gid) may run a command of kind (mctl.h). */

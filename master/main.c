@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmds.h"
 #include "console.h"
 #include "ctl.h"
 #include "daemonpipe.h"
@@ -141,8 +142,8 @@ signals(struct console *c)
 
 	while (read(g.sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGUSR1) {	/* a standby: take over */
-			if (standby_following(c) && standby_take(c, "SIGUSR1",
-			    now_mono_ns()) < 0)
+			if (standby_following(&c->sb) &&
+			    standby_take(&c->sb, "SIGUSR1", now_mono_ns()) < 0)
 				log_warnx("%s", c->out.err);
 		} else
 			c->quit = 1;
@@ -152,7 +153,7 @@ signals(struct console *c)
 static void
 arm_timer(struct console *c)
 {
-	int64_t	 t = master_deadline(c);
+	int64_t	 t = master_deadline(&c->e);
 
 	if (t == g.armed)
 		return;
@@ -184,6 +185,13 @@ started(void)
 	g.daemonize = 0;
 }
 
+/* A control socket's command: the console's command table. */
+static int
+run_line(void *arg, const char *line)
+{
+	return cmds_exec(arg, line);
+}
+
 /* The start-up commands (-c): run, and log each failure. */
 static void
 script_step(struct console *c)
@@ -191,7 +199,7 @@ script_step(struct console *c)
 	int	 rc;
 
 	script_run(&g.s, c);
-	if (master_done(c, &rc))
+	if (master_done(&c->e, &rc))
 		script_finished(&g.s, c, rc);
 }
 
@@ -205,7 +213,7 @@ loop(struct console *c)
 	for (;;) {
 		if (boot) {
 			script_step(c);
-			if (script_done(&g.s) && !master_busy(c)) {
+			if (script_done(&g.s) && !master_busy(&c->e)) {
 				boot = 0;
 				if (g.s.failures > 0 && g.s.stop_on_error)
 					c->quit = 1;
@@ -214,7 +222,7 @@ loop(struct console *c)
 			}
 		}
 		if (!boot)
-			ctl_run(&g.ctl, c, now_mono_ns());
+			ctl_run(&g.ctl, &c->e, run_line, c, now_mono_ns());
 		if (c->quit)
 			break;
 		arm_timer(c);
@@ -228,19 +236,19 @@ loop(struct console *c)
 		if (p[2].revents & POLLIN)
 			signals(c);
 		if ((p[0].revents & POLLIN) &&
-		    master_input(c, now_mono_ns()) >= MASTER_FLOW)
+		    master_input(&c->e, now_mono_ns()) >= MASTER_FLOW)
 			(void)nanosleep(&(struct timespec){ .tv_nsec =
 			    MASTER_FLOW_WAIT_NS }, NULL);
 		if (p[3].revents & POLLIN)
-			standby_input(c, now_mono_ns());
+			standby_input(&c->sb, now_mono_ns());
 		if (p[1].revents & POLLIN) {
 			if (read(g.timerfd, &exp, sizeof(exp)) == -1 &&
 			    errno != EAGAIN)
 				log_warn("timerfd");
 			g.armed = INT64_MIN;
 		}
-		master_timer(c, now_mono_ns());
-		ctl_events(&g.ctl, c, p + 4, n - 4, now_mono_ns());
+		master_timer(&c->e, now_mono_ns());
+		ctl_events(&g.ctl, &c->e, p + 4, n - 4, now_mono_ns());
 	}
 }
 
@@ -267,14 +275,14 @@ main(int argc, char **argv)
 		return 0;
 	}
 	con_init(c, &conf, stdout);
-	master_init(c);
+	master_init(&c->e);
 	c->conf_path = o.conf;
 	c->explicit_conf = o.explicit_conf;
 	c->pvm.off = 1;
 	c->pvm.out = &c->out;
 	c->out.notice = notice;
 	if (net_init(&c->net, &conf, 1, err, sizeof(err)) == -1 ||
-	    standby_init(c, o.standby, err, sizeof(err)) == -1)
+	    standby_init(&c->sb, o.standby, err, sizeof(err)) == -1)
 		die(err);
 	if (c->net.keyless) {
 		snprintf(err, sizeof(err), "no console key (%s): a master "
@@ -289,7 +297,7 @@ main(int argc, char **argv)
 	g.daemonize = o.daemonize;
 	setup_fds();
 	log_info("dts-master %s: %s%s%s", PACKAGE_VERSION,
-	    standby_following(c) ? "standby" : "master", g.ctl.fd != -1 ?
+	    standby_following(&c->sb) ? "standby" : "master", g.ctl.fd != -1 ?
 	    ", control socket " : "", g.ctl.path);
 	loop(c);
 	ctl_close(&g.ctl);

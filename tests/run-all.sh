@@ -108,6 +108,14 @@ if want unit; then
 	result "lint: README figures from docs/performance.md" $? "$log"
 fi
 
+# and the layout follows the programs: master/ includes no console/
+# header, no include cycle, the engine prints nothing
+if want unit; then
+	log="$out/layout.log"
+	bash "$src/tests/layout.sh" > "$log" 2>&1
+	result "layout: master/ apart from console/, no include cycle" $? "$log"
+fi
+
 # 2. man pages: lint clean
 want man && stage man && for m in "$build"/man/*.[0-9]; do
 	log="$out/man-$(basename "$m").log"

@@ -225,9 +225,9 @@ if [ "$MX_N" -gt 0 ]; then
 	EOF
 	JOBS=$T_DIR/jobs.$N
 	mkjobs "$N" "$MX_JOBS" "$JOBS"
-	gcc -O2 -std=gnu11 -Wall -I"$B_SRC/common" -I"$B_SRC/console" \
+	gcc -O2 -std=gnu11 -Wall -I"$B_SRC/common" -I"$B_SRC/master" \
 	    -o "$B_OUT/packcost" "$B_SRC/tests/bench/packcost.c" \
-	    "$B_SRC/console/matrix.c" "$B_SRC/common/job.c" ||
+	    "$B_SRC/master/matrix.c" "$B_SRC/common/job.c" ||
 	    t_fail "cannot compile packcost.c"
 	"$B_OUT/packcost" "$N" "$JOBS" 20 > "$T_DIR/pack.out" ||
 	    t_fail "packcost: $(cat "$T_DIR/pack.out")"

@@ -5,7 +5,7 @@
  *
  * JOBFILE is simnodes -J's (NAME FROM TO NODES); the jobs that run from
  * the start are taken.  Each round does what the master does at every
- * SI (console/master.c master_matrix and send_tables): matrix_init, a
+ * SI (master/master.c master_matrix and send_tables): matrix_init, a
  * matrix_add for each node's jobs in node order, matrix_pack, and
  * matrix_slots for each of the N nodes.  Prints key=value lines: the
  * round's time (p50, max, ms; CLOCK_THREAD_CPUTIME_ID), the rows, and

@@ -48,7 +48,7 @@ fixture_new(void)
 	conf.console.nodes.n = 1;
 	snprintf(conf.console.nodes.s[0], CONF_ITEM_MAX, "127.0.0.1");
 	con_init(&f->c, &conf, NULL);
-	master_init(&f->c);
+	master_init(&f->c.e);
 	f->c.pvm.out = &f->c.out;	/* the stubs of pvmcmd.c speak there */
 	f->c.sch.rt.runtime_us = 950000;
 	f->c.sch.rt.period_us = 1000000;

@@ -423,7 +423,7 @@ test_status_option(void **state)
 	assert_int_equal(cmds_exec(&f->c, "status -x"), -1);
 	assert_string_equal(f->c.out.err,
 	    "status: unknown option \"-x\" (usage: status [-v] [--json])");
-	assert_false(master_busy(&f->c));
+	assert_false(master_busy(&f->c.e));
 	assert_int_equal(cmds_exec(&f->c, "status -v --json"), -1);
 	assert_string_equal(f->c.out.err, "status: -v and --json: the JSON "
 	    "document has every field already");
@@ -431,9 +431,9 @@ test_status_option(void **state)
 	assert_string_equal(f->c.out.err,
 	    "show: unknown option \"-v\" (usage: show [--json])");
 	assert_int_equal(cmds_exec(&f->c, "load --jso"), -1);
-	assert_false(master_busy(&f->c));
+	assert_false(master_busy(&f->c.e));
 	assert_int_equal(cmds_exec(&f->c, "status -v"), 0);
-	assert_true(master_busy(&f->c));
+	assert_true(master_busy(&f->c.e));
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, \

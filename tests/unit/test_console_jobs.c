@@ -127,7 +127,7 @@ status_jobs(struct fixture *f, const char *addr, int64_t now, ...)
 	m.u.status.njobs = (uint8_t)k;
 	m.u.status.mem_mib = status_mib;
 	m.u.status.flags |= status_flags;
-	master_datagram(&f->c, &m, ip4(addr), now);
+	master_datagram(&f->c.e, &m, ip4(addr), now);
 }
 
 /* A JOB_MEM from addr: job (number index) has 100 MiB, swap in swap. */
@@ -144,7 +144,7 @@ job_mem(struct fixture *f, const char *addr, int64_t now, const char *job,
 	snprintf(m.u.job_mem.job, sizeof(m.u.job_mem.job), "%s", job);
 	m.u.job_mem.mem_bytes = 100 << 20;
 	m.u.job_mem.swap_bytes = swap;
-	master_datagram(&f->c, &m, ip4(addr), now);
+	master_datagram(&f->c.e, &m, ip4(addr), now);
 }
 
 static int
@@ -230,7 +230,7 @@ test_tables_per_node(void **state)
 	status_jobs(f, "10.0.0.3", t, "alice:pvm=4", NULL);
 	assert_int_equal(tap.n, 0);
 	/* every SI: the tables again, with the SYNC */
-	master_timer(&f->c, f->c.m.next_si);
+	master_timer(&f->c.e, f->c.m.next_si);
 	assert_int_equal(tap.n, 3);
 	assert_int_equal(sched_to("10.0.0.1")->nslots, 2);
 	assert_true(sched_to("10.0.0.1")->flags & SCHED_F_SYNC);
@@ -241,9 +241,9 @@ test_tables_per_node(void **state)
 	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", "bob:pvm=0", NULL);
 	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", "bob:pvm=2", NULL);
 	assert_int_equal(tap.n, 0);
-	assert_int_equal(master_deadline(&f->c), f->c.m.last_send +
+	assert_int_equal(master_deadline(&f->c.e), f->c.m.last_send +
 	    f->c.conf.console.status_wait_ns);
-	master_timer(&f->c, master_deadline(&f->c));
+	master_timer(&f->c.e, master_deadline(&f->c.e));
 	assert_int_equal(tap.n, 3);
 	assert_int_equal(sched_to("10.0.0.2")->nslots, 1);
 	check_slot(sched_to("10.0.0.2"), 0, "alice:pvm", 0, 40000);
@@ -308,7 +308,7 @@ test_no_tables(void **state)
 	status_jobs(f, "10.0.0.3", t, "bob:b=1", NULL);
 	assert_int_equal(f->c.m.mx_tables, 0);
 	tap_reset();
-	master_timer(&f->c, f->c.m.next_si);
+	master_timer(&f->c.e, f->c.m.next_si);
 	assert_int_equal(tap.n, 3);
 	for (i = 0; i < 3; i++)
 		assert_int_equal(tap.m[i].u.schedule.nslots, 0);
@@ -317,7 +317,7 @@ test_no_tables(void **state)
 	    NULL);
 	assert_int_equal(cmds_exec(&f->c, "mode distributed"), 0);
 	tap_reset();
-	master_timer(&f->c, f->c.m.next_si);
+	master_timer(&f->c.e, f->c.m.next_si);
 	assert_int_equal(tap.n, 3);
 	assert_int_equal(sched_to("10.0.0.1")->nslots, 0);
 	assert_int_equal(cmds_exec(&f->c, "mode hpdt"), 0);
@@ -345,7 +345,7 @@ test_broadcast(void **state)
 	    NULL);
 	status_jobs(f, "10.0.0.8", now_mono_ns(), "bob:b=1", NULL);
 	tap_reset();
-	master_timer(&f->c, f->c.m.next_si);
+	master_timer(&f->c.e, f->c.m.next_si);
 	for (i = 0; i < tap.n; i++) {
 		if (tap.m[i].hdr.type == PROTO_STATUS_REQ)
 			req++;
@@ -414,7 +414,7 @@ test_set_weight(void **state)
 	status_jobs(f, "10.0.0.1", now_mono_ns(), "alice:pvm=4", "bob:pvm=1",
 	    NULL);
 	tap_reset();
-	master_timer(&f->c, f->c.m.next_si);
+	master_timer(&f->c.e, f->c.m.next_si);
 	check_slot(sched_to("10.0.0.1"), 1, "bob:pvm", 20000, 60000);
 	/* auto forgets it */
 	tap_reset();
@@ -436,8 +436,8 @@ jobs_round(struct fixture *f, const char *a, const char *b)
 	status_jobs(f, "10.0.0.1", t, a, b, NULL);
 	status_jobs(f, "10.0.0.2", t, a, b, NULL);
 	status_jobs(f, "10.0.0.3", t, NULL);
-	master_timer(&f->c, t + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, 0);
 	return fixture_output(f);
 }
@@ -458,7 +458,7 @@ test_node_weight(void **state)
 	status_jobs(f, "10.0.0.3", t, NULL);
 	(void)fixture_output(f);
 	tap_reset();
-	master_timer(&f->c, f->c.m.next_si);
+	master_timer(&f->c.e, f->c.m.next_si);
 	check_slot(sched_to("10.0.0.1"), 0, "alice:s12", 0, 60000);
 	check_slot(sched_to("10.0.0.2"), 1, "bob:s13", 60000, 20000);
 	out = jobs_round(f, "alice:s12=1/3", "bob:s13=1");
@@ -484,7 +484,7 @@ test_node_weight(void **state)
 	status_jobs(f, "10.0.0.1", t, "alice:s12=1/3", "bob:s13=1/2", NULL);
 	status_jobs(f, "10.0.0.2", t, "alice:s12=1/3", "bob:s13=1/2", NULL);
 	tap_reset();
-	master_timer(&f->c, f->c.m.next_si);
+	master_timer(&f->c.e, f->c.m.next_si);
 	check_slot(sched_to("10.0.0.1"), 0, "alice:s12", 0, 48000);
 	check_slot(sched_to("10.0.0.1"), 1, "bob:s13", 48000, 32000);
 	out = jobs_round(f, "alice:s12=1/3", "bob:s13=1/2");
@@ -523,8 +523,8 @@ test_jobs_command(void **state)
 	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", NULL);
 	status_jobs(f, "10.0.0.3", t, "carol:x=1", NULL);
 	(void)fixture_output(f);
-	master_timer(&f->c, t + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, 0);
 	out = fixture_output(f);
 	assert_contains(out, "mode static, PS 80ms: not started: no slot "
@@ -546,8 +546,8 @@ test_jobs_command(void **state)
 	status_jobs(f, "10.0.0.2", t, "alice:pvm=4", NULL);
 	status_jobs(f, "10.0.0.3", t, "carol:x=1", NULL);
 	(void)fixture_output(f);
-	master_timer(&f->c, t + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	j = output_json(f);
 	assert_true(json_is_true(json_object_get(j, "slot_tables")));
 	assert_int_equal(json_integer_value(json_object_get(j, "ps_us")),
@@ -567,8 +567,8 @@ test_jobs_command(void **state)
 	json_decref(j);
 	/* nobody answers */
 	assert_int_equal(cmds_exec(&f->c, "jobs"), 0);
-	master_timer(&f->c, now_mono_ns() + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, now_mono_ns() + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, -1);
 	assert_string_equal(f->c.out.err, "jobs: no node answered within "
 	    "300ms");
@@ -587,8 +587,8 @@ room_jobs_cmd(struct fixture *f, int64_t t, uint32_t mib2, const char *cmd)
 	status_mib = mib2;
 	status_jobs(f, "10.0.0.2", t, "alice:big=4", NULL);
 	status_jobs(f, "10.0.0.3", t, "bob:pvm=2", NULL);
-	master_timer(&f->c, t + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, 0);
 	return fixture_output(f);
 }
@@ -713,7 +713,7 @@ test_hold(void **state)
 	assert_int_equal(cmds_exec(&f->c, "mode distributed"), 0);
 	t += MASTER_TABLES_GAP_NS;
 	status_jobs(f, "10.0.0.2", t, "alice:big=4", NULL);
-	master_matrix(&f->c, t);
+	master_matrix(&f->c.e, t);
 	assert_int_equal(f->c.m.nheld, 0);
 	assert_int_equal(f->c.m.mx_tables, 0);
 	status_mib = 0;
@@ -729,17 +729,17 @@ test_status_shows_jobs(void **state)
 	int64_t		 t = now_mono_ns();
 	int		 rc;
 
-	assert_int_equal(master_status(&f->c, MASTER_STATUS, 0, t), 0);
+	assert_int_equal(master_status(&f->c.e, MASTER_STATUS, 0, t), 0);
 	status_jobs(f, "10.0.0.1", t, "alice:pvm=4", "bob:mpi=2", NULL);
-	master_timer(&f->c, t + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	out = fixture_output(f);
 	assert_contains(out, "\n    jobs: alice:pvm (4), bob:mpi (2)\n");
-	assert_int_equal(master_status(&f->c, MASTER_STATUS, MASTER_JSON,
+	assert_int_equal(master_status(&f->c.e, MASTER_STATUS, MASTER_JSON,
 	    t + 2 * SEC), 0);
 	status_jobs(f, "10.0.0.1", t + 2 * SEC, "alice:pvm=4", NULL);
-	master_timer(&f->c, t + 3 * SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + 3 * SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	j = output_json(f);
 	a = json_object_get(json_array_get(json_object_get(j, "nodes"), 0),
 	    "jobs");
@@ -802,7 +802,7 @@ test_keyless(void **state)
 		assert_string_equal(f->c.out.err, want);
 	}
 	assert_false(f->c.sch.started);
-	assert_false(master_busy(&f->c));
+	assert_false(master_busy(&f->c.e));
 	assert_int_equal(f->c.net.sent, 0);
 	assert_int_equal(tap.n, 0);
 	/* its own settings, and PVM */
@@ -852,7 +852,7 @@ test_keyless_reader(void **state)
 		assert_true(tap.n >= 1);
 		assert_int_equal(tap.m[tap.n - 1].hdr.type, PROTO_STATUS_REQ);
 		assert_int_equal(tap.m[tap.n - 1].hdr.key_id, AUTH_READ_ID);
-		assert_int_equal(master_cancel(&f->c), 1);
+		assert_int_equal(master_cancel(&f->c.e), 1);
 	}
 	n = tap.n;
 	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)

@@ -45,7 +45,7 @@ status_from(struct fixture *f, const char *addr, const char *name, double q,
 	m.u.status.slices = 42;
 	m.u.status.rejected[REJ_MAC] = 2;
 	snprintf(m.u.status.name, sizeof(m.u.status.name), "%s", name);
-	master_datagram(&f->c, &m, ip4(addr), now);
+	master_datagram(&f->c.e, &m, ip4(addr), now);
 }
 
 static void
@@ -54,26 +54,27 @@ test_si_broadcasts(void **state)
 	struct fixture	*f = *state;
 	int64_t		 t;
 
-	assert_int_equal(master_deadline(&f->c), 0);	/* silent */
+	assert_int_equal(master_deadline(&f->c.e), 0);	/* silent */
 	assert_int_equal(cmds_exec(&f->c, "si 1s"), 0);
 	assert_int_equal(f->c.net.sent, 0);
 	assert_int_equal(cmds_exec(&f->c, "start"), 0);
 	assert_int_equal(f->c.net.sent, 1);
-	t = master_deadline(&f->c);
+	t = master_deadline(&f->c.e);
 	assert_int_equal(t, f->c.m.next_si);
-	master_timer(&f->c, t - 1);
+	master_timer(&f->c.e, t - 1);
 	assert_int_equal(f->c.net.sent, 1);
-	master_timer(&f->c, t);
+	master_timer(&f->c.e, t);
 	assert_int_equal(f->c.net.sent, 2);
-	assert_int_equal(master_deadline(&f->c), t + SEC);
-	master_timer(&f->c, t + 3 * SEC);	/* late: one send, not three */
+	assert_int_equal(master_deadline(&f->c.e), t + SEC);
+	master_timer(&f->c.e, t + 3 * SEC);	/* late: one send, not three */
 	assert_int_equal(f->c.net.sent, 3);
-	assert_int_equal(master_deadline(&f->c), t + 4 * SEC);
+	assert_int_equal(master_deadline(&f->c.e), t + 4 * SEC);
 	/* a change goes out at once and the SI counts from there */
 	assert_int_equal(cmds_exec(&f->c, "stop"), 0);
 	assert_int_equal(f->c.net.sent, 4);
 	assert_false(f->c.sch.started);
-	master_timer(&f->c, master_deadline(&f->c));	/* still every SI */
+	/* still every SI */
+	master_timer(&f->c.e, master_deadline(&f->c.e));
 	assert_int_equal(f->c.net.sent, 5);
 }
 
@@ -114,7 +115,8 @@ test_group(void **state)
 	(void)fixture_output(f);
 	assert_int_equal(cmds_exec(&f->c, "sync"), 0);
 	assert_contains(fixture_output(f), "sync sent to 1 destination");
-	master_timer(&f->c, master_deadline(&f->c));	/* every SI too */
+	/* every SI too */
+	master_timer(&f->c.e, master_deadline(&f->c.e));
 	assert_int_equal(ntapped, 3);
 	assert_int_equal(tapped[2].s_addr, ip4("239.255.77.46").s_addr);
 	/* hosts FILE: its hosts replace every destination, the group too */
@@ -139,9 +141,9 @@ test_balanced(void **state)
 	sent = (int)f->c.net.sent;
 	status_from(f, "10.0.0.1", "a", 0.3, 0, t);
 	assert_int_equal(f->c.sch.bal_ls_pct, -1);	/* the round is on */
-	t = master_deadline(&f->c);
+	t = master_deadline(&f->c.e);
 	assert_int_equal(t, f->c.m.bal_until);
-	master_timer(&f->c, t);				/* over */
+	master_timer(&f->c.e, t);				/* over */
 	assert_int_equal(f->c.sch.bal_ls_pct, 10);
 	assert_int_equal(sch_ps(&f->c.sch), MS(90));
 	assert_int_equal((int)f->c.net.sent, sent + 1);	/* at once */
@@ -166,7 +168,7 @@ test_balanced(void **state)
 	/* a LOAD datagram counts like a STATUS */
 	struct proto_msg m = { .hdr.type = PROTO_LOAD };
 	m.u.load.load_milli = 5000;
-	master_datagram(&f->c, &m, ip4("10.0.0.1"), t);
+	master_datagram(&f->c.e, &m, ip4("10.0.0.1"), t);
 	assert_int_equal(f->c.sch.bal_ls_pct, 90);
 	assert_int_equal(sch_ps(&f->c.sch), MS(10));
 	/* leaving balanced mode: PS is the user's again */
@@ -203,24 +205,24 @@ test_balanced_round(void **state)
 	t = now_mono_ns();
 	sent = (int)f->c.net.sent;
 	/* no node known yet: the round lasts its whole status_wait */
-	end = master_deadline(&f->c);
+	end = master_deadline(&f->c.e);
 	assert_true(end >= t0 + MS(300) && end <= t + MS(300));
 	status_from(f, "10.0.0.1", "a", 0.4, 0, t + MS(1));
 	assert_int_equal(f->c.sch.bal_ls_pct, -1);
 	status_from(f, "10.0.0.2", "b", 4.0, 0, t + MS(11));
 	assert_int_equal(f->c.sch.bal_ls_pct, -1);
-	master_timer(&f->c, end - 1);
+	master_timer(&f->c.e, end - 1);
 	assert_int_equal(f->c.sch.bal_ls_pct, -1);
 	assert_int_equal((int)f->c.net.sent, sent);
 	assert_string_equal(notice_buf, "");
-	master_timer(&f->c, end);
+	master_timer(&f->c.e, end);
 	assert_int_equal(f->c.m.rla.nlive, 2);
 	assert_true(fabs(f->c.m.rla.mean - 2.2) < 1e-9);
 	assert_int_equal(f->c.sch.bal_ls_pct, 50);
 	assert_int_equal((int)f->c.net.sent, sent + 1);	/* sent at once */
 	assert_string_equal(notice_buf, "balanced: RLA 2.20 over 2 nodes: "
 	    "LS 50%, PS 50ms");
-	assert_true(master_deadline(&f->c) > end);
+	assert_true(master_deadline(&f->c.e) > end);
 	/* later replies decide as they come */
 	status_from(f, "10.0.0.2", "b", 6.4, 0, end + MS(1));	/* 3.4 */
 	assert_int_equal(f->c.sch.bal_ls_pct, 70);
@@ -239,20 +241,20 @@ test_balanced_round_known(void **state)
 	assert_int_equal(cmds_exec(&f->c, "start"), 0);
 	/* balanced and back: static ends the wait */
 	assert_int_equal(cmds_exec(&f->c, "mode balanced"), 0);
-	assert_true(master_deadline(&f->c) <= now_mono_ns() + MS(300));
+	assert_true(master_deadline(&f->c.e) <= now_mono_ns() + MS(300));
 	assert_int_equal(cmds_exec(&f->c, "mode static"), 0);
-	assert_true(master_deadline(&f->c) > now_mono_ns() + SEC);
+	assert_true(master_deadline(&f->c.e) > now_mono_ns() + SEC);
 	assert_int_equal(cmds_exec(&f->c, "mode balanced"), 0);
-	end = master_deadline(&f->c);
+	end = master_deadline(&f->c.e);
 	t = now_mono_ns();
 	assert_true(end <= t + MS(300));
 	status_from(f, "10.0.0.1", "a", 4.0, 0, t + MS(1));
 	assert_int_equal(f->c.sch.bal_ls_pct, -1);
-	assert_int_equal(master_deadline(&f->c), end);
+	assert_int_equal(master_deadline(&f->c.e), end);
 	status_from(f, "10.0.0.2", "b", 4.2, 0, t + MS(11));
 	assert_true(fabs(f->c.m.rla.mean - 4.1) < 1e-9);
 	assert_int_equal(f->c.sch.bal_ls_pct, 90);	/* a alone: 80 */
-	assert_true(master_deadline(&f->c) > end);
+	assert_true(master_deadline(&f->c.e) > end);
 }
 
 static void
@@ -272,10 +274,10 @@ test_node_timeout(void **state)
 	assert_int_equal(f->c.sch.bal_ls_pct, 40);
 	/* the timer wakes up when "a" goes silent past the timeout */
 	assert_int_equal(f->c.m.expiry, t + 30 * SEC + 1);
-	master_timer(&f->c, t + 30 * SEC);	/* (an SI send, too) */
+	master_timer(&f->c.e, t + 30 * SEC);	/* (an SI send, too) */
 	assert_int_equal(f->c.sch.bal_ls_pct, 40);
 	sent = (int)f->c.net.sent;
-	master_timer(&f->c, t + 30 * SEC + 1);
+	master_timer(&f->c.e, t + 30 * SEC + 1);
 	assert_int_equal(f->c.m.rla.nlive, 1);
 	assert_int_equal(f->c.sch.bal_ls_pct, 10);	/* RLA 0 */
 	assert_int_equal((int)f->c.net.sent, sent + 1);
@@ -283,7 +285,7 @@ test_node_timeout(void **state)
 	status_from(f, "10.0.0.1", "a", 4.0, 0, t + 40 * SEC);
 	assert_int_equal(f->c.m.rla.nlive, 2);
 	assert_int_equal(f->c.sch.bal_ls_pct, 40);
-	master_timer(&f->c, t + 71 * SEC);	/* both silent */
+	master_timer(&f->c.e, t + 71 * SEC);	/* both silent */
 	assert_int_equal(f->c.m.rla.nlive, 0);
 	assert_int_equal(f->c.sch.bal_ls_pct, 40);	/* kept */
 }
@@ -303,7 +305,7 @@ test_timeout_at_least_two_si(void **state)
 	status_from(f, "10.0.0.1", "a", 4.0, 0, t);
 	status_from(f, "10.0.0.2", "b", 0.0, 0, t);
 	assert_true(con_node_timeout(&f->c) >= 120 * SEC);
-	master_timer(&f->c, t + 30 * SEC);
+	master_timer(&f->c.e, t + 30 * SEC);
 	assert_int_equal(f->c.m.rla.nlive, 2);
 	assert_true(f->c.m.rla.mean == 2.0);
 	assert_int_equal(cmds_exec(&f->c, "show"), 0);
@@ -344,12 +346,12 @@ test_status_json(void **state)
 	uint64_t	 ps0 = 1700000000000000000ULL;
 	int		 rc;
 
-	assert_int_equal(master_status(&f->c, 0, MASTER_JSON, t), 0);
+	assert_int_equal(master_status(&f->c.e, 0, MASTER_JSON, t), 0);
 	status_from(f, "10.0.0.2", "b\"q", 0.25, ps0 + 350 * 1000 +
 	    100000000, t + MS(1));
 	status_from(f, "10.0.0.1", "a", 1.5, ps0, t + MS(2));
-	master_timer(&f->c, t + MS(300));
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + MS(300));
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, 0);
 	j = output_json(f);
 	assert_int_equal(JINT(j, "answered"), 2);
@@ -374,8 +376,8 @@ test_status_json(void **state)
 
 	/* nobody answers: the nodes are listed, answered false, no fields */
 	assert_int_equal(cmds_exec(&f->c, "status --json"), 0);
-	master_timer(&f->c, now_mono_ns() + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, now_mono_ns() + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, -1);
 	j = output_json(f);
 	assert_int_equal(JINT(j, "answered"), 0);
@@ -387,8 +389,8 @@ test_status_json(void **state)
 	/* load --json: Q, W, Q/W per node, the RLA */
 	status_from(f, "10.0.0.1", "a", 1.5, ps0, now_mono_ns());
 	assert_int_equal(cmds_exec(&f->c, "load --json"), 0);
-	master_timer(&f->c, now_mono_ns() + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, now_mono_ns() + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	j = output_json(f);
 	assert_string_equal(JSTR(j, "mode"), "static");
 	n = node_at(j, 0);
@@ -421,19 +423,19 @@ test_status_round(void **state)
 	uint64_t	 ps0 = 1700000000000000000ULL;
 	int		 rc;
 
-	assert_int_equal(master_status(&f->c, 0, 1, t), 0);
-	assert_true(master_busy(&f->c));
-	assert_int_equal(master_deadline(&f->c), t + MS(300));
+	assert_int_equal(master_status(&f->c.e, 0, 1, t), 0);
+	assert_true(master_busy(&f->c.e));
+	assert_int_equal(master_deadline(&f->c.e), t + MS(300));
 	status_from(f, "10.0.0.2", "b", 0.25, ps0 + 350 * 1000 + 100000000,
 	    t + MS(1));
 	status_from(f, "10.0.0.1", "a", 1.5, ps0, t + MS(2));
-	master_timer(&f->c, t + MS(299));
-	assert_true(master_busy(&f->c));
-	master_timer(&f->c, t + MS(300));
-	assert_false(master_busy(&f->c));
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + MS(299));
+	assert_true(master_busy(&f->c.e));
+	master_timer(&f->c.e, t + MS(300));
+	assert_false(master_busy(&f->c.e));
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, 0);
-	assert_false(master_done(&f->c, &rc));	/* said once */
+	assert_false(master_done(&f->c.e, &rc));	/* said once */
 	out = fixture_output(f);
 	assert_contains(out, "HOST             ADDRESS         MODE        "
 	    "STATE      PS_US    LS_US PHASE      Q    SLICES OVERRUNS "
@@ -451,8 +453,8 @@ test_status_round(void **state)
 	    "10.0.0.1; console dropped 0 datagrams (short 0,");
 	/* nobody answers: a failure, with the known nodes listed */
 	assert_int_equal(cmds_exec(&f->c, "status"), 0);
-	master_timer(&f->c, now_mono_ns() + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, now_mono_ns() + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, -1);
 	assert_string_equal(f->c.out.err, "status: no node answered within "
 	    "300ms");
@@ -461,10 +463,10 @@ test_status_round(void **state)
 	    "no reply, last heard");
 	/* load: the same round, then Q, W and the RLA; the table computes
 	 * its own RLA and leaves the master's alone */
-	assert_int_equal(master_status(&f->c, 1, 0, t + SEC), 0);
+	assert_int_equal(master_status(&f->c.e, 1, 0, t + SEC), 0);
 	status_from(f, "10.0.0.1", "a", 1.5, ps0, t + SEC);
 	f->c.m.rla.mean = -7;
-	master_timer(&f->c, t + 2 * SEC);
+	master_timer(&f->c.e, t + 2 * SEC);
 	assert_true(f->c.m.rla.mean == -7);
 	out = fixture_output(f);
 	assert_contains(out, "a                10.0.0.1          1.500   "
@@ -481,17 +483,17 @@ test_cancel_status(void **state)
 	int64_t		 t = 1000 * SEC;
 	int		 rc;
 
-	assert_int_equal(master_cancel(&f->c), 0);	/* nothing to cancel */
+	assert_int_equal(master_cancel(&f->c.e), 0);	/* nothing to cancel */
 	assert_string_equal(fixture_output(f), "");
-	assert_int_equal(master_status(&f->c, 0, 0, t), 0);
-	assert_true(master_busy(&f->c));
-	assert_int_equal(master_cancel(&f->c), 1);
-	assert_false(master_busy(&f->c));
-	assert_int_equal(master_deadline(&f->c), 0);
+	assert_int_equal(master_status(&f->c.e, 0, 0, t), 0);
+	assert_true(master_busy(&f->c.e));
+	assert_int_equal(master_cancel(&f->c.e), 1);
+	assert_false(master_busy(&f->c.e));
+	assert_int_equal(master_deadline(&f->c.e), 0);
 	assert_string_equal(fixture_output(f), "status: interrupted; no "
 	    "table\n");
-	master_timer(&f->c, t + SEC);			/* no table later */
-	assert_false(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + SEC);			/* no table later */
+	assert_false(master_done(&f->c.e, &rc));
 	assert_string_equal(fixture_output(f), "");
 }
 
@@ -509,18 +511,18 @@ test_cancel_trace(void **state)
 	close(fd);
 	snprintf(cmd, sizeof(cmd), "trace %s 1s", path);
 	assert_int_equal(cmds_exec(&f->c, cmd), 0);
-	assert_int_equal(master_status(&f->c, 1, 0, now_mono_ns()), 0);
-	assert_true(master_busy(&f->c));
+	assert_int_equal(master_status(&f->c.e, 1, 0, now_mono_ns()), 0);
+	assert_true(master_busy(&f->c.e));
 	(void)fixture_output(f);
-	assert_int_equal(master_cancel(&f->c), 2);	/* both */
-	assert_false(master_busy(&f->c));
-	assert_int_equal(master_deadline(&f->c), 0);
+	assert_int_equal(master_cancel(&f->c.e), 2);	/* both */
+	assert_false(master_busy(&f->c.e));
+	assert_int_equal(master_deadline(&f->c.e), 0);
 	snprintf(line, sizeof(line), "load: interrupted; no table\n"
 	    "trace: interrupted while recording; %s keeps the 0 edges "
 	    "written\n", path);
 	assert_string_equal(fixture_output(f), line);
-	master_timer(&f->c, now_mono_ns() + 10 * SEC);
-	assert_false(master_done(&f->c, &rc));
+	master_timer(&f->c.e, now_mono_ns() + 10 * SEC);
+	assert_false(master_done(&f->c.e, &rc));
 	assert_non_null(csv = fopen(path, "r"));
 	assert_non_null(fgets(line, sizeof(line), csv));
 	assert_string_equal(line, "host,addr,phase,real_ns,late_ns,op_ns\n");
@@ -540,13 +542,13 @@ test_trace_done(void **state)
 	close(fd);
 	snprintf(cmd, sizeof(cmd), "trace %s 10ms", path);
 	assert_int_equal(cmds_exec(&f->c, cmd), 0);
-	assert_false(master_done(&f->c, &rc));
-	master_timer(&f->c, now_mono_ns() + SEC);	/* nobody was heard */
-	assert_false(master_busy(&f->c));
-	assert_true(master_done(&f->c, &rc));
+	assert_false(master_done(&f->c.e, &rc));
+	master_timer(&f->c.e, now_mono_ns() + SEC);	/* nobody was heard */
+	assert_false(master_busy(&f->c.e));
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, -1);
 	assert_string_equal(f->c.out.err, "trace: no node answered");
-	assert_false(master_done(&f->c, &rc));
+	assert_false(master_done(&f->c.e, &rc));
 	unlink(path);
 }
 
@@ -630,7 +632,7 @@ master_status_from(struct fixture *f, const char *addr, uint8_t flags,
 	m.u.status.si_us = 10000000;
 	m.u.status.master = ntohl(ip4(master).s_addr);
 	snprintf(m.u.status.name, sizeof(m.u.status.name), "a");
-	master_datagram(&f->c, &m, ip4(addr), now);
+	master_datagram(&f->c.e, &m, ip4(addr), now);
 }
 
 /* A node taken over by another console: said once, with both addresses. */
@@ -738,9 +740,9 @@ test_master_lost(void **state)
 	master_status_from(f, "10.0.0.1", SCHED_F_ACTIVE, "10.0.0.7", t + 3);
 	assert_string_equal(notice_buf, "");	/* once */
 	/* the status table names the master */
-	assert_int_equal(master_status(&f->c, 0, 0, t + 4), 0);
+	assert_int_equal(master_status(&f->c.e, 0, 0, t + 4), 0);
 	master_status_from(f, "10.0.0.1", SCHED_F_ACTIVE, "10.0.0.7", t + 5);
-	master_timer(&f->c, t + 4 + MS(300));
+	master_timer(&f->c.e, t + 4 + MS(300));
 	out = fixture_output(f);
 	assert_contains(out, " 10.0.0.7        ");
 	/* takeover starts and sends at once */

@@ -382,7 +382,7 @@ metrics_from(struct fixture *f, const char *addr, const char *name,
 	struct proto_msg	 m = { .hdr.type = PROTO_METRICS };
 
 	m.u.metrics = sample_metrics(name, 0);
-	master_datagram(&f->c, &m, ip4(addr), now);
+	master_datagram(&f->c.e, &m, ip4(addr), now);
 }
 
 static int
@@ -408,12 +408,12 @@ test_command_file(void **state)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	snprintf(cmd, sizeof(cmd), "metrics %s", path);
 	assert_int_equal(cmds_exec(&f->c, cmd), 0);
-	assert_true(master_busy(&f->c));
+	assert_true(master_busy(&f->c.e));
 	assert_int_equal(f->c.net.sent, 1);
 	assert_true(exists(tmp) && !exists(path));
 	metrics_from(f, "127.0.0.1", "n1", now_mono_ns());
-	master_timer(&f->c, now_mono_ns() + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, now_mono_ns() + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, 0);
 	assert_false(exists(tmp));
 	assert_string_equal(fixture_output(f), "");
@@ -428,8 +428,8 @@ test_command_file(void **state)
 
 	/* nobody answers: a failure, but the file says so (up 0) */
 	assert_int_equal(cmds_exec(&f->c, cmd), 0);
-	master_timer(&f->c, now_mono_ns() + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, now_mono_ns() + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, -1);
 	assert_string_equal(f->c.out.err, "metrics: no node answered within "
 	    "300ms");
@@ -443,13 +443,13 @@ test_command_file(void **state)
 
 	/* Ctrl-C: no file written, the old one stays, no FILE.tmp */
 	assert_int_equal(cmds_exec(&f->c, cmd), 0);
-	assert_int_equal(master_cancel(&f->c), 1);
+	assert_int_equal(master_cancel(&f->c.e), 1);
 	assert_string_equal(fixture_output(f), "metrics: interrupted; no file "
 	    "written\n");
 	assert_false(exists(tmp));
 	assert_true(exists(path));
-	master_timer(&f->c, now_mono_ns() + SEC);
-	assert_false(master_done(&f->c, &rc));
+	master_timer(&f->c.e, now_mono_ns() + SEC);
+	assert_false(master_done(&f->c.e, &rc));
 	unlink(path);
 	rmdir(dir);
 }
@@ -466,14 +466,14 @@ test_command_output(void **state)
 	    -1);
 	assert_string_equal(f->c.out.err, "metrics: /nonexistent/dir/"
 	    "x.prom.tmp: No such file or directory");
-	assert_false(master_busy(&f->c));
+	assert_false(master_busy(&f->c.e));
 	assert_int_equal(f->c.net.sent, 0);
 	assert_int_equal(cmds_exec(&f->c, "metrics a b"), -1);
 
 	assert_int_equal(cmds_exec(&f->c, "metrics"), 0);
 	metrics_from(f, "127.0.0.1", "n1", now_mono_ns());
-	master_timer(&f->c, now_mono_ns() + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, now_mono_ns() + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, 0);
 	doc = parsed(fixture_output(f));
 	assert_string_equal(text_of(&doc, "dts_slices_total",
@@ -512,7 +512,7 @@ job_mem_from(struct fixture *f, uint32_t index, uint32_t count,
 	m.u.job_mem.swap_bytes = 4096;
 	m.u.job_mem.oom_kills = 2;
 	m.u.job_mem.reclaimed_bytes = 966365184ULL;
-	master_datagram(&f->c, &m, ip4("127.0.0.1"), now);
+	master_datagram(&f->c.e, &m, ip4("127.0.0.1"), now);
 }
 
 static void
@@ -529,7 +529,7 @@ job_from(struct fixture *f, uint32_t index, uint32_t count, const char *job,
 	m.u.job.cpu_ns = 39ULL * NS_PER_SEC;
 	m.u.job.members = 4 + index;
 	m.u.job.running = index == 0;
-	master_datagram(&f->c, &m, ip4("127.0.0.1"), now);
+	master_datagram(&f->c.e, &m, ip4("127.0.0.1"), now);
 }
 
 /* Each node's jobs: JOB_REQ 0, 1, ... after its METRICS; label job. */
@@ -568,8 +568,8 @@ test_job_metrics(void **state)
 	job_mem_from(f, 1, 2, "carol:x", t);
 	job_mem_from(f, 0, 2, "alice:pvm", t);
 	assert_int_equal(f->c.nodes.v[0].mem_ok, 1);
-	master_timer(&f->c, t + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	assert_int_equal(rc, 0);
 	doc = parsed(fixture_output(f));
 	assert_string_equal(text_of(&doc, "dts_job_slot_seconds_total",
@@ -603,8 +603,8 @@ test_job_metrics(void **state)
 	t = now_mono_ns();
 	metrics_from(f, "127.0.0.1", "n1", t);
 	job_from(f, 0, 0, "", t);
-	master_timer(&f->c, t + SEC);
-	assert_true(master_done(&f->c, &rc));
+	master_timer(&f->c.e, t + SEC);
+	assert_true(master_done(&f->c.e, &rc));
 	doc = parsed(fixture_output(f));
 	assert_null(prom_find(&doc, "dts_job_members",
 	    "addr=\"127.0.0.1\",job=\"alice:pvm\",node=\"n1\""));

@@ -268,7 +268,7 @@ test_origin(void **state)
 
 	assert_int_equal(cmds_exec(&f->c, "start"), 0);
 	o = f->c.sch.origin_ns;
-	master_timer(&f->c, f->c.m.next_si);	/* an SI broadcast */
+	master_timer(&f->c.e, f->c.m.next_si);	/* an SI broadcast */
 	assert_int_equal(f->c.net.sent, 2);
 	assert_int_equal(f->c.sch.origin_ns, o);
 	assert_int_equal(cmds_exec(&f->c, "si 20s"), 0);

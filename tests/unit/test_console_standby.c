@@ -114,7 +114,7 @@ deliver(struct fixture *f, int peer_fd, const uint8_t *buf, int n)
 	assert_int_equal(sendto(peer_fd, buf, (size_t)n, 0,
 	    (struct sockaddr *)&to, sizeof(to)), n);
 	usleep(2000);
-	standby_input(&f->c, now_mono_ns());
+	standby_input(&f->c.sb, now_mono_ns());
 }
 
 /* The peer (at peer_fd) sends f a SCHEDULE (insecure: untagged). */
@@ -154,7 +154,7 @@ test_follow_and_take(void **state)
 	pair(f, SB_STANDBY, &pfd, &peer);
 	seqgen_init(&g);
 	/* nothing heard: a takeover has no schedule to take over with */
-	assert_int_equal(standby_take(c, "takeover", now_mono_ns()), -1);
+	assert_int_equal(standby_take(&c->sb, "takeover", now_mono_ns()), -1);
 	assert_contains(c->out.err, "nothing heard from the master");
 	assert_int_equal(c->sb.role, SB_STANDBY);
 
@@ -167,18 +167,18 @@ test_follow_and_take(void **state)
 	assert_true(c->sch.started && c->sch.spoken);
 
 	/* a standby sends no schedule, whatever its commands do */
-	assert_int_equal(master_send(c, now_mono_ns()), 0);
+	assert_int_equal(master_send(&c->e, now_mono_ns()), 0);
 	assert_int_equal(t.n, 0);
 	assert_int_equal(c->m.next_si, 0);
 
 	/* silent for 1.5 SI: the takeover, the schedule followed as it is */
 	due = standby_due(c->sb.heard, c->sb.peer_si);
 	assert_int_equal(due, c->sb.heard + MS(750));
-	assert_int_equal(standby_deadline(c) <= due, 1);
+	assert_int_equal(standby_deadline(&c->sb) <= due, 1);
 	replay_init(&r, now_real_us(), now_mono_us(), 5000000);
-	standby_timer(c, due - 1);
+	standby_timer(&c->sb, due - 1);
 	assert_int_equal(c->sb.role, SB_STANDBY);
-	standby_timer(c, due);
+	standby_timer(&c->sb, due);
 	assert_int_equal(c->sb.role, SB_MASTER);
 	assert_int_equal(c->sb.takeovers, 1);
 	assert_int_equal(t.n, 1);
@@ -234,13 +234,13 @@ test_polls_at_peer_si(void **state)
 	pair(f, SB_STANDBY, &pfd, &peer);
 	seqgen_init(&g);
 	c->sch.si = MS(10000);
-	standby_timer(c, now);		/* the first poll, nothing heard */
+	standby_timer(&c->sb, now);		/* the first poll, nothing heard */
 	assert_true(c->sb.next_poll >= now + MS(10000));
 	peer_sends(f, pfd, &g, &static80);
 	assert_true(c->sb.next_poll <= c->sb.heard + MS(500));
-	assert_true(standby_deadline(c) <= c->sb.heard + MS(500));
+	assert_true(standby_deadline(&c->sb) <= c->sb.heard + MS(500));
 	/* a later copy does not push the poll back */
-	standby_timer(c, c->sb.next_poll);
+	standby_timer(&c->sb, c->sb.next_poll);
 	assert_true(c->sb.next_poll >= c->sb.heard + MS(500));
 	standby_close(&c->sb);
 	close(pfd);
@@ -261,14 +261,15 @@ test_master_yields(void **state)
 	c->net.tap_arg = &t;
 	pair(f, SB_MASTER, &pfd, &peer);
 	seqgen_init(&g);
-	assert_true(master_send(c, now_mono_ns()) > 0);	/* a master sends */
+	/* a master sends */
+	assert_true(master_send(&c->e, now_mono_ns()) > 0);
 	assert_int_equal(t.n, 1);
 	/* the peer took over: we follow it and send nothing */
 	p.flags |= SCHED_F_TAKEOVER;
 	peer_sends(f, pfd, &g, &p);
 	assert_int_equal(c->sb.role, SB_STANDBY);
 	assert_int_equal(c->sb.yields, 1);
-	assert_int_equal(master_send(c, now_mono_ns()), 0);
+	assert_int_equal(master_send(&c->e, now_mono_ns()), 0);
 	assert_int_equal(t.n, 1);
 	assert_int_equal(sch_ps(&c->sch), MS(80));
 	standby_close(&c->sb);
@@ -304,7 +305,7 @@ test_refused(void **state)
 		assert_int_equal(sendto(pfd, junk, sizeof(junk), 0,
 		    (struct sockaddr *)&to, sizeof(to)), (ssize_t)sizeof(junk));
 		usleep(2000);
-		standby_input(c, now_mono_ns());
+		standby_input(&c->sb, now_mono_ns());
 	}
 	assert_int_equal(c->sb.copies, 0);
 	assert_int_equal(c->sb.refused, 2);
@@ -342,7 +343,7 @@ run(struct fixture *f, const char *line, struct fixture *g)
 	if (cmds_exec(&f->c, line) != 0)
 		fail_msg("%s: %s", line, f->c.out.err);
 	usleep(2000);
-	standby_input(&g->c, now_mono_ns());
+	standby_input(&g->c.sb, now_mono_ns());
 }
 
 static void
@@ -395,26 +396,26 @@ test_weights_copied(void **state)
 	memset(&sc->sb.w, 0, sizeof(sc->sb.w));
 	memset(&sc->jobw, 0, sizeof(sc->jobw));
 	copies = sc->sb.copies;
-	assert_true(master_send(m, now_mono_ns()) > 0);
+	assert_true(master_send(&m->e, now_mono_ns()) > 0);
 	usleep(2000);
-	standby_input(sc, now_mono_ns());
+	standby_input(&sc->sb, now_mono_ns());
 	assert_int_equal(sc->sb.copies, copies + 1);
 	assert_int_equal(sc->jobw.n, 0);	/* half an SI not over */
 	m->sb.w.next = now_mono_ns();		/* now it is */
-	assert_true(master_send(m, now_mono_ns()) > 0);
+	assert_true(master_send(&m->e, now_mono_ns()) > 0);
 	usleep(2000);
-	standby_input(sc, now_mono_ns());
+	standby_input(&sc->sb, now_mono_ns());
 	assert_int_equal(sc->sb.copies, copies + 2);
 	assert_int_equal(jobw_get(&sc->jobw, "bob:pvm"), 3);
 
 	/* the standby takes over with them; the old master hears the
 	 * TAKEOVER, becomes standby and takes the new master's snapshot */
-	assert_true(standby_take(sc, "test", now_mono_ns()) >= 0);
+	assert_true(standby_take(&sc->sb, "test", now_mono_ns()) >= 0);
 	assert_int_equal(sc->sb.role, SB_MASTER);
 	assert_int_equal(jobw_get(&sc->jobw, "bob:pvm"), 3);
 	memset(&m->jobw, 0, sizeof(m->jobw));
 	usleep(2000);
-	standby_input(m, now_mono_ns());
+	standby_input(&m->sb, now_mono_ns());
 	assert_int_equal(m->sb.role, SB_STANDBY);
 	assert_int_equal(m->sb.w.applied, 1);
 	assert_int_equal(jobw_get(&m->jobw, "bob:pvm"), 3);
@@ -659,23 +660,24 @@ test_init(void **state)
 	struct fixture	*f = *state;
 	char		 err[256];
 
-	assert_int_equal(standby_init(&f->c, 1, err, sizeof(err)), -1);
+	assert_int_equal(standby_init(&f->c.sb, 1, err, sizeof(err)), -1);
 	assert_string_equal(err, "--standby: no console.peer (the master "
 	    "console's address) in the configuration");
-	assert_int_equal(standby_init(&f->c, 0, err, sizeof(err)), 0);
+	assert_int_equal(standby_init(&f->c.sb, 0, err, sizeof(err)), 0);
 	assert_int_equal(f->c.sb.role, SB_NONE);
 	assert_int_equal(f->c.sb.fd, -1);
 	snprintf(f->c.conf.console.peer, sizeof(f->c.conf.console.peer),
 	    "127.0.0.1:1");
 	f->c.net.keyless = 1;
 	snprintf(f->c.net.keyless_why, sizeof(f->c.net.keyless_why), "none");
-	assert_int_equal(standby_init(&f->c, 1, err, sizeof(err)), -1);
+	assert_int_equal(standby_init(&f->c.sb, 1, err, sizeof(err)), -1);
 	assert_string_equal(err, "console.peer: a master and standby pair "
 	    "needs the console key pair (none)");
 	f->c.net.keyless = 0;
 	f->c.conf.console.peer_port = 1;	/* privileged, or taken: */
 	if (geteuid() != 0) {
-		assert_int_equal(standby_init(&f->c, 1, err, sizeof(err)), -1);
+		assert_int_equal(standby_init(&f->c.sb, 1, err,
+		    sizeof(err)), -1);
 		assert_contains(err, "console.peer_port 1: ");
 	}
 	standby_close(&f->c.sb);

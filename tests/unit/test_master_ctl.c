@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmds.h"
 #include "console.h"
 #include "ctl.h"
 #include "mctl.h"
@@ -63,6 +64,12 @@ caller(void *arg)
 	return NULL;
 }
 
+static int
+run_line(void *arg, const char *line)
+{
+	return cmds_exec(arg, line);
+}
+
 /* Serve the socket until the call is answered (5 s at most). */
 static void
 serve(struct ctl *t, struct console *c, struct call *k)
@@ -76,8 +83,8 @@ serve(struct ctl *t, struct console *c, struct call *k)
 		int	 n = ctl_pollfds(t, p);
 
 		(void)poll(p, (nfds_t)n, 20);
-		ctl_events(t, c, p, n, now_mono_ns());
-		ctl_run(t, c, now_mono_ns());
+		ctl_events(t, &c->e, p, n, now_mono_ns());
+		ctl_run(t, &c->e, run_line, c, now_mono_ns());
 	}
 	pthread_join(th, NULL);
 	assert_true(k->done);
@@ -98,7 +105,7 @@ test_socket(void **state)
 	snprintf(conf.console.master_socket, sizeof(conf.console.master_socket),
 	    "%s/m.sock", dir);
 	con_init(&c, &conf, stdout);
-	master_init(&c);
+	master_init(&c.e);
 	assert_int_equal(ctl_open(&t, &conf, err, sizeof(err)), 0);
 
 	/* a command the master does not take: refused, nothing run */

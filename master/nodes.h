@@ -7,8 +7,8 @@
  * RLA until it is heard again.  Times are CLOCK_MONOTONIC ns passed in by
  * the caller, so tests can inject them.
  */
-#ifndef DTS_CONSOLE_NODES_H
-#define DTS_CONSOLE_NODES_H
+#ifndef DTS_MASTER_NODES_H
+#define DTS_MASTER_NODES_H
 
 #include <netinet/in.h>
 #include <stdint.h>
@@ -180,4 +180,4 @@ int nodes_host_match(const struct node *n, const struct vm_host *h);
 /* "vm.example.org" and "vm" are the same host. */
 int nodes_name_match(const char *a, const char *b);
 
-#endif /* DTS_CONSOLE_NODES_H */
+#endif /* DTS_MASTER_NODES_H */

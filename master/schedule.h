@@ -11,8 +11,8 @@
  * Table 2.1 too in balanced and distributed mode.  Times are whole
  * microseconds, the resolution of the wire.
  */
-#ifndef DTS_CONSOLE_SCHEDULE_H
-#define DTS_CONSOLE_SCHEDULE_H
+#ifndef DTS_MASTER_SCHEDULE_H
+#define DTS_MASTER_SCHEDULE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -75,4 +75,4 @@ void sch_message(const struct sch *s, int flags, struct proto_schedule *p);
 /* "80ms (80% of ip)" or "80ms" */
 const char *sch_ps_text(const struct sch *s, char *buf, size_t len);
 
-#endif /* DTS_CONSOLE_SCHEDULE_H */
+#endif /* DTS_MASTER_SCHEDULE_H */

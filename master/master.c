@@ -5,45 +5,79 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "console.h"
 #include "log.h"
+#include "master.h"
 #include "memsize.h"
-#include "report.h"
 #include "timeutil.h"
 
-void
-master_init(struct console *c)
+int64_t
+master_node_timeout(const struct engine *c)
 {
-	memset(&c->m, 0, sizeof(c->m));
-	trace_init(&c->m.trace, &c->net, &c->nodes, &c->out);
+	int64_t	 t = c->conf.console.timeout_ns, min;
+
+	min = 2 * c->sch.si + c->conf.console.status_wait_ns;
+	return t > min ? t : min;
+}
+
+static int64_t
+sb_node_timeout(const void *arg)
+{
+	return master_node_timeout(arg);
+}
+
+/* The standby takes over: the schedule it follows, as a TAKEOVER. */
+static int
+sb_take(void *arg, int64_t now)
+{
+	struct engine	*c = arg;
+	int		 n;
+
+	c->m.next_si = 0;
+	if ((n = master_send_flags(c, SCHED_F_TAKEOVER, now)) >= 0)
+		master_started(c, now);
+	return n;
+}
+
+/* The standby follows its peer: no SI broadcast of ours. */
+static void
+sb_follow(void *arg)
+{
+	struct engine	*c = arg;
+
+	c->m.next_si = 0;
+	c->m.mx_pending = 0;
 }
 
 void
-master_report_src(const struct console *c, struct report_src *s)
+master_init(struct engine *c)
 {
-	s->conf = &c->conf;
-	s->sch = &c->sch;
-	s->nodes = &c->nodes;
-	s->weights = &c->weights;
-	s->hosts = &c->hosts;
-	s->net = &c->net;
-	s->node_timeout = con_node_timeout(c);
-	s->mx = &c->m.mx;
-	s->mx_tables = c->m.mx_tables;
-	s->jobw = &c->jobw;
-	s->own = c->own;
+	struct standby	*sb = &c->sb;
+
+	memset(&c->m, 0, sizeof(c->m));
+	trace_init(&c->m.trace, &c->net, &c->nodes, &c->out);
+	sb->conf = &c->conf;
+	sb->sch = &c->sch;
+	sb->net = &c->net;
+	sb->nodes = &c->nodes;
+	sb->weights = &c->weights;
+	sb->jobw = &c->jobw;
+	sb->out = &c->out;
+	sb->arg = c;
+	sb->node_timeout = sb_node_timeout;
+	sb->take = sb_take;
+	sb->follow = sb_follow;
 }
 
 /* An asynchronous command (status, load, trace) ended with rc. */
 static void
-master_finish(struct console *c, int rc)
+master_finish(struct engine *c, int rc)
 {
 	c->m.async_rc = rc;
 	c->m.async_done = 1;
 }
 
 int
-master_done(struct console *c, int *rc)
+master_done(struct engine *c, int *rc)
 {
 	if (!c->m.async_done)
 		return 0;
@@ -53,14 +87,14 @@ master_done(struct console *c, int *rc)
 }
 
 int
-master_send(struct console *c, int64_t now)
+master_send(struct engine *c, int64_t now)
 {
 	return master_send_flags(c, 0, now);
 }
 
 /* Slot tables go out in STATIC and BALANCED, while started. */
 static int
-slotted(const struct console *c)
+slotted(const struct engine *c)
 {
 	return c->sch.started && (c->sch.mode == MODE_STATIC ||
 	    c->sch.mode == MODE_BALANCED);
@@ -68,7 +102,7 @@ slotted(const struct console *c)
 
 /* console.resume_reserve in bytes (checked when the config was read). */
 static uint64_t
-resume_reserve(const struct console *c)
+resume_reserve(const struct engine *c)
 {
 	uint64_t	 v;
 	char		 why[128];
@@ -85,7 +119,7 @@ resume_reserve(const struct console *c)
  * packing.
  */
 static void
-hold_jobs(struct console *c, int64_t now)
+hold_jobs(struct engine *c, int64_t now)
 {
 	struct matrix		*mx = &c->m.mx;
 	const struct node	*n;
@@ -99,7 +133,7 @@ hold_jobs(struct console *c, int64_t now)
 			j = mx->node_job[i][k];
 			m = nodes_mem_of(n, mx->job[j].name);
 			if (m != NULL && m->lack && now - m->at <=
-			    con_node_timeout(c))
+			    master_node_timeout(c))
 				matrix_hold(mx, j, i, (uint64_t)n->st.mem_mib
 				    << 20, m->swap_bytes + reserve);
 		}
@@ -108,7 +142,7 @@ hold_jobs(struct console *c, int64_t now)
 
 /* Was job held at the last matrix?  Its index in c->m.held, or -1. */
 static int
-was_held(const struct console *c, const char *job)
+was_held(const struct engine *c, const char *job)
 {
 	int	 k;
 
@@ -120,7 +154,7 @@ was_held(const struct console *c, const char *job)
 
 /* The holds said in the log once each way (info), then remembered. */
 static void
-hold_log(struct console *c)
+hold_log(struct engine *c)
 {
 	const struct matrix	*mx = &c->m.mx;
 	const struct matrix_job	*j;
@@ -149,11 +183,11 @@ hold_log(struct console *c)
 }
 
 void
-master_matrix(struct console *c, int64_t now)
+master_matrix(struct engine *c, int64_t now)
 {
 	struct matrix		*mx = &c->m.mx;
 	const struct node	*n;
-	int64_t			 timeout = con_node_timeout(c);
+	int64_t			 timeout = master_node_timeout(c);
 	char			 err[256];
 	int			 i, k, nj;
 
@@ -189,7 +223,7 @@ master_matrix(struct console *c, int64_t now)
 }
 
 int
-master_table(const struct console *c, int i,
+master_table(const struct engine *c, int i,
     struct proto_slot slot[PROTO_JOBS_MAX])
 {
 	int	 n;
@@ -216,7 +250,7 @@ held_count(const struct proto_slot slot[PROTO_JOBS_MAX], int nslots)
 
 /* The index of the node at a in the node table, or -1. */
 static int
-node_index(const struct console *c, struct in_addr a)
+node_index(const struct engine *c, struct in_addr a)
 {
 	return nodes_index(&c->nodes, a);
 }
@@ -228,7 +262,7 @@ node_index(const struct console *c, struct in_addr a)
  * yet answers (its table goes out with the next SCHEDULE).
  */
 static int
-send_tables(struct console *c, const struct proto_msg *base)
+send_tables(struct engine *c, const struct proto_msg *base)
 {
 	struct in_addr		 dst[NET_DST_MAX];
 	struct proto_msg	*msg, q = { .hdr.type = PROTO_STATUS_REQ };
@@ -262,7 +296,7 @@ send_tables(struct console *c, const struct proto_msg *base)
 }
 
 int
-master_send_flags(struct console *c, int flags, int64_t now)
+master_send_flags(struct engine *c, int flags, int64_t now)
 {
 	struct proto_msg	 m = { .hdr.type = PROTO_SCHEDULE };
 	int			 i, n;
@@ -270,7 +304,8 @@ master_send_flags(struct console *c, int flags, int64_t now)
 	if (net_keyless(&c->net, NULL, c->out.err,
 	    sizeof(c->out.err)) == -1)
 		return -1;
-	if (standby_following(c)) {	/* the peer's schedule goes out */
+	/* the peer's schedule goes out */
+	if (standby_following(&c->sb)) {
 		c->m.next_si = 0;
 		c->m.mx_pending = 0;
 		return 0;
@@ -293,7 +328,7 @@ master_send_flags(struct console *c, int flags, int64_t now)
 	/* the standby's copy first: its takeover is due 1.5 SI after it,
 	 * and the nodes' silence runs from their own SCHEDULE, which at
 	 * 10,000 nodes may leave a few hundred ms after the first */
-	standby_forward(c, &m);
+	standby_forward(&c->sb, &m);
 	if (c->m.mx_tables)
 		n = send_tables(c, &m);
 	else {
@@ -317,7 +352,7 @@ master_send_flags(struct console *c, int flags, int64_t now)
  * what it was last sent?
  */
 static int
-tables_changed(struct console *c, int64_t now)
+tables_changed(struct engine *c, int64_t now)
 {
 	struct proto_slot	 s[PROTO_JOBS_MAX];
 	const struct node	*n;
@@ -327,7 +362,7 @@ tables_changed(struct console *c, int64_t now)
 	for (i = 0; i < c->nodes.n && i < MATRIX_NODES_MAX; i++) {
 		n = &c->nodes.v[i];
 		if (!n->have_status || !nodes_live(n, now,
-		    con_node_timeout(c)))
+		    master_node_timeout(c)))
 			continue;
 		k = master_table(c, i, s);
 		if (k != n->sent_nslots || memcmp(s, n->sent, sizeof(s)) != 0)
@@ -338,7 +373,7 @@ tables_changed(struct console *c, int64_t now)
 
 /* Has the node at a answered the last SCHEDULE? */
 static int
-answered(const struct console *c, struct in_addr a)
+answered(const struct engine *c, struct in_addr a)
 {
 	int	 k = node_index(c, a);
 
@@ -352,7 +387,7 @@ answered(const struct console *c, struct in_addr a)
  * console.status_wait is over.
  */
 static int
-round_in(const struct console *c, int64_t now)
+round_in(const struct engine *c, int64_t now)
 {
 	struct in_addr		 dst[NET_DST_MAX];
 	const struct node	*n;
@@ -368,7 +403,8 @@ round_in(const struct console *c, int64_t now)
 	}
 	for (i = 0; i < c->nodes.n; i++) {
 		n = &c->nodes.v[i];
-		if (n->have_status && nodes_live(n, now, con_node_timeout(c)) &&
+		if (n->have_status &&
+		    nodes_live(n, now, master_node_timeout(c)) &&
 		    n->status_at < c->m.last_send)
 			return 0;
 	}
@@ -380,7 +416,7 @@ round_in(const struct console *c, int64_t now)
  * after the last SCHEDULE at the soonest, without a SYNC.
  */
 static void
-tables_due(struct console *c, int64_t now)
+tables_due(struct engine *c, int64_t now)
 {
 	if (!c->m.mx_pending || !c->sch.started || !round_in(c, now) ||
 	    now < c->m.last_send + MASTER_TABLES_GAP_NS)
@@ -390,7 +426,7 @@ tables_due(struct console *c, int64_t now)
 }
 
 void
-master_changed(struct console *c, int rebase, int64_t now)
+master_changed(struct engine *c, int rebase, int64_t now)
 {
 	if (rebase)
 		sch_rebase(&c->sch, now_real_ns());
@@ -410,7 +446,7 @@ static const char *const round_name[] = {
  * datagram each for every destination; a node with fewer answers none.
  */
 static void
-jobs_mem_ask(struct console *c)
+jobs_mem_ask(struct engine *c)
 {
 	struct proto_msg	 q = { .hdr.type = PROTO_JOB_MEM_REQ };
 	int			 k, most = c->m.mx.most > 0 ? c->m.mx.most :
@@ -423,7 +459,7 @@ jobs_mem_ask(struct console *c)
 }
 
 int
-master_status(struct console *c, int what, int how, int64_t now)
+master_status(struct engine *c, int what, int how, int64_t now)
 {
 	struct proto_msg	 m = { .hdr.type = what == MASTER_METRICS ?
 	    PROTO_METRICS_REQ : PROTO_STATUS_REQ };
@@ -450,7 +486,7 @@ master_status(struct console *c, int what, int how, int64_t now)
 }
 
 int
-master_metrics(struct console *c, const char *path, int64_t now)
+master_metrics(struct engine *c, const char *path, int64_t now)
 {
 	if (path != NULL && metrics_open(&c->m.metrics, path, c->out.err,
 	    sizeof(c->out.err)) == -1)
@@ -463,7 +499,7 @@ master_metrics(struct console *c, const char *path, int64_t now)
 }
 
 int
-master_trace(struct console *c, const char *path, int64_t dur, int64_t now)
+master_trace(struct engine *c, const char *path, int64_t dur, int64_t now)
 {
 	if (net_keyless(&c->net, "trace", c->out.err,
 	    sizeof(c->out.err)) == -1)
@@ -472,27 +508,25 @@ master_trace(struct console *c, const char *path, int64_t dur, int64_t now)
 }
 
 int
-master_busy(const struct console *c)
+master_busy(const struct engine *c)
 {
 	return c->m.status_until != 0 || c->m.trace.state != TRACE_IDLE;
 }
 
 int
-master_cancel(struct console *c)
+master_cancel(struct engine *c)
 {
 	int	 n = 0;
 
 	if (c->m.status_until != 0) {
 		c->m.status_until = 0;
 		metrics_abort(&c->m.metrics);
-		fprintf(c->out.f, "%s: interrupted; no %s\n",
+		out_say(&c->out, "%s: interrupted; no %s",
 		    round_name[c->m.status_what], c->m.status_what ==
 		    MASTER_METRICS ? "file written" : "table");
 		n++;
 	}
-	n += trace_cancel(&c->m.trace);
-	fflush(c->out.f);
-	return n;
+	return n + trace_cancel(&c->m.trace);
 }
 
 /*
@@ -501,7 +535,7 @@ master_cancel(struct console *c)
  * now on; `takeover` takes it back).
  */
 static void
-master_lost(struct console *c, struct in_addr from,
+master_lost(struct engine *c, struct in_addr from,
     const struct proto_status *st)
 {
 	struct node	*n = nodes_get(&c->nodes, from);
@@ -524,7 +558,7 @@ master_lost(struct console *c, struct in_addr from,
  * count (nodes_job).
  */
 static void
-job_ask(struct console *c, struct in_addr to, int index)
+job_ask(struct engine *c, struct in_addr to, int index)
 {
 	struct proto_msg	 q = { .hdr.type = PROTO_JOB_REQ };
 
@@ -536,7 +570,7 @@ job_ask(struct console *c, struct in_addr to, int index)
 
 /* With each JOB of a metrics round, that job's memory: JOB_MEM_REQ. */
 static void
-job_mem_ask(struct console *c, struct in_addr to, uint32_t index)
+job_mem_ask(struct engine *c, struct in_addr to, uint32_t index)
 {
 	struct proto_msg	 q = { .hdr.type = PROTO_JOB_MEM_REQ };
 
@@ -555,14 +589,14 @@ job_mem_ask(struct console *c, struct in_addr to, uint32_t index)
  * not swap costs no signature.
  */
 static void
-room_ask(struct console *c, struct in_addr from, int64_t now)
+room_ask(struct engine *c, struct in_addr from, int64_t now)
 {
 	struct proto_msg	 q = { .hdr.type = PROTO_JOB_MEM_REQ };
 	struct node		*n = nodes_find(&c->nodes, from);
 	int			 k;
 
 	if (n == NULL || !(n->st.flags & STATUS_F_SWAP) || !c->sch.started ||
-	    c->net.keyless || standby_following(c) ||
+	    c->net.keyless || standby_following(&c->sb) ||
 	    (n->jm_asked != 0 && now - n->jm_asked < MASTER_MEM_GAP_NS))
 		return;
 	n->jm_asked = now;
@@ -580,14 +614,14 @@ room_ask(struct console *c, struct in_addr from, int64_t now)
  * would make each SI cost N x the matrix (bench-scale).
  */
 static int
-same_jobs(const struct console *c, struct in_addr from,
+same_jobs(const struct engine *c, struct in_addr from,
     const struct proto_status *st, int64_t now)
 {
 	const struct node	*n = nodes_find(&c->nodes, from);
 	int			 k;
 
 	if (n == NULL || !n->have_status || !nodes_live(n, now,
-	    con_node_timeout(c)) || n->st.njobs != st->njobs ||
+	    master_node_timeout(c)) || n->st.njobs != st->njobs ||
 	    st->njobs > PROTO_JOBS_MAX)
 		return 0;
 	for (k = 0; k < st->njobs; k++)
@@ -605,7 +639,7 @@ same_jobs(const struct console *c, struct in_addr from,
  * the reply).  While a balanced round is held, every reply counts.
  */
 static int
-rla_moved(const struct console *c, struct in_addr a, double was_q,
+rla_moved(const struct engine *c, struct in_addr a, double was_q,
     int was_live)
 {
 	const struct node	*n = nodes_find(&c->nodes, a);
@@ -615,7 +649,7 @@ rla_moved(const struct console *c, struct in_addr a, double was_q,
 }
 
 void
-master_datagram(struct console *c, const struct proto_msg *m,
+master_datagram(struct engine *c, const struct proto_msg *m,
     struct in_addr from, int64_t now)
 {
 	const struct node	*was = nodes_find(&c->nodes, from);
@@ -623,7 +657,7 @@ master_datagram(struct console *c, const struct proto_msg *m,
 	double			 was_q = was != NULL && was->have_q ? was->q :
 	    -1;
 	int			 i, same, was_live = was != NULL &&
-	    nodes_live(was, now, con_node_timeout(c));
+	    nodes_live(was, now, master_node_timeout(c));
 
 	switch (m->hdr.type) {
 	case PROTO_STATUS:
@@ -676,7 +710,7 @@ master_datagram(struct console *c, const struct proto_msg *m,
 }
 
 int
-master_input(struct console *c, int64_t now)
+master_input(struct engine *c, int64_t now)
 {
 	struct proto_msg	 m;
 	struct sockaddr_in	 from;
@@ -707,7 +741,7 @@ master_input(struct console *c, int64_t now)
  * round, console.status_wait, as `status` does.
  */
 static void
-balance_hold(struct console *c, int64_t now)
+balance_hold(struct engine *c, int64_t now)
 {
 	c->m.bal_since = now;
 	c->m.bal_until = now + c->conf.console.status_wait_ns;
@@ -722,7 +756,7 @@ balance_hold(struct console *c, int64_t now)
  * many will answer is unknown: the round lasts its whole time.
  */
 static int
-balance_held(struct console *c, int64_t now)
+balance_held(struct engine *c, int64_t now)
 {
 	int	 i;
 
@@ -740,15 +774,15 @@ balance_held(struct console *c, int64_t now)
 }
 
 void
-master_balance(struct console *c, int64_t now)
+master_balance(struct engine *c, int64_t now)
 {
 	char	 err[512], rla[32], ps[32];
 	double	 x;
 	int	 old = c->sch.bal_ls_pct, held;
 
 	bal_rla(&c->nodes, &c->weights, &c->hosts, now,
-	    con_node_timeout(c), &c->m.rla);
-	c->m.expiry = nodes_next_expiry(&c->nodes, now, con_node_timeout(c));
+	    master_node_timeout(c), &c->m.rla);
+	c->m.expiry = nodes_next_expiry(&c->nodes, now, master_node_timeout(c));
 	held = balance_held(c, now);
 	if (c->sch.mode != MODE_BALANCED || held || c->m.rla.nlive == 0)
 		return;
@@ -772,7 +806,7 @@ master_balance(struct console *c, int64_t now)
 }
 
 void
-master_mode_changed(struct console *c, int64_t now)
+master_mode_changed(struct engine *c, int64_t now)
 {
 	bal_reset(&c->bal);
 	c->m.bal_until = 0;
@@ -783,117 +817,18 @@ master_mode_changed(struct console *c, int64_t now)
 }
 
 void
-master_started(struct console *c, int64_t now)
+master_started(struct engine *c, int64_t now)
 {
 	if (c->sch.mode == MODE_BALANCED)
 		balance_hold(c, now);
 }
 
-/* The metrics round is over: the exposition, to the file or the output. */
-static int
-metrics_report(struct console *c)
-{
-	struct report_src	 src;
-	FILE			*f = c->m.metrics.f;
-	char			 w[32];
-	int			 n;
-
-	master_report_src(c, &src);
-	n = report_metrics(f != NULL ? f : c->out.f, &src, c->m.status_since);
-	if (f != NULL && metrics_commit(&c->m.metrics, c->out.err,
-	    sizeof(c->out.err)) == -1)
-		return -1;
-	fflush(c->out.f);
-	if (n == 0)
-		return out_err(&c->out, "metrics: no node answered within %s",
-		    duration_format(c->conf.console.status_wait_ns, w,
-		    sizeof(w)));
-	return 0;
-}
-
-/* Nodes whose STATUS came since `since`. */
-static int
-nodes_answered(const struct console *c, int64_t since)
-{
-	int	 i, n = 0;
-
-	for (i = 0; i < c->nodes.n; i++)
-		n += c->nodes.v[i].have_status &&
-		    c->nodes.v[i].status_at >= since;
-	return n;
-}
-
-/*
- * A keyless console's answers came under a read key, which every local
- * user of a cluster host can derive (auth.h): say so beside them, on the
- * output before a table, as a notice beside a JSON document.
- */
-static void
-read_only(struct console *c)
-{
-	static const char	 line[] = "read-only: a keyless console's "
-	    "answers are authenticated only by the read key, which any local "
-	    "user of a cluster host can derive (and so could forge them)";
-
-	if (!c->net.keyless)
-		return;
-	if (c->m.status_how & MASTER_JSON)
-		out_notice(&c->out, "%s", line);
-	else
-		fprintf(c->out.f, "%s\n", line);
-}
-
-/* The status round is over: the status, load or jobs table. */
-static int
-status_report(struct console *c, int64_t now)
-{
-	struct report_src	 src;
-	struct rla		 r;
-	char			 w[32];
-
-	if (c->m.status_what == MASTER_METRICS)
-		return metrics_report(c);
-	read_only(c);
-	master_report_src(c, &src);
-	if (c->m.status_what == MASTER_LOAD) {
-		bal_rla(&c->nodes, &c->weights, &c->hosts, now,
-		    con_node_timeout(c), &r);
-		if (c->m.status_how & MASTER_JSON)
-			report_load_json(c->out.f, &src, &r, now);
-		else
-			report_load(c->out.f, &src, &r, now);
-		return 0;
-	}
-	if (c->m.status_what == MASTER_JOBS) {
-		master_matrix(c, now);
-		master_report_src(c, &src);
-		if (c->m.status_how & MASTER_JSON)
-			report_jobs_json(c->out.f, &src);
-		else
-			report_jobs(c->out.f, &src);
-		if (nodes_answered(c, c->m.status_since) > 0)
-			return 0;
-		return out_err(&c->out, "jobs: no node answered within %s",
-		    duration_format(c->conf.console.status_wait_ns, w,
-		    sizeof(w)));
-	}
-	if (c->m.status_how & MASTER_JSON) {
-		if (report_status_json(c->out.f, &src, c->m.status_since,
-		    now) > 0)
-			return 0;
-	} else if (report_status(c->out.f, &src, c->m.status_since,
-	    c->m.status_how & MASTER_VERBOSE, now) > 0)
-		return 0;
-	return out_err(&c->out, "status: no node answered within %s",
-	    duration_format(c->conf.console.status_wait_ns, w, sizeof(w)));
-}
-
 void
-master_timer(struct console *c, int64_t now)
+master_timer(struct engine *c, int64_t now)
 {
 	if (c->m.status_until != 0 && now >= c->m.status_until) {
 		c->m.status_until = 0;
-		master_finish(c, status_report(c, now));
+		master_finish(c, c->report != NULL ? c->report(c, now) : 0);
 	}
 	if (c->sch.spoken && c->m.next_si != 0 && now >= c->m.next_si &&
 	    master_send(c, now) < 0)
@@ -904,7 +839,7 @@ master_timer(struct console *c, int64_t now)
 		master_balance(c, now);
 	if (trace_timer(&c->m.trace, now))
 		master_finish(c, c->m.trace.rc);
-	standby_timer(c, now);
+	standby_timer(&c->sb, now);
 }
 
 static int64_t
@@ -918,7 +853,7 @@ earliest(int64_t a, int64_t b)
 }
 
 int64_t
-master_deadline(const struct console *c)
+master_deadline(const struct engine *c)
 {
 	int64_t	 t = 0;
 
@@ -931,6 +866,6 @@ master_deadline(const struct console *c)
 		t = earliest(t, c->m.last_send +
 		    (c->conf.console.status_wait_ns > MASTER_TABLES_GAP_NS ?
 		    c->conf.console.status_wait_ns : MASTER_TABLES_GAP_NS));
-	t = earliest(t, standby_deadline(c));
+	t = earliest(t, standby_deadline(&c->sb));
 	return earliest(t, c->m.expiry);
 }

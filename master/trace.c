@@ -44,8 +44,8 @@ trace_begin(struct trace_run *t, const char *path, int64_t dur,
 	t->end_real = t->since_real + dur;
 	t->until = now + dur;
 	t->edges = 0;
-	fprintf(t->out->f, "trace: recording the slice edges of every node "
-	    "for %s into %s\n", duration_format(dur, b, sizeof(b)), path);
+	out_say(t->out, "trace: recording the slice edges of every node "
+	    "for %s into %s", duration_format(dur, b, sizeof(b)), path);
 	return 0;
 }
 
@@ -67,7 +67,7 @@ finish(struct trace_run *t, int rc)
 	t->f = NULL;
 	t->state = TRACE_IDLE;
 	if (rc == 0)
-		fprintf(t->out->f, "trace: %llu edges from %d node%s\n",
+		out_say(t->out, "trace: %llu edges from %d node%s",
 		    (unsigned long long)t->edges, t->n, t->n == 1 ? "" : "s");
 	t->rc = rc;
 	return 1;
@@ -171,8 +171,8 @@ trace_cancel(struct trace_run *t)
 	if (fclose(t->f) != 0)
 		log_warn("trace: %s", t->path);
 	t->f = NULL;
-	fprintf(t->out->f, "trace: interrupted %s; %s keeps the %llu edges "
-	    "written\n", t->state == TRACE_RECORDING ? "while recording" :
+	out_say(t->out, "trace: interrupted %s; %s keeps the %llu edges "
+	    "written", t->state == TRACE_RECORDING ? "while recording" :
 	    "while fetching", t->path, (unsigned long long)t->edges);
 	t->state = TRACE_IDLE;
 	return 1;

@@ -9,8 +9,8 @@
  * says which key it changed; the `set` command (cmds.c) applies that to
  * the schedule and the master.
  */
-#ifndef DTS_CONSOLE_SETKEYS_H
-#define DTS_CONSOLE_SETKEYS_H
+#ifndef DTS_MASTER_SETKEYS_H
+#define DTS_MASTER_SETKEYS_H
 
 #include <stddef.h>
 
@@ -89,4 +89,4 @@ int setkeys_weight(const char *host, const char *s, double *w, char *err,
 const char *setkeys_complete(const char *line, int nwords, const char *text,
     int i, const struct vm_hosts *hosts);
 
-#endif /* DTS_CONSOLE_SETKEYS_H */
+#endif /* DTS_MASTER_SETKEYS_H */

@@ -8,7 +8,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "console.h"
 #include "log.h"
 #include "standby.h"
 #include "timeutil.h"
@@ -68,15 +67,26 @@ peer_parse(const char *s, int defport, struct sockaddr_in *sin)
 }
 
 int
-standby_init(struct console *c, int standby, char *err, size_t len)
+standby_init(struct standby *sb, int standby, char *err, size_t len)
 {
-	struct standby		*sb = &c->sb;
 	struct sockaddr_in	 sin = { .sin_family = AF_INET };
 	char			 hex[2 * AUTH_PUB_LEN + 1];
+	struct standby		 keep = *sb;
 
 	memset(sb, 0, sizeof(*sb));
+	sb->conf = keep.conf;
+	sb->sch = keep.sch;
+	sb->net = keep.net;
+	sb->nodes = keep.nodes;
+	sb->weights = keep.weights;
+	sb->jobw = keep.jobw;
+	sb->out = keep.out;
+	sb->arg = keep.arg;
+	sb->node_timeout = keep.node_timeout;
+	sb->take = keep.take;
+	sb->follow = keep.follow;
 	sb->fd = -1;
-	if (c->conf.console.peer[0] == '\0') {
+	if (sb->conf->console.peer[0] == '\0') {
 		if (standby) {
 			snprintf(err, len, "--standby: no console.peer (the "
 			    "master console's address) in the configuration");
@@ -84,41 +94,41 @@ standby_init(struct console *c, int standby, char *err, size_t len)
 		}
 		return 0;
 	}
-	if (peer_parse(c->conf.console.peer, c->conf.console.peer_port,
+	if (peer_parse(sb->conf->console.peer, sb->conf->console.peer_port,
 	    &sb->peer) == -1) {
 		snprintf(err, len, "console.peer: \"%s\" is not ADDRESS[:PORT]",
-		    c->conf.console.peer);
+		    sb->conf->console.peer);
 		return -1;
 	}
-	if (c->net.keyless) {
+	if (sb->net->keyless) {
 		snprintf(err, len, "console.peer: a master and standby pair "
-		    "needs the console key pair (%s)", c->net.keyless_why);
+		    "needs the console key pair (%s)", sb->net->keyless_why);
 		return -1;
 	}
-	sb->key.insecure = c->net.key.insecure;
+	sb->key.insecure = sb->net->key.insecure;
 	if (!sb->key.insecure) {
-		auth_signer_public(&c->net.key, hex);
+		auth_signer_public(&sb->net->key, hex);
 		if (auth_pub_add(&sb->key, hex, err, len) == -1)
 			return -1;
 	}
 	replay_init(&sb->replay, now_real_us(), now_mono_us(),
-	    (uint64_t)(c->conf.replay_window_ns / NS_PER_US));
-	sin.sin_port = htons((uint16_t)c->conf.console.peer_port);
+	    (uint64_t)(sb->conf->replay_window_ns / NS_PER_US));
+	sin.sin_port = htons((uint16_t)sb->conf->console.peer_port);
 	/* connected: the kernel drops every datagram from another source */
 	sb->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (sb->fd == -1 || bind(sb->fd, (struct sockaddr *)&sin,
 	    sizeof(sin)) == -1 || connect(sb->fd, (struct sockaddr *)&sb->peer,
 	    sizeof(sb->peer)) == -1) {
 		snprintf(err, len, "console.peer_port %d: %s",
-		    c->conf.console.peer_port, strerror(errno));
+		    sb->conf->console.peer_port, strerror(errno));
 		standby_close(sb);
 		return -1;
 	}
-	if (c->conf.console.peer_port >= conf_unprivileged_port_start())
+	if (sb->conf->console.peer_port >= conf_unprivileged_port_start())
 		log_warnx("console.peer_port %d: any local user may bind this "
 		    "port (only root may bind one below %d): one who takes it "
 		    "first keeps this console from starting (dts-console(1))",
-		    c->conf.console.peer_port, conf_unprivileged_port_start());
+		    sb->conf->console.peer_port, conf_unprivileged_port_start());
 	sb->role = standby ? SB_STANDBY : SB_MASTER;
 	return 0;
 }
@@ -132,27 +142,26 @@ standby_close(struct standby *sb)
 }
 
 int
-standby_following(const struct console *c)
+standby_following(const struct standby *sb)
 {
-	return c->sb.role == SB_STANDBY;
+	return sb->role == SB_STANDBY;
 }
 
 const char *
-standby_role_name(const struct console *c)
+standby_role_name(const struct standby *sb)
 {
-	return c->sb.role == SB_MASTER ? "master" : c->sb.role == SB_STANDBY ?
+	return sb->role == SB_MASTER ? "master" : sb->role == SB_STANDBY ?
 	    "standby" : "";
 }
 
 /* m, sealed with the console key, to the peer. */
 static void
-peer_send(struct console *c, struct proto_msg *m)
+peer_send(struct standby *sb, struct proto_msg *m)
 {
-	struct standby	*sb = &c->sb;
 	uint8_t		 buf[PROTO_MAX_DGRAM];
 	int		 n;
 
-	if ((n = proto_seal(&c->net.key, &c->net.seq, now_mono_us(), m,
+	if ((n = proto_seal(&sb->net->key, &sb->net->seq, now_mono_us(), m,
 	    buf, sizeof(buf))) < 0)
 		return;
 	if (sendto(sb->fd, buf, (size_t)n, 0, (struct sockaddr *)&sb->peer,
@@ -162,19 +171,19 @@ peer_send(struct console *c, struct proto_msg *m)
 
 /* Entry i of the snapshot: the hosts' weights, then the jobs'. */
 static void
-weight_entry(const struct console *c, int i, struct proto_weight *p)
+weight_entry(const struct standby *sb, int i, struct proto_weight *p)
 {
 	const char	*name;
 
-	if (i < c->weights.n) {
+	if (i < sb->weights->n) {
 		p->kind = WEIGHT_KIND_HOST;
-		p->weight = bal_weight_micro(c->weights.v[i].w);
-		name = c->weights.v[i].host;
+		p->weight = bal_weight_micro(sb->weights->v[i].w);
+		name = sb->weights->v[i].host;
 	} else {
-		i -= c->weights.n;
+		i -= sb->weights->n;
 		p->kind = WEIGHT_KIND_JOB;
-		p->weight = (uint32_t)c->jobw.w[i] * PROTO_WEIGHT_UNIT;
-		name = c->jobw.name[i];
+		p->weight = (uint32_t)sb->jobw->w[i] * PROTO_WEIGHT_UNIT;
+		name = sb->jobw->name[i];
 	}
 	memset(p->name, 0, sizeof(p->name));
 	snprintf(p->name, sizeof(p->name), "%s", name);
@@ -182,59 +191,57 @@ weight_entry(const struct console *c, int i, struct proto_weight *p)
 
 /* The whole snapshot of our weights, generation w.own, to the peer. */
 static void
-weights_send(struct console *c, int64_t now)
+weights_send(struct standby *sb, int64_t now)
 {
-	struct standby		*sb = &c->sb;
 	struct proto_msg	 m;
 	struct proto_weight	*p = &m.u.weight;
-	int			 i, n = c->weights.n + c->jobw.n;
+	int			 i, n = sb->weights->n + sb->jobw->n;
 
 	if (sb->role != SB_MASTER || sb->fd == -1)
 		return;
-	sb->w.next = now + c->sch.si / 2;
+	sb->w.next = now + sb->sch->si / 2;
 	memset(&m, 0, sizeof(m));
 	m.hdr.type = PROTO_WEIGHT;
 	p->gen = sb->w.own;
 	p->count = (uint16_t)n;
 	if (n == 0) {
-		peer_send(c, &m);	/* both tables empty: no entry */
+		peer_send(sb, &m);	/* both tables empty: no entry */
 		return;
 	}
 	for (i = 0; i < n; i++) {
 		p->index = (uint16_t)i;
-		weight_entry(c, i, p);
-		peer_send(c, &m);
+		weight_entry(sb, i, p);
+		peer_send(sb, &m);
 	}
 }
 
 void
-standby_forward(struct console *c, const struct proto_msg *m)
+standby_forward(struct standby *sb, const struct proto_msg *m)
 {
-	struct standby	*sb = &c->sb;
 	struct proto_msg copy = *m;
 	int64_t		 now = now_mono_ns();
 
 	if (sb->role != SB_MASTER || sb->fd == -1)
 		return;
-	peer_send(c, &copy);
+	peer_send(sb, &copy);
 	/* the SI's copy takes the snapshot along; a schedule sent more
 	 * often (BALANCED, changes) does at most twice an SI */
 	if (now >= sb->w.next)
-		weights_send(c, now);
+		weights_send(sb, now);
 }
 
 void
-standby_weights_changed(struct console *c, int64_t now)
+standby_weights_changed(struct standby *sb, int64_t now)
 {
-	c->sb.w.own++;
-	weights_send(c, now);
+	sb->w.own++;
+	weights_send(sb, now);
 }
 
 /* The schedule p, the peer's, becomes ours (not sent: we follow). */
 static void
-follow(struct console *c, const struct proto_schedule *p)
+follow(struct standby *sb, const struct proto_schedule *p)
 {
-	struct sch	*s = &c->sch;
+	struct sch	*s = sb->sch;
 
 	s->mode = p->mode;
 	s->sync = p->sync;
@@ -247,20 +254,21 @@ follow(struct console *c, const struct proto_schedule *p)
 	s->started = (p->flags & SCHED_F_ACTIVE) != 0;
 	s->spoken = 1;
 	s->origin_ns = (int64_t)p->origin_ns;
-	c->m.next_si = 0;	/* no SI broadcast of ours */
-	c->m.mx_pending = 0;
+	if (sb->follow != NULL)
+		sb->follow(sb->arg);	/* no SI broadcast of ours */
 }
 
 /* Live nodes that say this console is their master. */
 static int
-yours(const struct console *c, int64_t now)
+yours(const struct standby *sb, int64_t now)
 {
 	const struct node	*n;
 	int			 i, k = 0;
 
-	for (i = 0; i < c->nodes.n; i++) {
-		n = &c->nodes.v[i];
-		k += n->have_status && nodes_live(n, now, con_node_timeout(c)) &&
+	for (i = 0; i < sb->nodes->n; i++) {
+		n = &sb->nodes->v[i];
+		k += n->have_status && nodes_live(n, now,
+		    sb->node_timeout(sb->arg)) &&
 		    (n->st.flags & STATUS_F_YOURS) != 0;
 	}
 	return k;
@@ -278,9 +286,8 @@ addr_text(const struct sockaddr_in *a, char *buf, size_t len)
 
 /* A checked SCHEDULE from the peer. */
 static void
-peer_schedule(struct console *c, const struct proto_msg *m, int64_t now)
+peer_schedule(struct standby *sb, const struct proto_msg *m, int64_t now)
 {
-	struct standby	*sb = &c->sb;
 	const struct proto_schedule *p = &m->u.schedule;
 	int		 takeover = (p->flags & SCHED_F_TAKEOVER) != 0;
 	char		 a[64];
@@ -295,18 +302,18 @@ peer_schedule(struct console *c, const struct proto_msg *m, int64_t now)
 	if (sb->peer_si > 0 && sb->next_poll > now + sb->peer_si)
 		sb->next_poll = now + sb->peer_si;
 	if (sb->role == SB_MASTER) {
-		if (!standby_yields(takeover, yours(c, now), sb->took != 0 ?
-		    now - sb->took : -1, c->sch.si, c->net.seq.sender,
+		if (!standby_yields(takeover, yours(sb, now), sb->took != 0 ?
+		    now - sb->took : -1, sb->sch->si, sb->net->seq.sender,
 		    m->hdr.sender))
 			return;	/* the peer yields when it hears us */
 		sb->role = SB_STANDBY;
 		sb->yields++;
 		sb->next_poll = now;
-		out_notice(&c->out, "standby: the console at %s %s: this "
+		out_notice(sb->out, "standby: the console at %s %s: this "
 		    "console is standby from now on", addr_text(&sb->peer, a,
 		    sizeof(a)), takeover ? "took over" : "commands the nodes");
 	}
-	follow(c, p);
+	follow(sb, p);
 }
 
 /* Generation a is newer than b (serial numbers: they wrap). */
@@ -333,9 +340,9 @@ weights_start(struct sb_weights *w, const struct proto_weight *p)
  * WEIGHTS_MAX hosts or JOBW_MAX jobs) changes nothing.
  */
 static void
-weights_apply(struct console *c)
+weights_apply(struct standby *sb)
 {
-	struct sb_weights	*w = &c->sb.w;
+	struct sb_weights	*w = &sb->w;
 	struct weights		 ws = { 0 };
 	struct jobw		 jw = { 0 };
 	const struct proto_weight *p;
@@ -358,23 +365,23 @@ weights_apply(struct console *c)
 		    "not fit this console's tables: kept its own", w->gen);
 		return;
 	}
-	c->weights = ws;
-	c->jobw = jw;
+	*sb->weights = ws;
+	*sb->jobw = jw;
 	w->applied++;
 	w->own++;		/* what we send as master is newer */
-	out_notice(&c->out, "standby: the master's weights (generation %u): "
+	out_notice(sb->out, "standby: the master's weights (generation %u): "
 	    "%d host%s, %d job%s", w->gen, ws.n, ws.n == 1 ? "" : "s", jw.n,
 	    jw.n == 1 ? "" : "s");
 }
 
 /* A checked WEIGHT from the peer: a standby collects its generation. */
 static void
-peer_weight(struct console *c, const struct proto_msg *m)
+peer_weight(struct standby *sb, const struct proto_msg *m)
 {
-	struct sb_weights		*w = &c->sb.w;
+	struct sb_weights		*w = &sb->w;
 	const struct proto_weight	*p = &m->u.weight;
 
-	if (c->sb.role != SB_STANDBY)
+	if (sb->role != SB_STANDBY)
 		return;		/* a master's weights are its own */
 	if (!w->heard || m->hdr.sender != w->sender) {
 		/* another run of the peer: its generations start over */
@@ -394,23 +401,22 @@ peer_weight(struct console *c, const struct proto_msg *m)
 		w->have++;
 	}
 	if (w->have == w->count)
-		weights_apply(c);
+		weights_apply(sb);
 }
 
 /* A checked datagram from the peer. */
 static void
-peer_input(struct console *c, const struct proto_msg *m, int64_t now)
+peer_input(struct standby *sb, const struct proto_msg *m, int64_t now)
 {
 	if (m->hdr.type == PROTO_SCHEDULE)
-		peer_schedule(c, m, now);
+		peer_schedule(sb, m, now);
 	else
-		peer_weight(c, m);
+		peer_weight(sb, m);
 }
 
 void
-standby_input(struct console *c, int64_t now)
+standby_input(struct standby *sb, int64_t now)
 {
-	struct standby		*sb = &c->sb;
 	struct sockaddr_in	 from;
 	socklen_t		 fl;
 	struct proto_msg	 m;
@@ -449,49 +455,46 @@ standby_input(struct console *c, int64_t now)
 		sb->pinned = 1;
 		sb->pin_id = m.hdr.sender;
 		sb->pin_seq = m.hdr.seq;
-		peer_input(c, &m, now);
+		peer_input(sb, &m, now);
 	}
 }
 
 int
-standby_take(struct console *c, const char *why, int64_t now)
+standby_take(struct standby *sb, const char *why, int64_t now)
 {
-	struct standby	*sb = &c->sb;
 	char		 a[64], ps[32], ip[32];
 	int		 i, n, live = 0, was = sb->role;
 
 	if (sb->role == SB_NONE)
-		return out_err(&c->out, "%s: no console.peer", why);
-	if (!c->sch.spoken)
-		return out_err(&c->out, "%s: nothing heard from the master at "
+		return out_err(sb->out, "%s: no console.peer", why);
+	if (!sb->sch->spoken)
+		return out_err(sb->out, "%s: nothing heard from the master at "
 		    "%s yet: no schedule to take over", why,
 		    addr_text(&sb->peer, a, sizeof(a)));
 	sb->role = SB_MASTER;
-	c->m.next_si = 0;
-	if ((n = master_send_flags(c, SCHED_F_TAKEOVER, now)) < 0) {
+	if (sb->take == NULL || (n = sb->take(sb->arg, now)) < 0) {
 		sb->role = was;
-		return -1;
+		return sb->take == NULL ? out_err(sb->out, "%s: no master "
+		    "loop", why) : -1;
 	}
 	sb->took = now;
 	sb->takeovers++;
-	master_started(c, now);
-	for (i = 0; i < c->nodes.n; i++)
-		live += c->nodes.v[i].have_status && nodes_live(&c->nodes.v[i],
-		    now, con_node_timeout(c));
-	out_notice(&c->out, "standby: %s: this console is the master now "
+	for (i = 0; i < sb->nodes->n; i++)
+		live += sb->nodes->v[i].have_status &&
+		    nodes_live(&sb->nodes->v[i], now, sb->node_timeout(sb->arg));
+	out_notice(sb->out, "standby: %s: this console is the master now "
 	    "(%s, %s, PS %s of IP %s; sent to %d destination%s; %d of %d "
 	    "nodes' jobs known)", why,
-	    proto_mode_name((unsigned)c->sch.mode), c->sch.started ?
-	    "started" : "stopped", duration_format(sch_ps(&c->sch), ps,
-	    sizeof(ps)), duration_format(c->sch.ip, ip, sizeof(ip)), n,
-	    n == 1 ? "" : "s", live, c->nodes.n);
+	    proto_mode_name((unsigned)sb->sch->mode), sb->sch->started ?
+	    "started" : "stopped", duration_format(sch_ps(sb->sch), ps,
+	    sizeof(ps)), duration_format(sb->sch->ip, ip, sizeof(ip)), n,
+	    n == 1 ? "" : "s", live, sb->nodes->n);
 	return n;
 }
 
 void
-standby_timer(struct console *c, int64_t now)
+standby_timer(struct standby *sb, int64_t now)
 {
-	struct standby		*sb = &c->sb;
 	struct proto_msg	 q = { .hdr.type = PROTO_STATUS_REQ };
 	int64_t			 due = standby_due(sb->heard, sb->peer_si);
 	char			 a[64], w[32], why[160];
@@ -502,31 +505,30 @@ standby_timer(struct console *c, int64_t now)
 		/* a copy may wait in the socket, read after poll() while a
 		 * round of replies was: read it before the master is called
 		 * silent */
-		standby_input(c, now);
+		standby_input(sb, now);
 		due = standby_due(sb->heard, sb->peer_si);
 	}
 	if (due != 0 && now >= due) {
 		snprintf(why, sizeof(why), "the master at %s was silent for %s",
 		    addr_text(&sb->peer, a, sizeof(a)), duration_format(now -
 		    sb->heard, w, sizeof(w)));
-		if (standby_take(c, why, now) < 0) {
-			log_warnx("standby: %s", c->out.err);
+		if (standby_take(sb, why, now) < 0) {
+			log_warnx("standby: %s", sb->out->err);
 			sb->heard = now;	/* again in 1.5 SI */
 		}
 		return;
 	}
 	if (now >= sb->next_poll) {
 		/* the nodes' jobs, for the slot tables we may have to send */
-		(void)net_send(&c->net, &q);
+		(void)net_send(sb->net, &q);
 		sb->next_poll = now + (sb->peer_si > 0 ? sb->peer_si :
-		    c->sch.si);
+		    sb->sch->si);
 	}
 }
 
 int64_t
-standby_deadline(const struct console *c)
+standby_deadline(const struct standby *sb)
 {
-	const struct standby	*sb = &c->sb;
 	int64_t			 due;
 
 	if (sb->role != SB_STANDBY)

@@ -8,8 +8,8 @@
  * console applies Table 2.1 to the RLA, with hysteresis: a new LS is
  * chosen only when |RLA - RLA_prev| > hysteresis, and then RLA_prev = RLA.
  */
-#ifndef DTS_CONSOLE_BALANCE_H
-#define DTS_CONSOLE_BALANCE_H
+#ifndef DTS_MASTER_BALANCE_H
+#define DTS_MASTER_BALANCE_H
 
 #include <stdint.h>
 
@@ -75,4 +75,4 @@ void bal_reset(struct bal *b);
 int bal_step(struct bal *b, double rla, const struct load_table *t,
     double hysteresis);
 
-#endif /* DTS_CONSOLE_BALANCE_H */
+#endif /* DTS_MASTER_BALANCE_H */

@@ -1,5 +1,6 @@
 /*
- * master.h - the master loop of the console (thesis Algorithm 2, Console).
+ * master.h - the master engine's loop (thesis Algorithm 2, Console), as
+ * dts-master and dts-console run it.
  *
  * Once started (or stopped), the schedule goes to the nodes every SI as a
  * SCHEDULE with SCHED_F_SYNC, and at once whenever it changes; with
@@ -12,21 +13,25 @@
  * console.status_wait is over, or every node known when it went out has
  * answered.  A node silent for console.timeout leaves the RLA.
  * `status` is asynchronous: the request goes out, replies are collected
- * for console.status_wait, then the table is printed; meanwhile the loop
- * goes on.  Nothing here blocks; all times are CLOCK_MONOTONIC ns.
+ * for console.status_wait, then the client's report hook prints the
+ * table (struct engine); meanwhile the loop goes on.  Nothing here
+ * blocks; all times are CLOCK_MONOTONIC ns.
  */
-#ifndef DTS_CONSOLE_MASTER_H
-#define DTS_CONSOLE_MASTER_H
+#ifndef DTS_MASTER_MASTER_H
+#define DTS_MASTER_MASTER_H
 
 #include <stdint.h>
 
 #include "balance.h"
+#include "conf.h"
 #include "matrix.h"
 #include "metrics.h"
-#include "report.h"
+#include "net.h"
+#include "nodes.h"
+#include "out.h"
+#include "schedule.h"
+#include "standby.h"
 #include "trace.h"
-
-struct console;
 
 #define MASTER_HELD_MAX		256	/* held jobs logged each way */
 #define MASTER_MEM_GAP_NS	(1000 * 1000 * 1000) /* JOB_MEM_REQs */
@@ -56,14 +61,55 @@ struct master {
 	char		 held[MASTER_HELD_MAX][PROTO_JOB_LEN];
 };
 
+/*
+ * The engine: the configuration, the schedule, the nodes, the socket,
+ * the loop and the standby pair.  It prints nothing: errors go to
+ * out.err, notices to out.notice, a command's lines to out.say, and the
+ * table that ends a round to report (the client's printers).  A client
+ * that keeps state of its own embeds ENGINE_MEMBERS in a union with a
+ * struct engine (console.h), so that it reaches the members by name and
+ * hands &c->e to the functions below.
+ */
+struct engine;
+#define ENGINE_MEMBERS \
+	struct dts_conf	 conf;		/* console.* keys are the tunables */ \
+	struct out	 out;		/* errors, notices, lines */ \
+	struct sch	 sch; \
+	struct bal	 bal; \
+	struct weights	 weights;	/* hosts' power weights (RLA) */ \
+	struct jobw	 jobw;		/* jobs' weights (the matrix) */ \
+	struct nodes	 nodes; \
+	struct vm_hosts	 hosts;		/* the PVM host table, if any */ \
+	struct net	 net; \
+	struct master	 m; \
+	struct standby	 sb;		/* console.peer: master or standby */ \
+	/* dts-master's socket (console.master_socket, mctl.h): remote, \
+	 * the master answered, and the schedule's commands go to it; \
+	 * own, no master does, and the reports label these values */ \
+	int		 remote; \
+	int		 own; \
+	/* a round (master_status) is over: print its table; 0, or -1 \
+	 * with out.err.  NULL: the round ends with 0 */ \
+	int		(*report)(struct engine *, int64_t now);
+struct engine {
+	ENGINE_MEMBERS
+};
+
+/*
+ * How long a node may be silent before it leaves the RLA: console.timeout,
+ * but never less than two SIs (plus status_wait), since a node whose load
+ * does not move is heard only in its replies to the SI broadcasts.
+ */
+int64_t master_node_timeout(const struct engine *c);
+
 /* After con_init(): no timer, no status round, no trace. */
-void master_init(struct console *c);
+void master_init(struct engine *c);
 
 /*
  * Send the schedule now (SCHED_F_SYNC), with SCHED_F_ACTIVE if started.
  * Returns the destinations reached, or -1 with c->err.
  */
-int master_send(struct console *c, int64_t now);
+int master_send(struct engine *c, int64_t now);
 /*
  * The same with extra SCHEDULE flags (SCHED_F_TAKEOVER), or
  * MASTER_TABLES: a slot table changed, nothing else; the SCHEDULE has no
@@ -71,7 +117,7 @@ int master_send(struct console *c, int64_t now);
  * at their next PS and no LS is cut (with arrival sync each SYNC starts
  * a PS: at the rate of a job's churn it cut every node's LS).
  */
-int master_send_flags(struct console *c, int flags, int64_t now);
+int master_send_flags(struct engine *c, int flags, int64_t now);
 #define MASTER_TABLES	0x100
 /* At most one MASTER_TABLES send in this (after any SCHEDULE). */
 #define MASTER_TABLES_GAP_NS	(250 * 1000 * 1000)
@@ -80,7 +126,7 @@ int master_send_flags(struct console *c, int flags, int64_t now);
  * The schedule changed (rebase: IP or PS did, so a started schedule gets
  * a new clock origin); if the nodes have been spoken to, send it now.
  */
-void master_changed(struct console *c, int rebase, int64_t now);
+void master_changed(struct engine *c, int rebase, int64_t now);
 
 /*
  * Begin a status round (STATUS_REQ to every destination), to end with
@@ -96,39 +142,36 @@ void master_changed(struct console *c, int rebase, int64_t now);
 #define MASTER_JOBS	3
 #define MASTER_VERBOSE	1
 #define MASTER_JSON	2
-int master_status(struct console *c, int what, int how, int64_t now);
+int master_status(struct engine *c, int what, int how, int64_t now);
 
 /*
  * Begin a metrics round: the nodes' METRICS in Prometheus's format, to
  * path (replaced atomically; metrics.h), or to the output if path is
  * NULL.  0, or -1 with c->err.
  */
-int master_metrics(struct console *c, const char *path, int64_t now);
+int master_metrics(struct engine *c, const char *path, int64_t now);
 
 /*
  * Begin `trace`: record the nodes' edges for dur into path, then fetch
  * them; 0, or -1 with c->out.err.
  */
-int master_trace(struct console *c, const char *path, int64_t dur,
+int master_trace(struct engine *c, const char *path, int64_t dur,
     int64_t now);
 
 /* An asynchronous command is waiting for replies. */
-int master_busy(const struct console *c);
+int master_busy(const struct engine *c);
 
 /*
  * An asynchronous command ended since the last call: 1 with its result
  * (0, or -1 with c->out.err) in rc; else 0.
  */
-int master_done(struct console *c, int *rc);
+int master_done(struct engine *c, int *rc);
 
 /*
- * Ctrl-C: give up the status round and the trace going on, and say on
- * c->out which.  Returns how many were cancelled (0: nothing was).
+ * Ctrl-C: give up the status round and the trace going on, and say
+ * which through out_say().  Returns how many were cancelled (0: nothing was).
  */
-int master_cancel(struct console *c);
-
-/* What the report tables read, from the console. */
-void master_report_src(const struct console *c, struct report_src *s);
+int master_cancel(struct engine *c);
 
 /*
  * Datagrams are waiting on the socket: handle them, 256 at most (and what
@@ -139,17 +182,17 @@ void master_report_src(const struct console *c, struct report_src *s);
  */
 #define MASTER_FLOW		8
 #define MASTER_FLOW_WAIT_NS	500000
-int master_input(struct console *c, int64_t now);
+int master_input(struct engine *c, int64_t now);
 
 /* Handle one datagram (also for tests). */
-void master_datagram(struct console *c, const struct proto_msg *m,
+void master_datagram(struct engine *c, const struct proto_msg *m,
     struct in_addr from, int64_t now);
 
 /* Timers that are due at now. */
-void master_timer(struct console *c, int64_t now);
+void master_timer(struct engine *c, int64_t now);
 
 /* The next moment master_timer has something to do, 0 if never. */
-int64_t master_deadline(const struct console *c);
+int64_t master_deadline(const struct engine *c);
 
 /*
  * The gang matrix of the live nodes' jobs (their last STATUS, jobs with
@@ -163,25 +206,25 @@ int64_t master_deadline(const struct console *c);
  * the last SCHEDULE), or console.status_wait after it: a job that
  * starts or ends is in every table within one SI.
  */
-void master_matrix(struct console *c, int64_t now);
+void master_matrix(struct engine *c, int64_t now);
 
 /*
  * Node i's slot table as the next SCHEDULE carries it (after
  * master_matrix): how many slots, slot[] zero beyond.
  */
-int master_table(const struct console *c, int i,
+int master_table(const struct engine *c, int i,
     struct proto_slot slot[PROTO_JOBS_MAX]);
 
 /* BALANCED: recompute the RLA and act on it. */
-void master_balance(struct console *c, int64_t now);
+void master_balance(struct engine *c, int64_t now);
 
 /*
  * The mode changed: balanced starts from a fresh RLA, and decides once
  * the replies to the schedule that says so are in.
  */
-void master_mode_changed(struct console *c, int64_t now);
+void master_mode_changed(struct engine *c, int64_t now);
 
 /* start (or takeover) sent the schedule: balanced waits for the replies. */
-void master_started(struct console *c, int64_t now);
+void master_started(struct engine *c, int64_t now);
 
-#endif /* DTS_CONSOLE_MASTER_H */
+#endif /* DTS_MASTER_MASTER_H */

@@ -5,8 +5,8 @@
  * round it is written, synced and renamed over FILE, so node_exporter's
  * textfile collector (which reads *.prom only) never reads half a file.
  */
-#ifndef DTS_CONSOLE_METRICS_H
-#define DTS_CONSOLE_METRICS_H
+#ifndef DTS_MASTER_METRICS_H
+#define DTS_MASTER_METRICS_H
 
 #include <limits.h>
 #include <stdio.h>
@@ -28,4 +28,4 @@ int  metrics_commit(struct metrics_file *m, char *err, size_t len);
 /* Give up: close and remove the temporary file, if one is open. */
 void metrics_abort(struct metrics_file *m);
 
-#endif /* DTS_CONSOLE_METRICS_H */
+#endif /* DTS_MASTER_METRICS_H */

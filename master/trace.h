@@ -10,8 +10,8 @@
  * the run and calls these; they tell it when the run ends (a return of 1,
  * the result in t->rc) and change nothing of the master's.
  */
-#ifndef DTS_CONSOLE_TRACE_H
-#define DTS_CONSOLE_TRACE_H
+#ifndef DTS_MASTER_TRACE_H
+#define DTS_MASTER_TRACE_H
 
 #include <netinet/in.h>
 #include <stdint.h>
@@ -79,4 +79,4 @@ int64_t trace_deadline(const struct trace_run *t);
  */
 int trace_cancel(struct trace_run *t);
 
-#endif /* DTS_CONSOLE_TRACE_H */
+#endif /* DTS_MASTER_TRACE_H */

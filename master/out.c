@@ -21,7 +21,7 @@ out_err(struct out *o, const char *fmt, ...)
 int
 out_prefix(struct out *o, const char *prefix)
 {
-	char	 why[CMD_ERR_MAX];
+	char	 why[OUT_ERR_MAX];
 
 	snprintf(why, sizeof(why), "%s", o->err);
 	return out_err(o, "%s: %s", prefix, why);
@@ -40,4 +40,19 @@ out_notice(struct out *o, const char *fmt, ...)
 		o->notice(msg);
 	else
 		log_info("%s", msg);
+}
+
+void
+out_say(struct out *o, const char *fmt, ...)
+{
+	char	 line[1024];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (o->say != NULL)
+		o->say(o, line);
+	else
+		log_info("%s", line);
 }

@@ -15,8 +15,8 @@
  * datagrams of a type a console does not take (it takes STATUS, LOAD and
  * TRACE) and our own broadcasts.
  */
-#ifndef DTS_CONSOLE_NET_H
-#define DTS_CONSOLE_NET_H
+#ifndef DTS_MASTER_NET_H
+#define DTS_MASTER_NET_H
 
 #include <netinet/in.h>
 #include <stdint.h>
@@ -174,4 +174,4 @@ uint64_t net_dropped_total(const struct net *n);
 
 void net_close(struct net *n);
 
-#endif /* DTS_CONSOLE_NET_H */
+#endif /* DTS_MASTER_NET_H */

@@ -50,18 +50,23 @@
  * The nodes tell the two apart by address: the pair must be on two
  * hosts.
  */
-#ifndef DTS_CONSOLE_STANDBY_H
-#define DTS_CONSOLE_STANDBY_H
+#ifndef DTS_MASTER_STANDBY_H
+#define DTS_MASTER_STANDBY_H
 
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "auth.h"
+#include "balance.h"
 #include "bucket.h"
+#include "conf.h"
+#include "matrix.h"
+#include "net.h"
+#include "nodes.h"
+#include "out.h"
 #include "proto.h"
-
-struct console;
+#include "schedule.h"
 
 enum sb_role {
 	SB_NONE = 0,		/* no console.peer */
@@ -87,6 +92,23 @@ struct sb_weights {
 };
 
 struct standby {
+	/* the engine's parts it reads and changes (master_init sets them;
+	 * standby_init keeps them) */
+	const struct dts_conf	*conf;
+	struct sch		*sch;
+	struct net		*net;
+	struct nodes		*nodes;
+	struct weights		*weights;
+	struct jobw		*jobw;
+	struct out		*out;
+	/* the master loop's: how long a node may be silent; send the
+	 * takeover schedule (destinations reached, or -1 with out->err);
+	 * stop our own SI broadcasts (we follow the peer) */
+	void			*arg;
+	int64_t			(*node_timeout)(const void *arg);
+	int			(*take)(void *arg, int64_t now);
+	void			(*follow)(void *arg);
+
 	int			 role;		/* enum sb_role */
 	int			 fd;		/* console.peer_port, or -1 */
 	struct sockaddr_in	 peer;
@@ -112,34 +134,34 @@ struct standby {
  * the peer's copies; standby: start as standby.  Needs the console's key
  * pair (or insecure).  0, or -1 with err.
  */
-int standby_init(struct console *c, int standby, char *err, size_t len);
+int standby_init(struct standby *sb, int standby, char *err, size_t len);
 void standby_close(struct standby *sb);
 
 /* A standby: schedules do not go out. */
-int standby_following(const struct console *c);
+int standby_following(const struct standby *sb);
 
 /* The SCHEDULE m went to the nodes: a copy to the peer. */
-void standby_forward(struct console *c, const struct proto_msg *m);
+void standby_forward(struct standby *sb, const struct proto_msg *m);
 
-/* c->weights or c->jobw changed (set weight): a new generation of the
+/* sb->weights or sb->jobw changed (set weight): a new generation of the
  * snapshot, to the peer now if this console is master. */
-void standby_weights_changed(struct console *c, int64_t now);
+void standby_weights_changed(struct standby *sb, int64_t now);
 
 /* The peer socket is readable. */
-void standby_input(struct console *c, int64_t now);
+void standby_input(struct standby *sb, int64_t now);
 
 /* Takeover and polls that are due at now; the next such moment. */
-void standby_timer(struct console *c, int64_t now);
-int64_t standby_deadline(const struct console *c);
+void standby_timer(struct standby *sb, int64_t now);
+int64_t standby_deadline(const struct standby *sb);
 
 /*
  * Take over now with the schedule followed (why: for the message).
- * Destinations reached, or -1 with c->out.err (nothing heard yet, no key).
+ * Destinations reached, or -1 with sb->out->err (nothing heard yet, no key).
  */
-int standby_take(struct console *c, const char *why, int64_t now);
+int standby_take(struct standby *sb, const char *why, int64_t now);
 
 /* "master", "standby" or "" (no peer), for status lines. */
-const char *standby_role_name(const struct console *c);
+const char *standby_role_name(const struct standby *sb);
 
 /* ---- the decisions, pure (unit tests) -------------------------------- */
 
@@ -158,4 +180,4 @@ int64_t standby_due(int64_t heard, int64_t si);
 int standby_yields(int takeover, int yours, int64_t since_took, int64_t si,
     uint32_t own_id, uint32_t peer_id);
 
-#endif /* DTS_CONSOLE_STANDBY_H */
+#endif /* DTS_MASTER_STANDBY_H */

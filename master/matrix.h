@@ -39,8 +39,8 @@
  * Pure code: no I/O, no clock.  Memory: malloc'd, kept from one
  * matrix_init to the next (a master refills the same matrix every SI).
  */
-#ifndef DTS_CONSOLE_MATRIX_H
-#define DTS_CONSOLE_MATRIX_H
+#ifndef DTS_MASTER_MATRIX_H
+#define DTS_MASTER_MATRIX_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -203,4 +203,4 @@ int jobw_has(const struct jobw *t, const char *job);
 /* Every weight of t onto the jobs of m it names (before matrix_pack). */
 void jobw_apply(const struct jobw *t, struct matrix *m);
 
-#endif /* DTS_CONSOLE_MATRIX_H */
+#endif /* DTS_MASTER_MATRIX_H */
