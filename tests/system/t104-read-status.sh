@@ -108,41 +108,10 @@ after=$(state) || t_fail "no status after"
 t_log "keyless start, stop, takeover, load, metrics, trace: refused in one line each; the node unchanged"
 
 # ---- 3. a flood of read requests: the master is not evicted -----------------------
-cat > "$T_DIR/bin/readflood.py" <<-'EOF'
-	# readflood.py CONF PORT N AHEAD_S [GAP_S]: N read requests
-	# (STATUS_REQ), each from its own sender, stamped AHEAD_S ahead, one
-	# every GAP_S (0.002: ~500 a second); prints the replies (STATUS) it
-	# got and the milliseconds it spent sending
-	import hashlib, hmac, os, re, socket, struct, sys, time
-	conf, port, n, ahead = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
-	gap = float(sys.argv[5]) if len(sys.argv) > 5 else 0.002
-	pub = bytes.fromhex(re.search(r'console_keys\s*=\s*\[\s*"([0-9a-f]{64})"', open(conf).read()).group(1))
-	rk = hashlib.blake2b(b"dts read v5", digest_size=32, key=pub).digest()
-	s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-	s.setblocking(False)
-	got = 0
-	def drain():
-	    global got
-	    while True:
-	        try:
-	            if s.recv(2048)[5] == 3: got += 1
-	        except BlockingIOError:
-	            return
-	t0 = time.time()
-	for i in range(n):
-	    seq = int((time.time() + ahead) * 1e6)
-	    sender = struct.unpack("I", os.urandom(4))[0]
-	    msg = struct.pack(">IBBHIIQ", 0x44545331, 6, 2, 424, sender, 0xffffffff, seq) + bytes(424)
-	    s.sendto(msg + hmac.new(rk, msg, hashlib.sha256).digest() + bytes(32), ("127.0.0.1", port))
-	    drain()
-	    if gap > 0: time.sleep(gap)
-	sent_ms = int((time.time() - t0) * 1000)
-	t = time.time() + 1
-	while time.time() < t:
-	    drain(); time.sleep(0.01)
-	print(got, sent_ms)
-EOF
-read -r replies _ < <("${T_USER_ARGV[@]}" python3 "$T_DIR/bin/readflood.py" "$UCONF" "$N_PORT" 1500 25)
+# (tests/tools/readflood.py, copied where the user can read it)
+cp "$SRC/tests/tools/readflood.py" "$T_DIR/bin/" && chmod 0644 "$T_DIR/bin/readflood.py" ||
+    t_fail "cannot copy readflood.py"
+read -r replies _ < <("${T_USER_ARGV[@]}" python3 "$T_DIR/bin/readflood.py" "$UCONF" "$N_PORT" -n 1500 -a 25)
 [ -n "$replies" ] || t_fail "the flood client failed"
 # more answered than a replay table holds: had they entered it, the
 # master's sender would have been evicted and the floor raised
@@ -156,7 +125,7 @@ t_log "a flood of $replies answered read requests from 1500 senders; the master'
 # burst 400) refuses most, as for any datagram (it is spent before the
 # tag is checked)
 rate0=$(n_status rej_rate) || t_fail "no status"
-read -r burst ms < <("${T_USER_ARGV[@]}" python3 "$T_DIR/bin/readflood.py" "$UCONF" "$N_PORT" 3000 0 0)
+read -r burst ms < <("${T_USER_ARGV[@]}" python3 "$T_DIR/bin/readflood.py" "$UCONF" "$N_PORT" -n 3000 -g 0)
 [ -n "$burst" ] || t_fail "the burst client failed"
 rate1=$(n_status rej_rate) || t_fail "no status"
 # every refusal counted is a read request's (nothing else is sent now);
