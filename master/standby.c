@@ -72,6 +72,7 @@ standby_init(struct standby *sb, int standby, char *err, size_t len)
 	struct sockaddr_in	 sin = { .sin_family = AF_INET };
 	char			 hex[2 * AUTH_PUB_LEN + 1];
 	struct standby		 keep = *sb;
+	int			 one = 1, rcvbuf = 1 << 20;
 
 	memset(sb, 0, sizeof(*sb));
 	sb->conf = keep.conf;
@@ -124,6 +125,12 @@ standby_init(struct standby *sb, int standby, char *err, size_t len)
 		standby_close(sb);
 		return -1;
 	}
+	/* the kernel's count of datagrams it dropped because the socket
+	 * was full (standby_timer: a flood that forges the peer's address
+	 * and port may push its copies out), and room for 1 MiB of them */
+	(void)setsockopt(sb->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
+	(void)setsockopt(sb->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+	    sizeof(rcvbuf));
 	if (sb->conf->console.peer_port >= conf_unprivileged_port_start())
 		log_warnx("console.peer_port %d: any local user may bind this "
 		    "port (only root may bind one below %d): one who takes it "
@@ -294,6 +301,8 @@ peer_schedule(struct standby *sb, const struct proto_msg *m, int64_t now)
 
 	sb->copies++;
 	sb->heard = now;
+	sb->drops_at = sb->drops;
+	sb->drops_said = 0;
 	sb->peer_si = (int64_t)p->si_us * NS_PER_US;
 	sb->peer_id = m->hdr.sender;
 	/* poll at the peer's SI, not at a poll timed by our own (10 s by
@@ -418,10 +427,16 @@ void
 standby_input(struct standby *sb, int64_t now)
 {
 	struct sockaddr_in	 from;
-	socklen_t		 fl;
 	struct proto_msg	 m;
 	enum proto_reject	 why;
 	uint8_t			 buf[PROTO_MAX_DGRAM + 1];
+	union {
+		char		 b[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr	 align;
+	}			 cbuf;
+	struct msghdr		 mh;
+	struct iovec		 iov;
+	struct cmsghdr		*cm;
 	ssize_t			 r;
 	int			 i, pinned;
 
@@ -429,11 +444,25 @@ standby_input(struct standby *sb, int64_t now)
 		buckets_init(&sb->bucket, PEER_RATE, PEER_RATE, PEER_RATE,
 		    PEER_RATE, now_mono_ns());
 	for (i = 0; i < 64 && sb->fd != -1; i++) {
-		fl = sizeof(from);
-		r = recvfrom(sb->fd, buf, sizeof(buf), 0,
-		    (struct sockaddr *)&from, &fl);
+		iov.iov_base = buf;
+		iov.iov_len = sizeof(buf);
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_name = &from;
+		mh.msg_namelen = sizeof(from);
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cbuf.b;
+		mh.msg_controllen = sizeof(cbuf.b);
+		r = recvmsg(sb->fd, &mh, 0);
 		if (r == -1)
 			return;	/* EAGAIN, or nothing we can do */
+		for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh,
+		    cm))
+			if (cm->cmsg_level == SOL_SOCKET &&
+			    cm->cmsg_type == SO_RXQ_OVFL &&
+			    cm->cmsg_len >= CMSG_LEN(sizeof(uint32_t)))
+				memcpy(&sb->drops, CMSG_DATA(cm),
+				    sizeof(uint32_t));
 		(void)replay_clock(&sb->replay, now_real_us(), now_mono_us());
 		if (from.sin_addr.s_addr != sb->peer.sin_addr.s_addr ||
 		    proto_frame(buf, (size_t)r, PROTO_ACCEPT_PEER, &m,
@@ -507,6 +536,25 @@ standby_timer(struct standby *sb, int64_t now)
 		 * silent */
 		standby_input(sb, now);
 		due = standby_due(sb->heard, sb->peer_si);
+	}
+	if (due != 0 && now >= due && sb->drops != sb->drops_at) {
+		/* the kernel dropped datagrams of the peer's address and port
+		 * since its last copy (a flood that forges them: only those
+		 * reach this connected socket): its copies may be among
+		 * them, so its silence says nothing; not while they drop */
+		if (!sb->drops_said)
+			log_warnx("standby: no copy from the master at %s for "
+			    "%s, but %u datagrams from its address were "
+			    "dropped with a full socket meanwhile (a flood "
+			    "that forges it?): no takeover while that lasts",
+			    addr_text(&sb->peer, a, sizeof(a)),
+			    duration_format(now - sb->heard, w, sizeof(w)),
+			    sb->drops - sb->drops_at);
+		sb->drops_said = 1;
+		sb->heard = now;	/* again in 1.5 SI */
+		sb->drops_at = sb->drops;
+		sb->postponed++;
+		return;
 	}
 	if (due != 0 && now >= due) {
 		snprintf(why, sizeof(why), "the master at %s was silent for %s",

@@ -120,6 +120,11 @@ struct standby {
 	int64_t			 took;		/* our last takeover, 0 = never */
 	int64_t			 next_poll;	/* standby: STATUS_REQ due */
 	uint64_t		 copies, refused, takeovers, yields;
+	/* the kernel's drops of a full socket (SO_RXQ_OVFL), at the last
+	 * copy; takeovers postponed because of them (standby_timer) */
+	uint32_t		 drops, drops_at;
+	int			 drops_said;
+	uint64_t		 postponed;
 	struct sb_weights	 w;
 	/* standby_input: the peer's sender and last sequence once one of
 	 * its datagrams passed, and the bucket of any other */

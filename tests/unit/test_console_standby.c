@@ -215,6 +215,65 @@ test_follow_and_take(void **state)
 }
 
 /*
+ * A flood that forges the peer's address and port fills the standby's
+ * socket, and the kernel drops what does not fit, the peer's copies among
+ * them: while the kernel drops (SO_RXQ_OVFL), silence is no takeover
+ * (t112 part 4); once nothing is dropped any more, it is.
+ */
+static void
+test_no_takeover_while_dropped(void **state)
+{
+	struct fixture		*f = *state;
+	struct console		*c = &f->c;
+	struct sockaddr_in	 peer, to;
+	struct seqgen		 g;
+	uint8_t			 junk[512] = { 0 };
+	socklen_t		 l = sizeof(to);
+	int			 pfd, i, one = 1, small = 4096;
+	int64_t			 due;
+
+	pair(f, SB_STANDBY, &pfd, &peer);
+	assert_int_equal(setsockopt(c->sb.fd, SOL_SOCKET, SO_RXQ_OVFL, &one,
+	    sizeof(one)), 0);
+	assert_int_equal(setsockopt(c->sb.fd, SOL_SOCKET, SO_RCVBUF, &small,
+	    sizeof(small)), 0);
+	seqgen_init(&g);
+	peer_sends(f, pfd, &g, &static80);
+	assert_int_equal(c->sb.copies, 1);
+	assert_int_equal(c->sb.drops, c->sb.drops_at);
+	/* more than the socket holds, from the peer's own address */
+	assert_int_equal(getsockname(c->sb.fd, (struct sockaddr *)&to, &l), 0);
+	for (i = 0; i < 400; i++)
+		(void)sendto(pfd, junk, sizeof(junk), 0,
+		    (struct sockaddr *)&to, sizeof(to));
+	usleep(2000);
+	/* the kernel tells the count with the datagrams queued after the
+	 * drops: the queue read, one more */
+	standby_input(&c->sb, now_mono_ns());
+	(void)sendto(pfd, junk, sizeof(junk), 0, (struct sockaddr *)&to,
+	    sizeof(to));
+	usleep(2000);
+	due = standby_due(c->sb.heard, c->sb.peer_si);
+	standby_timer(&c->sb, due);
+	assert_true(c->sb.drops != 0);
+	assert_int_equal(c->sb.role, SB_STANDBY);
+	assert_int_equal(c->sb.takeovers, 0);
+	assert_int_equal(c->sb.postponed, 1);
+	assert_int_equal(c->sb.heard, due);	/* silence counted anew */
+	/* the flood read away, nothing dropped since: the next silence of
+	 * 1.5 SI is a takeover */
+	for (i = 0; i < 20; i++)
+		standby_input(&c->sb, due);
+	due = standby_due(c->sb.heard, c->sb.peer_si);
+	standby_timer(&c->sb, due);
+	assert_int_equal(c->sb.role, SB_MASTER);
+	assert_int_equal(c->sb.takeovers, 1);
+	assert_int_equal(c->sb.postponed, 1);
+	standby_close(&c->sb);
+	close(pfd);
+}
+
+/*
  * The standby polls the nodes at the peer's SI, not at its own: a poll
  * timed before the first copy (by the console's own SI, 10 s here) is
  * brought forward to an SI after the copy, so that the jobs it takes
@@ -690,6 +749,8 @@ main(void)
 		cmocka_unit_test(test_due),
 		cmocka_unit_test(test_yields),
 		cmocka_unit_test_setup_teardown(test_follow_and_take,
+		    fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_no_takeover_while_dropped,
 		    fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_polls_at_peer_si,
 		    fixture_setup, fixture_teardown),
