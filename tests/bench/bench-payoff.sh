@@ -450,8 +450,10 @@ np_run() {
 	pvm_on h0 spawn -w h1 NPpvm $args > /dev/null || { P_STATUS="failed: receiver"; return; }
 	pvm_on h0 spawn -w h0 /bin/sh -c "while [ ! -e $go ]; do sleep 0.01; done; exec NPpvm -h h1 $args -o $T_DIR/np.out" \
 	    > /dev/null || { P_STATUS="failed: transmitter"; return; }
-	for p in $(c_gang_pids h0 sh) ""; do break; done
-	[ -n "$p" ] || { P_STATUS="failed: no transmitter"; return; }
+	# pvmd forks the task, which execs sh: under load the exec may come
+	# after the spawn's reply
+	np_sh() { p=; for p in $(c_gang_pids h0 sh) ""; do break; done; [ -n "$p" ]; }
+	t_wait_for 5 np_sh || { P_STATUS="failed: no transmitter"; return; }
 	t0=$(now_us)
 	touch "$go"
 	end=$((t0 + CAP_S * 1000000))

@@ -65,7 +65,10 @@ def main():
             text = line.decode(errors="replace")
             log.write(text + "\n")
             if rows >= 0:
-                spins += text.endswith("/" + os.path.basename(spin))
+                # the command's column, whatever follows it (PLACED:
+                # where dts-place or the console's spawn placed it)
+                spins += any(t.endswith("/" + os.path.basename(spin))
+                             for t in text.split())
                 rows -= 1
                 ok = rows == 0
             elif re.search(want, text):
