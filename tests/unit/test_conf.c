@@ -167,6 +167,9 @@ test_defaults(void **state)
 	assert_int_equal(c.users.n, 1);		/* the package's group */
 	assert_string_equal(c.users.s[0], "@dts");
 	assert_int_equal(c.no_service, NO_SERVICE_RUN);
+	/* any local user can claim a weight in an adoption request: by
+	 * default no claim above another user's job's is taken */
+	assert_int_equal(c.max_job_weight, 1);
 	assert_string_equal(c.socket, "/run/dts/dts.sock");
 	assert_string_equal(c.cgroup, "auto");
 	assert_int_equal(c.backend, BACKEND_FREEZER);
