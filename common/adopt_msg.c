@@ -38,47 +38,66 @@ adopt_parse_join(const char *req, pid_t *pid)
 	return 0;
 }
 
-int
-adopt_parse_job(const char *req, char label[16], char *err, size_t errlen)
+/*
+ * The value of the request's one "KEY VALUE" line into val (of len
+ * bytes, cut there: a longer value is refused by its check however long
+ * it is): 1, or 0 for no such line, or -1 with one line in err for two of
+ * them or one without a value (WHAT names it).
+ */
+static int
+request_line(const char *req, const char *key, const char *what, char *val,
+    size_t len, char *err, size_t errlen)
 {
 	const char	*line, *end, *found = NULL;
-	size_t		 klen = strlen(ADOPT_JOB_LINE), n;
-	char		 want[64];
+	size_t		 klen = strlen(key), n;
 
 	for (line = req; line != NULL; line = *end ? end + 1 : NULL) {
 		end = line + strcspn(line, "\n");
 		if ((size_t)(end - line) < klen ||
-		    strncmp(line, ADOPT_JOB_LINE, klen) != 0 ||
+		    strncmp(line, key, klen) != 0 ||
 		    (line[klen] != ' ' && line + klen != end))
 			continue;
 		if (found != NULL) {
 			snprintf(err, errlen, "two %s lines in one request",
-			    ADOPT_JOB_LINE);
+			    key);
 			return -1;
 		}
 		found = line;
 	}
-	if (found == NULL) {
-		memcpy(label, JOB_LABEL_DEFAULT, sizeof(JOB_LABEL_DEFAULT));
+	if (found == NULL)
 		return 0;
-	}
 	found += klen;
 	n = strcspn(found, "\n");
-	if (n == 0 || n == 1) {
-		snprintf(err, errlen, "a %s line without a label",
-		    ADOPT_JOB_LINE);
+	if (n <= 1) {
+		snprintf(err, errlen, "a %s line without a %s", key, what);
 		return -1;
 	}
 	found++;		/* the space */
 	n--;
-	/* a label longer than 15 bytes is too long however long it is */
-	if (n >= sizeof(want))
-		n = sizeof(want) - 1;
-	memcpy(want, found, n);
-	want[n] = '\0';
+	if (n >= len)
+		n = len - 1;
+	memcpy(val, found, n);
+	val[n] = '\0';
+	return 1;
+}
+
+int
+adopt_parse_job(const char *req, char label[16], char *err, size_t errlen)
+{
+	char	 want[64];
+	int	 r;
+
+	r = request_line(req, ADOPT_JOB_LINE, "label", want, sizeof(want),
+	    err, errlen);
+	if (r <= 0) {
+		if (r == 0)
+			memcpy(label, JOB_LABEL_DEFAULT,
+			    sizeof(JOB_LABEL_DEFAULT));
+		return r;
+	}
 	if (job_label_check(want, err, errlen) == -1)
 		return -1;
-	memcpy(label, want, n + 1);
+	memcpy(label, want, strlen(want) + 1);
 	return 0;
 }
 
@@ -106,39 +125,14 @@ bad:
 int
 adopt_parse_weight(const char *req, int *w, char *err, size_t errlen)
 {
-	const char	*line, *end, *found = NULL;
-	size_t		 klen = strlen(ADOPT_WEIGHT_LINE), n;
-	char		 v[32];
+	char	 v[32];
+	int	 r;
 
-	for (line = req; line != NULL; line = *end ? end + 1 : NULL) {
-		end = line + strcspn(line, "\n");
-		if ((size_t)(end - line) < klen ||
-		    strncmp(line, ADOPT_WEIGHT_LINE, klen) != 0 ||
-		    (line[klen] != ' ' && line + klen != end))
-			continue;
-		if (found != NULL) {
-			snprintf(err, errlen, "two %s lines in one request",
-			    ADOPT_WEIGHT_LINE);
-			return -1;
-		}
-		found = line;
-	}
 	*w = 0;
-	if (found == NULL)
-		return 0;
-	found += klen;
-	n = strcspn(found, "\n");
-	if (n <= 1) {
-		snprintf(err, errlen, "a %s line without a weight",
-		    ADOPT_WEIGHT_LINE);
-		return -1;
-	}
-	found++;
-	n--;
-	if (n >= sizeof(v))
-		n = sizeof(v) - 1;
-	memcpy(v, found, n);
-	v[n] = '\0';
+	r = request_line(req, ADOPT_WEIGHT_LINE, "weight", v, sizeof(v), err,
+	    errlen);
+	if (r <= 0)
+		return r;
 	return adopt_weight_check(v, w, err, errlen);
 }
 
