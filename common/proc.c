@@ -134,6 +134,19 @@ proc_pid_comm(pid_t pid, char *buf, size_t len)
 }
 
 int
+proc_pid_run_delay(pid_t pid, uint64_t *ns)
+{
+	char			 buf[96];
+	unsigned long long	 run, wait;
+
+	if (read_pid_file(pid, "schedstat", buf, sizeof(buf)) == -1 ||
+	    sscanf(buf, "%llu %llu", &run, &wait) != 2)
+		return -1;
+	*ns = wait;
+	return 0;
+}
+
+int
 proc_procs_running(void)
 {
 	char	*line = NULL;

@@ -7,6 +7,7 @@
 #define DTS_PROC_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -38,6 +39,13 @@ int   proc_pid_cgroup(pid_t pid, char *buf, size_t len);
 
 /* /proc/PID/comm without its newline; -1 if the process is gone. */
 int   proc_pid_comm(pid_t pid, char *buf, size_t len);
+
+/*
+ * The second field of /proc/PID/schedstat: the time (ns) the process's
+ * main thread has waited on a run queue, runnable but not running.  0,
+ * or -1 if the process is gone (or the kernel keeps no schedstat).
+ */
+int   proc_pid_run_delay(pid_t pid, uint64_t *ns);
 
 /* procs_running from /proc/stat, or -1. */
 int   proc_procs_running(void);

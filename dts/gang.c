@@ -76,6 +76,7 @@ gang_setup(struct gang *g, const char *where, int backend, int rt_prio,
 	g->hold_fd = -1;
 	g->held_fd = -1;
 	g->rt_prio = rt_prio;
+	g->ncpu = proc_ncpu();
 	g->be = backend == BACKEND_FREEZER ? &gang_freezer_backend
 	    : &gang_signal_backend;
 	if (choose_base(g, where, err, errlen) == -1)
@@ -166,6 +167,7 @@ gang_open_at(struct gang *g, const struct gang *t, const char *name,
 	g->count = 0;
 	g->count_at = 0;
 	memset(g->lifted, 0, sizeof(g->lifted));
+	memset(&g->rr, 0, sizeof(g->rr));
 	if (strchr(name, '/') != NULL || name[0] == '.' ||
 	    (size_t)snprintf(g->cg, sizeof(g->cg), "%s/%s", t->jobs,
 	    name) >= sizeof(g->cg)) {
@@ -298,6 +300,9 @@ struct scan {
 						   pvmd (no name read) */
 	struct gang_fix		*fix;
 	int			 n, max, at, from, to;
+	pid_t			 task[GANG_ROT_MAX];	/* the tasks at RR */
+	uint64_t		 delay[GANG_ROT_MAX];	/* their run_delay */
+	int			 ntask;
 };
 
 /*
@@ -319,19 +324,25 @@ scan_one(pid_t pid, void *arg)
 		sc->pvmd = pid;
 	pvmd = pvmd || is_lifted(sc->g, pid);	/* its level */
 	want = want_prio(sc->g, pvmd);
+	if ((sched_getscheduler(pid) & ~SCHED_RESET_ON_FORK) != SCHED_RR)
+		return;
+	if (!pvmd && sc->ntask < GANG_ROT_MAX &&
+	    proc_pid_run_delay(pid, &sc->delay[sc->ntask]) == 0)
+		sc->task[sc->ntask++] = pid;
 	if (sc->n == sc->max ||
-	    (sched_getscheduler(pid) & ~SCHED_RESET_ON_FORK) != SCHED_RR ||
 	    sched_getparam(pid, &sp) == -1 || sp.sched_priority == want)
 		return;
 	sc->fix[sc->n].pid = pid;
 	sc->fix[sc->n++].pvmd = pvmd;
 }
 
+static void rr_note(struct gang_rr *, const struct scan *, int);
+
 int
 gang_prio_scan(struct gang *g, pid_t *pvmd, struct gang_fix *fix, int max)
 {
-	struct scan	 sc = { g, 0, 0, fix, 0, max, 0, g->scan_next,
-	    g->scan_next + GANG_SCAN_MAX };
+	struct scan	 sc = { .g = g, .fix = fix, .max = max,
+	    .from = g->scan_next, .to = g->scan_next + GANG_SCAN_MAX };
 	int		 n;
 
 	if (g->pvmd_pid > 0 && is_pvmd(g, g->pvmd_pid))
@@ -343,7 +354,39 @@ gang_prio_scan(struct gang *g, pid_t *pvmd, struct gang_fix *fix, int max)
 	if (n > 0 && sc.from >= n)
 		g->scan_next = 0;
 	*pvmd = sc.pvmd;
+	rr_note(&g->rr, &sc, n <= GANG_ROT_MAX);
 	return sc.n;
+}
+
+/*
+ * The tasks that waited on a run queue since the last scan (their
+ * run_delay grew; one not seen then: any wait) into rr->wait.  Only a
+ * scan of the whole gang (whole): of a larger gang, the scans see a
+ * part at a time, and its tasks take no turns.
+ */
+static void
+rr_note(struct gang_rr *rr, const struct scan *sc, int whole)
+{
+	rr->nwait = 0;
+	for (int i = 0; whole && i < sc->ntask; i++) {
+		int	 k = i < rr->nseen && rr->seen[i] == sc->task[i] ? i : -1;
+
+		for (int j = 0; k == -1 && j < rr->nseen; j++)
+			if (rr->seen[j] == sc->task[i])
+				k = j;
+		if (k == -1 ? sc->delay[i] > 0 : sc->delay[i] > rr->delay[k])
+			rr->wait[rr->nwait++] = sc->task[i];
+	}
+	rr->nseen = whole ? sc->ntask : 0;
+	memcpy(rr->seen, sc->task, sizeof(pid_t) * (size_t)rr->nseen);
+	memcpy(rr->delay, sc->delay, sizeof(uint64_t) * (size_t)rr->nseen);
+}
+
+int
+gang_rr_changed(const struct gang *g)
+{
+	return g->rr.nwait != g->rr.n || memcmp(g->rr.wait, g->rr.pid,
+	    sizeof(pid_t) * (size_t)g->rr.n) != 0;
 }
 
 struct listed_arg {
@@ -369,6 +412,60 @@ listed(const struct gang *g, pid_t pid)
 	return la.found;
 }
 
+struct turn_arg {
+	pid_t		 pid[GANG_ROT_MAX];
+	int		 n, found[GANG_ROT_MAX];
+};
+
+static void
+turn_listed(pid_t pid, void *arg)
+{
+	struct turn_arg	*ta = arg;
+
+	for (int i = 0; i < ta->n; i++)
+		ta->found[i] |= ta->pid[i] == pid;
+}
+
+int
+gang_rotate(struct gang *g, int64_t now)
+{
+	struct gang_rr		*rr = &g->rr;
+	struct turn_arg		 ta;
+	struct sched_param	 own = { .sched_priority = want_prio(g, 0) };
+	struct sched_param	 up = { .sched_priority = g->rt_prio };
+	struct sched_param	 down = { .sched_priority = own.sched_priority - 1 };
+	int			 full = rr->n <= GANG_ROT_FULL, m, moved = 0;
+
+	if (rr->n < 2 || !g->rt || g->idle || g->fill || g->stopped ||
+	    down.sched_priority < 1 || now - rr->at < GANG_ROT_NS)
+		return 0;
+	rr->at = now;
+	/* the turn's order: from next, each waiting task (full), or the next
+	 * ncpu of them */
+	m = full ? rr->n : g->ncpu < rr->n ? g->ncpu : rr->n;
+	for (int i = 0; i < m; i++)
+		ta.pid[i] = rr->pid[(rr->next + i) % rr->n];
+	rr->next = (rr->next + (g->ncpu < rr->n ? g->ncpu : 1)) % rr->n;
+	/* still members, not lifted (a lift is at pvmd's level): the list
+	 * is up to a second old, and a pid may have gone or left */
+	ta.n = m;
+	memset(ta.found, 0, sizeof(ta.found));
+	(void)cg_foreach(g->cg, "cgroup.procs", turn_listed, &ta);
+	for (int i = 0; i < m; i++) {
+		pid_t	 pid = ta.pid[i];
+
+		if (!ta.found[i] || is_lifted(g, pid))
+			continue;
+		/* full: down and up again, to the tail of its level's queue,
+		 * in the turn's order; else up and down again, to the head */
+		if (sched_setscheduler(pid, SCHED_RR, full ? &down : &up) == 0 &&
+		    sched_setscheduler(pid, SCHED_RR, &own) == 0)
+			moved++;
+	}
+	rr->turns += (uint64_t)moved;
+	return moved;
+}
+
 int
 gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
     int n)
@@ -376,6 +473,13 @@ gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
 	int	 changed = 0;
 
 	g->pvmd_pid = pvmd;
+	if (gang_rr_changed(g)) {
+		memcpy(g->rr.pid, g->rr.wait, sizeof(pid_t) *
+		    (size_t)g->rr.nwait);
+		g->rr.n = g->rr.nwait;
+		if (g->rr.next >= g->rr.n)
+			g->rr.next = 0;
+	}
 	if (!g->rt || g->idle)	/* the policy moved since the scan */
 		return 0;
 	for (int i = 0; i < n; i++)	/* (fill may have moved too) */
@@ -638,3 +742,4 @@ gang_members(const struct gang *g)
 	}
 	return g->count;
 }
+

@@ -34,6 +34,34 @@ struct gang_backend {
 	void (*join)(struct gang *g, pid_t pid);
 };
 
+/*
+ * Turns among the tasks (gang_rotate).  A freeze, or a stop, takes every
+ * member off its run queue, and the thaw puts them back in the order of
+ * cgroup.procs: at one RT priority, the first ones ran again at each PS
+ * start, and a task late in the list (the last one spawned) waited for
+ * the slice of the RR quantum that the first left over.  The scan
+ * (main thread) notes which tasks waited on a run queue since the last
+ * one; at a PS start, ncpu of them, in turn, go to the head.
+ */
+#define GANG_ROT_MAX	256		/* = GANG_SCAN_MAX: a whole gang */
+#define GANG_ROT_NS	(5 * 1000 * 1000)	/* a turn each 5 ms at most */
+#define GANG_ROT_FULL	32		/* up to this many: every waiting
+					   task to its place in the turn */
+struct gang_rr {
+	pid_t	 pid[GANG_ROT_MAX];	/* the waiting tasks (scheduler's
+					   lock) */
+	int	 n, next;
+	int64_t	 at;			/* the last turn (mono ns); 0 */
+	uint64_t turns;			/* tasks moved to the head */
+	/* the scan's own (main thread): each task's run_delay then, and
+	 * the waiters it found, published by gang_prio_apply */
+	pid_t	 seen[GANG_ROT_MAX];
+	uint64_t delay[GANG_ROT_MAX];
+	int	 nseen;
+	pid_t	 wait[GANG_ROT_MAX];
+	int	 nwait;
+};
+
 struct gang {
 	char  base[CG_PATH_MAX];  /* dts's subtree */
 	char  jobs[CG_PATH_MAX];  /* base/jobs (CG_JOBS), every gang's parent */
@@ -74,6 +102,8 @@ struct gang {
 	int   thaw_fd;            /* open cgroup.freeze: a switch away from
 	                             SCHED_RR freezes a gang that clones
 	                             faster than it is swept */
+	int   ncpu;               /* online CPUs (gang_setup) */
+	struct gang_rr rr;        /* the tasks' turns (gang_rotate) */
 	const struct gang_backend *be;
 };
 
@@ -160,6 +190,21 @@ int  gang_prio_scan(struct gang *g, pid_t *pvmd, struct gang_fix *fix,
 		    int max);
 int  gang_prio_apply(struct gang *g, pid_t pvmd, const struct gang_fix *fix,
 		     int n);
+/* Did the last scan find other waiting tasks than gang_prio_apply last
+ * published?  (Then apply is due, even with nothing to fix.) */
+int  gang_rr_changed(const struct gang *g);
+/*
+ * At a PS start (the gang just continued, at its own RT levels), if
+ * GANG_ROT_NS passed since the last turn and more than one task waited:
+ * a turn.  The waiting tasks (still members), in a rotated order that
+ * starts ncpu further each turn, are each lowered one level and raised
+ * back, which puts it at the tail of its level's run queue: the queue
+ * is then in that order.  Of more than GANG_ROT_FULL waiting tasks, only
+ * the next ncpu: each raised to pvmd's level and lowered back, to the
+ * head of its queue.  A read of cgroup.procs and two sched_setscheduler
+ * calls a task moved.  Under the scheduler's lock.  Tasks moved.
+ */
+int  gang_rotate(struct gang *g, int64_t now);
 
 
 /*

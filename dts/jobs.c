@@ -822,7 +822,8 @@ jobs_fix_prios(struct jobs *J)
 		if (!j->used)
 			continue;
 		n = gang_prio_scan(&j->gang, &pvmd, fix, GANG_FIX_MAX);
-		if (n == 0 && pvmd == j->gang.pvmd_pid)	/* only we write */
+		if (n == 0 && pvmd == j->gang.pvmd_pid &&	/* only we write */
+		    !gang_rr_changed(&j->gang))
 			continue;
 		sched_lock(J->sched);
 		fixed = gang_prio_apply(&j->gang, pvmd, fix, n);

@@ -484,6 +484,21 @@ set_cur(struct sched *s, int who, int64_t now, int force, int tell)
 		(void)hold(s, 0);
 }
 
+/*
+ * The tasks' turns on their run queues (gang_rotate: each GANG_ROT_NS at
+ * most), of every job that runs: after the edge and its record, since
+ * the gangs run already, and a turn delays none.
+ */
+static void
+turns(struct sched *s, int64_t now)
+{
+	struct sched_job	*j;
+
+	for (j = s->job; j < s->job + PROTO_JOBS_MAX; j++)
+		if (j->gang != NULL && j->run)
+			(void)gang_rotate(j->gang, now);
+}
+
 /* The segment of lay at off ns after the PS start. */
 static int
 find_seg(const struct sched_layout *l, int64_t off)
@@ -717,6 +732,7 @@ enter_phase(struct sched *s, int phase, int64_t deadline, int64_t wake)
 	if (phase == PHASE_PS) {
 		s->slices++;
 		s->last_ps_real = real;
+		turns(s, wake);
 	} else {
 		if (s->held) {
 			ready_ps(s);
@@ -747,6 +763,7 @@ slot_edge(struct sched *s, int64_t deadline, int64_t wake)
 	s->seg = k;
 	set_cur(s, s->lay.seg[k].who, wake, 0, 1);
 	(void)edge_record(s, TRACE_SLOT, deadline, wake);
+	turns(s, wake);
 }
 
 static void
