@@ -158,6 +158,16 @@ if want bench; then
 "
 	pass=$((pass + $(grep -c '^PASS: bench' "$log")))
 	fail=$((fail + $(grep -c '^FAIL: bench' "$log")))
+	# a failed bench's reason (its t_fail line) and its log's tail, here
+	# and in the list above the count, as result() gives a check's
+	while IFS= read -r line; do
+		blog=$(sed -n 's/.*; log: \(.*\))$/\1/p' <<< "$line")
+		why=$(grep -m1 -E '^(FAIL: |.*: ERROR: )' "${blog:-/dev/null}" 2>/dev/null | cut -c1-300)
+		failed="$failed${line#FAIL: }: $why
+"
+		[ -n "$blog" ] && { echo "  $line"; grep -m3 -E '^(FAIL: |.*: ERROR: )' "$blog"
+		    grep -v -E '^#   .*debug: ' "$blog" | tail -n 25; } | sed 's/^/    /'
+	done < <(grep '^FAIL: bench' "$log")
 fi
 
 # 5. ASan + UBSan: unit tests and the system tests that exercise dts
