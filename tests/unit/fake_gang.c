@@ -151,6 +151,20 @@ gang_cont(struct gang *g)
 	return 0;
 }
 
+/* "turn" where dts/gang.c's would give the waiting tasks a turn: more
+ * than one waits (a test sets g->rr.n), the gang runs at its own RT
+ * levels, GANG_ROT_NS since the last */
+int
+gang_rotate(struct gang *g, int64_t now)
+{
+	if (g->rr.n < 2 || !g->rt || g->idle || g->fill || g->stopped ||
+	    now - g->rr.at < GANG_ROT_NS)
+		return 0;
+	g->rr.at = now;
+	op("turn");
+	return 1;
+}
+
 void
 gang_set_rt(struct gang *g, int rt)
 {

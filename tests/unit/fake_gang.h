@@ -20,6 +20,7 @@ struct fake_gang {
 			     hold unhold (a template whose hold_fd is not
 			     -1: a test sets it, as if base/jobs were open),
 			     recheck (an idle gang's look),
+			     turn (gang_rotate: a test sets g->rr.n),
 			     each "NAME:op" for a named gang */
 	void (*on_recheck)(void);	/* called by each look (its cost on a
 					   fake clock); NULL: none */

@@ -167,6 +167,46 @@ test_static_clock(void **state)
 	assert_int_equal(f->s.sl.overruns, 0);
 }
 
+/*
+ * The tasks' turns (gang_rotate): after a PS start's continue, never at
+ * an LS edge, only where more than one task waits, and at most every
+ * GANG_ROT_NS (IP 2 ms: about every 3rd PS).
+ */
+static void
+test_turns(void **state)
+{
+	struct fixture		*f = *state;
+	int64_t			 t0 = mono_now - MS(30);
+	int			 turns = 0;
+
+	assert_int_equal(apply(f, static80(MS(30))), 0);
+	fake_gang_clear();
+	/* one waiting task: no turn */
+	f->g.rr.n = 1;
+	advance(t0 + MS(80) - mono_now);
+	sched_timer(&f->s, mono_now);
+	advance(t0 + MS(100) - mono_now);
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "stop cont idle0");
+	/* two: a turn right after the continue, none at the LS edge */
+	f->g.rr.n = 2;
+	advance(MS(80));
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "stop");
+	advance(MS(20));
+	sched_timer(&f->s, mono_now);
+	assert_string_equal(fake_gang_ops(), "cont idle0 turn");
+	/* IP 2 ms: a turn every GANG_ROT_NS (5 ms), so not at each PS */
+	assert_int_equal(apply(f, sched_msg(MODE_STATIC, SYNC_CLOCK,
+	    SCHED_F_ACTIVE, 1000, 2000, 1000000, real_now)), 0);
+	for (int i = 0; i < 30; i++) {
+		advance(MS(1));
+		sched_timer(&f->s, mono_now);
+		turns += strstr(fake_gang_ops(), "turn") != NULL;
+	}
+	assert_true(turns >= 4 && turns <= 7);	/* 30 ms / 5 ms */
+}
+
 static void
 test_static_origin(void **state)
 {
@@ -2088,6 +2128,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_static_clock),
+		T(test_turns),
 		T(test_static_origin),
 		T(test_resync),
 		T(test_arrival),
