@@ -302,7 +302,7 @@ struct scan {
 	int			 n, max, at, from, to;
 	pid_t			 task[GANG_ROT_MAX];	/* the tasks at RR */
 	uint64_t		 delay[GANG_ROT_MAX];	/* their run_delay */
-	int			 ntask;
+	int			 ntask, more;	/* more: tasks past task[] */
 };
 
 /*
@@ -326,7 +326,9 @@ scan_one(pid_t pid, void *arg)
 	want = want_prio(sc->g, pvmd);
 	if ((sched_getscheduler(pid) & ~SCHED_RESET_ON_FORK) != SCHED_RR)
 		return;
-	if (!pvmd && sc->ntask < GANG_ROT_MAX &&
+	if (!pvmd && sc->ntask == GANG_ROT_MAX)
+		sc->more = 1;
+	else if (!pvmd &&
 	    proc_pid_run_delay(pid, &sc->delay[sc->ntask]) == 0)
 		sc->task[sc->ntask++] = pid;
 	if (sc->n == sc->max ||
@@ -354,15 +356,15 @@ gang_prio_scan(struct gang *g, pid_t *pvmd, struct gang_fix *fix, int max)
 	if (n > 0 && sc.from >= n)
 		g->scan_next = 0;
 	*pvmd = sc.pvmd;
-	rr_note(&g->rr, &sc, n <= GANG_ROT_MAX);
+	rr_note(&g->rr, &sc, n <= GANG_SCAN_MAX && !sc.more);
 	return sc.n;
 }
 
 /*
  * The tasks that waited on a run queue since the last scan (their
  * run_delay grew; one not seen then: any wait) into rr->wait.  Only a
- * scan of the whole gang (whole): of a larger gang, the scans see a
- * part at a time, and its tasks take no turns.
+ * scan of the whole gang whose tasks all fit (whole): of a larger gang
+ * the scans see a part at a time, and its tasks take no turns.
  */
 static void
 rr_note(struct gang_rr *rr, const struct scan *sc, int whole)

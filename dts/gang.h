@@ -43,7 +43,7 @@ struct gang_backend {
  * (main thread) notes which tasks waited on a run queue since the last
  * one; at a PS start, ncpu of them, in turn, go to the head.
  */
-#define GANG_ROT_MAX	256		/* = GANG_SCAN_MAX: a whole gang */
+#define GANG_ROT_MAX	64		/* tasks: a gang of more takes none */
 #define GANG_ROT_NS	(5 * 1000 * 1000)	/* a turn each 5 ms at most */
 #define GANG_ROT_FULL	32		/* up to this many: every waiting
 					   task to its place in the turn */

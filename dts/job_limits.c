@@ -670,9 +670,10 @@ limits_reclaim(const struct limits *L, const struct limits_job *lj)
 	h.bytes = L->mem_v2 ? before / 2 : 0;
 	h.done = 0;
 	/* dts's memory is locked (mlockall MCL_FUTURE) and, without
-	 * CAP_IPC_LOCK now, all but at RLIMIT_MEMLOCK (7.7 of 8 MiB): a new
-	 * stack's mmap gets EAGAIN, so the thread runs on a part of the
-	 * caller's stack, locked already, which outlives it (joined below) */
+	 * CAP_IPC_LOCK now, may be near RLIMIT_MEMLOCK (7.7 of 8 MiB where
+	 * dts could not raise it: priv.c): a new stack's mmap would get
+	 * EAGAIN, so the thread runs on a part of the caller's stack,
+	 * locked already, which outlives it (joined below) */
 	pthread_attr_init(&a);
 	pthread_attr_setstack(&a, stack, sizeof(stack));
 	two = (rc = pthread_create(&th, &a, reclaim_half, &h)) == 0;

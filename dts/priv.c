@@ -9,6 +9,7 @@
 #include <sys/capability.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <linux/securebits.h>
@@ -25,6 +26,28 @@ priv_rt_max(int conf_prio)
 	return conf_prio > 0 ? conf_prio : sched_get_priority_max(SCHED_FIFO);
 }
 
+/*
+ * Locked memory to PRIV_MEMLOCK at least, while dts may still raise it
+ * (CAP_SYS_RESOURCE, dropped after): every page dts touches from
+ * mlockall on stays locked and counts, and at the usual 8 MiB dts sat
+ * within 300 KiB of it, so a thread's stack (PRIV_THREAD_STACK) made
+ * later could fail with EAGAIN.  As chronyd does, with a bound.
+ */
+static void
+raise_memlock(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == -1 ||
+	    rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= PRIV_MEMLOCK)
+		return;
+	rl.rlim_cur = PRIV_MEMLOCK;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < PRIV_MEMLOCK)
+		rl.rlim_max = PRIV_MEMLOCK;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) == -1)
+		log_warn("RLIMIT_MEMLOCK to %d MiB", PRIV_MEMLOCK >> 20);
+}
+
 int
 priv_rt_self(int prio)
 {
@@ -36,6 +59,7 @@ priv_rt_self(int prio)
 	/* the sanitizers reserve terabytes of shadow memory: do not lock it */
 	log_info("sanitizer build: memory not locked");
 #else
+	raise_memlock();
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) == -1)
 		log_warn("mlockall");
 #endif

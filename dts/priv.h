@@ -19,6 +19,8 @@ int  priv_rt_self(int prio);
 
 /* A thread's stack: mlockall locks all of it. */
 #define PRIV_THREAD_STACK (256 * 1024)
+/* dts's locked memory, at least (priv_rt_self raises RLIMIT_MEMLOCK) */
+#define PRIV_MEMLOCK	(32 << 20)
 
 /* Start fn(arg) on a new thread at SCHED_FIFO prio.  0, or -1 (errno). */
 int  priv_rt_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg);
