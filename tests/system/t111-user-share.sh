@@ -103,8 +103,22 @@ shares() {
 # together (0.5 +- 0.1), each of A's jobs a third of A's (+- 0.1); the jobs
 # together at most the PS (84 %) and at least 40 % (they ran), the hog >=
 # LS - 8. Fractions of the jobs' own total, not of the wall clock: a busy
-# or stolen CPU shrinks every share alike (the bench holds 40 +- 1).
+# or stolen CPU shrinks every share alike (the bench holds 40 +- 1).  A
+# window outside a bound is measured once more, with the load and other
+# real-time processes named (the jobs got 84.3 % once, beside stress-ng
+# and a foreign test: a regression fails both windows).
 check() {
+	local try
+	for try in 1 2; do
+		measure "$1" && return 0
+		[ "$try" = 2 ] && t_fail "$WHY"
+		t_log "$WHY; load $(cut -d' ' -f1-3 /proc/loadavg), $(t_foreign_rt "$N_DTS" "$N_AGENT" "$N_HOG") other real-time processes: measuring again"
+	done
+}
+# measure WHO: one window of check's; 1 with WHY (the first bound that
+# failed) if one did
+why() { [ -n "$WHY" ] || WHY=$1; }
+measure() {
 	local u l A B J line
 	t_sleep 1
 	shares 5
@@ -113,18 +127,20 @@ check() {
 	J=$(awk -v a="$A" -v b="$B" 'BEGIN { printf "%.1f", a + b }')
 	line="A $A% (a1 ${SH[a1]}, a2 ${SH[a2]}, a3 ${SH[a3]}), B $B%, hog ${SH_HOG}% (with other local work ${SH_OWN}%)"
 	t_log "$1: A's 3 jobs and B's 1, IP 100 ms, PS 80 %: $line (by user: A 40, B 40; by job it would be A 60, B 20)"
+	WHY=
 	awk -v j="$J" 'BEGIN { exit !(j >= 40 && j <= 84) }' ||
-		t_fail "$1: the jobs together got $J% of CPU 1, not between 40 and the PS (80 + 4): $line"
+		why "$1: the jobs together got $J% of CPU 1, not between 40 and the PS (80 + 4): $line"
 	for u in A B; do
 		awk -v s="${!u}" -v j="$J" 'BEGIN { exit !(s / j >= 0.4 && s / j <= 0.6) }' ||
-			t_fail "$1: user $u's jobs got ${!u}% of the jobs' $J% together, not half (+- 0.1): $line"
+			why "$1: user $u's jobs got ${!u}% of the jobs' $J% together, not half (+- 0.1): $line"
 	done
 	for l in a1 a2 a3; do
 		awk -v s="${SH[$l]}" -v a="$A" 'BEGIN { exit !(s / a >= 0.233 && s / a <= 0.433) }' ||
-			t_fail "$1: job $l got ${SH[$l]}% of A's $A%, not a third (+- 0.1): $line"
+			why "$1: job $l got ${SH[$l]}% of A's $A%, not a third (+- 0.1): $line"
 	done
 	awk -v h="$SH_OWN" 'BEGIN { exit !(h >= 12) }' ||
-		t_fail "$1: the owner's side (the hog, other local work) got ${SH_OWN}% of CPU 1, under the LS - 8 (12 %): $line"
+		why "$1: the owner's side (the hog, other local work) got ${SH_OWN}% of CPU 1, under the LS - 8 (12 %): $line"
+	[ -z "$WHY" ]
 }
 check "no master"
 

@@ -131,11 +131,20 @@ c_master1 ""
 tid=$(c_pvm h0 spawn -w h1 "$BUILD/tests/pvm/spin" 60) || t_fail "spawn -w h1 failed: $tid"
 t_wait_for 10 eval '[ -n "$(c_gang_pids h1 spin)" ]' ||
     t_fail "spin (tid $tid) is not in h1's gang: its members $(for p in $(c_gang_pids h1); do echo -n "$p:$(_c_comm "$p") "; done); PVM's tasks: $(c_pvm h0 tasks 2>&1 | paste -sd'|'); every spin: $(for p in $(pgrep -x spin); do echo -n "$p:$(t_proc_state "$p"):$(cut -d: -f3- "/proc/$p/cgroup" | paste -sd,) "; done)"
-c_exec h0 sendgram -k "$C_KEY" -s "$C_SIGN" -a "$C_BCAST" -p "$C_PORT" \
-    schedule static 40000 100000 > /dev/null || t_fail "broadcast SCHEDULE: no reply"
+# (sent again, up to 3 times, as a master sends its schedule each SI:
+# this LAN loses 0.1 % on each link, and lanswitch, at normal priority
+# beside the spinning gang and other work, drops what it cannot forward
+# in time; one datagram lost failed the run once)
+_bcast_arrived() { [ "$(c_status h0 ps_us)" = 40000 ] && [ "$(c_status h1 ps_us)" = 40000 ]; }
+for try in 1 2 3; do
+	c_exec h0 sendgram -k "$C_KEY" -s "$C_SIGN" -a "$C_BCAST" -p "$C_PORT" \
+	    schedule static 40000 100000 > /dev/null || t_fail "broadcast SCHEDULE: no reply"
+	t_wait_for 2 _bcast_arrived && break
+	t_log "broadcast SCHEDULE, try $try: h0 ps_us $(c_status h0 ps_us), h1 ps_us $(c_status h1 ps_us): sending again"
+done
 for k in 0 1; do
-	t_wait_for 5 eval '[ "$(c_status h$k ps_us)" = 40000 ]' ||
-	    t_fail "h$k: the broadcast schedule did not arrive (ps_us $(c_status h$k ps_us))"
+	[ "$(c_status h$k ps_us)" = 40000 ] ||
+	    t_fail "h$k: the broadcast schedule did not arrive in 3 sends (ps_us $(c_status h$k ps_us))"
 done
 # both hosts slice: their slice counters run, each gang is seen frozen
 # (an LS), and spin on h1 gets CPU time (its PS)
