@@ -26,6 +26,7 @@ priv_rt_max(int conf_prio)
 	return conf_prio > 0 ? conf_prio : sched_get_priority_max(SCHED_FIFO);
 }
 
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 /*
  * Locked memory: every page dts maps from mlockall on stays locked, and
  * the kernel counts the size of each locked mapping against
@@ -79,6 +80,8 @@ unlock_gaps(void)
 	log_debug("memory locked, but for %lu KiB of PROT_NONE file gaps",
 	    freed >> 10);
 }
+
+#endif
 
 int
 priv_rt_self(int prio)
