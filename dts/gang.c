@@ -391,9 +391,11 @@ gang_rr_changed(const struct gang *g)
 	    sizeof(pid_t) * (size_t)g->rr.n) != 0;
 }
 
+/* Which of pids[0..n) are in g's cgroup.procs now: found[i].  One read,
+ * whatever n.  (Read only when a fix or a turn is due.) */
 struct listed_arg {
-	pid_t	 pid;
-	int	 found;
+	const pid_t	*pid;
+	int		 n, *found;
 };
 
 static void
@@ -401,38 +403,35 @@ listed_one(pid_t pid, void *arg)
 {
 	struct listed_arg	*la = arg;
 
-	la->found |= pid == la->pid;
+	for (int i = 0; i < la->n; i++)
+		la->found[i] |= la->pid[i] == pid;
 }
 
-/* Is pid in g's cgroup.procs now?  (Read only when a fix is due.) */
+static void
+listed_all(const struct gang *g, const pid_t *pid, int n, int *found)
+{
+	struct listed_arg	 la = { pid, n, found };
+
+	memset(found, 0, sizeof(int) * (size_t)n);
+	(void)cg_foreach(g->cg, "cgroup.procs", listed_one, &la);
+}
+
+/* Is pid in g's cgroup.procs now? */
 static int
 listed(const struct gang *g, pid_t pid)
 {
-	struct listed_arg	 la = { pid, 0 };
+	int	 found;
 
-	(void)cg_foreach(g->cg, "cgroup.procs", listed_one, &la);
-	return la.found;
-}
-
-struct turn_arg {
-	pid_t		 pid[GANG_ROT_MAX];
-	int		 n, found[GANG_ROT_MAX];
-};
-
-static void
-turn_listed(pid_t pid, void *arg)
-{
-	struct turn_arg	*ta = arg;
-
-	for (int i = 0; i < ta->n; i++)
-		ta->found[i] |= ta->pid[i] == pid;
+	listed_all(g, &pid, 1, &found);
+	return found;
 }
 
 int
 gang_rotate(struct gang *g, int64_t now)
 {
 	struct gang_rr		*rr = &g->rr;
-	struct turn_arg		 ta;
+	pid_t			 pid[GANG_ROT_MAX];
+	int			 found[GANG_ROT_MAX];
 	struct sched_param	 own = { .sched_priority = want_prio(g, 0) };
 	struct sched_param	 up = { .sched_priority = g->rt_prio };
 	struct sched_param	 down = { .sched_priority = own.sched_priority - 1 };
@@ -446,25 +445,20 @@ gang_rotate(struct gang *g, int64_t now)
 	 * ncpu of them */
 	m = full ? rr->n : g->ncpu < rr->n ? g->ncpu : rr->n;
 	for (int i = 0; i < m; i++)
-		ta.pid[i] = rr->pid[(rr->next + i) % rr->n];
+		pid[i] = rr->pid[(rr->next + i) % rr->n];
 	rr->next = (rr->next + (g->ncpu < rr->n ? g->ncpu : 1)) % rr->n;
 	/* still members, not lifted (a lift is at pvmd's level): the list
 	 * is up to a second old, and a pid may have gone or left */
-	ta.n = m;
-	memset(ta.found, 0, sizeof(ta.found));
-	(void)cg_foreach(g->cg, "cgroup.procs", turn_listed, &ta);
+	listed_all(g, pid, m, found);
 	for (int i = 0; i < m; i++) {
-		pid_t	 pid = ta.pid[i];
-
-		if (!ta.found[i] || is_lifted(g, pid))
+		if (!found[i] || is_lifted(g, pid[i]))
 			continue;
 		/* full: down and up again, to the tail of its level's queue,
 		 * in the turn's order; else up and down again, to the head */
-		if (sched_setscheduler(pid, SCHED_RR, full ? &down : &up) == 0 &&
-		    sched_setscheduler(pid, SCHED_RR, &own) == 0)
+		if (sched_setscheduler(pid[i], SCHED_RR, full ? &down : &up) == 0 &&
+		    sched_setscheduler(pid[i], SCHED_RR, &own) == 0)
 			moved++;
 	}
-	rr->turns += (uint64_t)moved;
 	return moved;
 }
 

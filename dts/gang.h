@@ -52,7 +52,6 @@ struct gang_rr {
 					   lock) */
 	int	 n, next;
 	int64_t	 at;			/* the last turn (mono ns); 0 */
-	uint64_t turns;			/* tasks moved to the head */
 	/* the scan's own (main thread): each task's run_delay then, and
 	 * the waiters it found, published by gang_prio_apply */
 	pid_t	 seen[GANG_ROT_MAX];
